@@ -1,0 +1,57 @@
+# Thin front door to CMake. `make` builds, `make test` runs every test through CTest, `make run` runs the
+# main job. Other targets: install, check-asan, fuzz, check-nopfm, clean.
+BUILD      ?= build
+PREFIX     ?= /usr/local
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+FUZZ_SECONDS ?= 60
+
+.PHONY: all configure test run install check-asan fuzz check-nopfm clean
+
+all: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+configure:
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
+
+test: all
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The main job: until the CLI exists, an example that lists this machine's PMUs and encodes a few specs.
+run: all
+	@if [ -x $(BUILD)/tools/tally ]; then $(BUILD)/tools/tally stat -- sleep 0.1; \
+	 else $(BUILD)/examples/describe; fi
+
+install: all
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Clang with AddressSanitizer + UndefinedBehaviorSanitizer; any report aborts the test that hit it.
+check-asan:
+	cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_C_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+	  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" $(CMAKE_ARGS)
+	cmake --build build-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+# libFuzzer targets, each for FUZZ_SECONDS, starting from the seed corpora under fuzz/corpus/.
+fuzz:
+	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DTALLY_FUZZ=ON -DTALLY_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" $(CMAKE_ARGS)
+	cmake --build build-fuzz -j $(JOBS)
+	@set -e; for t in build-fuzz/fuzz/fuzz_*; do \
+	  name=$$(basename $$t); mkdir -p build-fuzz/corpus/$$name; \
+	  seeds=fuzz/corpus/$$name; [ -d $$seeds ] || seeds=; \
+	  echo "== $$name for $(FUZZ_SECONDS)s"; \
+	  $$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build-fuzz/corpus/$$name $$seeds; \
+	done
+
+# The same tests in a build that ignores libpfm4 even where it is installed.
+check-nopfm:
+	cmake -S . -B build-nopfm -DTALLY_WITH_LIBPFM=OFF $(CMAKE_ARGS)
+	cmake --build build-nopfm -j $(JOBS)
+	ctest --test-dir build-nopfm --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz build-nopfm

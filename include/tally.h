@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: MIT */
+/* tally: count CPU performance-monitoring events through perf_event_open(2). The umbrella header. */
+#ifndef TALLY_H
+#define TALLY_H
+
+#include <tally/common.h>
+#include <tally/events.h>
+#include <tally/pmu.h>
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tally: what every part of the public API shares: error codes, options structs that carry their size,
+ * the log callback and the version.
+ *
+ * Conventions
+ * - Every function that can fail returns int: 0 on success, a negative errno-style code on failure
+ *   (-EINVAL, -ENOENT, ... or one of the TALLY_E* codes below). tally_strerror() names the code;
+ *   tally_last_error() gives the full explanation of the latest failure on the calling thread.
+ * - Options structs start with `size_t sz`; declare them with TALLY_OPTS() so that fields added in later
+ *   versions never break a caller built against an older header. A NULL options pointer means defaults.
+ * - Handles are opaque. Unless a function says otherwise, a handle may be used by one thread at a time;
+ *   distinct handles may be used concurrently from different threads.
+ */
+#ifndef TALLY_COMMON_H
+#define TALLY_COMMON_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TALLY_API __attribute__((visibility("default")))
+
+/* Declares an options struct with its size filled in: TALLY_OPTS(tally_pmus_opts, o, .sysfs_root = "x"); */
+#define TALLY_OPTS(type, name, ...) struct type name = { .sz = sizeof(struct type), __VA_ARGS__ }
+
+/* tally's own error codes, beyond the errno range, returned negated like errno values. */
+enum tally_error {
+	TALLY_EBASE = 4000,
+	TALLY_ESPEC,        /* the event specification is malformed or names something unknown */
+	TALLY_ENOPMU,       /* the event needs a hardware PMU and this machine exposes none */
+	TALLY_ENOPFM,       /* a libpfm4 name was used but tally was built without libpfm4 */
+	TALLY_ESYSFS,       /* a sysfs file has content tally cannot interpret */
+	TALLY_ENOTCOUNTED,  /* a group was enabled but never scheduled on the PMU */
+	TALLY_ESTATE,       /* the call does not fit the handle's state (e.g. read before open) */
+	TALLY_EOPTS,        /* an options struct has unknown non-zero trailing bytes or a bad size */
+	TALLY_ELAST
+};
+
+/* Short text for a code returned by any tally function (either sign accepted). Never NULL.
+ * Thread-safe. */
+TALLY_API const char *tally_strerror(int err);
+
+/* The full explanation of the most recent failure of a tally call made by the calling thread: which
+ * event or file, which errno, the likely cause and the fix; for a rejected spec, the spec with a caret
+ * under the bad character. Empty string when nothing has failed. The text stays valid until the next
+ * failing tally call on the same thread. Thread-safe (the text is per thread). */
+TALLY_API const char *tally_last_error(void);
+
+enum tally_log_level {
+	TALLY_LOG_ERROR,
+	TALLY_LOG_WARN,
+	TALLY_LOG_INFO,
+	TALLY_LOG_DEBUG,
+};
+
+typedef int (*tally_log_fn)(enum tally_log_level level, const char *fmt, va_list ap);
+
+/* Sets the callback that receives the library's diagnostic output (NULL: silence, the default).
+ * Meant to be called once, before other tally calls, as libperf_init() is; the pointer is stored
+ * atomically, so a later call is safe but messages in flight may still reach the old callback. */
+TALLY_API void tally_set_log(tally_log_fn fn);
+
+/* The library's version, "MAJOR.MINOR.PATCH". Thread-safe. */
+TALLY_API const char *tally_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tally: event specifications, as perf writes them, turned into perf_event_attr values.
+ *
+ *   cycles,instructions:u            generic hardware events with modifiers
+ *   task-clock,page-faults           software events
+ *   L1-dcache-load-misses            hardware cache events
+ *   r01c2                            raw codes for the core PMU
+ *   cpu/event=0x3c,umask=0,name=x/   terms through the PMU's sysfs format/
+ *   cpu/topdown-retiring/            sysfs aliases (also bare: topdown-retiring)
+ *   {cycles,instructions}:u          a group; modifiers after the brace apply to every member
+ *   pfm:: names                      PMU::EVENT:UMASK through libpfm4, when built with it
+ *
+ * Parsing reads nothing but the PMU snapshot it is given; the resulting list is read-only and may be
+ * queried from several threads at once.
+ */
+#ifndef TALLY_EVENTS_H
+#define TALLY_EVENTS_H
+
+#include <linux/perf_event.h>
+#include <tally/common.h>
+#include <tally/pmu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tally_events tally_events;
+
+struct tally_parse_opts {
+	size_t sz;
+	/* PMUs to resolve names against; NULL loads them from sysfs_root (see tally_pmus_opts). The list
+	 * keeps no pointer into a caller's snapshot beyond its own lifetime: it copies what it needs. */
+	const tally_pmus *pmus;
+	const char *sysfs_root;
+	/* On a rejected spec: receives the byte offset of the bad character (optional). */
+	size_t *error_offset;
+};
+
+/* Parses a comma-separated spec. On failure returns -TALLY_ESPEC (or -ENOMEM, -TALLY_ENOPFM, ...) and
+ * tally_last_error() holds the message: the spec, a caret under the bad character, and what was
+ * expected or the closest known names. */
+TALLY_API int tally_events_parse(const char *spec, const struct tally_parse_opts *opts, tally_events **out);
+TALLY_API void tally_events_free(tally_events *events);
+
+/* Number of attrs: a generic event on a hybrid machine counts once per core PMU. */
+TALLY_API size_t tally_events_count(const tally_events *events);
+
+struct tally_event_info {
+	size_t sz;
+	const char *name;       /* display name: the spec item as written, or the name= term; hybrid
+	                         * expansions get the PMU: "cycles" -> "cpu_core/cycles/", "cpu_atom/cycles/" */
+	const char *canonical;  /* normalized spec text that parses back to the same attr */
+	const char *pmu;        /* PMU name ("cpu", "software", "cpu_atom", ...); NULL for a type with none */
+	const struct perf_event_attr *attr; /* type, config, config1, config2, exclude_*, pinned, precise_ip */
+	int group;              /* index of the {...} group this event belongs to, -1 when outside braces */
+	bool leader;            /* first member of its group */
+	unsigned origin;        /* index of the spec item it came from; hybrid expansions share one origin */
+	unsigned nr_origins;    /* how many attrs share this origin (1 unless expanded per core PMU) */
+	const char *unit;       /* from a sysfs alias's .unit, else NULL */
+	double scale;           /* from a sysfs alias's .scale, else 1.0 */
+};
+TALLY_API int tally_events_at(const tally_events *events, size_t i, struct tally_event_info *info);
+
+/* Writes the encoding of event i as one line of text, e.g.
+ * "type=4,config=0x1c2,config1=0,config2=0,exclude_kernel=1,exclude_hv=1" (only set exclude bits are
+ * listed). Returns the length it needed (snprintf semantics) or a negative code. */
+TALLY_API int tally_events_encoding(const tally_events *events, size_t i, char *buf, size_t len);
+
+/* The names tally knows without sysfs (generic hardware, software, hardware cache), for `tally list`. */
+enum tally_builtin_kind { TALLY_BUILTIN_HARDWARE, TALLY_BUILTIN_SOFTWARE, TALLY_BUILTIN_CACHE };
+struct tally_builtin_info {
+	size_t sz;
+	const char *name;
+	const char *alias;            /* another accepted spelling, or NULL ("cs" for context-switches) */
+	enum tally_builtin_kind kind;
+	uint32_t type;                /* PERF_TYPE_HARDWARE / _SOFTWARE / _HW_CACHE */
+	uint64_t config;
+};
+TALLY_API size_t tally_builtin_count(void);
+TALLY_API int tally_builtin_at(size_t i, struct tally_builtin_info *info);
+
+/* Whether this build can encode libpfm4 names. */
+TALLY_API bool tally_have_libpfm(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

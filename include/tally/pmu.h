@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tally: the PMUs of this machine, as sysfs describes them under /sys/bus/event_source/devices.
+ *
+ * A tally_pmus is a snapshot taken once (tally_pmus_load); everything returned from it stays valid until
+ * tally_pmus_free(). A loaded snapshot is read-only: any number of threads may query it concurrently.
+ */
+#ifndef TALLY_PMU_H
+#define TALLY_PMU_H
+
+#include <tally/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tally_pmus tally_pmus;
+typedef struct tally_pmu tally_pmu;
+
+struct tally_pmus_opts {
+	size_t sz;
+	/* Root of the sysfs tree: NULL means $TALLY_SYSFS_ROOT when set, else "/sys". Tests point this at a
+	 * fixture tree holding bus/event_source/devices/... */
+	const char *sysfs_root;
+};
+
+/* Reads every PMU under <root>/bus/event_source/devices. A PMU whose files cannot be interpreted fails
+ * the load with TALLY_ESYSFS and a message naming the file. */
+TALLY_API int tally_pmus_load(const struct tally_pmus_opts *opts, tally_pmus **out);
+TALLY_API void tally_pmus_free(tally_pmus *pmus);
+
+TALLY_API size_t tally_pmus_count(const tally_pmus *pmus);
+/* PMUs are sorted by name. NULL when i is out of range. */
+TALLY_API const tally_pmu *tally_pmus_at(const tally_pmus *pmus, size_t i);
+TALLY_API const tally_pmu *tally_pmus_find(const tally_pmus *pmus, const char *name);
+/* Number of core (CPU) PMUs: 0 in a VM without a virtual PMU, 1 on most machines, 2+ on hybrid x86
+ * (cpu_core + cpu_atom) and heterogeneous arm64 (one PMU per cluster). */
+TALLY_API size_t tally_pmus_core_count(const tally_pmus *pmus);
+
+struct tally_pmu_info {
+	size_t sz;
+	const char *name;      /* directory name: "cpu", "cpu_core", "armv8_pmuv3_0", "software", ... */
+	uint32_t type;         /* the `type` file: perf_event_attr.type for this PMU */
+	bool is_core;          /* counts CPU events (has `cpus`, or is the classic "cpu" PMU) */
+	const char *cpus;      /* the `cpus` list (core PMUs of hybrid machines) or NULL */
+	const char *cpumask;   /* the `cpumask` list (uncore-style PMUs) or NULL */
+	size_t nr_formats;     /* files under format/ */
+	size_t nr_aliases;     /* event files under events/ (not counting .scale/.unit/...) */
+	size_t nr_caps;        /* files under caps/ */
+};
+TALLY_API int tally_pmu_get_info(const tally_pmu *pmu, struct tally_pmu_info *info);
+
+/* One format/ file, e.g. umask = "config:8-15" or a split field "config:0-7,32-35". */
+struct tally_format_info {
+	size_t sz;
+	const char *name;
+	const char *text;      /* the file's content, trimmed */
+	unsigned field;        /* 0: config, 1: config1, 2: config2 */
+	uint64_t mask;         /* bits of that field the term fills (non-contiguous for split ranges) */
+	unsigned width;        /* number of bits in mask: the widest value the term takes */
+};
+TALLY_API int tally_pmu_format_at(const tally_pmu *pmu, size_t i, struct tally_format_info *info);
+
+/* One events/ alias, e.g. topdown-retiring = "event=0x00,umask=0x80", with its companion files. */
+struct tally_alias_info {
+	size_t sz;
+	const char *name;
+	const char *terms;     /* the file's content, trimmed */
+	const char *unit;      /* <name>.unit or NULL */
+	double scale;          /* <name>.scale, 1.0 when absent */
+	bool per_pkg;          /* <name>.per-pkg says 1 */
+	bool snapshot;         /* <name>.snapshot says 1 */
+};
+TALLY_API int tally_pmu_alias_at(const tally_pmu *pmu, size_t i, struct tally_alias_info *info);
+
+/* One caps/ file: name and trimmed content (e.g. "max_precise" = "3", "pmu_name" = "alderlake_hybrid"). */
+TALLY_API int tally_pmu_cap_at(const tally_pmu *pmu, size_t i, const char **name, const char **value);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

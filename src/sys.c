@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+#include "sys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int real_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+                                unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+static int real_ioctl(int fd, unsigned long request, unsigned long arg)
+{
+	return ioctl(fd, request, arg);
+}
+
+static int real_open(const char *path, int flags)
+{
+	return open(path, flags | O_CLOEXEC);
+}
+
+const struct tly_sys tly_sys_real = {
+	.perf_event_open = real_perf_event_open,
+	.ioctl = real_ioctl,
+	.read = read,
+	.close = close,
+	.mmap = mmap,
+	.munmap = munmap,
+	.open = real_open,
+	.opendir = opendir,
+	.readdir = readdir,
+	.closedir = closedir,
+};
+
+const struct tly_sys *tly_sys = &tly_sys_real;
+
+const struct tly_sys *tly_sys_replace(const struct tly_sys *table)
+{
+	const struct tly_sys *old = tly_sys;
+	tly_sys = table ? table : &tly_sys_real;
+	return old;
+}
+
+int tly_sys_read_file(const char *path, char *buf, size_t size)
+{
+	if (size == 0)
+		return -EINVAL;
+	int fd;
+	do
+		fd = tly_sys->open(path, O_RDONLY);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return -errno;
+
+	size_t len = 0;
+	int err = 0;
+	for (;;) {
+		ssize_t n = tly_sys->read(fd, buf + len, size - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = errno ? -errno : -EIO;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == size) {
+			err = -EFBIG;
+			break;
+		}
+	}
+	tly_sys->close(fd);
+	if (err)
+		return err;
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+		len--;
+	buf[len] = '\0';
+	return (int)len;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one table through which tally makes every system call and reads every sysfs/procfs file.
+ * Production code always calls through tly_sys; tests replace the table to make any call fail
+ * (fault injection, SQLite-style) or to count calls.
+ */
+#ifndef TLY_SYS_H
+#define TLY_SYS_H
+
+#include <dirent.h>
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct tly_sys {
+	int (*perf_event_open)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+	                       unsigned long flags);
+	int (*ioctl)(int fd, unsigned long request, unsigned long arg);
+	ssize_t (*read)(int fd, void *buf, size_t count);
+	int (*close)(int fd);
+	void *(*mmap)(void *addr, size_t length, int prot, int flags, int fd, off_t offset);
+	int (*munmap)(void *addr, size_t length);
+	int (*open)(const char *path, int flags);
+	DIR *(*opendir)(const char *path);
+	struct dirent *(*readdir)(DIR *dir);
+	int (*closedir)(DIR *dir);
+};
+
+/* The real system calls. */
+extern const struct tly_sys tly_sys_real;
+
+/* The table in force. Global by design: fault injection must reach every call site without threading
+ * a context through each of them. Only tests change it (tly_sys_replace), before they start threads. */
+extern const struct tly_sys *tly_sys;
+
+/* Installs a table (NULL restores the real one) and returns the previous one. Not thread-safe. */
+const struct tly_sys *tly_sys_replace(const struct tly_sys *table);
+
+/* Reads a small text file whole into buf (NUL-terminated, trailing white space removed) through the
+ * table. Returns the length, or a negative errno (-EFBIG when it does not fit, -EIO on a short read
+ * that returned an error). Retries EINTR. */
+int tly_sys_read_file(const char *path, char *buf, size_t size);
+
+#endif
