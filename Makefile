@@ -6,7 +6,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 60
 
-.PHONY: all configure test run install check-asan fuzz check-nopfm clean
+.PHONY: all configure test run install check-asan fuzz check-nopfm check-arm64 clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -52,6 +52,10 @@ check-nopfm:
 	cmake -S . -B build-nopfm -DTALLY_WITH_LIBPFM=OFF $(CMAKE_ARGS)
 	cmake --build build-nopfm -j $(JOBS)
 	ctest --test-dir build-nopfm --output-on-failure -j $(JOBS)
+
+# The hardware suite on an arm64 kernel under QEMU's emulated PMU (see README).
+check-arm64:
+	bash tests/arm64/run.sh
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz build-nopfm
