@@ -5,6 +5,7 @@
 
 #include <tally/common.h>
 #include <tally/events.h>
+#include <tally/evlist.h>
 #include <tally/pmu.h>
 
 #endif
