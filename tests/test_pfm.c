@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/* The libpfm4 encoder in both build modes: with libpfm4 its generic perf:: and perf_raw:: PMUs (present
+ * on every machine, hardware PMU or not) encode to the kernel's generic values; without it every name is
+ * refused with an explanation. */
+#include "harness.h"
+#include "pfm.h"
+
+#include <pthread.h>
+#include <tally/events.h>
+
+#if TALLY_HAVE_LIBPFM
+
+static void reports_libpfm(void)
+{
+	CHECK(tally_have_libpfm());
+}
+
+struct pfm_case {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+	bool exclude_user, exclude_kernel, exclude_hv;
+};
+
+static const struct pfm_case pfm_cases[] = {
+	{ "perf::PERF_COUNT_SW_PAGE_FAULTS", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, 0, 0 },
+	{ "perf::PERF_COUNT_SW_CONTEXT_SWITCHES", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0, 0 },
+	{ "perf::PERF_COUNT_SW_TASK_CLOCK", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0, 0 },
+	{ "perf::CYCLES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 0, 0 },
+	{ "perf::INSTRUCTIONS", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, 0, 0 },
+	{ "perf::PERF_COUNT_HW_BRANCH_MISSES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 0, 0, 0 },
+	/* Hardware cache events: id | op << 8 | result << 16, as the kernel's perf_event_attr documents. */
+	{ "perf::PERF_COUNT_HW_CACHE_L1D:READ:MISS", PERF_TYPE_HW_CACHE,
+	  PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_READ << 8 | PERF_COUNT_HW_CACHE_RESULT_MISS << 16, 0,
+	  0, 0 },
+	{ "perf::PERF_COUNT_HW_CACHE_DTLB:WRITE:ACCESS", PERF_TYPE_HW_CACHE,
+	  PERF_COUNT_HW_CACHE_DTLB | PERF_COUNT_HW_CACHE_OP_WRITE << 8 | PERF_COUNT_HW_CACHE_RESULT_ACCESS << 16,
+	  0, 0, 0 },
+	{ "perf_raw::r1234", PERF_TYPE_RAW, 0x1234, 0, 0, 0 },
+	/* libpfm4's own privilege modifiers become exclude bits. */
+	{ "perf::CYCLES:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 1, 1 },
+	{ "perf::CYCLES:k", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1, 0, 1 },
+	{ "perf::PERF_COUNT_SW_PAGE_FAULTS:u", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, 1, 1 },
+};
+
+static void encodes_generic_perf_pmu(void)
+{
+	for (size_t i = 0; i < sizeof(pfm_cases) / sizeof(pfm_cases[0]); i++) {
+		const struct pfm_case *c = &pfm_cases[i];
+		struct perf_event_attr attr = { .size = sizeof(attr), .config1 = 7, .config2 = 9 };
+		int ret = tly_pfm_encode(c->name, &attr);
+		if (ret != 0) {
+			fprintf(stderr, "  %s: %d %s\n", c->name, ret, tally_last_error());
+			CHECK_INT(ret, 0);
+			continue;
+		}
+		CHECK_INT(attr.type, c->type);
+		CHECK_U64(attr.config, c->config);
+		/* Fields the encoder owns are overwritten, not merged with what the caller had. */
+		CHECK_U64(attr.config1, 0);
+		CHECK_U64(attr.config2, 0);
+		CHECK_INT(attr.exclude_user, c->exclude_user);
+		CHECK_INT(attr.exclude_kernel, c->exclude_kernel);
+		CHECK_INT(attr.exclude_hv, c->exclude_hv);
+		/* Fields it does not own stay as they were. */
+		CHECK_INT(attr.size, sizeof(attr));
+		CHECK_U64(attr.sample_period, 0);
+	}
+}
+
+static void unknown_names_get_libpfm_message(void)
+{
+	static const char *const bad[] = { "perf::NO_SUCH_EVENT", "nosuchpmu::CYCLES", "::", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct perf_event_attr attr = { 0 };
+		CHECK_INT(tly_pfm_encode(bad[i], &attr), -TALLY_ESPEC);
+		CHECK_CONTAINS(tally_last_error(), "libpfm4 cannot encode");
+		CHECK_CONTAINS(tally_last_error(), "event not found");
+	}
+	struct perf_event_attr attr = { 0 };
+	CHECK_INT(tly_pfm_encode("perf::CYCLES:nosuchmodifier", &attr), -TALLY_ESPEC);
+	CHECK_CONTAINS(tally_last_error(), "perf::CYCLES:nosuchmodifier");
+	CHECK_CONTAINS(tally_last_error(), "invalid event attribute");
+}
+
+static void sampling_modifiers_refused(void)
+{
+	struct perf_event_attr attr = { 0 };
+	CHECK_INT(tly_pfm_encode("perf::CYCLES:period=1000", &attr), -TALLY_ESPEC);
+	CHECK_CONTAINS(tally_last_error(), "sampling");
+	CHECK_INT(tly_pfm_encode("perf::CYCLES:freq=100", &attr), -TALLY_ESPEC);
+	CHECK_CONTAINS(tally_last_error(), "period=/freq=");
+}
+
+/* The first encode initialises libpfm4; racing threads must all see a finished initialisation. */
+static void *encode_in_thread(void *arg)
+{
+	struct perf_event_attr attr = { 0 };
+	int ret = tly_pfm_encode("perf::PERF_COUNT_SW_CPU_CLOCK", &attr);
+	*(int *)arg = ret == 0 && attr.type == PERF_TYPE_SOFTWARE && attr.config == PERF_COUNT_SW_CPU_CLOCK;
+	return NULL;
+}
+
+static void concurrent_first_use(void)
+{
+	pthread_t threads[8];
+	int ok[8] = { 0 };
+	for (int i = 0; i < 8; i++)
+		CHECK_INT(pthread_create(&threads[i], NULL, encode_in_thread, &ok[i]), 0);
+	for (int i = 0; i < 8; i++) {
+		pthread_join(threads[i], NULL);
+		CHECK(ok[i]);
+	}
+}
+
+int main(void)
+{
+	/* Runs first so that the threads race on libpfm4's initialisation. */
+	static const struct harness_case cases[] = {
+		{ "concurrent_first_use", concurrent_first_use },
+		{ "reports_libpfm", reports_libpfm },
+		{ "encodes_generic_perf_pmu", encodes_generic_perf_pmu },
+		{ "unknown_names_get_libpfm_message", unknown_names_get_libpfm_message },
+		{ "sampling_modifiers_refused", sampling_modifiers_refused },
+		{ NULL, NULL },
+	};
+	return harness_run(cases);
+}
+
+#else
+
+static void reports_no_libpfm(void)
+{
+	CHECK(!tally_have_libpfm());
+}
+
+static void every_name_refused_with_advice(void)
+{
+	static const char *const names[] = { "perf::CYCLES", "perf::PERF_COUNT_SW_PAGE_FAULTS", "x::y" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct perf_event_attr attr = { .type = 99, .config = 42 };
+		CHECK_INT(tly_pfm_encode(names[i], &attr), -TALLY_ENOPFM);
+		CHECK_CONTAINS(tally_last_error(), names[i]);
+		CHECK_CONTAINS(tally_last_error(), "built without libpfm4");
+		CHECK_CONTAINS(tally_last_error(), "install libpfm4-dev and rebuild");
+		/* A refused name leaves the attr untouched. */
+		CHECK_INT(attr.type, 99);
+		CHECK_U64(attr.config, 42);
+	}
+}
+
+int main(void)
+{
+	static const struct harness_case cases[] = {
+		{ "reports_no_libpfm", reports_no_libpfm },
+		{ "every_name_refused_with_advice", every_name_refused_with_advice },
+		{ NULL, NULL },
+	};
+	return harness_run(cases);
+}
+
+#endif
