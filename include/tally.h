@@ -7,5 +7,6 @@
 #include <tally/events.h>
 #include <tally/evlist.h>
 #include <tally/pmu.h>
+#include <tally/probe.h>
 
 #endif

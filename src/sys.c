@@ -20,6 +20,18 @@ static int real_ioctl(int fd, unsigned long request, unsigned long arg)
 	return ioctl(fd, request, arg);
 }
 
+static int real_capget(struct __user_cap_header_struct *header, struct __user_cap_data_struct *data)
+{
+	/* glibc exports capget only through libcap's header; the raw syscall needs no extra library. */
+	return (int)syscall(SYS_capget, header, data);
+}
+
+static int real_getrlimit(int resource, struct rlimit *rlim)
+{
+	/* glibc declares the resource as an enum under _GNU_SOURCE; the table takes the plain int. */
+	return getrlimit((__rlimit_resource_t)resource, rlim);
+}
+
 static int real_open(const char *path, int flags)
 {
 	return open(path, flags | O_CLOEXEC);
@@ -36,6 +48,9 @@ const struct tly_sys tly_sys_real = {
 	.opendir = opendir,
 	.readdir = readdir,
 	.closedir = closedir,
+	.capget = real_capget,
+	.getrlimit = real_getrlimit,
+	.uname = uname,
 };
 
 const struct tly_sys *tly_sys = &tly_sys_real;

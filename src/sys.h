@@ -8,9 +8,12 @@
 #define TLY_SYS_H
 
 #include <dirent.h>
+#include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 
 struct tly_sys {
 	int (*perf_event_open)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -24,6 +27,10 @@ struct tly_sys {
 	DIR *(*opendir)(const char *path);
 	struct dirent *(*readdir)(DIR *dir);
 	int (*closedir)(DIR *dir);
+	/* Machine facts (facts.c): capabilities, descriptor limit, kernel release. */
+	int (*capget)(struct __user_cap_header_struct *header, struct __user_cap_data_struct *data);
+	int (*getrlimit)(int resource, struct rlimit *rlim);
+	int (*uname)(struct utsname *buf);
 };
 
 /* The real system calls. */
