@@ -4,6 +4,7 @@
 #define TALLY_H
 
 #include <tally/common.h>
+#include <tally/counter.h>
 #include <tally/events.h>
 #include <tally/evlist.h>
 #include <tally/pmu.h>

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tally: the counting engine. A counter is made from an event spec ("{task-clock,page-faults},cycles"),
+ * opened on a target (this thread, this process, a pid, tids, a launched command, CPUs), started, read
+ * and stopped any number of times, closed and freed, in that order (libuv's handle order):
+ *
+ *   tally_counter *c;
+ *   tally_counter_new("{cycles,page-faults}", NULL, &c);
+ *   TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_THREAD);
+ *   tally_counter_open(c, &t);
+ *   tally_counter_start(c);  ...work...;  tally_counter_stop(c);
+ *   struct tally_result r[2];
+ *   tally_counter_read(c, r, 2);
+ *   tally_counter_close(c);  tally_counter_free(c);
+ *
+ * Groups. Braces make explicit groups. Events outside braces are packed automatically into as few groups
+ * as the kernel accepts (one PMU per group), so that ratios come from one time window; the capacity of a
+ * group is found by opening it. A group that opens but never runs (time_running == 0 while time_enabled
+ * > 0, e.g. a counter held by the NMI watchdog) is reported as TALLY_STATUS_NOT_COUNTED with an
+ * explanation and, when tally packed it, split in halves and reopened at that read (repeatedly, until
+ * every event counts or stands alone). no_packing opens every event on its own (perf stat's default).
+ *
+ * Events this machine cannot count (cycles in a VM without a virtual PMU) do not fail the counter while
+ * other events open: they read as TALLY_STATUS_NOT_SUPPORTED with the reason in tally_counter_note().
+ * When such an event leads an explicit group, the remaining members are opened as their own group and the
+ * note of each says so. unsupported_is_error turns all of this into a failure of tally_counter_open.
+ *
+ * Reads. Every group is read with one read(2) of its leader per (CPU, thread), values matched to events
+ * by id; results are summed over CPUs and threads, and the parts stay available
+ * (tally_counter_parts). A read allocates nothing. Failures leave an explanation (event, errno, cause,
+ * fix) in tally_last_error() and in tally_counter_last_error().
+ *
+ * Thread-safety: a counter is used by one thread at a time (reads keep the previous reading for deltas);
+ * distinct counters may be used concurrently. tally_counter_last_error, tally_counter_note,
+ * tally_counter_count, tally_counter_name and tally_counter_events only read the handle and may run
+ * concurrently with each other (not with the state-changing calls).
+ */
+#ifndef TALLY_COUNTER_H
+#define TALLY_COUNTER_H
+
+#include <sys/types.h>
+#include <tally/common.h>
+#include <tally/events.h>
+#include <tally/pmu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tally_counter tally_counter;
+
+struct tally_counter_opts {
+	size_t sz;
+	/* PMUs to resolve names against; NULL loads them from sysfs_root. Used only during tally_counter_new. */
+	const tally_pmus *pmus;
+	/* Root of sysfs (PMUs, cpumasks, online CPUs): NULL means $TALLY_SYSFS_ROOT when set, else "/sys". */
+	const char *sysfs_root;
+	/* Every event on its own fd, no automatic groups (braces still group). */
+	bool no_packing;
+	/* Command and process targets: do not follow children and threads created after open. */
+	bool no_inherit;
+	/* Do not retry an event with exclude_kernel when kernel-mode counting is the only thing refused. */
+	bool no_user_only_retry;
+	/* An event that cannot be opened fails tally_counter_open instead of reading "not supported". */
+	bool unsupported_is_error;
+};
+
+/* Parses spec and prepares a closed counter. A bad spec: -TALLY_ESPEC with the caret text in
+ * tally_last_error(). Thread-safe (touches only the new handle). */
+TALLY_API int tally_counter_new(const char *spec, const struct tally_counter_opts *opts, tally_counter **out);
+
+/* Closes the counter if open (reaping a launched command that never ran) and frees it. NULL is a no-op. */
+TALLY_API void tally_counter_free(tally_counter *counter);
+
+enum tally_target_kind {
+	TALLY_TARGET_THREAD,  /* the calling thread only */
+	TALLY_TARGET_PROCESS, /* the calling process: its threads now, and (inherit) threads created later */
+	TALLY_TARGET_PID,     /* every thread of process `pid` (inherit: and its later threads/children) */
+	TALLY_TARGET_TIDS,    /* exactly the threads tids[0 .. nr_tids) */
+	TALLY_TARGET_COMMAND, /* argv, launched by tally; counted from its exec on, children and threads too */
+	TALLY_TARGET_CPUS,    /* everything on the CPUs `cpus` ("0-3,8"; NULL: all online), system-wide */
+};
+
+struct tally_target {
+	size_t sz;
+	enum tally_target_kind kind;
+	pid_t pid;                /* TALLY_TARGET_PID */
+	const pid_t *tids;        /* TALLY_TARGET_TIDS */
+	size_t nr_tids;
+	char *const *argv;        /* TALLY_TARGET_COMMAND: NULL-terminated; argv[0] is searched in $PATH */
+	const char *cpus;         /* TALLY_TARGET_CPUS: a CPU list, NULL for all online CPUs */
+};
+
+/* Opens every event on the target (NULL: the calling thread), disabled. Events of a PMU with a cpumask
+ * (uncore-style) open only on the CPUs that mask names. For TALLY_TARGET_COMMAND the command is forked
+ * here and waits, not yet exec'd, until tally_counter_start. Returns 0 when at least one event opened;
+ * on failure nothing stays open and the handle is closed (it may be opened again). Already open:
+ * -TALLY_ESTATE. */
+TALLY_API int tally_counter_open(tally_counter *counter, const struct tally_target *target);
+
+/* Starts counting from zero: PERF_EVENT_IOC_RESET then PERF_EVENT_IOC_ENABLE, one call per group and
+ * (CPU, thread) with PERF_IOC_FLAG_GROUP. For a launched command, the first start lets the command exec
+ * (its events were opened with enable_on_exec, so counting begins at the exec) and returns the exec
+ * failure, if any (-ENOENT, -EACCES, ...; the command then exits with 127). */
+TALLY_API int tally_counter_start(tally_counter *counter);
+
+/* Stops counting: PERF_EVENT_IOC_DISABLE with PERF_IOC_FLAG_GROUP. Values stay readable. */
+TALLY_API int tally_counter_stop(tally_counter *counter);
+
+/* Sets the counts to zero without changing whether they run. */
+TALLY_API int tally_counter_reset(tally_counter *counter);
+
+/* Closes every fd (the handle can be opened again). A launched command that never got to exec is killed
+ * and reaped. Closing a closed counter is a no-op. Returns 0. */
+TALLY_API int tally_counter_close(tally_counter *counter);
+
+/* Number of events: one per attr of the spec (a generic event on a hybrid machine counts once per core
+ * PMU; such expansions share an origin). Known from tally_counter_new on. */
+TALLY_API size_t tally_counter_count(const tally_counter *counter);
+
+/* The parsed spec (names, PMUs, origins, attrs as written), for display. Valid until free. */
+TALLY_API const tally_events *tally_counter_events(const tally_counter *counter);
+
+/* The display name of event i ("page-faults", "cpu_core/cycles/"), NULL when out of range. */
+TALLY_API const char *tally_counter_name(const tally_counter *counter, size_t i);
+
+enum tally_status {
+	TALLY_STATUS_EXACT,         /* ran the whole time it was enabled: the value is the count */
+	TALLY_STATUS_SCALED,        /* multiplexed: value extrapolated by enabled / running (see ratio) */
+	TALLY_STATUS_NOT_COUNTED,   /* opened and enabled but never ran (or not read yet): no value */
+	TALLY_STATUS_NOT_SUPPORTED, /* could not be opened here; tally_counter_note says why */
+};
+
+/* One event's reading, summed over its CPUs and threads. */
+struct tally_result {
+	uint64_t value;      /* raw count */
+	uint64_t enabled;    /* ns the event was enabled (summed over parts) */
+	uint64_t running;    /* ns it was on a counter (summed over parts) */
+	uint64_t scaled;     /* value extrapolated to the enabled time, part by part, saturating at 2^64-1 */
+	uint64_t delta;      /* scaled minus the previous read's scaled (the first read: scaled) */
+	uint64_t lost;       /* PERF_FORMAT_LOST, 0 for counting */
+	double ratio;        /* running / enabled, 1.0 when exact, 0 when not counted */
+	enum tally_status status;
+	int error;           /* NOT_SUPPORTED: the open's code (-ENOENT, -TALLY_ENOPMU, ...); else 0 */
+	bool user_only;      /* kernel mode was refused, so tally retried with exclude_kernel (see note) */
+	bool has_note;       /* tally_counter_note(i) has text: why unsupported, narrowed, regrouped, idle */
+	int group;           /* index of the group it was opened in (the leader's event index), -1 if none */
+	unsigned origin;     /* the spec item it came from (hybrid expansions share one) */
+	size_t nr_parts;     /* (CPU, thread) positions summed */
+};
+
+/* Reads every event into results[0 .. n) (n may be smaller than tally_counter_count). A group that
+ * never ran is reported (NOT_COUNTED + note) and, if packed by tally, split and reopened here (the next
+ * read counts it). Returns the number of results written, or a negative code. Not open: -TALLY_ESTATE. */
+TALLY_API int tally_counter_read(tally_counter *counter, struct tally_result *results, size_t n);
+
+/* One (CPU, thread) position of an event in the latest read. */
+struct tally_part {
+	int cpu;             /* -1: any CPU (the event follows its threads) */
+	pid_t tid;           /* 0: the calling thread; -1: every task (CPU-wide) */
+	uint64_t value, enabled, running, scaled;
+	enum tally_status status;
+};
+
+/* The parts of event i from the latest read into parts[0 .. n). Returns the number of parts the event
+ * has (which may exceed n: call again with more room), or a negative code. */
+TALLY_API int tally_counter_parts(const tally_counter *counter, size_t i, struct tally_part *parts, size_t n);
+
+/* Sums results (as tally_counter_read wrote them) by origin: the hybrid expansions of one spec item
+ * become one result. out[k] receives origin k; returns the number of origins (which may exceed n_out). */
+TALLY_API int tally_counter_sum_origins(const tally_counter *counter, const struct tally_result *results,
+                                        size_t n_results, struct tally_result *out, size_t n_out);
+
+/* Why event i is not supported, was narrowed to user space, was regrouped or never ran; "" when there is
+ * nothing to say. Valid until the next open/read/close of the counter. */
+TALLY_API const char *tally_counter_note(const tally_counter *counter, size_t i);
+
+/* The explanation of the latest failing call on this counter ("" when none). Valid until the next
+ * failing call on it. */
+TALLY_API const char *tally_counter_last_error(const tally_counter *counter);
+
+/* ---- launched commands -------------------------------------------------------------------------- */
+
+struct tally_exit {
+	pid_t pid;
+	int status;          /* as waitpid(2) gives it */
+	int code;            /* exit code; 128 + signal number when killed; 127 when the exec failed */
+	double wall_s;       /* from the exec to the exit */
+	double user_s;       /* CPU time of the command and its waited-for children (getrusage) */
+	double sys_s;
+};
+
+/* The pid of the launched command (0 when the target is not a command or it is not open). Lets a CLI
+ * forward signals to it. */
+TALLY_API pid_t tally_counter_pid(const tally_counter *counter);
+
+/* Waits for the launched command to exit (retrying EINTR) and fills `exit`. Counts stay readable until
+ * close. Not a command target, or not started: -TALLY_ESTATE. */
+TALLY_API int tally_counter_wait(tally_counter *counter, struct tally_exit *exit);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
