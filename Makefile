@@ -22,8 +22,12 @@ run: all
 	@if [ -x $(BUILD)/tools/tally ]; then $(BUILD)/tools/tally stat -- sleep 0.1; \
 	 else $(BUILD)/examples/describe; fi
 
-install: all
-	cmake --install $(BUILD) --prefix $(PREFIX)
+# Reconfigures with PREFIX so that tally.pc names the prefix the files land in, even when $(BUILD) was
+# configured earlier with another one. DESTDIR=... stages the install (cmake --install honours it).
+install:
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
+	cmake --build $(BUILD) -j $(JOBS)
+	cmake --install $(BUILD)
 
 # Clang with AddressSanitizer + UndefinedBehaviorSanitizer; any report aborts the test that hit it.
 check-asan:
@@ -40,7 +44,9 @@ fuzz:
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DTALLY_FUZZ=ON -DTALLY_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug \
 	  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" $(CMAKE_ARGS)
 	cmake --build build-fuzz -j $(JOBS)
-	@set -e; for t in build-fuzz/fuzz/fuzz_*; do \
+	@set -e; targets=$$(ls build-fuzz/fuzz/fuzz_* 2>/dev/null || true); \
+	if [ -z "$$targets" ]; then echo "no fuzz targets (fuzz/fuzz_*.c)"; exit 1; fi; \
+	for t in $$targets; do \
 	  name=$$(basename $$t); mkdir -p build-fuzz/corpus/$$name; \
 	  seeds=fuzz/corpus/$$name; [ -d $$seeds ] || seeds=; \
 	  echo "== $$name for $(FUZZ_SECONDS)s"; \
