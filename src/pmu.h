@@ -10,6 +10,7 @@
 /* perf_event_attr fields a format term can fill. (config3 arrived in 6.3 headers; not used yet.) */
 enum tly_config_field { TLY_CONFIG, TLY_CONFIG1, TLY_CONFIG2, TLY_NR_CONFIG_FIELDS };
 
+/* formats are sorted by name, as are caps. */
 struct tly_format {
 	char *name;
 	char *text;          /* "config:0-7,32-35" */
@@ -51,18 +52,33 @@ struct tally_pmus {
 	size_t nr;
 };
 
-/* Parses a format file's content ("config:0-7,32-35", "config1:0", "config2:3-5"). */
+/* Parses a format file's content ("config:0-7,32-35", "config1:0", "config2:3-5"). Returns 0, or
+ * -EINVAL (not of that form, or a reversed range), -ERANGE (a bit beyond 63), -EEXIST (a bit listed
+ * twice), -EOPNOTSUPP (a well-formed config3 term: kernels since 6.3 have them, perf_event_attr fields
+ * tally does not fill yet). On failure *field and *mask are unchanged. Thread-safe. */
 int tly_format_parse(const char *text, enum tly_config_field *field, uint64_t *mask);
 
-/* Deposits value into the bits of mask (lowest value bit into lowest mask bit). Returns -ERANGE when
- * value has bits beyond the mask's width. */
+/* A phrase saying why tly_format_parse returned err, for error messages ("names a bit beyond 63"). */
+const char *tly_format_reason(int err);
+
+/* Deposits value into the bits of mask (lowest value bit into lowest mask bit), replacing what *config
+ * held in those bits and keeping the others. Returns -ERANGE, leaving *config alone, when value has bits
+ * beyond the mask's width. */
 int tly_format_deposit(uint64_t mask, uint64_t value, uint64_t *config);
 
 /* Number of bits set in a mask: the width of a format term. */
 unsigned tly_format_width(uint64_t mask);
 
+/* Lookups by exact name (formats and aliases are sorted by name); NULL when absent. A loaded snapshot is
+ * read-only, so these are thread-safe. */
 const struct tly_format *tly_pmu_format(const struct tally_pmu *pmu, const char *name);
 const struct tly_alias *tly_pmu_alias(const struct tally_pmu *pmu, const char *name);
+
+/* Companion files of an events/ alias. <name>.scale holds a decimal or exponent number ("6.103515625e-5"),
+ * read in the C locale whatever the process's locale; it must be finite and positive. <name>.per-pkg and
+ * <name>.snapshot hold "1" or "0". Return 0 or -EINVAL (-ENOMEM when no C locale could be made). */
+int tly_alias_parse_scale(const char *text, double *scale);
+int tly_alias_parse_flag(const char *text, bool *flag);
 
 /* The sysfs root a NULL option means: $TALLY_SYSFS_ROOT, else "/sys". */
 const char *tly_default_sysfs_root(void);
