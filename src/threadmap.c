@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/* Thread maps: explicit tid lists, the "calling thread" dummy, and the threads of a process. */
+#include "threadmap.h"
+
+#include "error.h"
+#include "sys.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static tally_threads *threads_alloc(size_t nr)
+{
+	tally_threads *threads = malloc(sizeof(*threads) + nr * sizeof(threads->tid[0]));
+	if (threads)
+		threads->nr = nr;
+	return threads;
+}
+
+int tally_threads_new(const pid_t *tids, size_t n, tally_threads **out)
+{
+	if (!out || (!tids && n))
+		return tly_error(-EINVAL, "tally_threads_new: NULL argument");
+	*out = NULL;
+	if (n == 0)
+		return tly_error(-EINVAL, "thread map: no threads given");
+	for (size_t i = 0; i < n; i++)
+		if (tids[i] < 0)
+			return tly_error(-EINVAL, "thread map: tid %d is negative", (int)tids[i]);
+	tally_threads *threads = threads_alloc(n);
+	if (!threads)
+		return tly_error(-ENOMEM, "thread map: out of memory");
+	memcpy(threads->tid, tids, n * sizeof(tids[0]));
+	*out = threads;
+	return 0;
+}
+
+int tally_threads_self(tally_threads **out)
+{
+	static const pid_t calling_thread = 0;
+	return tally_threads_new(&calling_thread, 1, out);
+}
+
+int tly_threads_dup(const tally_threads *threads, tally_threads **out)
+{
+	return threads ? tally_threads_new(threads->tid, threads->nr, out) : tally_threads_self(out);
+}
+
+static int compare_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* A /proc/<pid>/task entry names a thread when it is all digits ("." and ".." are not). */
+static bool parse_tid(const char *name, pid_t *tid)
+{
+	long v = 0;
+	if (!*name)
+		return false;
+	for (const char *p = name; *p; p++) {
+		if (*p < '0' || *p > '9' || v > 0x3fffffff)
+			return false;
+		v = v * 10 + (*p - '0');
+	}
+	*tid = (pid_t)v;
+	return v > 0;
+}
+
+int tally_threads_of_pid(pid_t pid, tally_threads **out)
+{
+	if (!out || pid <= 0)
+		return tly_error(-EINVAL, "tally_threads_of_pid: needs a positive pid and an out pointer");
+	*out = NULL;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *dir = tly_sys->opendir(path);
+	if (!dir) {
+		int e = errno;
+		if (e == ENOENT)
+			return tly_error(-ESRCH, "process %d does not exist (no %s)", (int)pid, path);
+		return tly_error(-e, "cannot list the threads of process %d (%s): %s", (int)pid, path,
+		                 tally_strerror(e));
+	}
+	size_t nr = 0, cap = 16;
+	tally_threads *threads = threads_alloc(cap);
+	int err = threads ? 0 : tly_error(-ENOMEM, "thread map: out of memory");
+	while (!err) {
+		errno = 0;
+		struct dirent *entry = tly_sys->readdir(dir);
+		if (!entry) {
+			if (errno)
+				err = tly_error(-errno, "cannot list the threads of process %d (%s): %s", (int)pid,
+				                path, tally_strerror(errno));
+			break;
+		}
+		pid_t tid;
+		if (!parse_tid(entry->d_name, &tid))
+			continue;
+		if (nr == cap) {
+			tally_threads *bigger = realloc(threads, sizeof(*threads) + 2 * cap * sizeof(pid_t));
+			if (!bigger) {
+				err = tly_error(-ENOMEM, "thread map: out of memory");
+				break;
+			}
+			threads = bigger;
+			cap *= 2;
+		}
+		threads->tid[nr++] = tid;
+	}
+	tly_sys->closedir(dir);
+	/* The process exited between opendir and readdir: the directory reads as empty. */
+	if (!err && nr == 0)
+		err = tly_error(-ESRCH, "process %d has no threads left (it exited)", (int)pid);
+	if (err) {
+		free(threads);
+		return err;
+	}
+	threads->nr = nr;
+	qsort(threads->tid, nr, sizeof(pid_t), compare_pid);
+	*out = threads;
+	return 0;
+}
+
+size_t tally_threads_count(const tally_threads *threads)
+{
+	return threads ? threads->nr : 1;
+}
+
+pid_t tally_threads_at(const tally_threads *threads, size_t i)
+{
+	if (!threads)
+		return i == 0 ? 0 : -1;
+	return i < threads->nr ? threads->tid[i] : -1;
+}
+
+void tally_threads_free(tally_threads *threads)
+{
+	free(threads);
+}
