@@ -41,8 +41,21 @@ int tally_threads_self(tally_threads **out)
 	return tally_threads_new(&calling_thread, 1, out);
 }
 
+int tally_threads_any(tally_threads **out)
+{
+	if (!out)
+		return tly_error(-EINVAL, "tally_threads_any: NULL argument");
+	*out = threads_alloc(1);
+	if (!*out)
+		return tly_error(-ENOMEM, "thread map: out of memory");
+	(*out)->tid[0] = -1;
+	return 0;
+}
+
 int tly_threads_dup(const tally_threads *threads, tally_threads **out)
 {
+	if (threads && threads->nr == 1 && threads->tid[0] == -1)
+		return tally_threads_any(out);
 	return threads ? tally_threads_new(threads->tid, threads->nr, out) : tally_threads_self(out);
 }
 

@@ -78,6 +78,10 @@ TALLY_API int tally_threads_new(const pid_t *tids, size_t n, tally_threads **out
  * children). */
 TALLY_API int tally_threads_self(tally_threads **out);
 
+/* The map {-1}: events count every task on their CPUs (CPU-wide, what perf calls system-wide); pair it
+ * with a real CPU map, not the dummy one. */
+TALLY_API int tally_threads_any(tally_threads **out);
+
 /* Every thread of process `pid`, from /proc/<pid>/task, sorted by tid. A process that has exited:
  * -ESRCH. Threads created after the call are not in the map (open the pid with attr.inherit for them). */
 TALLY_API int tally_threads_of_pid(pid_t pid, tally_threads **out);
