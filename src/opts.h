@@ -15,4 +15,12 @@ bool tly_opts_valid(const void *opts, size_t known_size, const char *type_name);
 #define TLY_OPT(opts, f, def)                                                                      \
 	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), f) + sizeof((opts)->f) ? (opts)->f : (def))
 
+/* Writes field `f` of a caller's output struct (one that carries its sz, as tally_pmu_info does) when the
+ * caller's struct has room for it: a caller built against an older header passes a smaller struct. */
+#define TLY_OUT_SET(out, f, value)                                                                 \
+	do {                                                                                       \
+		if ((out)->sz >= offsetof(__typeof__(*(out)), f) + sizeof((out)->f))               \
+			(out)->f = (value);                                                        \
+	} while (0)
+
 #endif

@@ -1,0 +1,625 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PMU discovery: a snapshot of <root>/bus/event_source/devices, one entry per PMU directory.
+ *
+ *   devices/<pmu>/type        perf_event_attr.type (required)
+ *   devices/<pmu>/cpus        CPUs of a core PMU on hybrid x86 (5.13+) and arm64 (optional)
+ *   devices/<pmu>/cpumask     the CPU(s) an uncore-style PMU counts on (optional)
+ *   devices/<pmu>/format/<term>   term -> config bits (pmu_format.c)
+ *   devices/<pmu>/events/<name>   named aliases, with <name>.scale/.unit/.per-pkg/.snapshot companions
+ *   devices/<pmu>/caps/<cap>      capabilities (max_precise, pmu_name, slots, ...)
+ *
+ * Every file is read through tly_sys (fault injection). The snapshot is built once and never changed, so
+ * any number of threads may read it at once.
+ */
+#include "pmu.h"
+
+#include "error.h"
+#include "opts.h"
+#include "sys.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* sysfs attributes are at most one page; one more byte tells a full page from a truncated read. */
+#define SYSFS_FILE_MAX 4096
+
+/* Scratch space of one load: a path and a file's content, kept off the stack of each helper. */
+struct loader {
+	char path[PATH_MAX];
+	char text[SYSFS_FILE_MAX + 1];
+};
+
+const char *tly_default_sysfs_root(void)
+{
+	/* getenv is safe here as long as nobody calls setenv concurrently, as for any libc user. */
+	const char *root = getenv("TALLY_SYSFS_ROOT");
+	return root && root[0] ? root : "/sys";
+}
+
+static int join_path(struct loader *ld, const char *dir, const char *name)
+{
+	int n = snprintf(ld->path, sizeof(ld->path), "%s/%s", dir, name);
+	if (n < 0 || (size_t)n >= sizeof(ld->path))
+		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s/%s", dir, name);
+	return 0;
+}
+
+/* Reads <dir>/<name> into ld->text. Returns its length; -ENOENT (recording nothing) when the file is
+ * absent and optional; another negative code with a recorded error otherwise. */
+static int read_attr(struct loader *ld, const char *dir, const char *name, bool optional)
+{
+	int err = join_path(ld, dir, name);
+	if (err)
+		return err;
+	int len = tly_sys_read_file(ld->path, ld->text, sizeof(ld->text));
+	if (len == -ENOENT && optional)
+		return len;
+	if (len == -EFBIG)
+		return tly_error(-TALLY_ESYSFS, "%s: larger than a sysfs page (%d bytes)", ld->path,
+		                 SYSFS_FILE_MAX);
+	if (len < 0)
+		return tly_error(len, "cannot read %s: %s", ld->path, strerror(-len));
+	return len;
+}
+
+static int dup_text(const char *text, char **out)
+{
+	*out = strdup(text);
+	return *out ? 0 : tly_error(-ENOMEM, "out of memory");
+}
+
+/* Copies the content of an optional file <dir>/<name>; *out stays NULL when there is none. */
+static int read_optional(struct loader *ld, const char *dir, const char *name, char **out)
+{
+	int len = read_attr(ld, dir, name, true);
+	if (len == -ENOENT)
+		return 0;
+	return len < 0 ? len : dup_text(ld->text, out);
+}
+
+struct name_list {
+	char **names;
+	size_t nr;
+};
+
+static void name_list_free(struct name_list *list)
+{
+	for (size_t i = 0; i < list->nr; i++)
+		free(list->names[i]);
+	free(list->names);
+	list->names = NULL;
+	list->nr = 0;
+}
+
+static int name_list_add(struct name_list *list, const char *name, size_t *cap)
+{
+	if (list->nr == *cap) {
+		size_t new_cap = *cap ? *cap * 2 : 16;
+		char **grown = realloc(list->names, new_cap * sizeof(*grown));
+		if (!grown)
+			return tly_error(-ENOMEM, "out of memory");
+		list->names = grown;
+		*cap = new_cap;
+	}
+	list->names[list->nr] = strdup(name);
+	if (!list->names[list->nr])
+		return tly_error(-ENOMEM, "out of memory");
+	list->nr++;
+	return 0;
+}
+
+/* Lists the entries of dir (not "." and ".."; not subdirectories when files_only). The names are read
+ * whole before anything is opened, so no directory stays open while files are read. An absent optional
+ * directory is an empty list. */
+static int list_dir(const char *dir, bool optional, bool files_only, struct name_list *list)
+{
+	list->names = NULL;
+	list->nr = 0;
+	DIR *d = tly_sys->opendir(dir);
+	if (!d) {
+		int err = errno ? -errno : -EIO;
+		if (err == -ENOENT && optional)
+			return 0;
+		return tly_error(err, "cannot list %s: %s", dir, strerror(-err));
+	}
+	size_t cap = 0;
+	int err = 0;
+	for (;;) {
+		errno = 0;
+		struct dirent *entry = tly_sys->readdir(d);
+		if (!entry) {
+			if (errno)
+				err = tly_error(-errno, "cannot list %s: %s", dir, strerror(errno));
+			break;
+		}
+		if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))
+			continue;
+		if (files_only && entry->d_type == DT_DIR)
+			continue;
+		err = name_list_add(list, entry->d_name, &cap);
+		if (err)
+			break;
+	}
+	tly_sys->closedir(d);
+	if (err)
+		name_list_free(list);
+	return err;
+}
+
+static int parse_type(const char *path, const char *text, uint32_t *type)
+{
+	char *end;
+	errno = 0;
+	unsigned long value = strtoul(text, &end, 10);
+	if (text[0] < '0' || text[0] > '9' || *end || errno || value > UINT32_MAX)
+		return tly_error(-TALLY_ESYSFS, "%s: expected a PMU type number, found \"%s\"", path, text);
+	*type = (uint32_t)value;
+	return 0;
+}
+
+int tly_alias_parse_scale(const char *text, double *scale)
+{
+	/* The kernel writes "2.3283064365386962890625e-10" whatever the locale; strtod would read it by
+	 * LC_NUMERIC, which a caller may have set to a decimal comma. */
+	locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	if (c_locale == (locale_t)0)
+		return -ENOMEM;
+	char *end;
+	double value = strtod_l(text, &end, c_locale);
+	freelocale(c_locale);
+	if (end == text || *end || !isfinite(value) || !(value > 0))
+		return -EINVAL;
+	*scale = value;
+	return 0;
+}
+
+int tly_alias_parse_flag(const char *text, bool *flag)
+{
+	if (strcmp(text, "1") && strcmp(text, "0"))
+		return -EINVAL;
+	*flag = text[0] == '1';
+	return 0;
+}
+
+static int by_format_name(const void *a, const void *b)
+{
+	return strcmp(((const struct tly_format *)a)->name, ((const struct tly_format *)b)->name);
+}
+
+static int by_alias_name(const void *a, const void *b)
+{
+	return strcmp(((const struct tly_alias *)a)->name, ((const struct tly_alias *)b)->name);
+}
+
+static int by_cap_name(const void *a, const void *b)
+{
+	return strcmp(((const struct tly_cap *)a)->name, ((const struct tly_cap *)b)->name);
+}
+
+static int by_pmu_name(const void *a, const void *b)
+{
+	return strcmp(((const struct tally_pmu *)a)->name, ((const struct tally_pmu *)b)->name);
+}
+
+static int load_formats(struct loader *ld, const char *pmu_dir, struct tally_pmu *pmu)
+{
+	char dir[PATH_MAX];
+	if (snprintf(dir, sizeof(dir), "%s/format", pmu_dir) >= (int)sizeof(dir))
+		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s/format", pmu_dir);
+	struct name_list files;
+	int err = list_dir(dir, true, true, &files);
+	if (err || files.nr == 0)
+		return err;
+	pmu->formats = calloc(files.nr, sizeof(*pmu->formats));
+	if (!pmu->formats)
+		err = tly_error(-ENOMEM, "out of memory");
+	for (size_t i = 0; !err && i < files.nr; i++) {
+		err = read_attr(ld, dir, files.names[i], false);
+		if (err < 0)
+			break;
+		struct tly_format format = { 0 };
+		err = tly_format_parse(ld->text, &format.field, &format.mask);
+		if (err == -EOPNOTSUPP) {
+			tly_log(TALLY_LOG_DEBUG, "%s: %s; term left out\n", ld->path, tly_format_reason(err));
+			err = 0;
+			continue;
+		}
+		if (err) {
+			err = tly_error(-TALLY_ESYSFS, "%s: \"%s\" %s", ld->path, ld->text,
+			                tly_format_reason(err));
+			break;
+		}
+		struct tly_format *slot = &pmu->formats[pmu->nr_formats++];
+		*slot = format;
+		err = dup_text(files.names[i], &slot->name);
+		if (!err)
+			err = dup_text(ld->text, &slot->text);
+	}
+	name_list_free(&files);
+	if (!err)
+		qsort(pmu->formats, pmu->nr_formats, sizeof(*pmu->formats), by_format_name);
+	return err;
+}
+
+static int load_caps(struct loader *ld, const char *pmu_dir, struct tally_pmu *pmu)
+{
+	char dir[PATH_MAX];
+	if (snprintf(dir, sizeof(dir), "%s/caps", pmu_dir) >= (int)sizeof(dir))
+		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s/caps", pmu_dir);
+	struct name_list files;
+	int err = list_dir(dir, true, true, &files);
+	if (err || files.nr == 0)
+		return err;
+	pmu->caps = calloc(files.nr, sizeof(*pmu->caps));
+	if (!pmu->caps)
+		err = tly_error(-ENOMEM, "out of memory");
+	for (size_t i = 0; !err && i < files.nr; i++) {
+		err = read_attr(ld, dir, files.names[i], false);
+		if (err < 0)
+			break;
+		struct tly_cap *slot = &pmu->caps[pmu->nr_caps++];
+		err = dup_text(files.names[i], &slot->name);
+		if (!err)
+			err = dup_text(ld->text, &slot->value);
+	}
+	name_list_free(&files);
+	if (!err)
+		qsort(pmu->caps, pmu->nr_caps, sizeof(*pmu->caps), by_cap_name);
+	return err;
+}
+
+/* The companion files of an alias, by suffix: events/<name>.<suffix>. */
+enum companion { NOT_COMPANION, SCALE, UNIT, PER_PKG, SNAPSHOT };
+
+static enum companion companion_kind(const char *file, size_t *alias_len)
+{
+	static const struct {
+		const char *suffix;
+		enum companion kind;
+	} suffixes[] = {
+		{ ".scale", SCALE },
+		{ ".unit", UNIT },
+		{ ".per-pkg", PER_PKG },
+		{ ".snapshot", SNAPSHOT },
+	};
+	size_t len = strlen(file);
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t suffix_len = strlen(suffixes[i].suffix);
+		if (len > suffix_len && !strcmp(file + len - suffix_len, suffixes[i].suffix)) {
+			*alias_len = len - suffix_len;
+			return suffixes[i].kind;
+		}
+	}
+	return NOT_COMPANION;
+}
+
+static int apply_companion(struct loader *ld, struct tly_alias *alias, enum companion kind)
+{
+	int err = 0;
+	switch (kind) {
+	case SCALE:
+		err = tly_alias_parse_scale(ld->text, &alias->scale);
+		if (err == -EINVAL)
+			return tly_error(-TALLY_ESYSFS, "%s: expected a positive number, found \"%s\"",
+			                 ld->path, ld->text);
+		return err ? tly_error(err, "%s: cannot make a C locale to read it", ld->path) : 0;
+	case UNIT:
+		free(alias->unit);
+		return dup_text(ld->text, &alias->unit);
+	case PER_PKG:
+		err = tly_alias_parse_flag(ld->text, &alias->per_pkg);
+		break;
+	case SNAPSHOT:
+		err = tly_alias_parse_flag(ld->text, &alias->snapshot);
+		break;
+	case NOT_COMPANION:
+		break;
+	}
+	if (err)
+		return tly_error(-TALLY_ESYSFS, "%s: expected 1 or 0, found \"%s\"", ld->path, ld->text);
+	return 0;
+}
+
+static int load_aliases(struct loader *ld, const char *pmu_dir, struct tally_pmu *pmu)
+{
+	char dir[PATH_MAX];
+	if (snprintf(dir, sizeof(dir), "%s/events", pmu_dir) >= (int)sizeof(dir))
+		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s/events", pmu_dir);
+	struct name_list files;
+	int err = list_dir(dir, true, true, &files);
+	if (err || files.nr == 0)
+		return err;
+	pmu->aliases = calloc(files.nr, sizeof(*pmu->aliases));
+	if (!pmu->aliases)
+		err = tly_error(-ENOMEM, "out of memory");
+
+	/* First the aliases themselves, then their companions: readdir order puts no file first. */
+	size_t alias_len;
+	for (size_t i = 0; !err && i < files.nr; i++) {
+		if (companion_kind(files.names[i], &alias_len) != NOT_COMPANION)
+			continue;
+		err = read_attr(ld, dir, files.names[i], false);
+		if (err < 0)
+			break;
+		struct tly_alias *slot = &pmu->aliases[pmu->nr_aliases++];
+		slot->scale = 1.0;
+		err = dup_text(files.names[i], &slot->name);
+		if (!err)
+			err = dup_text(ld->text, &slot->terms);
+	}
+	if (!err)
+		qsort(pmu->aliases, pmu->nr_aliases, sizeof(*pmu->aliases), by_alias_name);
+
+	for (size_t i = 0; !err && i < files.nr; i++) {
+		enum companion kind = companion_kind(files.names[i], &alias_len);
+		if (kind == NOT_COMPANION)
+			continue;
+		char alias_name[NAME_MAX + 1];
+		snprintf(alias_name, sizeof(alias_name), "%.*s", (int)alias_len, files.names[i]);
+		struct tly_alias *alias = (struct tly_alias *)tly_pmu_alias(pmu, alias_name);
+		if (!alias) {
+			/* perf ignores these as well; nothing can use a companion of no event. */
+			tly_log(TALLY_LOG_DEBUG, "%s/%s: no event %s; ignored\n", dir, files.names[i],
+			        alias_name);
+			continue;
+		}
+		err = read_attr(ld, dir, files.names[i], false);
+		if (err >= 0)
+			err = apply_companion(ld, alias, kind);
+	}
+	name_list_free(&files);
+	return err < 0 ? err : 0;
+}
+
+static bool is_core_pmu(const struct tally_pmu *pmu)
+{
+	/* "cpu" is the one core PMU of a homogeneous x86 machine, and has no `cpus` file. Core PMUs of
+	 * hybrid x86 (cpu_core, cpu_atom: Linux 5.13) and of arm64 (armv8_pmuv3_0, armv8_cortex_a53, ...)
+	 * list their CPUs in `cpus`. s390's counter facility "cpum_cf" has neither (perf checks it by name,
+	 * as here). */
+	return !strcmp(pmu->name, "cpu") || !strcmp(pmu->name, "cpum_cf") || pmu->cpus != NULL;
+}
+
+static int load_pmu(struct loader *ld, const char *devices, const char *name, struct tally_pmu *pmu)
+{
+	char dir[PATH_MAX];
+	if (snprintf(dir, sizeof(dir), "%s/%s", devices, name) >= (int)sizeof(dir))
+		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s/%s", devices, name);
+	int err = dup_text(name, &pmu->name);
+	if (err)
+		return err;
+
+	int len = read_attr(ld, dir, "type", true);
+	if (len == -ENOENT)
+		return tly_error(-TALLY_ESYSFS, "%s: missing; every PMU has one", ld->path);
+	if (len < 0)
+		return len;
+	err = parse_type(ld->path, ld->text, &pmu->type);
+	if (err)
+		return err;
+
+	err = read_optional(ld, dir, "cpus", &pmu->cpus);
+	if (!err)
+		err = read_optional(ld, dir, "cpumask", &pmu->cpumask);
+	if (err)
+		return err;
+	pmu->is_core = is_core_pmu(pmu);
+
+	err = load_formats(ld, dir, pmu);
+	if (!err)
+		err = load_aliases(ld, dir, pmu);
+	if (!err)
+		err = load_caps(ld, dir, pmu);
+	return err;
+}
+
+static void pmu_release(struct tally_pmu *pmu)
+{
+	for (size_t i = 0; i < pmu->nr_formats; i++) {
+		free(pmu->formats[i].name);
+		free(pmu->formats[i].text);
+	}
+	free(pmu->formats);
+	for (size_t i = 0; i < pmu->nr_aliases; i++) {
+		free(pmu->aliases[i].name);
+		free(pmu->aliases[i].terms);
+		free(pmu->aliases[i].unit);
+	}
+	free(pmu->aliases);
+	for (size_t i = 0; i < pmu->nr_caps; i++) {
+		free(pmu->caps[i].name);
+		free(pmu->caps[i].value);
+	}
+	free(pmu->caps);
+	free(pmu->cpus);
+	free(pmu->cpumask);
+	free(pmu->name);
+}
+
+void tally_pmus_free(tally_pmus *pmus)
+{
+	if (!pmus)
+		return;
+	for (size_t i = 0; i < pmus->nr; i++)
+		pmu_release(&pmus->pmus[i]);
+	free(pmus->pmus);
+	free(pmus->sysfs_root);
+	free(pmus);
+}
+
+static int load_all(struct loader *ld, tally_pmus *pmus)
+{
+	char devices[PATH_MAX];
+	if (snprintf(devices, sizeof(devices), "%s/bus/event_source/devices", pmus->sysfs_root) >=
+	    (int)sizeof(devices))
+		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s", pmus->sysfs_root);
+	struct name_list names;
+	int err = list_dir(devices, false, false, &names);
+	if (err == -ENOENT)
+		tly_error_append(" (is sysfs mounted there? the root comes from tally_pmus_opts.sysfs_root, "
+		                 "$TALLY_SYSFS_ROOT or /sys)");
+	if (err || names.nr == 0)
+		return err;
+	pmus->pmus = calloc(names.nr, sizeof(*pmus->pmus));
+	if (!pmus->pmus)
+		err = tly_error(-ENOMEM, "out of memory");
+	for (size_t i = 0; !err && i < names.nr; i++)
+		err = load_pmu(ld, devices, names.names[i], &pmus->pmus[pmus->nr++]);
+	name_list_free(&names);
+	if (!err)
+		qsort(pmus->pmus, pmus->nr, sizeof(*pmus->pmus), by_pmu_name);
+	return err;
+}
+
+int tally_pmus_load(const struct tally_pmus_opts *opts, tally_pmus **out)
+{
+	if (!out)
+		return tly_error(-EINVAL, "tally_pmus_load: out is NULL");
+	*out = NULL;
+	if (!tly_opts_valid(opts, sizeof(struct tally_pmus_opts), "tally_pmus_opts"))
+		return -TALLY_EOPTS;
+	const char *root = TLY_OPT(opts, sysfs_root, NULL);
+	if (!root)
+		root = tly_default_sysfs_root();
+
+	tally_pmus *pmus = calloc(1, sizeof(*pmus));
+	struct loader *ld = malloc(sizeof(*ld));
+	int err = 0;
+	if (!pmus || !ld || !(pmus->sysfs_root = strdup(root)))
+		err = tly_error(-ENOMEM, "out of memory");
+	if (!err)
+		err = load_all(ld, pmus);
+	free(ld);
+	if (err) {
+		tally_pmus_free(pmus);
+		return err;
+	}
+	*out = pmus;
+	return 0;
+}
+
+size_t tally_pmus_count(const tally_pmus *pmus)
+{
+	return pmus ? pmus->nr : 0;
+}
+
+const tally_pmu *tally_pmus_at(const tally_pmus *pmus, size_t i)
+{
+	return pmus && i < pmus->nr ? &pmus->pmus[i] : NULL;
+}
+
+const tally_pmu *tally_pmus_find(const tally_pmus *pmus, const char *name)
+{
+	if (!pmus || !name)
+		return NULL;
+	struct tally_pmu key = { .name = (char *)name };
+	return bsearch(&key, pmus->pmus, pmus->nr, sizeof(*pmus->pmus), by_pmu_name);
+}
+
+size_t tally_pmus_core_count(const tally_pmus *pmus)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < tally_pmus_count(pmus); i++)
+		n += pmus->pmus[i].is_core;
+	return n;
+}
+
+const struct tly_format *tly_pmu_format(const struct tally_pmu *pmu, const char *name)
+{
+	struct tly_format key = { .name = (char *)name };
+	return bsearch(&key, pmu->formats, pmu->nr_formats, sizeof(key), by_format_name);
+}
+
+const struct tly_alias *tly_pmu_alias(const struct tally_pmu *pmu, const char *name)
+{
+	struct tly_alias key = { .name = (char *)name };
+	return bsearch(&key, pmu->aliases, pmu->nr_aliases, sizeof(key), by_alias_name);
+}
+
+/* The checks every *_info getter makes: a handle, and an info struct whose sz can hold at least sz. */
+static int check_info(const void *handle, const void *info, const char *fn)
+{
+	if (!handle || !info)
+		return tly_error(-EINVAL, "%s: NULL argument", fn);
+	if (*(const size_t *)info < sizeof(size_t))
+		return tly_error(-EINVAL, "%s: info->sz is %zu; declare the struct with TALLY_OPTS()", fn,
+		                 *(const size_t *)info);
+	return 0;
+}
+
+int tally_pmu_get_info(const tally_pmu *pmu, struct tally_pmu_info *info)
+{
+	int err = check_info(pmu, info, __func__);
+	if (err)
+		return err;
+	TLY_OUT_SET(info, name, pmu->name);
+	TLY_OUT_SET(info, type, pmu->type);
+	TLY_OUT_SET(info, is_core, pmu->is_core);
+	TLY_OUT_SET(info, cpus, pmu->cpus);
+	TLY_OUT_SET(info, cpumask, pmu->cpumask);
+	TLY_OUT_SET(info, nr_formats, pmu->nr_formats);
+	TLY_OUT_SET(info, nr_aliases, pmu->nr_aliases);
+	TLY_OUT_SET(info, nr_caps, pmu->nr_caps);
+	return 0;
+}
+
+static int check_index(size_t i, size_t nr, const char *fn, const char *pmu_name)
+{
+	if (i >= nr)
+		return tly_error(-ERANGE, "%s: index %zu, but PMU %s has %zu", fn, i, pmu_name, nr);
+	return 0;
+}
+
+int tally_pmu_format_at(const tally_pmu *pmu, size_t i, struct tally_format_info *info)
+{
+	int err = check_info(pmu, info, __func__);
+	if (!err)
+		err = check_index(i, pmu->nr_formats, __func__, pmu->name);
+	if (err)
+		return err;
+	const struct tly_format *format = &pmu->formats[i];
+	TLY_OUT_SET(info, name, format->name);
+	TLY_OUT_SET(info, text, format->text);
+	TLY_OUT_SET(info, field, (unsigned)format->field);
+	TLY_OUT_SET(info, mask, format->mask);
+	TLY_OUT_SET(info, width, tly_format_width(format->mask));
+	return 0;
+}
+
+int tally_pmu_alias_at(const tally_pmu *pmu, size_t i, struct tally_alias_info *info)
+{
+	int err = check_info(pmu, info, __func__);
+	if (!err)
+		err = check_index(i, pmu->nr_aliases, __func__, pmu->name);
+	if (err)
+		return err;
+	const struct tly_alias *alias = &pmu->aliases[i];
+	TLY_OUT_SET(info, name, alias->name);
+	TLY_OUT_SET(info, terms, alias->terms);
+	TLY_OUT_SET(info, unit, alias->unit);
+	TLY_OUT_SET(info, scale, alias->scale);
+	TLY_OUT_SET(info, per_pkg, alias->per_pkg);
+	TLY_OUT_SET(info, snapshot, alias->snapshot);
+	return 0;
+}
+
+int tally_pmu_cap_at(const tally_pmu *pmu, size_t i, const char **name, const char **value)
+{
+	if (!pmu)
+		return tly_error(-EINVAL, "%s: NULL argument", __func__);
+	int err = check_index(i, pmu->nr_caps, __func__, pmu->name);
+	if (err)
+		return err;
+	if (name)
+		*name = pmu->caps[i].name;
+	if (value)
+		*value = pmu->caps[i].value;
+	return 0;
+}
