@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The hardware suite: libtally and the guest suite cross-compiled for aarch64, packed into an initramfs with
+# static busybox, and booted on an arm64 Debian kernel under qemu-system-aarch64, whose emulated PMUv3 runs the
+# kernel's real armv8_pmuv3 driver. With -icount, user-mode instruction counts are exact and repeatable, and
+# cycles = 2^shift x instructions, so the suite can demand exact values.
+#
+# Boots (each about 3 s):
+#   pmu     -icount shift=1: the whole suite, cycles = 2 x instructions
+#   wrap    -icount shift=5: exact counts again with cycles = 32 x instructions, and counts past 2^32
+#   nopmu   -cpu max,pmu=off: no hardware PMU at all; software events must still count
+#
+# Prints the suite's output of each boot, then "N passed, N failed, N skipped" over all boots; exits non-zero on any
+# failure and on a boot that ends without its result line (crash, hang, timeout).
+#   TALLY_ARM64_CACHE   cache folder (default .cache/arm64): downloads, the cross build, the initramfs
+#   TALLY_ARM64_BOOTS   boots to run (default "pmu wrap nopmu")
+#   TALLY_ARM64_TIMEOUT seconds one boot may take (default 180)
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${TALLY_ARM64_CACHE:-$root/.cache/arm64}
+boots=${TALLY_ARM64_BOOTS:-pmu wrap nopmu}
+boot_timeout=${TALLY_ARM64_TIMEOUT:-180}
+start=$SECONDS
+
+bash "$root/tests/arm64/setup.sh" "$cache"
+
+# libtally, static, for aarch64.
+build=$cache/build
+if [ ! -f "$build/CMakeCache.txt" ]; then
+	cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
+		-DCMAKE_BUILD_TYPE=Release -DTALLY_TESTS=OFF -DTALLY_WITH_LIBPFM=OFF >/dev/null
+fi
+cmake --build "$build" --target tally_static -j "$(nproc)" >/dev/null
+
+# The guest programs, linked statically: the suite and the examples it runs.
+cc=aarch64-linux-gnu-gcc
+cflags=(-std=c11 -D_GNU_SOURCE -O2 -g0 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+	-Wpointer-arith -Wformat=2 -Wundef -Wvla -I"$root/include")
+stage=$cache/initramfs
+rm -rf "$stage"
+mkdir -p "$stage"/{bin,proc,sys,dev,examples}
+$cc "${cflags[@]}" -static -o "$stage/suite" "$root"/tests/arm64/*.c "$build/libtally.a"
+for example in "$root"/examples/*.c; do
+	[ -e "$example" ] || continue
+	name=$(basename "$example" .c)
+	$cc "${cflags[@]}" -static -o "$stage/examples/$name" "$example" "$build/libtally.a"
+done
+cp "$cache/busybox" "$stage/bin/busybox"
+install -m 755 "$root/tests/arm64/init" "$stage/init"
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$cache/initramfs.gz"
+echo "arm64: built and packed in $((SECONDS - start)) s ($(cat "$cache/kernel-package"))"
+
+passed=0; failed=0; skipped=0
+for boot in $boots; do
+	cpu=max,pauth=off; shift=1
+	case "$boot" in
+	pmu) ;;
+	wrap) shift=5 ;;
+	nopmu) cpu=max,pauth=off,pmu=off ;;
+	*) echo "arm64: unknown boot '$boot'" >&2; exit 2 ;;
+	esac
+	log=$cache/console-$boot.log
+	t0=$SECONDS
+	# pauth=off: emulating pointer authentication makes the boot 2-3x slower and tests nothing of ours.
+	# -smp 1: with more CPUs -icount counts stop being exact. -nic none: no network ROM to look for.
+	timeout -k 5 "$boot_timeout" qemu-system-aarch64 -M virt -cpu "$cpu" -smp 1 -m 512 -nographic -no-reboot \
+		-nic none -icount "shift=$shift,sleep=off" -kernel "$cache/vmlinuz" -initrd "$cache/initramfs.gz" \
+		-append "console=ttyAMA0 panic=-1 quiet tally.mode=$boot tally.shift=$shift" </dev/null 2>&1 \
+		| tr -d '\r' > "$log" || true
+	# The suite's lines (tests/harness.h): "ok  NAME", "FAIL NAME", "SKIP NAME", the details of failed
+	# checks, and last "N cases, N checks failed, N skipped", which shows that it ran to its end.
+	grep -v '^\[ *[0-9]*\.[0-9]*\] ' "$log" | sed "s/^/$boot: /" || true
+	if ! grep -Eq '^[0-9]+ cases, [0-9]+ checks failed, [0-9]+ skipped$' "$log"; then
+		echo "$boot: FAIL: the boot ended without the suite's closing line after $((SECONDS - t0)) s; console tail:"
+		tail -n 20 "$log" | sed 's/^/    /'
+		failed=$((failed + 1))
+		continue
+	fi
+	p=$(grep -c '^ok  ' "$log" || true)
+	f=$(grep -c '^FAIL ' "$log" || true)
+	s=$(grep -c '^SKIP ' "$log" || true)
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	echo "arm64: boot $boot: $p passed, $f failed, $s skipped in $((SECONDS - t0)) s"
+done
+
+echo "arm64: total $((SECONDS - start)) s"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
