@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/* One event over a CPU map x a thread map: open, group membership, ioctls, reads, close. */
+#include "evsel.h"
+
+#include "cpumap.h"
+#include "error.h"
+#include "group_read.h"
+#include "sys.h"
+#include "threadmap.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Process-wide by nature (a property of the running kernel) and written once under pthread_once, so it
+ * is the one global of this layer: probing it per evsel would cost a perf_event_open each time. */
+static bool lost_supported;
+static pthread_once_t lost_probe_once = PTHREAD_ONCE_INIT;
+
+static void probe_lost(void)
+{
+	/* A software dummy event (3.12+) counting user space only on the calling thread opens under any
+	 * perf_event_paranoid below 3; only EINVAL means the kernel (before 6.0) rejects PERF_FORMAT_LOST. */
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.read_format = PERF_FORMAT_LOST,
+	};
+	int fd = tly_sys->perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	lost_supported = fd >= 0;
+	if (fd >= 0)
+		tly_sys->close(fd);
+	tly_log(TALLY_LOG_DEBUG, "PERF_FORMAT_LOST %s\n", lost_supported ? "supported" : "not supported");
+}
+
+bool tly_read_format_has_lost(void)
+{
+	pthread_once(&lost_probe_once, probe_lost);
+	return lost_supported;
+}
+
+/* Everything the reads rely on is always asked for; GROUP only where there is a group to read. */
+static uint64_t evsel_read_format(const tally_evsel *e)
+{
+	uint64_t f = (e->caller_read_format & ~(uint64_t)PERF_FORMAT_GROUP) | PERF_FORMAT_TOTAL_TIME_ENABLED |
+	             PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+	if (tly_read_format_has_lost())
+		f |= PERF_FORMAT_LOST;
+	else
+		f &= ~(uint64_t)PERF_FORMAT_LOST;
+	if (e->nr_members)
+		f |= PERF_FORMAT_GROUP;
+	return f;
+}
+
+int tally_evsel_new(const struct perf_event_attr *attr, tally_evsel **out)
+{
+	if (!attr || !out)
+		return tly_error(-EINVAL, "tally_evsel_new: NULL argument");
+	*out = NULL;
+	tally_evsel *e = calloc(1, sizeof(*e));
+	char name[48];
+	snprintf(name, sizeof(name), "%" PRIu32 ":%#llx", attr->type, (unsigned long long)attr->config);
+	if (e)
+		e->name = strdup(name);
+	if (!e || !e->name) {
+		free(e);
+		return tly_error(-ENOMEM, "event %s: out of memory", name);
+	}
+	e->attr = *attr;
+	e->attr.size = sizeof(e->attr);
+	e->caller_read_format = attr->read_format;
+	e->leader = e;
+	e->attr.read_format = evsel_read_format(e);
+	*out = e;
+	return 0;
+}
+
+int tally_evsel_set_name(tally_evsel *evsel, const char *name)
+{
+	if (!evsel || !name)
+		return tly_error(-EINVAL, "tally_evsel_set_name: NULL argument");
+	char *copy = strdup(name);
+	if (!copy)
+		return tly_error(-ENOMEM, "event %s: out of memory", name);
+	free(evsel->name);
+	evsel->name = copy;
+	return 0;
+}
+
+const char *tally_evsel_name(const tally_evsel *evsel)
+{
+	return evsel->name;
+}
+
+const struct perf_event_attr *tally_evsel_attr(const tally_evsel *evsel)
+{
+	return &evsel->attr;
+}
+
+tally_evsel *tally_evsel_leader(tally_evsel *evsel)
+{
+	return evsel->leader;
+}
+
+size_t tally_evsel_nr_members(const tally_evsel *evsel)
+{
+	return evsel->nr_members;
+}
+
+static void detach_from_leader(tally_evsel *member)
+{
+	tally_evsel *leader = member->leader;
+	if (leader == member)
+		return;
+	for (size_t k = member->member_index + 1; k < leader->nr_members; k++) {
+		leader->members[k - 1] = leader->members[k];
+		leader->members[k - 1]->member_index = k - 1;
+	}
+	leader->nr_members--;
+	leader->attr.read_format = evsel_read_format(leader);
+	member->leader = member;
+	member->member_index = 0;
+}
+
+int tally_evsel_set_leader(tally_evsel *member, tally_evsel *leader)
+{
+	if (!member)
+		return tly_error(-EINVAL, "tally_evsel_set_leader: NULL member");
+	if (member->open || member->leader->open || (leader && leader->open))
+		return tly_error(-TALLY_ESTATE, "event '%s': groups change only while their events are closed",
+		                 member->name);
+	if (leader && leader != member) {
+		if (leader->leader != leader)
+			return tly_error(-EINVAL, "event '%s' cannot lead a group: it is a member of '%s''s group",
+			                 leader->name, leader->leader->name);
+		if (member->nr_members)
+			return tly_error(-EINVAL, "event '%s' cannot join '%s''s group: it leads a group itself",
+			                 member->name, leader->name);
+	}
+	detach_from_leader(member);
+	if (!leader || leader == member)
+		return 0;
+	tally_evsel **grown = realloc(leader->members, (leader->nr_members + 1) * sizeof(*grown));
+	if (!grown)
+		return tly_error(-ENOMEM, "group of '%s': out of memory", leader->name);
+	leader->members = grown;
+	member->member_index = leader->nr_members;
+	leader->members[leader->nr_members++] = member;
+	member->leader = leader;
+	leader->attr.read_format = evsel_read_format(leader);
+	return 0;
+}
+
+static int cpu_of(const tally_evsel *e, size_t slot)
+{
+	return e->cpus->cpu[slot / e->grid.nthreads];
+}
+
+static pid_t tid_of(const tally_evsel *e, size_t slot)
+{
+	return e->threads->tid[slot % e->grid.nthreads];
+}
+
+static const char *errno_name(int err)
+{
+	const char *name = strerrorname_np(err);
+	return name ? name : "?";
+}
+
+/* The one place a failed system call on an event becomes a last-error text: the event, where it was
+ * open, the call, and the errno by text and by name. */
+static int report_failure(const tally_evsel *e, size_t slot, const char *call, int err)
+{
+	return tly_error(-err, "event '%s' on cpu %d, tid %d: %s failed: %s (%s)", e->name, cpu_of(e, slot),
+	                 (int)tid_of(e, slot), call, tally_strerror(err), errno_name(err));
+}
+
+static int open_retrying(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd)
+{
+	int fd;
+	do
+		fd = tly_sys->perf_event_open(attr, tid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	return fd;
+}
+
+static int ioctl_retrying(int fd, unsigned long request, unsigned long arg)
+{
+	int r;
+	do
+		r = tly_sys->ioctl(fd, request, arg);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static ssize_t read_retrying(int fd, void *buf, size_t size)
+{
+	ssize_t n;
+	do
+		n = tly_sys->read(fd, buf, size);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/* Returns an evsel to the closed state, whatever part of an open it got through. */
+static void release(tally_evsel *e)
+{
+	size_t closed = tly_fdgrid_close(&e->grid);
+	if (e->open || closed)
+		tly_log(TALLY_LOG_DEBUG, "closed '%s': %zu descriptors\n", e->name, closed);
+	tly_fdgrid_free(&e->grid);
+	tally_cpus_free(e->cpus);
+	tally_threads_free(e->threads);
+	free(e->read_buf);
+	free(e->group_ids);
+	free(e->group_counts);
+	e->cpus = NULL;
+	e->threads = NULL;
+	e->read_buf = NULL;
+	e->group_ids = NULL;
+	e->group_counts = NULL;
+	e->read_size = 0;
+	e->open = false;
+}
+
+static int alloc_open_state(tally_evsel *e, const tally_cpus *cpus, const tally_threads *threads)
+{
+	int err = tly_cpus_dup(cpus, &e->cpus);
+	if (!err)
+		err = tly_threads_dup(threads, &e->threads);
+	if (!err)
+		err = tly_fdgrid_alloc(&e->grid, e->cpus->nr, e->threads->nr);
+	if (err)
+		return err;
+	size_t group = 1 + e->nr_members;
+	size_t slots = e->grid.ncpus * e->grid.nthreads;
+	e->read_size = tly_read_size(e->attr.read_format, e->leader == e ? group : 1);
+	e->read_buf = malloc(e->read_size);
+	if (e->leader == e) {
+		e->group_ids = calloc(slots * group, sizeof(*e->group_ids));
+		e->group_counts = calloc(group, sizeof(*e->group_counts));
+	}
+	if (!e->read_buf || (e->leader == e && (!e->group_ids || !e->group_counts)))
+		return tly_error(-ENOMEM, "event '%s': out of memory", e->name);
+	return 0;
+}
+
+/* Where this event's id goes in its leader's per-slot id table. */
+static uint64_t *group_id_slot(const tally_evsel *e, size_t slot)
+{
+	const tally_evsel *leader = e->leader;
+	size_t group = 1 + leader->nr_members;
+	size_t position = leader == e ? 0 : 1 + e->member_index;
+	return &leader->group_ids[slot * group + position];
+}
+
+static int open_slot(tally_evsel *e, size_t slot)
+{
+	int group_fd = e->leader == e ? -1 : e->leader->grid.fd[slot];
+	int cpu = cpu_of(e, slot);
+	pid_t tid = tid_of(e, slot);
+	int fd = open_retrying(&e->attr, tid, cpu, group_fd);
+	if (fd < 0)
+		return report_failure(e, slot, "perf_event_open", errno);
+	e->grid.fd[slot] = fd;
+	uint64_t id = 0;
+	if (ioctl_retrying(fd, PERF_EVENT_IOC_ID, (unsigned long)&id) < 0)
+		return report_failure(e, slot, "ioctl(PERF_EVENT_IOC_ID)", errno);
+	e->grid.id[slot] = id;
+	*group_id_slot(e, slot) = id;
+	tly_log(TALLY_LOG_DEBUG, "opened '%s' on cpu %d, tid %d (group fd %d): fd %d, id %" PRIu64 "\n", e->name,
+	        cpu, (int)tid, group_fd, fd, id);
+	return 0;
+}
+
+int tally_evsel_open(tally_evsel *evsel, const tally_cpus *cpus, const tally_threads *threads)
+{
+	if (!evsel)
+		return tly_error(-EINVAL, "tally_evsel_open: NULL evsel");
+	if (evsel->open)
+		return tly_error(-TALLY_ESTATE, "event '%s' is already open", evsel->name);
+	const tally_evsel *leader = evsel->leader;
+	if (leader != evsel) {
+		if (!leader->open)
+			return tly_error(-TALLY_ESTATE, "event '%s': open its group leader '%s' first", evsel->name,
+			                 leader->name);
+		cpus = leader->cpus;
+		threads = leader->threads;
+	}
+	evsel->attr.read_format = evsel_read_format(evsel);
+	int err = alloc_open_state(evsel, cpus, threads);
+	size_t slots = evsel->grid.ncpus * evsel->grid.nthreads;
+	for (size_t slot = 0; !err && slot < slots; slot++)
+		err = open_slot(evsel, slot);
+	if (err) {
+		release(evsel);
+		return err;
+	}
+	evsel->open = true;
+	return 0;
+}
+
+void tally_evsel_close(tally_evsel *evsel)
+{
+	if (!evsel)
+		return;
+	/* Members first: a leader closed under open members would leave them counting as singletons. */
+	for (size_t k = 0; k < evsel->nr_members; k++)
+		tally_evsel_close(evsel->members[k]);
+	if (evsel->leader != evsel && evsel->leader->group_ids && evsel->open)
+		for (size_t slot = 0; slot < evsel->grid.ncpus * evsel->grid.nthreads; slot++)
+			*group_id_slot(evsel, slot) = 0;
+	release(evsel);
+}
+
+void tally_evsel_free(tally_evsel *evsel)
+{
+	if (!evsel)
+		return;
+	tally_evsel_close(evsel);
+	detach_from_leader(evsel);
+	for (size_t k = 0; k < evsel->nr_members; k++) {
+		evsel->members[k]->leader = evsel->members[k];
+		evsel->members[k]->member_index = 0;
+	}
+	free(evsel->members);
+	free(evsel->name);
+	free(evsel);
+}
+
+const tally_cpus *tally_evsel_cpus(const tally_evsel *evsel)
+{
+	return evsel->open ? evsel->cpus : NULL;
+}
+
+const tally_threads *tally_evsel_threads(const tally_evsel *evsel)
+{
+	return evsel->open ? evsel->threads : NULL;
+}
+
+static bool valid_slot(const tally_evsel *e, size_t cpu_idx, size_t thread_idx)
+{
+	return e->open && cpu_idx < e->grid.ncpus && thread_idx < e->grid.nthreads;
+}
+
+int tally_evsel_fd(const tally_evsel *evsel, size_t cpu_idx, size_t thread_idx)
+{
+	if (!valid_slot(evsel, cpu_idx, thread_idx))
+		return -1;
+	return evsel->grid.fd[tly_fdgrid_slot(&evsel->grid, cpu_idx, thread_idx)];
+}
+
+uint64_t tally_evsel_id(const tally_evsel *evsel, size_t cpu_idx, size_t thread_idx)
+{
+	if (!valid_slot(evsel, cpu_idx, thread_idx))
+		return 0;
+	return evsel->grid.id[tly_fdgrid_slot(&evsel->grid, cpu_idx, thread_idx)];
+}
+
+static int ioctl_every_slot(tally_evsel *e, unsigned long request, const char *request_name)
+{
+	if (!e)
+		return tly_error(-EINVAL, "%s: NULL evsel", request_name);
+	if (!e->open)
+		return tly_error(-TALLY_ESTATE, "event '%s' is not open (%s)", e->name, request_name);
+	/* On a leader the flag carries the ioctl to every member (kernel: perf_event_for_each). */
+	unsigned long flag = e->nr_members ? PERF_IOC_FLAG_GROUP : 0;
+	size_t slots = e->grid.ncpus * e->grid.nthreads;
+	for (size_t slot = 0; slot < slots; slot++)
+		if (ioctl_retrying(e->grid.fd[slot], request, flag) < 0) {
+			char call[64];
+			snprintf(call, sizeof(call), "ioctl(%s)", request_name);
+			return report_failure(e, slot, call, errno);
+		}
+	return 0;
+}
+
+int tally_evsel_enable(tally_evsel *evsel)
+{
+	return ioctl_every_slot(evsel, PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE");
+}
+
+int tally_evsel_disable(tally_evsel *evsel)
+{
+	return ioctl_every_slot(evsel, PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE");
+}
+
+int tally_evsel_reset(tally_evsel *evsel)
+{
+	return ioctl_every_slot(evsel, PERF_EVENT_IOC_RESET, "PERF_EVENT_IOC_RESET");
+}
+
+static int check_read(const tally_evsel *e, size_t cpu_idx, size_t thread_idx, const void *counts)
+{
+	if (!e || !counts)
+		return tly_error(-EINVAL, "read: NULL argument");
+	if (!e->open)
+		return tly_error(-TALLY_ESTATE, "event '%s' is not open", e->name);
+	if (cpu_idx >= e->grid.ncpus || thread_idx >= e->grid.nthreads)
+		return tly_error(-EINVAL, "event '%s': no (cpu %zu, thread %zu) position (open on %zu x %zu)",
+		                 e->name, cpu_idx, thread_idx, e->grid.ncpus, e->grid.nthreads);
+	return 0;
+}
+
+/* One read(2) of slot's fd decoded against ids[0 .. n). The hot path: no allocation, one system call. */
+static int read_slot(tally_evsel *e, size_t slot, const uint64_t *ids, size_t n, struct tally_count *counts)
+{
+	ssize_t got = read_retrying(e->grid.fd[slot], e->read_buf, e->read_size);
+	if (got < 0)
+		return report_failure(e, slot, "read", errno);
+	int err = tly_read_decode(e->read_buf, (size_t)got, e->attr.read_format, ids, n, counts);
+	if (err)
+		tly_error_append(" (event '%s' on cpu %d, tid %d)", e->name, cpu_of(e, slot), (int)tid_of(e, slot));
+	return err;
+}
+
+int tally_evsel_read_group(tally_evsel *leader, size_t cpu_idx, size_t thread_idx,
+                           struct tally_count *counts, size_t n)
+{
+	int err = check_read(leader, cpu_idx, thread_idx, counts);
+	if (err)
+		return err;
+	if (leader->leader != leader)
+		return tly_error(-EINVAL, "event '%s' is a member of '%s''s group; read the group by its leader",
+		                 leader->name, leader->leader->name);
+	size_t group = 1 + leader->nr_members;
+	if (n < group)
+		return tly_error(-ENOSPC, "group of '%s' has %zu events; %zu counts given", leader->name, group, n);
+	size_t slot = tly_fdgrid_slot(&leader->grid, cpu_idx, thread_idx);
+	return read_slot(leader, slot, &leader->group_ids[slot * group], group, counts);
+}
+
+int tally_evsel_read(tally_evsel *evsel, size_t cpu_idx, size_t thread_idx, struct tally_count *count)
+{
+	int err = check_read(evsel, cpu_idx, thread_idx, count);
+	if (err)
+		return err;
+	size_t slot = tly_fdgrid_slot(&evsel->grid, cpu_idx, thread_idx);
+	if (evsel->nr_members == 0)
+		return read_slot(evsel, slot, &evsel->grid.id[slot], 1, count);
+	err = read_slot(evsel, slot, &evsel->group_ids[slot * (1 + evsel->nr_members)], 1 + evsel->nr_members,
+	                evsel->group_counts);
+	if (!err)
+		*count = evsel->group_counts[0];
+	return err;
+}

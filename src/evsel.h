@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* Evsel internals shared with the evlist (and readable by the engine above it). */
+#ifndef TLY_EVSEL_H
+#define TLY_EVSEL_H
+
+#include "fdgrid.h"
+
+#include <stdbool.h>
+#include <tally/evlist.h>
+
+struct tally_evsel {
+	struct perf_event_attr attr;     /* read_format kept as tally opens it (tly_evsel_read_format) */
+	uint64_t caller_read_format;     /* what the caller asked for, before tally's additions */
+	char *name;
+	struct tally_evsel *leader;      /* itself when it leads or stands alone */
+	struct tally_evsel **members;    /* a leader's members, in the order they joined */
+	size_t nr_members;
+	size_t member_index;             /* a member's position in leader->members */
+
+	/* While open. */
+	bool open;
+	tally_cpus *cpus;
+	tally_threads *threads;
+	struct tly_fdgrid grid;
+	/* The read path, sized at open time so that reads allocate nothing. */
+	uint64_t *read_buf;
+	size_t read_size;                /* bytes */
+	uint64_t *group_ids;             /* a leader's: per (cpu, thread) slot, 1 + nr_members ids, leader first */
+	struct tally_count *group_counts; /* a leader's: 1 + nr_members, for tally_evsel_read */
+	size_t evlist_slot;              /* the first tally_evlist_read slot of this evsel, while its list is open */
+};
+
+/* Whether the running kernel accepts PERF_FORMAT_LOST (6.0+): probed once per process. */
+bool tly_read_format_has_lost(void);
+
+#endif
