@@ -30,6 +30,7 @@ struct tally_facts {
 	size_t sz; /* set by the caller to sizeof(struct tally_facts); only that many bytes are written */
 
 	/* PMUs under <sysfs>/bus/event_source/devices. */
+	bool pmus_known;        /* the directory could be read; the next four are meaningful */
 	unsigned nr_pmus;
 	unsigned nr_core_pmus;  /* CPU PMUs: 0 in a VM without a virtual PMU, 2+ on hybrid machines */
 	bool has_hw_pmu;        /* any PMU besides software, tracepoint, breakpoint, kprobe, uprobe, msr */

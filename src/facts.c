@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/* Probing the machine facts behind the diagnostics (tally_facts_probe). */
+#include "error.h"
+#include "opts.h"
+#include "pmu.h"
+#include "sys.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <tally/evlist.h>
+#include <tally/probe.h>
+
+/* Older uapi headers lack these; the values are ABI. */
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38 /* Linux 5.8 */
+#endif
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1U << 4) /* Linux 6.0 */
+#endif
+
+static const char *default_procfs_root(void)
+{
+	const char *env = getenv("TALLY_PROCFS_ROOT");
+	return env && *env ? env : "/proc";
+}
+
+/* Reads a file holding one decimal integer; TALLY_FACT_UNKNOWN when absent or not a number. */
+static int read_int_file(const char *root, const char *rel)
+{
+	char path[PATH_MAX], text[64];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	if (tly_sys_read_file(path, text, sizeof(text)) <= 0)
+		return TALLY_FACT_UNKNOWN;
+	char *end;
+	long v = strtol(text, &end, 10);
+	if (*end != '\0' || v < INT_MIN + 1 || v > INT_MAX)
+		return TALLY_FACT_UNKNOWN;
+	return (int)v;
+}
+
+/* PMUs that are not counting hardware: the kernel's own software PMUs, plus msr, which only reads
+ * free-running MSRs (tsc, aperf, mperf) and exists in VMs without a virtual PMU. */
+static bool is_software_pmu(const char *name)
+{
+	static const char *const names[] = { "software", "tracepoint", "breakpoint", "kprobe", "uprobe", "msr" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static void append_name(char *list, size_t size, const char *name)
+{
+	static const char cut[] = "...";
+	size_t used = strlen(list);
+	if (used >= sizeof(cut) - 1 && strcmp(list + used - (sizeof(cut) - 1), cut) == 0)
+		return;
+	int n = snprintf(list + used, size - used, "%s%s", used ? ", " : "", name);
+	if (n < 0 || (size_t)n >= size - used)
+		memcpy(list + size - sizeof(cut), cut, sizeof(cut));
+}
+
+static void probe_pmus(const char *sysfs_root, struct tally_facts *f)
+{
+	TALLY_OPTS(tally_pmus_opts, opts, .sysfs_root = sysfs_root);
+	tally_pmus *pmus;
+	if (tally_pmus_load(&opts, &pmus) < 0)
+		return;
+	f->pmus_known = true;
+	f->nr_pmus = (unsigned)tally_pmus_count(pmus);
+	f->nr_core_pmus = (unsigned)tally_pmus_core_count(pmus);
+	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
+		struct tally_pmu_info info = { .sz = sizeof(info) };
+		if (tally_pmu_get_info(tally_pmus_at(pmus, i), &info) < 0)
+			continue;
+		if (info.is_core || !is_software_pmu(info.name))
+			f->has_hw_pmu = true;
+		append_name(f->pmu_names, sizeof(f->pmu_names), info.name);
+	}
+	tally_pmus_free(pmus);
+}
+
+static unsigned probe_online_cpus(const char *sysfs_root)
+{
+	tally_cpus *cpus;
+	if (tally_cpus_online(sysfs_root, &cpus) < 0)
+		return 0;
+	unsigned n = (unsigned)tally_cpus_count(cpus);
+	tally_cpus_free(cpus);
+	return n;
+}
+
+static int probe_seccomp(const char *procfs_root)
+{
+	char path[PATH_MAX], text[8192];
+	snprintf(path, sizeof(path), "%s/self/status", procfs_root);
+	if (tly_sys_read_file(path, text, sizeof(text)) <= 0)
+		return TALLY_FACT_UNKNOWN;
+	const char *line = strstr(text, "\nSeccomp:");
+	if (!line)
+		return TALLY_FACT_UNKNOWN;
+	char *end;
+	long mode = strtol(line + strlen("\nSeccomp:"), &end, 10);
+	return end == line + strlen("\nSeccomp:") ? TALLY_FACT_UNKNOWN : (int)mode;
+}
+
+/* The table may come from a test written before these members existed: a NULL member is an unknown fact. */
+static void probe_caps(struct tally_facts *f)
+{
+	struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	memset(data, 0, sizeof(data));
+	if (!tly_sys->capget || tly_sys->capget(&header, data) < 0)
+		return;
+	f->caps_known = true;
+	f->cap_sys_admin = data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN);
+	f->cap_perfmon = data[CAP_TO_INDEX(CAP_PERFMON)].effective & CAP_TO_MASK(CAP_PERFMON);
+}
+
+static uint64_t rlim_to_u64(rlim_t v)
+{
+	return v == RLIM_INFINITY ? UINT64_MAX : (uint64_t)v;
+}
+
+static void probe_nofile(struct tally_facts *f)
+{
+	struct rlimit rl;
+	if (!tly_sys->getrlimit || tly_sys->getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	f->nofile_soft = rlim_to_u64(rl.rlim_cur);
+	f->nofile_hard = rlim_to_u64(rl.rlim_max);
+}
+
+static void probe_kernel(struct tally_facts *f)
+{
+	struct utsname u;
+	if (!tly_sys->uname || tly_sys->uname(&u) < 0)
+		return;
+	snprintf(f->kernel_release, sizeof(f->kernel_release), "%s", u.release);
+	/* "6.1.0-18-amd64", "6.18.44-fc", "5.15": missing parts stay 0. */
+	sscanf(u.release, "%u.%u.%u", &f->kernel_major, &f->kernel_minor, &f->kernel_patch);
+}
+
+static int open_dummy(uint64_t read_format)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+		.exclude_kernel = 1, /* allowed at every paranoid level below 3 */
+		.exclude_hv = 1,
+		.read_format = read_format,
+	};
+	return tly_sys->perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * PERF_FORMAT_LOST (6.0) is probed rather than decided from the release: distribution kernels backport
+ * perf features under older version numbers, and the kernel rejects read_format bits it does not know
+ * with EINVAL, so one open of a software dummy event answers exactly. Only when perf_event_open is
+ * refused outright (paranoid 3, a seccomp filter) does the release decide; no counting works then anyway.
+ * The same event's mmap'd page then tells whether user-space time conversion (cap_user_time) exists:
+ * x86 sets it only with a stable TSC-based sched_clock, which many VMs (kvm-clock) lack.
+ */
+static void probe_features(struct tally_facts *f)
+{
+	int fd = open_dummy(PERF_FORMAT_LOST);
+	if (fd >= 0) {
+		f->has_format_lost = true;
+	} else if (errno == EINVAL) {
+		fd = open_dummy(0);
+	} else {
+		f->has_format_lost = f->kernel_major >= 6;
+		return;
+	}
+	if (fd < 0)
+		return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *map = tly_sys->mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
+	if (map != MAP_FAILED) {
+		const struct perf_event_mmap_page *pc = map;
+		f->has_user_time = pc->cap_user_time;
+		tly_sys->munmap(map, page);
+	}
+	tly_sys->close(fd);
+}
+
+int tally_facts_probe(const struct tally_facts_opts *opts, struct tally_facts *out)
+{
+	if (!tly_opts_valid(opts, sizeof(*opts), "tally_facts_opts"))
+		return -TALLY_EOPTS;
+	if (!out || out->sz < sizeof(out->sz))
+		return tly_error(-EINVAL, "tally_facts_probe: out is NULL or out->sz is not set");
+	const char *sysfs_root = TLY_OPT(opts, sysfs_root, NULL);
+	const char *procfs_root = TLY_OPT(opts, procfs_root, NULL);
+	if (!sysfs_root)
+		sysfs_root = tly_default_sysfs_root();
+	if (!procfs_root)
+		procfs_root = default_procfs_root();
+
+	struct tally_facts f = { .sz = out->sz };
+	probe_pmus(sysfs_root, &f);
+	f.perf_event_paranoid = read_int_file(procfs_root, "sys/kernel/perf_event_paranoid");
+	probe_caps(&f);
+	f.seccomp = probe_seccomp(procfs_root);
+	f.nmi_watchdog = read_int_file(procfs_root, "sys/kernel/nmi_watchdog");
+	f.rdpmc = read_int_file(sysfs_root, "bus/event_source/devices/cpu/rdpmc");
+	if (f.rdpmc == TALLY_FACT_UNKNOWN)
+		f.rdpmc = read_int_file(sysfs_root, "bus/event_source/devices/cpu_core/rdpmc");
+	f.perf_user_access = read_int_file(procfs_root, "sys/kernel/perf_user_access");
+	probe_nofile(&f);
+	f.online_cpus = probe_online_cpus(sysfs_root);
+	probe_kernel(&f);
+	probe_features(&f);
+
+	/* A caller built against a newer header passes a larger struct: the fields this build does not know
+	 * read as zero. An older, smaller struct receives the fields it has room for. */
+	size_t sz = out->sz;
+	if (sz > sizeof(f)) {
+		memset((char *)out + sizeof(f), 0, sz - sizeof(f));
+		sz = sizeof(f);
+	}
+	memcpy(out, &f, sz);
+	return 0;
+}
