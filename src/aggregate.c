@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+#include "aggregate.h"
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	uint64_t s = a + b;
+	return s < a ? UINT64_MAX : s;
+}
+
+static enum tally_status status_of(enum tally_count_status s)
+{
+	switch (s) {
+	case TALLY_COUNT_EXACT:
+		return TALLY_STATUS_EXACT;
+	case TALLY_COUNT_SCALED:
+		return TALLY_STATUS_SCALED;
+	case TALLY_COUNT_NOT_COUNTED:
+		break;
+	}
+	return TALLY_STATUS_NOT_COUNTED;
+}
+
+static double ratio_of(uint64_t running, uint64_t enabled)
+{
+	if (enabled == 0 || running == 0)
+		return 0.0;
+	return running >= enabled ? 1.0 : (double)running / (double)enabled;
+}
+
+void tly_aggregate_parts(const struct tally_count *parts, size_t n, struct tally_result *r)
+{
+	r->value = r->enabled = r->running = r->scaled = r->lost = 0;
+	bool any_counted = false, any_scaled = false;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t scaled;
+		enum tally_count_status s = tally_count_scale(&parts[i], &scaled);
+		/* A part whose thread or CPU never ran with the event enabled says nothing; one that was
+		 * enabled and never ran has no value to add. */
+		any_counted |= s != TALLY_COUNT_NOT_COUNTED;
+		any_scaled |= s == TALLY_COUNT_SCALED;
+		r->value = add_sat(r->value, parts[i].value);
+		r->enabled = add_sat(r->enabled, parts[i].enabled);
+		r->running = add_sat(r->running, parts[i].running);
+		r->scaled = add_sat(r->scaled, scaled);
+		r->lost = add_sat(r->lost, parts[i].lost);
+	}
+	r->status = !any_counted ? TALLY_STATUS_NOT_COUNTED : any_scaled ? TALLY_STATUS_SCALED : TALLY_STATUS_EXACT;
+	r->ratio = ratio_of(r->running, r->enabled);
+	r->nr_parts = n;
+}
+
+void tly_aggregate_part(const struct tally_count *count, int cpu, pid_t tid, struct tally_part *out)
+{
+	out->cpu = cpu;
+	out->tid = tid;
+	out->value = count->value;
+	out->enabled = count->enabled;
+	out->running = count->running;
+	out->status = status_of(tally_count_scale(count, &out->scaled));
+}
+
+/* The order in which statuses win when halves are combined: any counted half makes a value. */
+static int rank(enum tally_status s)
+{
+	switch (s) {
+	case TALLY_STATUS_SCALED:
+		return 3;
+	case TALLY_STATUS_EXACT:
+		return 2;
+	case TALLY_STATUS_NOT_COUNTED:
+		return 1;
+	case TALLY_STATUS_NOT_SUPPORTED:
+		break;
+	}
+	return 0;
+}
+
+void tly_aggregate_add(struct tally_result *acc, const struct tally_result *r, bool first)
+{
+	if (first) {
+		*acc = *r;
+		return;
+	}
+	acc->value = add_sat(acc->value, r->value);
+	acc->enabled = add_sat(acc->enabled, r->enabled);
+	acc->running = add_sat(acc->running, r->running);
+	acc->scaled = add_sat(acc->scaled, r->scaled);
+	acc->delta = add_sat(acc->delta, r->delta);
+	acc->lost = add_sat(acc->lost, r->lost);
+	acc->nr_parts += r->nr_parts;
+	acc->user_only |= r->user_only;
+	acc->has_note |= r->has_note;
+	if (rank(r->status) > rank(acc->status))
+		acc->status = r->status;
+	/* The error stays only while no half counted. */
+	if (acc->status != TALLY_STATUS_NOT_SUPPORTED)
+		acc->error = 0;
+	acc->ratio = ratio_of(acc->running, acc->enabled);
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+#include "command.h"
+
+#include "error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The exit status of a child whose exec failed, as shells use it. */
+#define EXEC_FAILED 127
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* In the child: wait for the go byte, then exec; any failure goes back through the error pipe. Only
+ * async-signal-safe calls here (the parent may have threads). */
+static void __attribute__((noreturn)) run_child(int go_fd, int err_fd, char *const argv[])
+{
+	char go;
+	ssize_t n;
+	do
+		n = read(go_fd, &go, 1);
+	while (n < 0 && errno == EINTR);
+	/* EOF without the byte: the parent gave up (its open failed); leave without running anything. */
+	if (n != 1)
+		_exit(EXEC_FAILED);
+	execvp(argv[0], argv);
+	int err = errno;
+	ssize_t w = write(err_fd, &err, sizeof(err));
+	(void)w;
+	_exit(EXEC_FAILED);
+}
+
+int tly_command_fork(struct tly_command *cmd, char *const argv[])
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->go_fd = cmd->exec_err_fd = -1;
+	if (!argv || !argv[0])
+		return tly_error(-EINVAL, "no command to launch: argv is empty");
+
+	snprintf(cmd->name, sizeof(cmd->name), "%s", argv[0]);
+	int go[2], err[2];
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return tly_error(-errno, "cannot launch '%s': pipe: %s", argv[0], strerror(errno));
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		return tly_error(-e, "cannot launch '%s': pipe: %s", argv[0], strerror(e));
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		close(err[0]);
+		close(err[1]);
+		return tly_error(-e, "cannot launch '%s': fork: %s", argv[0], strerror(e));
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(err[0]);
+		run_child(go[0], err[1], argv);
+	}
+	close(go[0]);
+	close(err[1]);
+	cmd->pid = pid;
+	cmd->go_fd = go[1];
+	cmd->exec_err_fd = err[0];
+	return 0;
+}
+
+int tly_command_release(struct tly_command *cmd)
+{
+	const char *name = cmd->name;
+	if (cmd->released)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &cmd->started);
+	char go = 1;
+	ssize_t n;
+	do
+		n = write(cmd->go_fd, &go, 1);
+	while (n < 0 && errno == EINTR);
+	int werr = errno;
+	close_fd(&cmd->go_fd);
+	cmd->released = true;
+	if (n != 1)
+		return tly_error(-werr, "cannot start '%s': the launched child is gone (%s)", name, strerror(werr));
+
+	/* The pipe's write end closes at a successful exec (O_CLOEXEC): EOF. Otherwise the child's errno. */
+	int child_err = 0;
+	do
+		n = read(cmd->exec_err_fd, &child_err, sizeof(child_err));
+	while (n < 0 && errno == EINTR);
+	close_fd(&cmd->exec_err_fd);
+	if (n == (ssize_t)sizeof(child_err) && child_err > 0)
+		return tly_error(-child_err, "cannot run '%s': %s (the command exits with %d)", name,
+		                 strerror(child_err), EXEC_FAILED);
+	return 0;
+}
+
+static double timeval_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+int tly_command_wait(struct tly_command *cmd)
+{
+	if (cmd->reaped)
+		return 0;
+	int status;
+	struct rusage ru;
+	pid_t got;
+	do
+		got = wait4(cmd->pid, &status, 0, &ru);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return tly_error(-errno, "waiting for command %d: %s", (int)cmd->pid, strerror(errno));
+	struct timespec end;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	cmd->reaped = true;
+	cmd->exit.pid = cmd->pid;
+	cmd->exit.status = status;
+	cmd->exit.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	cmd->exit.wall_s = cmd->released ? (double)(end.tv_sec - cmd->started.tv_sec) +
+	                                           (double)(end.tv_nsec - cmd->started.tv_nsec) / 1e9
+	                                 : 0;
+	cmd->exit.user_s = timeval_s(ru.ru_utime);
+	cmd->exit.sys_s = timeval_s(ru.ru_stime);
+	return 0;
+}
+
+void tly_command_end(struct tly_command *cmd)
+{
+	/* Closing the go pipe unreleased makes the child exit without exec'ing. */
+	close_fd(&cmd->go_fd);
+	close_fd(&cmd->exec_err_fd);
+	if (cmd->pid > 0 && !cmd->reaped)
+		tly_command_wait(cmd);
+	cmd->pid = 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A command that tally launches and counts. It is forked first and held before exec, so that its events
+ * can be opened on its pid (with enable_on_exec) before it runs any of its own code; then released.
+ */
+#ifndef TLY_COMMAND_H
+#define TLY_COMMAND_H
+
+#include <sys/types.h>
+#include <tally/counter.h>
+#include <time.h>
+
+struct tly_command {
+	pid_t pid;            /* 0 when there is no child */
+	int go_fd;            /* write end of the pipe the child waits on; -1 once released */
+	int exec_err_fd;      /* read end of the child's close-on-exec pipe: EOF means the exec happened */
+	char name[256];       /* argv[0], for messages */
+	struct timespec started;
+	bool released;
+	bool reaped;
+	struct tally_exit exit;
+};
+
+/* Forks the child, which waits on a pipe and then execs argv (searched in $PATH). */
+int tly_command_fork(struct tly_command *cmd, char *const argv[]);
+
+/* Lets the child exec. Returns 0 once the exec happened, or the exec's failure (-ENOENT, ...; the child
+ * then exits with 127), with a last-error text naming the command. */
+int tly_command_release(struct tly_command *cmd);
+
+/* Waits for the released child to exit (retrying EINTR) and fills cmd->exit. */
+int tly_command_wait(struct tly_command *cmd);
+
+/* Ends a child: one that was never released is told to exit (closing its pipe) and reaped; a released
+ * one that has not been waited for is waited for. Closes the pipes. */
+void tly_command_end(struct tly_command *cmd);
+
+#endif

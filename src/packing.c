@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+#include "packing.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The group an event outside braces joins: the packed group already holding its PMU type, if any. */
+static size_t packed_group_for(const struct tly_plan *plan, const struct tly_pack_event *events,
+                               const size_t *group_of, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (events[j].spec_group < 0 && events[j].type == events[i].type)
+			return group_of[j];
+	return plan->nr_groups;
+}
+
+int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, size_t n, bool packing)
+{
+	memset(plan, 0, sizeof(*plan));
+	size_t *group_of = calloc(n ? n : 1, sizeof(*group_of));
+	plan->order = calloc(n ? n : 1, sizeof(*plan->order));
+	plan->first = calloc(n + 1, sizeof(*plan->first));
+	plan->packed = calloc(n ? n : 1, sizeof(*plan->packed));
+	if (!group_of || !plan->order || !plan->first || !plan->packed) {
+		free(group_of);
+		tly_plan_fini(plan);
+		return -ENOMEM;
+	}
+
+	/* First pass: a group number per event, numbered by first appearance. */
+	for (size_t i = 0; i < n; i++) {
+		size_t g = plan->nr_groups;
+		if (events[i].spec_group >= 0) {
+			for (size_t j = 0; j < i; j++)
+				if (events[j].spec_group == events[i].spec_group)
+					g = group_of[j];
+		} else if (packing) {
+			g = packed_group_for(plan, events, group_of, i);
+		}
+		if (g == plan->nr_groups) {
+			plan->packed[g] = events[i].spec_group < 0;
+			plan->nr_groups++;
+		}
+		group_of[i] = g;
+	}
+
+	/* Second pass: lay the events out group after group, spec order kept inside each. */
+	size_t pos = 0;
+	for (size_t g = 0; g < plan->nr_groups; g++) {
+		plan->first[g] = pos;
+		for (size_t i = 0; i < n; i++)
+			if (group_of[i] == g)
+				plan->order[pos++] = i;
+	}
+	plan->first[plan->nr_groups] = pos;
+	plan->nr = n;
+	free(group_of);
+	return 0;
+}
+
+void tly_plan_fini(struct tly_plan *plan)
+{
+	free(plan->order);
+	free(plan->first);
+	free(plan->packed);
+	memset(plan, 0, sizeof(*plan));
+}
+
+size_t tly_plan_size(const struct tly_plan *plan, size_t g)
+{
+	return plan->first[g + 1] - plan->first[g];
+}
+
+const size_t *tly_plan_members(const struct tly_plan *plan, size_t g)
+{
+	return plan->order + plan->first[g];
+}
+
+void tly_plan_split(struct tly_plan *plan, size_t g, size_t at)
+{
+	/* Group numbers after g move up by one; order[] itself does not change. */
+	memmove(plan->first + g + 2, plan->first + g + 1, (plan->nr_groups - g) * sizeof(*plan->first));
+	memmove(plan->packed + g + 2, plan->packed + g + 1, (plan->nr_groups - g - 1) * sizeof(*plan->packed));
+	plan->first[g + 1] = plan->first[g] + at;
+	plan->packed[g + 1] = true;
+	plan->nr_groups++;
+}
+
+void tly_plan_remove(struct tly_plan *plan, size_t g, size_t k)
+{
+	size_t pos = plan->first[g] + k;
+	memmove(plan->order + pos, plan->order + pos + 1, (plan->nr - pos - 1) * sizeof(*plan->order));
+	plan->nr--;
+	for (size_t h = g + 1; h <= plan->nr_groups; h++)
+		plan->first[h]--;
+	if (plan->first[g] == plan->first[g + 1]) {
+		memmove(plan->first + g, plan->first + g + 1, (plan->nr_groups - g) * sizeof(*plan->first));
+		memmove(plan->packed + g, plan->packed + g + 1,
+		        (plan->nr_groups - g - 1) * sizeof(*plan->packed));
+		plan->nr_groups--;
+	}
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Automatic grouping: which events of a counter open together as one group, and in which order. The plan
+ * is decided from the spec (braces, PMU types) and then reshaped by what the kernel says: a member that
+ * does not fit splits its group, an unsupported event leaves its group, a group that never runs is halved.
+ * Every reshaping works inside the arrays made at init, so the read path can split without allocating.
+ */
+#ifndef TLY_PACKING_H
+#define TLY_PACKING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What packing needs to know of one event. */
+struct tly_pack_event {
+	uint32_t type;     /* perf_event_attr.type: automatic groups never mix PMUs */
+	int spec_group;    /* index of its {...} group in the spec, -1 outside braces */
+};
+
+struct tly_plan {
+	size_t *order;     /* event indices, group after group */
+	size_t *first;     /* group g is order[first[g] .. first[g + 1]); first[nr_groups] == nr */
+	bool *packed;      /* group g was made by tally (may be split) rather than by braces */
+	size_t nr;         /* events still in the plan */
+	size_t nr_groups;
+};
+
+/* Groups n events: each {...} group of the spec as written; the events outside braces, in spec order,
+ * into one group per PMU type (packing) or each alone (!packing). Groups are ordered by their first
+ * event. -ENOMEM. */
+int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, size_t n, bool packing);
+void tly_plan_fini(struct tly_plan *plan);
+
+size_t tly_plan_size(const struct tly_plan *plan, size_t g);
+const size_t *tly_plan_members(const struct tly_plan *plan, size_t g);
+
+/* Members at .. of group g become a new group g + 1 (a packed one: tally made it). 0 < at < size. */
+void tly_plan_split(struct tly_plan *plan, size_t g, size_t at);
+
+/* Removes member k of group g from the plan (the event will not be opened); a group left empty goes. */
+void tly_plan_remove(struct tly_plan *plan, size_t g, size_t k);
+
+#endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* What a counter opens on: a public tally_target turned into CPU and thread maps plus attr flags. */
+#ifndef TLY_TARGET_H
+#define TLY_TARGET_H
+
+#include "command.h"
+
+#include <stdbool.h>
+#include <tally/counter.h>
+#include <tally/evlist.h>
+
+struct tly_target {
+	enum tally_target_kind kind;
+	tally_cpus *cpus;        /* NULL: any CPU (the events follow their threads) */
+	tally_threads *threads;  /* NULL: the calling thread; {-1} for CPU-wide counting */
+	bool inherit;            /* attr.inherit: children and threads created after open count too */
+	bool cpu_wide;           /* pid == -1: every task on the CPUs */
+	bool enable_on_exec;     /* attr.enable_on_exec: a launched command starts counting at its exec */
+	struct tly_command command;
+};
+
+/* Resolves target (NULL: the calling thread). A command target forks the command here (held before its
+ * exec). no_inherit turns inherit off for process, pid and command targets. On failure nothing is left
+ * behind and the last error says why. */
+int tly_target_resolve(const struct tally_target *target, const char *sysfs_root, bool no_inherit,
+                       struct tly_target *out);
+
+/* Releases the maps and ends a launched command (see tly_command_end). */
+void tly_target_fini(struct tly_target *target);
+
+/* The CPUs an event of a PMU with this cpu restriction (its sysfs `cpumask`, or `cpus` on hybrid core
+ * PMUs; NULL for none) opens on: for CPU-wide targets the target's CPUs within the mask, otherwise the
+ * target's CPUs as they are. *out NULL means any CPU. None of the CPUs in the mask: -ENODEV. */
+int tly_target_event_cpus(const struct tly_target *target, const char *mask, tally_cpus **out);
+
+#endif

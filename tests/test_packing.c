@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* Automatic grouping: the plan from constructed events, and how it reshapes (split, remove). */
+#include "harness.h"
+#include "packing.h"
+
+#include <linux/perf_event.h>
+
+enum { SW = PERF_TYPE_SOFTWARE, HW = PERF_TYPE_HARDWARE, TP = PERF_TYPE_TRACEPOINT };
+
+/* Writes the plan as "[0,1][2]" (P marks packed groups) for compact checks. */
+static const char *show(const struct tly_plan *p)
+{
+	static char buf[256];
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t g = 0; g < p->nr_groups; g++) {
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s[", p->packed[g] ? "P" : "");
+		for (size_t k = 0; k < tly_plan_size(p, g); k++)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%zu", k ? "," : "",
+			                        tly_plan_members(p, g)[k]);
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "]");
+	}
+	return buf;
+}
+
+static void packs_by_pmu_in_spec_order(void)
+{
+	const struct tly_pack_event ev[] = {
+		{ SW, -1 }, { HW, -1 }, { SW, -1 }, { TP, -1 }, { HW, -1 },
+	};
+	struct tly_plan p;
+	CHECK_INT(tly_plan_init(&p, ev, 5, true), 0);
+	CHECK_STR(show(&p), "P[0,2]P[1,4]P[3]");
+	CHECK_INT(p.nr, 5);
+	tly_plan_fini(&p);
+}
+
+static void braces_stay_as_written(void)
+{
+	/* task-clock,{cycles,page-faults},minor-faults,{instructions}: the explicit groups keep a software
+	 * member next to a hardware leader (seed 000); outside braces software events pack together. */
+	const struct tly_pack_event ev[] = {
+		{ SW, -1 }, { HW, 0 }, { SW, 0 }, { SW, -1 }, { HW, 1 },
+	};
+	struct tly_plan p;
+	CHECK_INT(tly_plan_init(&p, ev, 5, true), 0);
+	CHECK_STR(show(&p), "P[0,3][1,2][4]");
+	tly_plan_fini(&p);
+}
+
+static void no_packing_opens_each_alone(void)
+{
+	const struct tly_pack_event ev[] = {
+		{ SW, -1 }, { SW, -1 }, { HW, 0 }, { SW, 0 }, { SW, -1 },
+	};
+	struct tly_plan p;
+	CHECK_INT(tly_plan_init(&p, ev, 5, false), 0);
+	CHECK_STR(show(&p), "P[0]P[1][2,3]P[4]");
+	tly_plan_fini(&p);
+}
+
+static void split_makes_a_packed_group(void)
+{
+	const struct tly_pack_event ev[] = {
+		{ SW, -1 }, { SW, -1 }, { SW, -1 }, { SW, -1 }, { HW, 0 }, { SW, 0 },
+	};
+	struct tly_plan p;
+	CHECK_INT(tly_plan_init(&p, ev, 6, true), 0);
+	CHECK_STR(show(&p), "P[0,1,2,3][4,5]");
+	/* The kernel refused member 3: it starts the next group. */
+	tly_plan_split(&p, 0, 3);
+	CHECK_STR(show(&p), "P[0,1,2]P[3][4,5]");
+	tly_plan_split(&p, 2, 1);
+	CHECK_STR(show(&p), "P[0,1,2]P[3][4]P[5]");
+	CHECK_INT(p.nr_groups, 4);
+	CHECK_INT(p.nr, 6);
+	tly_plan_fini(&p);
+}
+
+static void halving_until_alone(void)
+{
+	struct tly_pack_event ev[8];
+	for (size_t i = 0; i < 8; i++)
+		ev[i] = (struct tly_pack_event){ SW, -1 };
+	struct tly_plan p;
+	CHECK_INT(tly_plan_init(&p, ev, 8, true), 0);
+	/* What the never-run handling does: halve any group of more than one, until none is left. */
+	for (size_t g = 0; g < p.nr_groups;) {
+		size_t size = tly_plan_size(&p, g);
+		if (size > 1)
+			tly_plan_split(&p, g, size / 2);
+		else
+			g++;
+	}
+	CHECK_STR(show(&p), "P[0]P[1]P[2]P[3]P[4]P[5]P[6]P[7]");
+	tly_plan_fini(&p);
+}
+
+static void remove_keeps_the_rest(void)
+{
+	const struct tly_pack_event ev[] = {
+		{ HW, 0 }, { SW, 0 }, { SW, 0 }, { SW, -1 },
+	};
+	struct tly_plan p;
+	CHECK_INT(tly_plan_init(&p, ev, 4, true), 0);
+	CHECK_STR(show(&p), "[0,1,2]P[3]");
+	/* An unsupported leader (cycles in a VM): the members stay a group, led by the next one. */
+	tly_plan_remove(&p, 0, 0);
+	CHECK_STR(show(&p), "[1,2]P[3]");
+	tly_plan_remove(&p, 0, 1);
+	CHECK_STR(show(&p), "[1]P[3]");
+	/* The last event of a group: the group goes. */
+	tly_plan_remove(&p, 0, 0);
+	CHECK_STR(show(&p), "P[3]");
+	CHECK_INT(p.nr, 1);
+	tly_plan_remove(&p, 0, 0);
+	CHECK_INT(p.nr_groups, 0);
+	CHECK_INT(p.nr, 0);
+	tly_plan_fini(&p);
+}
+
+int main(void)
+{
+	static const struct harness_case cases[] = {
+		{ "packs_by_pmu_in_spec_order", packs_by_pmu_in_spec_order },
+		{ "braces_stay_as_written", braces_stay_as_written },
+		{ "no_packing_opens_each_alone", no_packing_opens_each_alone },
+		{ "split_makes_a_packed_group", split_makes_a_packed_group },
+		{ "halving_until_alone", halving_until_alone },
+		{ "remove_keeps_the_rest", remove_keeps_the_rest },
+		{ NULL, NULL },
+	};
+	return harness_run(cases);
+}
