@@ -15,6 +15,7 @@ struct text {
 	char *buf;
 	size_t size;
 	size_t need;
+	bool ends_line; /* the last format ended in a newline (the explanations end every line with one) */
 };
 
 static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -27,6 +28,8 @@ static void put(struct text *t, const char *fmt, ...)
 	va_end(ap);
 	if (n > 0)
 		t->need += (size_t)n;
+	size_t flen = strlen(fmt);
+	t->ends_line = flen && fmt[flen - 1] == '\n';
 }
 
 static int finish(struct text *t)
@@ -307,6 +310,14 @@ static void explain_einval(struct text *t, const struct tly_diag *d, const struc
 		put(t, "  Fix: drop that modifier (plain :u or :k are the portable ones).\n");
 		return;
 	}
+	const char *mine = pmu_name(d->pmu, d->attr);
+	if (in_group(d) && d->group_index > 0 && mine && is_software_context(mine)) {
+		put(t, "  '%s' could not join the group led by '%s': a software member takes no counter, so the "
+		       "group's shape is the obstacle: every member must be opened for the same task and CPU as "
+		       "its leader.\n", d->event, d->leader);
+		put(t, "  Fix: open the event outside the group (a bug in the caller when tally packed it).\n");
+		return;
+	}
 	if (in_group(d) && d->group_index > 0) {
 		put(t, "  '%s' is event %zu of the group led by '%s' (%zu events): the PMU cannot schedule that "
 		       "many events together (it has fewer counters, or they compete for the same counter); '%s' "
@@ -353,9 +364,9 @@ static void explain_missing_event(struct text *t, const struct tly_diag *d, cons
 		put(t, "  no PMU has type %u on this machine (%s): its driver is not loaded or the CPU lacks "
 		       "it.\n", d->attr->type, f->pmu_names[0] ? f->pmu_names : "PMUs unknown");
 	else
-		put(t, "  this CPU's PMU%s%s does not implement '%s'%s: the kernel has no encoding for it on this "
-		       "CPU model.\n",
-		    pmu ? " " : "", pmu ? pmu : "", d->event,
+		put(t, "  this CPU's PMU%s%s%s does not implement '%s'%s: the kernel has no encoding for it on "
+		       "this CPU model.\n",
+		    pmu ? " (" : "", pmu ? pmu : "", pmu ? ")" : "", d->event,
 		    d->attr && d->attr->type == PERF_TYPE_HARDWARE ? " (a generic event)" : "");
 	put(t, "  Fix: choose an event this CPU has (`tally list`), or a raw code from the CPU vendor's "
 	       "manual.\n");
@@ -561,8 +572,11 @@ int tly_diagnose(const struct tly_diag *d, char *buf, size_t len)
 		break;
 	}
 	/* Drop the final newline: the text ends where a caller's message would. */
-	if (t.need && t.need < t.size && t.buf[t.need - 1] == '\n')
-		t.buf[--t.need] = '\0';
+	if (t.ends_line) {
+		t.need--;
+		if (t.need < t.size)
+			t.buf[t.need] = '\0';
+	}
 	return finish(&t);
 }
 
