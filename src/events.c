@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/* The parsed event list: parsing entry point, accessors, canonical text and encoding text. */
+#include "builtin_events.h"
+#include "error.h"
+#include "event_list.h"
+#include "opts.h"
+#include "pmu.h"
+#include "spec_parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tly_event_release(struct tly_event *ev)
+{
+	free(ev->name);
+	free(ev->base);
+	free(ev->canonical);
+	free(ev->pmu);
+	free(ev->unit);
+}
+
+int tly_events_push(struct tally_events *list, struct tly_event *ev)
+{
+	if (list->nr == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 8;
+		struct tly_event *v = realloc(list->v, cap * sizeof(*v));
+		if (!v) {
+			tly_event_release(ev);
+			return tly_error(-ENOMEM, "out of memory while parsing an event spec");
+		}
+		list->v = v;
+		list->cap = cap;
+	}
+	list->v[list->nr++] = *ev;
+	return 0;
+}
+
+/* Modifier letters for the privilege and misc bits, without G/H. */
+static size_t base_modifiers(const struct perf_event_attr *a, char *out)
+{
+	size_t n = 0;
+	if (a->exclude_user || a->exclude_kernel || a->exclude_hv) {
+		if (!a->exclude_user)
+			out[n++] = 'u';
+		if (!a->exclude_kernel)
+			out[n++] = 'k';
+		if (!a->exclude_hv)
+			out[n++] = 'h';
+	}
+	if (a->exclude_idle)
+		out[n++] = 'I';
+	if (a->pinned)
+		out[n++] = 'D';
+	if (a->exclusive)
+		out[n++] = 'e';
+	for (unsigned i = 0; i < a->precise_ip; i++)
+		out[n++] = 'p';
+	out[n] = '\0';
+	return n;
+}
+
+/* The modifiers that reproduce attr's bits from a fresh event. u and p exclude the guest as a side effect
+ * (see the parser), so G/H are added only where those letters alone give other guest/host bits. */
+static void modifiers_for(const struct perf_event_attr *a, char *out)
+{
+	size_t n = base_modifiers(a, out);
+	bool implied_guest = strchr(out, 'u') || a->precise_ip;
+	if (a->exclude_host && !a->exclude_guest)
+		out[n++] = 'G';
+	else if (a->exclude_guest && !a->exclude_host && !implied_guest)
+		out[n++] = 'H';
+	else if (!a->exclude_guest && !a->exclude_host && implied_guest) {
+		out[n++] = 'G';
+		out[n++] = 'H';
+	}
+	out[n] = '\0';
+}
+
+int tly_events_finish(struct tally_events *list)
+{
+	for (size_t i = 0; i < list->nr; i++) {
+		struct tly_event *ev = &list->v[i];
+		char mods[32];
+		mods[0] = '\0';
+		if (!ev->libpfm)
+			modifiers_for(&ev->attr, mods);
+		const char *sep = !mods[0] || ev->pmu_form ? "" : ":";
+		free(ev->canonical);
+		if (asprintf(&ev->canonical, "%s%s%s", ev->base, sep, mods) < 0) {
+			ev->canonical = NULL;
+			return tly_error(-ENOMEM, "out of memory while parsing an event spec");
+		}
+	}
+	return 0;
+}
+
+int tally_events_parse(const char *spec, const struct tally_parse_opts *opts, tally_events **out)
+{
+	if (!spec || !out)
+		return tly_error(-EINVAL, "tally_events_parse: spec and out must not be NULL");
+	*out = NULL;
+	if (!tly_opts_valid(opts, offsetof(struct tally_parse_opts, error_offset) + sizeof(opts->error_offset),
+	                    "tally_parse_opts"))
+		return -TALLY_EOPTS;
+	const tally_pmus *pmus = TLY_OPT(opts, pmus, NULL);
+	tally_pmus *loaded = NULL;
+	if (!pmus) {
+		TALLY_OPTS(tally_pmus_opts, pmu_opts, .sysfs_root = TLY_OPT(opts, sysfs_root, NULL));
+		int ret = tally_pmus_load(&pmu_opts, &loaded);
+		if (ret)
+			return ret;
+		pmus = loaded;
+	}
+	tally_events *list = calloc(1, sizeof(*list));
+	int ret = list ? tly_spec_parse(spec, pmus, list, TLY_OPT(opts, error_offset, NULL))
+	               : tly_error(-ENOMEM, "out of memory while parsing an event spec");
+	if (!ret)
+		ret = tly_events_finish(list);
+	tally_pmus_free(loaded);
+	if (ret) {
+		tally_events_free(list);
+		return ret;
+	}
+	*out = list;
+	return 0;
+}
+
+void tally_events_free(tally_events *events)
+{
+	if (!events)
+		return;
+	for (size_t i = 0; i < events->nr; i++)
+		tly_event_release(&events->v[i]);
+	free(events->v);
+	free(events);
+}
+
+size_t tally_events_count(const tally_events *events)
+{
+	return events ? events->nr : 0;
+}
+
+/* Copies a filled info struct into the caller's, no further than the caller's struct reaches. */
+static int copy_info(void *dst, const void *src, size_t known_size, const char *type_name)
+{
+	size_t sz = *(const size_t *)dst;
+	if (sz < sizeof(size_t))
+		return tly_error(-TALLY_EOPTS, "struct %s: sz is %zu; declare it with TALLY_OPTS()", type_name, sz);
+	memcpy((char *)dst + sizeof(size_t), (const char *)src + sizeof(size_t),
+	       (sz < known_size ? sz : known_size) - sizeof(size_t));
+	return 0;
+}
+
+int tally_events_at(const tally_events *events, size_t i, struct tally_event_info *info)
+{
+	if (!events || !info)
+		return tly_error(-EINVAL, "tally_events_at: events and info must not be NULL");
+	if (i >= events->nr)
+		return tly_error(-ERANGE, "tally_events_at: index %zu is past the %zu events", i, events->nr);
+	const struct tly_event *ev = &events->v[i];
+	struct tally_event_info full = {
+		.sz = sizeof(full),
+		.name = ev->name,
+		.canonical = ev->canonical,
+		.pmu = ev->pmu,
+		.attr = &ev->attr,
+		.group = ev->group,
+		.leader = ev->leader,
+		.origin = ev->origin,
+		.nr_origins = ev->nr_origins,
+		.unit = ev->unit,
+		.scale = ev->scale,
+	};
+	return copy_info(info, &full, sizeof(full), "tally_event_info");
+}
+
+int tally_events_encoding(const tally_events *events, size_t i, char *buf, size_t len)
+{
+	if (!events || (!buf && len))
+		return tly_error(-EINVAL, "tally_events_encoding: events and buf must not be NULL");
+	if (i >= events->nr)
+		return tly_error(-ERANGE, "tally_events_encoding: index %zu is past the %zu events", i, events->nr);
+	const struct perf_event_attr *a = &events->v[i].attr;
+	const struct {
+		const char *name;
+		unsigned value;
+	} bits[] = {
+		{ "exclude_user", a->exclude_user },   { "exclude_kernel", a->exclude_kernel },
+		{ "exclude_hv", a->exclude_hv },       { "exclude_idle", a->exclude_idle },
+		{ "exclude_host", a->exclude_host },   { "exclude_guest", a->exclude_guest },
+		{ "pinned", a->pinned },               { "exclusive", a->exclusive },
+		{ "precise_ip", a->precise_ip },
+	};
+	int n = snprintf(buf, len, "type=%u,config=%#llx,config1=%#llx,config2=%#llx", a->type,
+	                 (unsigned long long)a->config, (unsigned long long)a->config1, (unsigned long long)a->config2);
+	for (size_t b = 0; b < sizeof(bits) / sizeof(bits[0]) && n >= 0; b++) {
+		if (!bits[b].value)
+			continue;
+		size_t used = (size_t)n < len ? (size_t)n : len;
+		int more = snprintf(buf ? buf + used : NULL, len - used, ",%s=%u", bits[b].name, bits[b].value);
+		n = more < 0 ? more : n + more;
+	}
+	return n < 0 ? tly_error(-EIO, "tally_events_encoding: formatting failed") : n;
+}
+
+size_t tally_builtin_count(void)
+{
+	return tly_builtin_nr();
+}
+
+int tally_builtin_at(size_t i, struct tally_builtin_info *info)
+{
+	if (!info)
+		return tly_error(-EINVAL, "tally_builtin_at: info must not be NULL");
+	const struct tly_builtin *b = tly_builtin_get(i);
+	if (!b)
+		return tly_error(-ERANGE, "tally_builtin_at: index %zu is past the %zu builtin events", i,
+		                 tly_builtin_nr());
+	struct tally_builtin_info full = {
+		.sz = sizeof(full),
+		.name = b->name,
+		.alias = b->alias,
+		.kind = b->kind,
+		.type = b->type,
+		.config = b->config,
+	};
+	return copy_info(info, &full, sizeof(full), "tally_builtin_info");
+}

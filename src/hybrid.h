@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* Generic hardware and cache events on machines with several core PMUs (Intel cpu_core + cpu_atom, arm64
+ * clusters), where one generic name becomes one attr per core PMU. */
+#ifndef TLY_HYBRID_H
+#define TLY_HYBRID_H
+
+#include "pmu.h"
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+
+/* Several core PMUs: generic events and raw codes are expanded once per core PMU. */
+bool tly_hybrid(const struct tally_pmus *pmus);
+
+/* Encodes a generic event (type PERF_TYPE_HARDWARE or PERF_TYPE_HW_CACHE, config) for one core PMU into
+ * attr->type and attr->config. x86 core PMUs ("cpu", "cpu_core", "cpu_atom") keep the generic type and,
+ * on a hybrid machine, carry the PMU's type in config[63:32] (kernel 5.13+). Other core PMUs (arm64
+ * clusters) take their own type with the architectural event number of the kernel's PMUv3 map. Returns 0,
+ * or -ENOENT when that map has no event for it (ref-cycles, L1-dcache-stores, ... on arm64). */
+int tly_generic_for_pmu(const struct tally_pmus *pmus, const struct tally_pmu *pmu, uint32_t type,
+                        uint64_t config, struct perf_event_attr *attr);
+
+#endif

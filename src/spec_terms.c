@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+#include "spec_terms.h"
+
+#include "builtin_events.h"
+#include "hybrid.h"
+#include "spec_error.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool is_term_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+}
+
+int tly_terms_next(const char *text, size_t len, size_t *pos, struct tly_term *term)
+{
+	size_t p = *pos;
+	if (p >= len)
+		return 0;
+	memset(term, 0, sizeof(*term));
+	term->name = text + p;
+	term->offset = p;
+	while (p < len && is_term_char(text[p]))
+		p++;
+	term->name_len = p - term->offset;
+	if (term->name_len == 0) {
+		*pos = p;
+		return -1;
+	}
+	if (p < len && text[p] == '=') {
+		p++;
+		term->value = text + p;
+		term->value_offset = p;
+		while (p < len && text[p] != ',')
+			p++;
+		term->value_len = p - term->value_offset;
+		if (term->value_len == 0) {
+			*pos = p;
+			return -1;
+		}
+	}
+	if (p < len && text[p] != ',') {
+		*pos = p;
+		return -1;
+	}
+	if (p < len) {
+		p++; /* the comma; a list may not end with one */
+		if (p == len) {
+			*pos = p;
+			return -1;
+		}
+	}
+	*pos = p;
+	return 1;
+}
+
+int tly_term_number(const struct tly_term *term, uint64_t *value)
+{
+	const char *s = term->value;
+	size_t n = term->value_len, i = 0;
+	unsigned base = 10;
+	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	uint64_t v = 0;
+	for (; i < n; i++) {
+		unsigned digit;
+		char c = s[i];
+		if (c >= '0' && c <= '9')
+			digit = (unsigned)(c - '0');
+		else if (base == 16 && isxdigit((unsigned char)c))
+			digit = (unsigned)(tolower((unsigned char)c) - 'a' + 10);
+		else
+			return -EINVAL;
+		if (v > (UINT64_MAX - digit) / base)
+			return -ERANGE;
+		v = v * base + digit;
+	}
+	*value = v;
+	return 0;
+}
+
+static int fail(struct tly_term_error *err, size_t offset, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(struct tly_term_error *err, size_t offset, size_t len, const char *fmt, ...)
+{
+	err->offset = offset;
+	err->len = len;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	return -TALLY_ESPEC;
+}
+
+static bool term_is(const struct tly_term *t, const char *s)
+{
+	return strlen(s) == t->name_len && memcmp(t->name, s, t->name_len) == 0;
+}
+
+/* perf's own terms (parse-events.c config_term_names) that configure sampling, recording or metric
+ * grouping. tally counts; it names them instead of calling them unknown. */
+static const char *const perf_only_terms[] = {
+	"period", "freq", "branch_type", "time", "call-graph", "stack-size", "no-inherit", "inherit",
+	"max-stack", "nr", "no-overwrite", "overwrite", "driver-config", "percore", "aux-output",
+	"aux-sample-size", "metric-id",
+};
+
+static const char *const config_fields[TLY_NR_CONFIG_FIELDS] = { "config", "config1", "config2" };
+
+static __u64 *config_field(struct perf_event_attr *attr, enum tly_config_field f)
+{
+	return f == TLY_CONFIG ? &attr->config : f == TLY_CONFIG1 ? &attr->config1 : &attr->config2;
+}
+
+/* Longest name tally looks up in a PMU's tables; longer words cannot be one of them. */
+#define MAX_NAME 256
+
+static int unknown_term(const struct tally_pmu *pmu, const struct tly_term *t, struct tly_term_error *err)
+{
+	char valid[TLY_ERROR_MAX / 4] = "";
+	size_t used = 0;
+	struct tly_suggest suggest;
+	tly_suggest_init(&suggest, t->name, t->name_len);
+	for (size_t i = 0; i < pmu->nr_formats; i++) {
+		tly_suggest_offer(&suggest, pmu->formats[i].name);
+		if (used < sizeof(valid))
+			used += (size_t)snprintf(valid + used, sizeof(valid) - used, "%s, ", pmu->formats[i].name);
+	}
+	for (size_t i = 0; i < pmu->nr_aliases; i++)
+		tly_suggest_offer(&suggest, pmu->aliases[i].name);
+	for (int f = 0; f < TLY_NR_CONFIG_FIELDS; f++)
+		tly_suggest_offer(&suggest, config_fields[f]);
+	if (suggest.best)
+		return fail(err, t->offset, t->name_len,
+		            "unknown term '%.*s' for PMU '%s' — did you mean '%s'? (valid terms: %sconfig, config1, "
+		            "config2, name)",
+		            (int)t->name_len, t->name, pmu->name, suggest.best, valid);
+	return fail(err, t->offset, t->name_len,
+	            "unknown term '%.*s' for PMU '%s' (valid terms: %sconfig, config1, config2, name%s)",
+	            (int)t->name_len, t->name, pmu->name, valid, pmu->nr_aliases ? ", or one of its events" : "");
+}
+
+static int term_value(const struct tly_term *t, uint64_t *value, struct tly_term_error *err)
+{
+	if (!t->value) {
+		*value = 1; /* a bare format term sets its field to 1, as perf does for flags like "edge" */
+		return 0;
+	}
+	int ret = tly_term_number(t, value);
+	if (ret == -ERANGE)
+		return fail(err, t->value_offset, t->value_len, "value '%.*s' of term '%.*s' does not fit 64 bits",
+		            (int)t->value_len, t->value, (int)t->name_len, t->name);
+	if (ret)
+		return fail(err, t->value_offset, t->value_len,
+		            "value '%.*s' of term '%.*s' is not a number (decimal or 0x hex)", (int)t->value_len,
+		            t->value, (int)t->name_len, t->name);
+	return 0;
+}
+
+static int apply_format(const struct tly_format *format, const struct tly_term *t, struct tly_pmu_event *ev,
+                        struct tly_term_error *err)
+{
+	uint64_t value;
+	int ret = term_value(t, &value, err);
+	if (ret)
+		return ret;
+	__u64 *field = config_field(&ev->attr, format->field);
+	/* A later term overrides an earlier one over the same bits (a user term over an alias's). */
+	uint64_t cleared = *field & ~format->mask;
+	if (tly_format_deposit(format->mask, value, &cleared) < 0) {
+		size_t off = t->value ? t->value_offset : t->offset;
+		size_t len = t->value ? t->value_len : t->name_len;
+		return fail(err, off, len, "value %#llx of term '%s' does not fit its %u bits (%s)",
+		            (unsigned long long)value, format->name, tly_format_width(format->mask), format->text);
+	}
+	*field = cleared;
+	return 0;
+}
+
+static int apply_list(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const char *text, size_t len,
+                      bool in_alias, struct tly_pmu_event *ev, struct tly_term_error *err);
+
+static int apply_alias(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const struct tly_alias *alias,
+                       const struct tly_term *t, struct tly_pmu_event *ev, struct tly_term_error *err)
+{
+	struct tly_term_error inner;
+	/* The alias counts as the one term the user wrote, whatever terms its file holds. */
+	unsigned nr_selectors = ev->nr_selectors;
+	int ret = apply_list(pmus, pmu, alias->terms, strlen(alias->terms), true, ev, &inner);
+	ev->nr_selectors = nr_selectors;
+	if (ret)
+		return fail(err, t->offset, t->name_len, "sysfs event %s/%s (\"%s\") cannot be used: %s", pmu->name,
+		            alias->name, alias->terms, inner.message);
+	ev->alias = alias;
+	return 0;
+}
+
+static int apply_generic(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const struct tly_term *t,
+                         struct tly_pmu_event *ev, struct tly_term_error *err, bool *matched)
+{
+	const struct tly_builtin *b = tly_builtin_find(t->name, t->name_len);
+	struct tly_cache_name cache;
+	uint32_t type;
+	uint64_t config;
+	*matched = true;
+	if (b && b->kind == TALLY_BUILTIN_HARDWARE) {
+		type = b->type;
+		config = b->config;
+	} else if (!b && tly_cache_parse(t->name, t->name_len, &cache) == TLY_CACHE_OK) {
+		type = PERF_TYPE_HW_CACHE;
+		config = tly_cache_config(&cache);
+	} else {
+		*matched = false;
+		return 0;
+	}
+	if (tly_generic_for_pmu(pmus, pmu, type, config, &ev->attr) < 0)
+		return fail(err, t->offset, t->name_len,
+		            "'%.*s' has no architectural event on PMU '%s' (the kernel's PMUv3 map lacks it)",
+		            (int)t->name_len, t->name, pmu->name);
+	ev->generic = t->name;
+	ev->generic_len = t->name_len;
+	return 0;
+}
+
+/* Most terms a list may hold; far more than any PMU has format fields. */
+#define MAX_TERMS 64
+
+static int apply_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const struct tly_term *t,
+                      bool in_alias, struct tly_pmu_event *ev, struct tly_term_error *err)
+{
+	for (int f = 0; f < TLY_NR_CONFIG_FIELDS; f++) {
+		if (!term_is(t, config_fields[f]))
+			continue;
+		if (!t->value)
+			return fail(err, t->offset, t->name_len, "term '%s' needs a value (%s=0x...)", config_fields[f],
+			            config_fields[f]);
+		ev->nr_selectors++;
+		uint64_t value;
+		int ret = term_value(t, &value, err);
+		if (!ret)
+			*config_field(&ev->attr, (enum tly_config_field)f) = value;
+		return ret;
+	}
+	if (term_is(t, "name")) {
+		if (!t->value)
+			return fail(err, t->offset, t->name_len, "term 'name' needs a value (name=...)");
+		if (!in_alias) {
+			ev->name = t->value;
+			ev->name_len = t->value_len;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(perf_only_terms) / sizeof(perf_only_terms[0]); i++)
+		if (term_is(t, perf_only_terms[i]))
+			return fail(err, t->offset, t->name_len,
+			            "perf's term '%s' is not supported: it configures sampling or recording, and "
+			            "tally only counts",
+			            perf_only_terms[i]);
+
+	char name[MAX_NAME];
+	if (t->name_len >= sizeof(name))
+		return unknown_term(pmu, t, err);
+	memcpy(name, t->name, t->name_len);
+	name[t->name_len] = '\0';
+
+	const struct tly_format *format = tly_pmu_format(pmu, name);
+	if (format) {
+		ev->nr_selectors++;
+		return apply_format(format, t, ev, err);
+	}
+	const struct tly_alias *alias = in_alias ? NULL : tly_pmu_alias(pmu, name);
+	if (alias) {
+		if (t->value)
+			return fail(err, t->offset, t->name_len + 1 + t->value_len,
+			            "'%s' is an event of PMU '%s', not a term: write it without '='", name, pmu->name);
+		ev->nr_selectors++;
+		return apply_alias(pmus, pmu, alias, t, ev, err);
+	}
+	if (!in_alias && !t->value && pmu->is_core) {
+		bool matched;
+		int ret = apply_generic(pmus, pmu, t, ev, err, &matched);
+		if (ret || matched) {
+			ev->nr_selectors++;
+			return ret;
+		}
+	}
+	return unknown_term(pmu, t, err);
+}
+
+static int apply_list(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const char *text, size_t len,
+                      bool in_alias, struct tly_pmu_event *ev, struct tly_term_error *err)
+{
+	struct tly_term seen[MAX_TERMS];
+	size_t nr = 0, pos = 0;
+	const struct tly_term *generic_term = NULL;
+	for (;;) {
+		struct tly_term *t = &seen[nr];
+		int more = tly_terms_next(text, len, &pos, t);
+		if (more == 0)
+			break;
+		if (more < 0)
+			return fail(err, pos, 1,
+			            pos < len && text[pos] == ',' ? "empty term" :
+			            pos >= len                     ? "term list ends with ','" :
+			                                             "expected a term (name or name=value) here");
+		for (size_t i = 0; i < nr; i++)
+			if (seen[i].name_len == t->name_len && memcmp(seen[i].name, t->name, t->name_len) == 0)
+				return fail(err, t->offset, t->name_len, "term '%.*s' is given twice", (int)t->name_len,
+				            t->name);
+		const char *generic_before = ev->generic;
+		int ret = apply_term(pmus, pmu, t, in_alias, ev, err);
+		if (ret)
+			return ret;
+		if (ev->generic != generic_before)
+			generic_term = t;
+		if (++nr == MAX_TERMS && pos < len)
+			return fail(err, pos, 1, "more than %d terms", MAX_TERMS);
+	}
+	if (generic_term && ev->nr_selectors > 1)
+		return fail(err, generic_term->offset, generic_term->name_len,
+		            "generic event '%.*s' cannot be combined with other event terms", (int)generic_term->name_len,
+		            generic_term->name);
+	return 0;
+}
+
+int tly_terms_apply(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const char *text, size_t len,
+                    struct tly_pmu_event *ev, struct tly_term_error *err)
+{
+	return apply_list(pmus, pmu, text, len, false, ev, err);
+}

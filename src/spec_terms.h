@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* "term=value,term,..." lists: the inside of pmu/.../ in a spec and the content of sysfs alias files. */
+#ifndef TLY_SPEC_TERMS_H
+#define TLY_SPEC_TERMS_H
+
+#include "error.h"
+#include "pmu.h"
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tly_term {
+	const char *name;
+	size_t name_len;
+	const char *value;   /* NULL for a bare term ("edge", "topdown-retiring") */
+	size_t value_len;
+	size_t offset;       /* of name within the list text */
+	size_t value_offset;
+};
+
+/* Reads the next term of the list text[*pos .. len). Returns 1 with *term filled and *pos past the term
+ * and its comma; 0 at the end of the list; -1 when the list is malformed (empty term, '=' without a name
+ * or a value, a character no term name has), with *pos at the fault. */
+int tly_terms_next(const char *text, size_t len, size_t *pos, struct tly_term *term);
+
+/* The value of a term as a number: decimal or 0x-prefixed hex (perf's two forms). -EINVAL when it is not
+ * a number, -ERANGE when it does not fit 64 bits. */
+int tly_term_number(const struct tly_term *term, uint64_t *value);
+
+/* Where and why a term list was rejected, relative to the list text. */
+struct tly_term_error {
+	size_t offset;
+	size_t len;
+	char message[TLY_ERROR_MAX / 2];
+};
+
+/* What a term list builds for one PMU. */
+struct tly_pmu_event {
+	struct perf_event_attr attr;     /* type and config, config1, config2 */
+	const char *name;                /* the name= value (not NUL-terminated), or NULL */
+	size_t name_len;
+	const struct tly_alias *alias;   /* the sysfs alias the list named, or NULL */
+	const char *generic;             /* the generic event the list named ("cycles"), as written, or NULL */
+	size_t generic_len;
+	unsigned nr_selectors;           /* terms other than name=: 1 with alias set means "pmu/alias/" */
+};
+
+/* Applies the term list text[0 .. len) for pmu onto ev (which the caller zeroes, with attr.type set to
+ * the PMU's type). Terms: the PMU's format terms (bare means 1), config=, config1=, config2=, name=, the
+ * PMU's sysfs aliases and, on core PMUs, generic hardware and cache names. Returns 0, or -TALLY_ESPEC
+ * with *err filled. */
+int tly_terms_apply(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const char *text, size_t len,
+                    struct tly_pmu_event *ev, struct tly_term_error *err);
+
+#endif
