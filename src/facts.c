@@ -5,7 +5,6 @@
 #include "pmu.h"
 #include "sys.h"
 
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
