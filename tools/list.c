@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tally list [PATTERN] [--json]: every event usable here, grouped as perf list groups them. Only PMUs
+ * that exist are shown: generic hardware and hardware cache events need a core PMU, so a VM without a
+ * virtual PMU lists software events and the sysfs PMUs it has, and says why the rest is missing.
+ */
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <tally/events.h>
+#include <tally/pmu.h>
+
+#include "commands.h"
+#include "json_writer.h"
+
+struct list_context {
+	const char *pattern;
+	bool json;
+	struct json_writer w;
+	unsigned shown;         /* entries printed in the current section */
+};
+
+/* A pattern with a glob character is a glob over the whole name; anything else is a substring. Both
+ * ignore case, as perf list's filter does. */
+static bool matches(const struct list_context *ctx, const char *name, const char *alias, const char *pmu)
+{
+	if (!ctx->pattern)
+		return true;
+	const char *candidates[] = { name, alias, pmu };
+	bool glob = strpbrk(ctx->pattern, "*?[") != NULL;
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+		if (!candidates[i])
+			continue;
+		if (glob ? fnmatch(ctx->pattern, candidates[i], FNM_CASEFOLD) == 0
+		         : strcasestr(candidates[i], ctx->pattern) != NULL)
+			return true;
+	}
+	return false;
+}
+
+static void section(struct list_context *ctx, const char *title)
+{
+	ctx->shown = 0;
+	if (!ctx->json)
+		printf("\n%s:\n", title);
+}
+
+static void section_empty_reason(struct list_context *ctx, const char *reason)
+{
+	if (!ctx->json && ctx->shown == 0)
+		printf("  (%s)\n", reason);
+}
+
+static const char *builtin_kind_name(enum tally_builtin_kind kind)
+{
+	switch (kind) {
+	case TALLY_BUILTIN_HARDWARE: return "hardware";
+	case TALLY_BUILTIN_SOFTWARE: return "software";
+	case TALLY_BUILTIN_CACHE: return "cache";
+	}
+	return "unknown";
+}
+
+static void list_builtins(struct list_context *ctx, enum tally_builtin_kind kind, const char *pmu)
+{
+	for (size_t i = 0; i < tally_builtin_count(); i++) {
+		TALLY_OPTS(tally_builtin_info, info);
+		if (tally_builtin_at(i, &info) < 0 || info.kind != kind ||
+		    !matches(ctx, info.name, info.alias, pmu))
+			continue;
+		ctx->shown++;
+		if (ctx->json) {
+			json_begin_object(&ctx->w);
+			json_key(&ctx->w, "name");
+			json_string(&ctx->w, info.name);
+			json_key(&ctx->w, "alias");
+			json_string(&ctx->w, info.alias);
+			json_key(&ctx->w, "kind");
+			json_string(&ctx->w, builtin_kind_name(kind));
+			json_key(&ctx->w, "pmu");
+			json_string(&ctx->w, pmu);
+			json_key(&ctx->w, "type");
+			json_uint(&ctx->w, info.type);
+			json_key(&ctx->w, "config");
+			json_uint(&ctx->w, info.config);
+			json_end_object(&ctx->w);
+			continue;
+		}
+		char label[96];
+		if (info.alias)
+			snprintf(label, sizeof(label), "%s OR %s", info.name, info.alias);
+		else
+			snprintf(label, sizeof(label), "%s", info.name);
+		printf("  %-44s type=%" PRIu32 ",config=%#" PRIx64 "\n", label, info.type, info.config);
+	}
+}
+
+static void list_aliases(struct list_context *ctx, const tally_pmu *pmu, const struct tally_pmu_info *pi)
+{
+	for (size_t k = 0; k < pi->nr_aliases; k++) {
+		TALLY_OPTS(tally_alias_info, alias);
+		if (tally_pmu_alias_at(pmu, k, &alias) < 0 || !matches(ctx, alias.name, NULL, pi->name))
+			continue;
+		ctx->shown++;
+		if (ctx->json) {
+			json_begin_object(&ctx->w);
+			json_key(&ctx->w, "name");
+			char full[256];
+			snprintf(full, sizeof(full), "%s/%s/", pi->name, alias.name);
+			json_string(&ctx->w, full);
+			json_key(&ctx->w, "alias");
+			json_string(&ctx->w, alias.name);
+			json_key(&ctx->w, "kind");
+			json_string(&ctx->w, "sysfs");
+			json_key(&ctx->w, "pmu");
+			json_string(&ctx->w, pi->name);
+			json_key(&ctx->w, "type");
+			json_uint(&ctx->w, pi->type);
+			json_key(&ctx->w, "terms");
+			json_string(&ctx->w, alias.terms);
+			json_key(&ctx->w, "unit");
+			json_string(&ctx->w, alias.unit);
+			json_key(&ctx->w, "scale");
+			json_double(&ctx->w, alias.scale);
+			json_end_object(&ctx->w);
+			continue;
+		}
+		char label[256];
+		snprintf(label, sizeof(label), "%s/%s/", pi->name, alias.name);
+		printf("  %-44s %s", label, alias.terms);
+		if (alias.unit)
+			printf("  (unit %s, scale %g)", alias.unit, alias.scale);
+		putchar('\n');
+	}
+}
+
+/* The raw form of a PMU: every format term with the bits it fills, e.g. msr/event=N/ (config:0-63). */
+static void list_raw_syntax(struct list_context *ctx, const tally_pmu *pmu, const struct tally_pmu_info *pi)
+{
+	if (pi->nr_formats == 0 || !matches(ctx, pi->name, NULL, NULL))
+		return;
+	ctx->shown++;
+	if (ctx->json) {
+		json_begin_object(&ctx->w);
+		json_key(&ctx->w, "pmu");
+		json_string(&ctx->w, pi->name);
+		json_key(&ctx->w, "type");
+		json_uint(&ctx->w, pi->type);
+		json_key(&ctx->w, "formats");
+		json_begin_array(&ctx->w);
+	} else {
+		printf("  %s/", pi->name);
+	}
+	for (size_t k = 0; k < pi->nr_formats; k++) {
+		TALLY_OPTS(tally_format_info, f);
+		if (tally_pmu_format_at(pmu, k, &f) < 0)
+			continue;
+		if (ctx->json) {
+			json_begin_object(&ctx->w);
+			json_key(&ctx->w, "name");
+			json_string(&ctx->w, f.name);
+			json_key(&ctx->w, "bits");
+			json_string(&ctx->w, f.text);
+			json_key(&ctx->w, "width");
+			json_uint(&ctx->w, f.width);
+			json_end_object(&ctx->w);
+		} else {
+			printf("%s%s=N(%s)", k ? "," : "", f.name, f.text);
+		}
+	}
+	if (ctx->json) {
+		json_end_array(&ctx->w);
+		json_end_object(&ctx->w);
+	} else {
+		printf("/   type=%" PRIu32 "\n", pi->type);
+	}
+}
+
+static void for_each_pmu(struct list_context *ctx, const tally_pmus *pmus,
+                         void (*fn)(struct list_context *, const tally_pmu *, const struct tally_pmu_info *))
+{
+	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
+		const tally_pmu *pmu = tally_pmus_at(pmus, i);
+		TALLY_OPTS(tally_pmu_info, pi);
+		if (pmu && tally_pmu_get_info(pmu, &pi) == 0)
+			fn(ctx, pmu, &pi);
+	}
+}
+
+static void json_array_key(struct list_context *ctx, const char *key)
+{
+	json_key(&ctx->w, key);
+	json_begin_array(&ctx->w);
+}
+
+static int usage(FILE *out, int status)
+{
+	fputs("usage: tally list [PATTERN] [--json]\n"
+	      "  PATTERN   a glob (cache*, *miss*) or a substring, matched against names and PMUs\n"
+	      "  --json    one JSON document\n",
+	      out);
+	return status;
+}
+
+int command_list(int argc, char **argv)
+{
+	struct list_context ctx = { 0 };
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)
+			ctx.json = true;
+		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return usage(stdout, 0);
+		else if (argv[i][0] == '-' || ctx.pattern)
+			return usage(stderr, 2);
+		else
+			ctx.pattern = argv[i];
+	}
+	tally_pmus *pmus;
+	int err = tally_pmus_load(NULL, &pmus);
+	if (err < 0) {
+		fprintf(stderr, "tally list: %s\n", tally_last_error());
+		return 1;
+	}
+	bool has_core = tally_pmus_core_count(pmus) > 0;
+	const char *core_name = NULL;
+	for (size_t i = 0; has_core && i < tally_pmus_count(pmus); i++) {
+		TALLY_OPTS(tally_pmu_info, pi);
+		if (tally_pmu_get_info(tally_pmus_at(pmus, i), &pi) == 0 && pi.is_core) {
+			core_name = pi.name;
+			break;
+		}
+	}
+	const char *no_core = "no hardware PMU on this machine (a VM without a virtual PMU?): none here";
+
+	if (ctx.json) {
+		json_init(&ctx.w, stdout);
+		json_begin_object(&ctx.w);
+		json_key(&ctx.w, "schema_version");
+		json_int(&ctx.w, 1);
+		json_key(&ctx.w, "hardware_pmu");
+		json_bool(&ctx.w, has_core);
+		json_key(&ctx.w, "libpfm4");
+		json_bool(&ctx.w, tally_have_libpfm());
+		json_array_key(&ctx, "events");
+	}
+	section(&ctx, "Generic hardware events");
+	if (has_core)
+		list_builtins(&ctx, TALLY_BUILTIN_HARDWARE, core_name);
+	section_empty_reason(&ctx, has_core ? "none matches" : no_core);
+	section(&ctx, "Software events");
+	if (tally_pmus_find(pmus, "software"))
+		list_builtins(&ctx, TALLY_BUILTIN_SOFTWARE, "software");
+	section_empty_reason(&ctx, "none matches");
+	section(&ctx, "Hardware cache events");
+	if (has_core)
+		list_builtins(&ctx, TALLY_BUILTIN_CACHE, core_name);
+	section_empty_reason(&ctx, has_core ? "none matches" : no_core);
+	section(&ctx, "PMU events (sysfs)");
+	for_each_pmu(&ctx, pmus, list_aliases);
+	section_empty_reason(&ctx, "none matches");
+	if (ctx.json) {
+		json_end_array(&ctx.w);
+		json_array_key(&ctx, "raw");
+	}
+	section(&ctx, "Raw syntax of each PMU (from its format/ files)");
+	for_each_pmu(&ctx, pmus, list_raw_syntax);
+	section_empty_reason(&ctx, "none matches");
+	if (ctx.json) {
+		json_end_array(&ctx.w);
+		json_end_object(&ctx.w);
+	} else if (tally_have_libpfm()) {
+		printf("\nlibpfm4 names (PMU::EVENT:UMASK) are accepted too; libpfm4's showevtinfo lists them.\n");
+	} else {
+		printf("\nThis tally was built without libpfm4: PMU::EVENT names are not available.\n");
+	}
+	tally_pmus_free(pmus);
+	return 0;
+}

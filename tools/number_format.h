@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Numbers as the CLI prints them: digits grouped by ',' in threes and '.' as the decimal point, always,
+ * whatever the environment's locale says. tally never calls setlocale(), so the C library stays in the
+ * "C" locale for printf; the grouping is done here by hand because the "C" locale has none.
+ */
+#ifndef TALLY_TOOLS_NUMBER_FORMAT_H
+#define TALLY_TOOLS_NUMBER_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Enough for a uint64_t with separators, or a double of that magnitude with decimals. */
+#define NUMBER_FORMAT_MAX 48
+
+/* 1234567 -> "1,234,567". Returns buf. */
+char *number_format_grouped(uint64_t value, char *buf, size_t len);
+
+/* 1234567.891 with 2 decimals -> "1,234,567.89"; negative values keep their sign; values too large for a
+ * uint64_t and non-finite ones are printed plainly with %g. Returns buf. */
+char *number_format_grouped_double(double value, int decimals, char *buf, size_t len);
+
+#endif

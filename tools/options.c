@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tally/common.h>
+
+#include "cpu_list.h"
+
+/* perf refuses intervals under 10 ms: the reads themselves would dominate them. */
+#define MIN_INTERVAL_MS 10
+/* Ids above this are not CPUs or pids any kernel hands out (PID_MAX_LIMIT is 4M; CPUs are far fewer). */
+#define MAX_ID (1 << 22)
+
+enum long_only {
+	OPT_APPEND = 256,
+	OPT_PER_THREAD,
+	OPT_PER_CORE,
+	OPT_NO_SCALE,
+	OPT_NO_GROUP,
+	OPT_PIN,
+	OPT_DURATION,
+	OPT_CSV_HEADER,
+	OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "interval-print", required_argument, NULL, 'I' },
+	{ "field-separator", required_argument, NULL, 'x' },
+	{ "csv-header", no_argument, NULL, OPT_CSV_HEADER },
+	{ "json", no_argument, NULL, 'j' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "append", no_argument, NULL, OPT_APPEND },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "no-aggr", no_argument, NULL, 'A' },
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "per-core", no_argument, NULL, OPT_PER_CORE },
+	{ "no-inherit", no_argument, NULL, 'i' },
+	{ "no-scale", no_argument, NULL, OPT_NO_SCALE },
+	{ "delay", required_argument, NULL, 'D' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "no-group", no_argument, NULL, OPT_NO_GROUP },
+	{ "pin", required_argument, NULL, OPT_PIN },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+void options_print_stat_usage(FILE *out)
+{
+	fputs("usage: tally stat [options] [--] command [args...]\n"
+	      "       tally stat [options] {-p PIDS | -t TIDS | -a | -C CPUS} [--duration SECONDS]\n"
+	      "\n"
+	      "  -e, --event SPEC         events to count (repeatable; perf's syntax)\n"
+	      "  -r, --repeat N           run the command N times: mean and relative stddev\n"
+	      "  -I, --interval-print MS  print counts every MS milliseconds (deltas)\n"
+	      "  -x, --field-separator S  CSV output with separator S (perf's field order)\n"
+	      "      --csv-header         with -x, a header line first\n"
+	      "  -j, --json               one JSON document (see docs/json-schema.json)\n"
+	      "  -o, --output FILE        results to FILE instead of stderr\n"
+	      "      --append             append to the -o FILE\n"
+	      "  -p, --pid PIDS           count existing processes (comma list)\n"
+	      "  -t, --tid TIDS           count existing threads (comma list)\n"
+	      "  -a, --all-cpus           count every CPU, system wide\n"
+	      "  -C, --cpu LIST           count these CPUs, system wide (e.g. 0-3,8)\n"
+	      "  -A, --no-aggr            one figure per CPU\n"
+	      "      --per-thread         one figure per thread\n"
+	      "      --per-core           one figure per core (where topology is readable)\n"
+	      "  -i, --no-inherit         children of the command are not counted\n"
+	      "      --no-scale           raw counts, not scaled for multiplexing\n"
+	      "  -D, --delay MS           start counting MS milliseconds after the command starts\n"
+	      "  -q, --quiet              print nothing (the exit status remains)\n"
+	      "  -v, --verbose            print each event's encoding\n"
+	      "      --no-group           open every event on its own (no automatic groups)\n"
+	      "      --pin CPULIST        run the command pinned to these CPUs\n"
+	      "      --duration SECONDS   without a command, stop after SECONDS\n"
+	      "  -h, --help               this text\n"
+	      "      --version            tally's version\n",
+	      out);
+}
+
+static enum options_result usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static enum options_result usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("tally stat: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs("\n(see tally stat --help)\n", stderr);
+	va_end(ap);
+	return OPTIONS_USAGE_ERROR;
+}
+
+/* A whole non-negative decimal number in [min, max]. */
+static bool parse_unsigned(const char *text, unsigned long min, unsigned long max, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	if (text[0] < '0' || text[0] > '9')
+		return false;
+	unsigned long v = strtoul(text, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+static bool append_spec(struct stat_options *o, const char *spec)
+{
+	size_t old = o->events ? strlen(o->events) : 0, add = strlen(spec);
+	char *joined = realloc(o->events, old + add + 2);
+	if (!joined)
+		return false;
+	if (old)
+		joined[old++] = ',';
+	memcpy(joined + old, spec, add + 1);
+	o->events = joined;
+	return true;
+}
+
+static bool parse_list(const char *text, int **list, size_t *n)
+{
+	free(*list);
+	long count = cpu_list_parse(text, MAX_ID, list);
+	if (count < 0)
+		return false;
+	*n = (size_t)count;
+	return true;
+}
+
+/* The checks of combinations, once every flag is known. */
+static enum options_result check_combinations(const struct stat_options *o)
+{
+	bool system_wide = o->all_cpus || o->nr_cpus;
+	bool attached = o->nr_pids || o->nr_tids;
+	if (o->json && o->separator)
+		return usage_error("-j and -x are two output formats: choose one");
+	if (o->csv_header && !o->separator)
+		return usage_error("--csv-header needs -x");
+	if (o->append && !o->output)
+		return usage_error("--append needs -o FILE");
+	if (attached && system_wide)
+		return usage_error("-p/-t and -a/-C name two different targets: choose one");
+	if (o->nr_pids && o->nr_tids)
+		return usage_error("-p and -t: choose one");
+	if (o->nr_pids > 1)
+		return usage_error("-p takes one process here (its threads and children are followed); "
+		                   "use -t for a list of threads");
+	if (o->argv && attached)
+		return usage_error("a command and -p/-t: tally counts one target; drop one of them");
+	if (!o->argv && !attached && !system_wide)
+		return usage_error("nothing to count: give a command, or -p, -t, -a or -C");
+	if (o->repeat > 1 && !o->argv)
+		return usage_error("-r needs a command to run again");
+	if (o->repeat > 1 && o->interval_ms)
+		return usage_error("-r and -I together are not supported");
+	if (o->pin && !o->argv)
+		return usage_error("--pin needs a command to pin");
+	if (o->duration > 0 && o->argv)
+		return usage_error("--duration is for -p/-t/-a/-C without a command");
+	if (o->aggregation == AGGR_NONE && !system_wide)
+		return usage_error("-A needs -a or -C (one figure per CPU)");
+	if (o->aggregation == AGGR_CORE && !system_wide)
+		return usage_error("--per-core needs -a or -C");
+	if (o->delay_ms && !o->argv)
+		return usage_error("-D delays the start after the command starts: it needs a command");
+	return OPTIONS_RUN;
+}
+
+enum options_result options_parse_stat(int argc, char **argv, struct stat_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->repeat = 1;
+	/* '+': stop at the first non-option, so the command's own flags are left to it. ':': report a
+	 * missing argument distinctly. optind = 0 makes glibc start afresh. */
+	optind = 0;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "+:e:r:I:x:jo:p:t:aC:AiD:qvh", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (!*optarg)
+				return usage_error("-e needs an event spec");
+			if (!append_spec(o, optarg))
+				return usage_error("out of memory");
+			break;
+		case 'r':
+			if (!parse_unsigned(optarg, 1, 100000, &o->repeat))
+				return usage_error("-r wants a count from 1 to 100000, not '%s'", optarg);
+			break;
+		case 'I':
+			if (!parse_unsigned(optarg, MIN_INTERVAL_MS, UINT_MAX, &o->interval_ms))
+				return usage_error("-I wants milliseconds, at least %d, not '%s'", MIN_INTERVAL_MS,
+				                   optarg);
+			break;
+		case 'x':
+			if (!*optarg)
+				return usage_error("-x needs a separator");
+			o->separator = optarg;
+			break;
+		case OPT_CSV_HEADER: o->csv_header = true; break;
+		case 'j': o->json = true; break;
+		case 'o': o->output = optarg; break;
+		case OPT_APPEND: o->append = true; break;
+		case 'p':
+			if (!parse_list(optarg, &o->pids, &o->nr_pids))
+				return usage_error("-p wants a comma list of process ids, not '%s'", optarg);
+			break;
+		case 't':
+			if (!parse_list(optarg, &o->tids, &o->nr_tids))
+				return usage_error("-t wants a comma list of thread ids, not '%s'", optarg);
+			break;
+		case 'a': o->all_cpus = true; break;
+		case 'C':
+			o->cpu_list = optarg;
+			if (!parse_list(optarg, &o->cpus, &o->nr_cpus))
+				return usage_error("-C wants a CPU list such as 0-3,8, not '%s'", optarg);
+			break;
+		case 'A': o->aggregation = AGGR_NONE; break;
+		case OPT_PER_THREAD: o->aggregation = AGGR_THREAD; break;
+		case OPT_PER_CORE: o->aggregation = AGGR_CORE; break;
+		case 'i': o->no_inherit = true; break;
+		case OPT_NO_SCALE: o->no_scale = true; break;
+		case 'D':
+			if (!parse_unsigned(optarg, 0, UINT_MAX, &o->delay_ms))
+				return usage_error("-D wants milliseconds, not '%s'", optarg);
+			break;
+		case 'q': o->quiet = true; break;
+		case 'v': o->verbose = true; break;
+		case OPT_NO_GROUP: o->no_group = true; break;
+		case OPT_PIN:
+			if (!parse_list(optarg, &o->pin, &o->nr_pin))
+				return usage_error("--pin wants a CPU list such as 0-3,8, not '%s'", optarg);
+			break;
+		case OPT_DURATION: {
+			char *end;
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(o->duration > 0) || !isfinite(o->duration))
+				return usage_error("--duration wants seconds greater than 0, not '%s'", optarg);
+			break;
+		}
+		case 'h':
+			options_print_stat_usage(stdout);
+			return OPTIONS_DONE;
+		case OPT_VERSION:
+			printf("tally %s\n", tally_version());
+			return OPTIONS_DONE;
+		case ':':
+			return usage_error("%s needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				return usage_error("unknown option -%c", optopt);
+			return usage_error("unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->argv = argv + optind;
+	return check_combinations(o);
+}
+
+void options_free(struct stat_options *o)
+{
+	free(o->events);
+	free(o->pids);
+	free(o->tids);
+	free(o->cpus);
+	free(o->pin);
+	memset(o, 0, sizeof(*o));
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* The options of `tally stat`: perf stat's flags, with perf's meanings. */
+#ifndef TALLY_TOOLS_OPTIONS_H
+#define TALLY_TOOLS_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum stat_aggregation {
+	AGGR_GLOBAL,     /* one figure per event (the default) */
+	AGGR_NONE,       /* -A: one per CPU */
+	AGGR_THREAD,     /* --per-thread */
+	AGGR_CORE,       /* --per-core */
+};
+
+struct stat_options {
+	char *events;            /* the -e specs joined with ',' (malloc'd), NULL for the defaults */
+	unsigned repeat;         /* -r, at least 1 */
+	unsigned interval_ms;    /* -I, 0 when off */
+	const char *separator;   /* -x, NULL for the table */
+	bool csv_header;         /* --csv-header */
+	bool json;               /* -j */
+	const char *output;      /* -o */
+	bool append;             /* --append */
+	int *pids;               /* -p (malloc'd) */
+	size_t nr_pids;
+	int *tids;               /* -t (malloc'd) */
+	size_t nr_tids;
+	bool all_cpus;           /* -a */
+	const char *cpu_list;    /* -C as written */
+	int *cpus;               /* -C (malloc'd) */
+	size_t nr_cpus;
+	enum stat_aggregation aggregation;
+	bool no_inherit;         /* -i */
+	bool no_scale;           /* --no-scale */
+	unsigned delay_ms;       /* -D */
+	bool quiet;              /* -q */
+	bool verbose;            /* -v */
+	bool no_group;           /* --no-group */
+	int *pin;                /* --pin (malloc'd) */
+	size_t nr_pin;
+	double duration;         /* --duration, seconds; 0 when unset */
+	char **argv;             /* the command, NULL-terminated (points into the caller's argv), or NULL */
+};
+
+/* What options_parse_stat decided. */
+enum options_result {
+	OPTIONS_RUN,            /* go on and count */
+	OPTIONS_DONE,           /* --help or --version was printed: exit 0 */
+	OPTIONS_USAGE_ERROR,    /* a message was printed to stderr: exit 2 */
+};
+
+/* Parses argv of `tally stat` (argv[0] is "stat"). Stops at the first non-option or "--": the rest is the
+ * command. Checks the combinations (-x with -j, -r without a command, ...) before anything runs. */
+enum options_result options_parse_stat(int argc, char **argv, struct stat_options *o);
+void options_free(struct stat_options *o);
+
+/* The usage text of `tally stat`. */
+void options_print_stat_usage(FILE *out);
+
+#endif

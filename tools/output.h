@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The writers of `tally stat`'s results: a table for people, CSV in perf's field order, and one JSON
+ * document. stat.c calls begin once, interval for each -I reading, run after each run, finish once.
+ */
+#ifndef TALLY_TOOLS_OUTPUT_H
+#define TALLY_TOOLS_OUTPUT_H
+
+#include <stdio.h>
+
+#include "json_writer.h"
+#include "report.h"
+
+/* The JSON document's schema version (docs/json-schema.json): bumped on any incompatible change. */
+#define OUTPUT_JSON_SCHEMA_VERSION 1
+
+struct output;
+
+struct output_ops {
+	void (*begin)(struct output *o);
+	void (*interval)(struct output *o, const struct report_sample *s);
+	void (*run)(struct output *o, const struct report_sample *s);
+	void (*finish)(struct output *o, const struct report_totals *t);
+};
+
+struct output {
+	const struct output_ops *ops;
+	FILE *out;
+	const struct report *report;
+	unsigned intervals;        /* interval readings written so far */
+	unsigned runs;             /* run readings written so far */
+	struct json_writer json;   /* the JSON writer's state */
+};
+
+extern const struct output_ops output_table_ops;
+extern const struct output_ops output_csv_ops;
+extern const struct output_ops output_json_ops;
+
+/* Text of a status as the table and CSV print it in the value column ("<not counted>"), or NULL when
+ * the event has a value. */
+const char *output_status_placeholder(enum report_status status);
+
+/* Display value of a count: scaled × the event's unit_scale. */
+double output_display_value(const struct report_event *e, const struct report_count *c);
+
+/* Decimals a display value is printed with: 2 for scaled units (msec, sysfs .scale), 0 for counts. */
+int output_display_decimals(const struct report_event *e);
+
+/* Percentage of its enabled time an event ran (100 when it never was enabled). */
+double output_percent_running(const struct report_count *c);
+
+#endif

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CSV in perf stat -x's field order: [time,] [part,] value, unit, event, [stddev%,] run time, % running,
+ * metric value, metric unit. Numbers are never grouped and always use '.' (the "C" locale), so scripts
+ * that read perf's CSV read tally's.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "output.h"
+
+static void print_record(struct output *o, const char *timestamp, const char *part, size_t i,
+                         const struct report_count *counts, const struct report_count *c, double seconds,
+                         const double *stddev)
+{
+	const struct report *r = o->report;
+	const struct report_event *e = &r->events[i];
+	const char *sep = r->separator;
+	FILE *out = o->out;
+	if (timestamp)
+		fprintf(out, "%s%s", timestamp, sep);
+	if (part)
+		fprintf(out, "%s%s", part, sep);
+	const char *placeholder = output_status_placeholder(c->status);
+	if (placeholder)
+		fputs(placeholder, out);
+	else if (output_display_decimals(e))
+		fprintf(out, "%.2f", output_display_value(e, c));
+	else
+		fprintf(out, "%.0f", c->scaled);
+	fprintf(out, "%s%s%s%s", sep, e->unit, sep, e->name);
+	if (stddev)
+		fprintf(out, "%s%.2f%%", sep, c->scaled > 0 ? 100.0 * *stddev / c->scaled : 0.0);
+	fprintf(out, "%s%llu%s%.2f%s", sep, (unsigned long long)c->running, sep, output_percent_running(c), sep);
+	struct metric m;
+	if (c == &counts[i] && metrics_compute(r, counts, i, seconds, &m))
+		fprintf(out, "%.3f%s%s", m.value, sep, m.unit);
+	else
+		fputs(sep, out);
+	fputc('\n', out);
+}
+
+static void print_counts(struct output *o, const char *timestamp, const struct report_count *counts,
+                         double seconds, const double *stddev)
+{
+	const struct report *r = o->report;
+	for (size_t i = 0; i < r->nr_events; i++) {
+		const struct report_count *c = &counts[i];
+		if (r->show_parts && c->nr_parts) {
+			for (size_t k = 0; k < c->nr_parts; k++) {
+				const struct report_part *p = &c->parts[k];
+				struct report_count part = {
+					.value = p->value, .scaled = p->scaled, .enabled = p->enabled,
+					.running = p->running, .status = p->status,
+				};
+				print_record(o, timestamp, p->label, i, counts, &part, seconds, NULL);
+			}
+			continue;
+		}
+		print_record(o, timestamp, NULL, i, counts, c, seconds, stddev ? &stddev[i] : NULL);
+	}
+}
+
+static void print_header(struct output *o, bool interval, bool with_stddev)
+{
+	const struct report *r = o->report;
+	const char *sep = r->separator;
+	if (interval)
+		fprintf(o->out, "time%s", sep);
+	if (r->show_parts)
+		fprintf(o->out, "part%s", sep);
+	fprintf(o->out, "value%sunit%sevent%s", sep, sep, sep);
+	if (with_stddev)
+		fprintf(o->out, "stddev%s", sep);
+	fprintf(o->out, "run_time_ns%spercent_running%smetric_value%smetric_unit\n", sep, sep, sep);
+}
+
+static void csv_begin(struct output *o)
+{
+	(void)o;
+}
+
+static void csv_interval(struct output *o, const struct report_sample *s)
+{
+	if (o->intervals++ == 0 && o->report->csv_header)
+		print_header(o, true, false);
+	char timestamp[32];
+	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
+	print_counts(o, timestamp, s->counts, s->seconds, NULL);
+	fflush(o->out);
+}
+
+static void csv_run(struct output *o, const struct report_sample *s)
+{
+	(void)s;
+	o->runs++;
+}
+
+static void csv_finish(struct output *o, const struct report_totals *t)
+{
+	if (o->intervals)
+		return;
+	if (o->report->csv_header)
+		print_header(o, false, t->nr_runs > 1);
+	print_counts(o, NULL, t->counts, t->elapsed, t->nr_runs > 1 ? t->stddev : NULL);
+}
+
+const struct output_ops output_csv_ops = {
+	.begin = csv_begin,
+	.interval = csv_interval,
+	.run = csv_run,
+	.finish = csv_finish,
+};

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Readings of a counter turned into the report model: the latest cumulative reading of every event (and
+ * its parts when they are shown), the previous one for -I deltas, and the conversion into report counts
+ * with statuses, reasons and part labels (-A: CPU, --per-thread: comm-tid, --per-core: socket-core).
+ */
+#ifndef TALLY_TOOLS_READINGS_H
+#define TALLY_TOOLS_READINGS_H
+
+#include <tally/counter.h>
+
+#include "options.h"
+#include "report.h"
+
+struct event_reading {
+	struct tally_result result;
+	struct tally_part *parts;
+	size_t nr_parts, cap;
+};
+
+struct readings {
+	tally_counter *counter;
+	size_t n;
+	enum stat_aggregation aggregation;
+	bool no_scale;
+	struct event_reading *current, *previous, *base;
+	bool have_current, have_previous, have_base;
+	struct tally_result *results;     /* the read buffer, so that a read allocates nothing here */
+	struct report_count *counts;      /* the report view of the latest fill */
+	struct report_part **parts;       /* per event, the report's parts */
+	size_t *parts_cap;
+	char (*reasons)[512];             /* per event, copied: the counter's notes do not outlive a read */
+};
+
+int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggregation aggregation, bool no_scale);
+void readings_free(struct readings *rd);
+
+/* Reads the counter into `current` (the old current becomes `previous`). */
+int readings_take(struct readings *rd);
+
+/* Makes the current reading the zero point that readings_fill(rd, true) subtracts (-D). */
+int readings_set_base(struct readings *rd);
+
+/* Fills rd->counts with current minus previous (since_previous) or minus the base (else). */
+void readings_fill(struct readings *rd, bool since_previous);
+
+/* Forgets previous and base readings (a new run starts from zero). */
+void readings_restart(struct readings *rd);
+
+#endif

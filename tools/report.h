@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The result model of `tally stat`: what the counting produced, in the shape the writers (table, CSV,
+ * JSON) print. stat.c fills it from the library's results; the writers read nothing else, so each can be
+ * tested and changed without the counting engine.
+ */
+#ifndef TALLY_TOOLS_REPORT_H
+#define TALLY_TOOLS_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum report_status {
+	REPORT_COUNTED,       /* ran the whole time it was enabled: the value is exact */
+	REPORT_SCALED,        /* ran part of the time (multiplexed): the scaled value is an estimate */
+	REPORT_NOT_COUNTED,   /* enabled but never scheduled on the PMU */
+	REPORT_NOT_SUPPORTED, /* could not be opened on this machine */
+};
+
+/* What one event is; fixed for the whole session. */
+struct report_event {
+	const char *name;
+	const char *canonical;
+	const char *pmu;           /* PMU name, or NULL */
+	uint32_t pmu_type;
+	const char *encoding;      /* "type=1,config=0x2,..." */
+	uint32_t type;
+	uint64_t config, config1, config2;
+	bool exclude_user, exclude_kernel;
+	int group;                 /* -1 outside braces */
+	const char *unit;          /* display unit ("msec" for the clock events, a sysfs .unit), or "" */
+	double unit_scale;         /* display value = scaled count × unit_scale */
+};
+
+/* One piece of an aggregated count: a CPU, a thread, or one core PMU of a hybrid expansion. */
+struct report_part {
+	char label[48];            /* as printed in the first column: "CPU3", "sleep-1234", "cpu_core" */
+	int cpu;                   /* -1 when not per CPU */
+	int tid;                   /* -1 when not per thread */
+	const char *pmu;           /* set for a hybrid part, else NULL */
+	uint64_t value;
+	double scaled;
+	uint64_t enabled, running;
+	enum report_status status;
+};
+
+struct report_count {
+	uint64_t value;            /* raw count (summed over parts) */
+	double scaled;             /* value × enabled / running, or value with --no-scale */
+	uint64_t enabled, running; /* ns */
+	enum report_status status;
+	const char *reason;        /* why not counted or not supported, or NULL */
+	size_t nr_parts;
+	const struct report_part *parts;
+};
+
+/* One reading of every event: one run's totals, or one interval's deltas. */
+struct report_sample {
+	const struct report_count *counts; /* one per event, in event order */
+	double timestamp;          /* seconds from the start of counting to this reading */
+	double seconds;            /* wall time the counts cover */
+	unsigned run;              /* 1-based run number */
+	double user, sys;          /* CPU time of the command in this run, seconds (0 when none) */
+	int exit_status;           /* the command's exit status in this run, -1 when none */
+};
+
+/* The closing result: the only run, or the mean over runs with -r. */
+struct report_totals {
+	unsigned nr_runs;
+	const struct report_count *counts; /* means (scaled) over runs; statuses of the worst run */
+	const double *stddev;      /* per event, of the scaled value over runs (0 for one run) */
+	double elapsed, elapsed_stddev;
+	double user, sys;          /* summed over runs */
+	int exit_status;           /* what tally exits with */
+	bool interrupted;          /* stopped by Ctrl-C */
+};
+
+/* The session: what was counted on what. */
+struct report {
+	size_t nr_events;
+	const struct report_event *events;
+	const char *target;        /* "'sleep 0.1'", "process 1234", "system wide", ... for headings */
+	char *const *argv;         /* the command, NULL-terminated, or NULL */
+	const char *target_kind;   /* "command", "pid", "tid", "cpus" */
+	const char *note;          /* one line shown before the results (e.g. why hardware events are missing) */
+	bool show_parts;           /* -A / --per-thread / --per-core */
+	bool verbose;
+	bool csv_header;
+	const char *separator;     /* CSV field separator */
+	/* Machine metadata for JSON. */
+	const char *kernel, *cpu_model;
+	int paranoid;
+	size_t nr_pmus;
+	const char *const *pmu_names;
+	const uint32_t *pmu_types;
+	size_t nr_core_pmus;
+	const char *const *core_pmu_names;
+};
+
+#endif

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+#include "signals.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The self-pipe: a signal handler can reach nothing else. Process-wide by nature (signals are). */
+static int signal_pipe[2] = { -1, -1 };
+
+static void on_signal(int signo)
+{
+	int saved = errno;
+	unsigned char byte = (unsigned char)signo;
+	ssize_t ignored = write(signal_pipe[1], &byte, 1);
+	(void)ignored; /* a full pipe already holds a wake-up */
+	errno = saved;
+}
+
+int signals_install(void)
+{
+	if (signal_pipe[0] < 0 && pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	const int signals[] = { SIGINT, SIGTERM, SIGCHLD };
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		if (sigaction(signals[i], &sa, NULL) < 0)
+			return -errno;
+	return 0;
+}
+
+int signals_wait(int timeout_ms)
+{
+	struct pollfd pfd = { .fd = signal_pipe[0], .events = POLLIN };
+	int ready = poll(&pfd, 1, timeout_ms);
+	if (ready <= 0)
+		return 0;
+	unsigned char byte;
+	if (read(signal_pipe[0], &byte, 1) != 1)
+		return 0;
+	return byte;
+}

@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tally stat: counts events while a command runs (or on -p/-t/-a/-C targets until Ctrl-C or
+ * --duration) and prints the result as a table, CSV or JSON, with perf stat's flags and exit statuses:
+ * the command's own status, 128 + signal when it was killed, 127 when it could not be executed, 2 for a
+ * usage error or a bad event spec (found before anything runs), 128 + signal when tally itself was
+ * interrupted (130 for Ctrl-C, after printing what was counted), 1 when counting failed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <tally/counter.h>
+#include <tally/events.h>
+
+#include "commands.h"
+#include "default_events.h"
+#include "launch.h"
+#include "machine.h"
+#include "options.h"
+#include "output.h"
+#include "readings.h"
+#include "run_stats.h"
+#include "signals.h"
+
+#define EXIT_USAGE 2
+#define EXIT_FAILED 1
+#define EXIT_CANNOT_EXEC 127
+
+struct stat_session {
+	struct stat_options opt;
+	tally_pmus *pmus;
+	tally_counter *counter;
+	struct readings rd;
+	struct report report;
+	struct report_event *events;
+	char (*encodings)[256];
+	struct machine machine;
+	char target[512];
+	struct output out;
+	FILE *file;                   /* -o, or stderr */
+	int interrupted;              /* the signal that stopped tally, 0 when none */
+	/* -r statistics, one per event, and of the elapsed time. */
+	struct run_stats *values, *raw, *enabled, *running, elapsed;
+	struct report_count *mean_counts;
+	double *stddev;
+	double user, sys;
+	int exit_status;
+	enum report_status *worst;
+};
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The display unit of an event: the clocks count ns and are shown in msec as perf does; a sysfs alias
+ * brings its own unit and scale. */
+static void set_unit(struct report_event *e, const struct tally_event_info *info)
+{
+	e->unit = "";
+	e->unit_scale = 1.0;
+	if (e->type == PERF_TYPE_SOFTWARE &&
+	    (e->config == PERF_COUNT_SW_TASK_CLOCK || e->config == PERF_COUNT_SW_CPU_CLOCK)) {
+		e->unit = "msec";
+		e->unit_scale = 1e-6;
+	} else if (info->unit) {
+		e->unit = info->unit;
+		e->unit_scale = info->scale;
+	}
+}
+
+static int describe_events(struct stat_session *s)
+{
+	const tally_events *list = tally_counter_events(s->counter);
+	size_t n = tally_counter_count(s->counter);
+	s->events = calloc(n ? n : 1, sizeof(*s->events));
+	s->encodings = calloc(n ? n : 1, sizeof(*s->encodings));
+	if (!s->events || !s->encodings)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		TALLY_OPTS(tally_event_info, info);
+		int err = tally_events_at(list, i, &info);
+		if (err < 0)
+			return err;
+		struct report_event *e = &s->events[i];
+		e->name = tally_counter_name(s->counter, i);
+		e->canonical = info.canonical;
+		e->pmu = info.pmu;
+		e->type = info.attr->type;
+		e->config = info.attr->config;
+		e->config1 = info.attr->config1;
+		e->config2 = info.attr->config2;
+		e->exclude_user = info.attr->exclude_user;
+		e->exclude_kernel = info.attr->exclude_kernel;
+		e->group = info.group;
+		if (tally_events_encoding(list, i, s->encodings[i], sizeof(s->encodings[i])) >= 0)
+			e->encoding = s->encodings[i];
+		set_unit(e, &info);
+	}
+	s->report.nr_events = n;
+	s->report.events = s->events;
+	return 0;
+}
+
+/* "'sleep 0.1'", "process 1234", "system wide", ... as perf heads its table. */
+static void describe_target(struct stat_session *s)
+{
+	const struct stat_options *o = &s->opt;
+	size_t used = 0;
+	if (o->all_cpus || o->nr_cpus) {
+		s->report.target_kind = "cpus";
+		if (o->all_cpus)
+			used = (size_t)snprintf(s->target, sizeof(s->target), "'system wide'");
+		else
+			used = (size_t)snprintf(s->target, sizeof(s->target), "'CPU(s) %s'", o->cpu_list);
+	} else if (o->argv) {
+		s->report.target_kind = "command";
+		used = (size_t)snprintf(s->target, sizeof(s->target), "'");
+		for (char **a = o->argv; *a && used < sizeof(s->target); a++)
+			used += (size_t)snprintf(s->target + used, sizeof(s->target) - used, "%s%s",
+			                         a == o->argv ? "" : " ", *a);
+		if (used < sizeof(s->target))
+			snprintf(s->target + used, sizeof(s->target) - used, "'");
+	} else if (o->nr_pids) {
+		s->report.target_kind = "pid";
+		snprintf(s->target, sizeof(s->target), "process id '%d'", o->pids[0]);
+	} else {
+		s->report.target_kind = "tid";
+		used = (size_t)snprintf(s->target, sizeof(s->target), "thread id '");
+		for (size_t i = 0; i < o->nr_tids && used < sizeof(s->target); i++)
+			used += (size_t)snprintf(s->target + used, sizeof(s->target) - used, "%s%d", i ? "," : "",
+			                         o->tids[i]);
+		if (used < sizeof(s->target))
+			snprintf(s->target + used, sizeof(s->target) - used, "'");
+	}
+	s->report.target = s->target;
+	s->report.argv = o->argv;
+}
+
+static bool system_wide(const struct stat_options *o)
+{
+	return o->all_cpus || o->nr_cpus;
+}
+
+/* The child whose exit ends a run: the library's launched command, or our own child with -a. */
+static bool child_exited(pid_t pid)
+{
+	siginfo_t info;
+	memset(&info, 0, sizeof(info));
+	/* WNOWAIT: only look; the owner of the child (the library or launch_wait) reaps it. */
+	if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno == ECHILD;
+	return info.si_pid == pid;
+}
+
+static int print_interval(struct stat_session *s, double started, double *last_tick)
+{
+	int err = readings_take(&s->rd);
+	if (err < 0)
+		return err;
+	readings_fill(&s->rd, true);
+	double now = now_seconds();
+	struct report_sample sample = {
+		.counts = s->rd.counts,
+		.timestamp = now - started,
+		.seconds = now - *last_tick,
+		.exit_status = -1,
+	};
+	*last_tick = now;
+	if (!s->opt.quiet)
+		s->out.ops->interval(&s->out, &sample);
+	return 0;
+}
+
+/* Waits until the run ends (child exit, --duration, Ctrl-C), printing -I intervals on the way. */
+static int wait_for_end(struct stat_session *s, pid_t child, double started)
+{
+	const struct stat_options *o = &s->opt;
+	double interval = o->interval_ms / 1000.0, last_tick = started;
+	double next_tick = interval > 0 ? started + interval : INFINITY;
+	double deadline = o->duration > 0 ? started + o->duration : INFINITY;
+	unsigned forwarded = 0;
+	for (;;) {
+		if (child > 0 && child_exited(child))
+			return 0;
+		double now = now_seconds();
+		if (now >= deadline)
+			return 0;
+		if (now >= next_tick) {
+			int err = print_interval(s, started, &last_tick);
+			if (err < 0)
+				return err;
+			while (next_tick <= now)
+				next_tick += interval;
+			continue;
+		}
+		double until = fmin(next_tick, deadline);
+		int timeout = isinf(until) ? -1 : (int)ceil((until - now) * 1000.0);
+		/* A child that exits between the check above and the poll wakes it through SIGCHLD. */
+		int signo = signals_wait(timeout);
+		if (signo == SIGINT || signo == SIGTERM) {
+			s->interrupted = signo;
+			if (child <= 0)
+				return 0;
+			/* The terminal's Ctrl-C reaches the command too; a signal sent to tally alone is passed
+			 * on. A second one insists. */
+			kill(child, forwarded++ ? SIGKILL : signo);
+		}
+	}
+}
+
+static void record_run(struct stat_session *s, unsigned run, double seconds, double user, double sys,
+                       int exit_status)
+{
+	size_t n = s->report.nr_events;
+	for (size_t i = 0; i < n; i++) {
+		const struct report_count *c = &s->rd.counts[i];
+		run_stats_add(&s->values[i], c->scaled);
+		run_stats_add(&s->raw[i], (double)c->value);
+		run_stats_add(&s->enabled[i], (double)c->enabled);
+		run_stats_add(&s->running[i], (double)c->running);
+		if (run == 1 || c->status > s->worst[i])
+			s->worst[i] = c->status;
+	}
+	run_stats_add(&s->elapsed, seconds);
+	s->user += user;
+	s->sys += sys;
+	s->exit_status = exit_status;
+	struct report_sample sample = {
+		.counts = s->rd.counts, .timestamp = seconds, .seconds = seconds, .run = run,
+		.user = user, .sys = sys, .exit_status = exit_status,
+	};
+	if (!s->opt.quiet)
+		s->out.ops->run(&s->out, &sample);
+}
+
+/* One run: open on the target, start, wait, stop, read, print. Returns an exit status for tally when
+ * the run cannot go on (>= 0 stops the runs), or -1 to go on. */
+static int count_once(struct stat_session *s, unsigned run)
+{
+	const struct stat_options *o = &s->opt;
+	bool library_command = o->argv && !system_wide(o);
+	TALLY_OPTS(tally_target, t);
+	if (library_command) {
+		t.kind = TALLY_TARGET_COMMAND;
+		t.argv = o->argv;
+	} else if (system_wide(o)) {
+		t.kind = TALLY_TARGET_CPUS;
+		t.cpus = o->all_cpus ? NULL : o->cpu_list;
+	} else if (o->nr_pids) {
+		t.kind = TALLY_TARGET_PID;
+		t.pid = o->pids[0];
+	} else {
+		t.kind = TALLY_TARGET_TIDS;
+		t.tids = o->tids;
+		t.nr_tids = o->nr_tids;
+	}
+	if (tally_counter_open(s->counter, &t) < 0) {
+		fprintf(stderr, "tally stat: %s\n", tally_counter_last_error(s->counter));
+		return EXIT_FAILED;
+	}
+	pid_t child = library_command ? tally_counter_pid(s->counter) : 0;
+	if (child > 0 && o->nr_pin && launch_pin(child, o->pin, o->nr_pin) < 0) {
+		fprintf(stderr, "tally stat: --pin: cannot pin the command to those CPUs: %s\n", strerror(errno));
+		tally_counter_close(s->counter);
+		return EXIT_USAGE;
+	}
+	readings_restart(&s->rd);
+	double started = now_seconds();
+	int err = tally_counter_start(s->counter);
+	if (err < 0) {
+		fprintf(stderr, "tally stat: %s\n", tally_counter_last_error(s->counter));
+		tally_counter_close(s->counter);
+		return library_command ? EXIT_CANNOT_EXEC : EXIT_FAILED;
+	}
+	if (o->argv && !library_command) {
+		child = launch_command(o->argv, o->pin, o->nr_pin);
+		if (child < 0) {
+			fprintf(stderr, "tally stat: cannot run '%s': %s\n", o->argv[0], strerror((int)-child));
+			tally_counter_close(s->counter);
+			return EXIT_CANNOT_EXEC;
+		}
+	}
+	/* The output begins once counting has: a command that cannot run leaves no half document. */
+	if (run == 1 && !o->quiet)
+		s->out.ops->begin(&s->out);
+	if (o->delay_ms) {
+		/* -D: let the command run unobserved, then take the zero point. */
+		double end = started + o->delay_ms / 1000.0;
+		while (now_seconds() < end && !(child > 0 && child_exited(child)) && !s->interrupted) {
+			int signo = signals_wait((int)ceil((end - now_seconds()) * 1000.0));
+			if (signo == SIGINT || signo == SIGTERM)
+				s->interrupted = signo;
+		}
+		if (readings_take(&s->rd) == 0)
+			readings_set_base(&s->rd);
+		started = now_seconds();
+	}
+	err = s->interrupted && child <= 0 ? 0 : wait_for_end(s, child, started);
+	tally_counter_stop(s->counter);
+	double elapsed = now_seconds() - started;
+	if (err == 0)
+		err = readings_take(&s->rd);
+	if (err < 0) {
+		fprintf(stderr, "tally stat: reading the counters failed: %s\n", tally_counter_last_error(s->counter));
+		tally_counter_close(s->counter);
+		return EXIT_FAILED;
+	}
+	if (o->interval_ms && !o->quiet) {
+		/* The last, partial interval: what was counted since the previous tick. */
+		readings_fill(&s->rd, true);
+		struct report_sample last = {
+			.counts = s->rd.counts, .timestamp = elapsed, .exit_status = -1,
+		};
+		double previous = s->out.intervals ? floor(elapsed * 1000.0 / o->interval_ms) * o->interval_ms / 1000.0
+		                                   : 0;
+		last.seconds = elapsed - previous;
+		s->out.ops->interval(&s->out, &last);
+	}
+	int exit_status = 0;
+	double user = 0, sys = 0;
+	if (library_command) {
+		struct tally_exit ex;
+		if (tally_counter_wait(s->counter, &ex) == 0) {
+			exit_status = ex.code;
+			user = ex.user_s;
+			sys = ex.sys_s;
+			if (ex.wall_s > 0)
+				elapsed = ex.wall_s;
+		}
+	} else if (child > 0) {
+		exit_status = launch_wait(child, &user, &sys);
+	}
+	readings_fill(&s->rd, false);
+	record_run(s, run, elapsed, user, sys, exit_status);
+	tally_counter_close(s->counter);
+	return s->interrupted ? 128 + s->interrupted : -1;
+}
+
+static void finish(struct stat_session *s)
+{
+	size_t n = s->report.nr_events;
+	unsigned runs = s->elapsed.n;
+	for (size_t i = 0; i < n; i++) {
+		struct report_count *m = &s->mean_counts[i];
+		if (runs == 1) {
+			*m = s->rd.counts[i];
+		} else {
+			m->scaled = s->values[i].mean;
+			m->value = (uint64_t)llround(s->raw[i].mean);
+			m->enabled = (uint64_t)llround(s->enabled[i].mean);
+			m->running = (uint64_t)llround(s->running[i].mean);
+			m->status = s->worst[i];
+			m->reason = s->rd.counts[i].reason;
+			m->parts = s->rd.counts[i].parts;
+			m->nr_parts = s->rd.counts[i].nr_parts;
+		}
+		s->stddev[i] = run_stats_stddev(&s->values[i]);
+	}
+	struct report_totals totals = {
+		.nr_runs = runs,
+		.counts = s->mean_counts,
+		.stddev = s->stddev,
+		.elapsed = s->elapsed.mean,
+		.elapsed_stddev = run_stats_stddev(&s->elapsed),
+		.user = s->user,
+		.sys = s->sys,
+		.exit_status = s->interrupted ? 128 + s->interrupted : s->exit_status,
+		.interrupted = s->interrupted != 0,
+	};
+	if (!s->opt.quiet)
+		s->out.ops->finish(&s->out, &totals);
+}
+
+static int alloc_statistics(struct stat_session *s)
+{
+	size_t n = s->report.nr_events ? s->report.nr_events : 1;
+	s->values = calloc(n, sizeof(*s->values));
+	s->raw = calloc(n, sizeof(*s->raw));
+	s->enabled = calloc(n, sizeof(*s->enabled));
+	s->running = calloc(n, sizeof(*s->running));
+	s->mean_counts = calloc(n, sizeof(*s->mean_counts));
+	s->stddev = calloc(n, sizeof(*s->stddev));
+	s->worst = calloc(n, sizeof(*s->worst));
+	return s->values && s->raw && s->enabled && s->running && s->mean_counts && s->stddev && s->worst
+	               ? 0
+	               : -ENOMEM;
+}
+
+static void session_free(struct stat_session *s)
+{
+	readings_free(&s->rd);
+	tally_counter_free(s->counter);
+	tally_pmus_free(s->pmus);
+	if (s->file && s->file != stderr)
+		fclose(s->file);
+	free(s->events);
+	free(s->encodings);
+	free(s->values);
+	free(s->raw);
+	free(s->enabled);
+	free(s->running);
+	free(s->mean_counts);
+	free(s->stddev);
+	free(s->worst);
+	options_free(&s->opt);
+}
+
+/* Everything that can be refused is checked here, before the command is started. */
+static int prepare(struct stat_session *s)
+{
+	const struct stat_options *o = &s->opt;
+	if (tally_pmus_load(NULL, &s->pmus) < 0) {
+		fprintf(stderr, "tally stat: %s\n", tally_last_error());
+		return EXIT_FAILED;
+	}
+	bool has_core = tally_pmus_core_count(s->pmus) > 0;
+	const char *spec = o->events ? o->events : default_events_spec(has_core);
+	s->report.note = o->events ? NULL : default_events_note(has_core);
+	TALLY_OPTS(tally_counter_opts, copts, .pmus = s->pmus, .no_packing = o->no_group,
+	           .no_inherit = o->no_inherit);
+	if (tally_counter_new(spec, &copts, &s->counter) < 0) {
+		fprintf(stderr, "tally stat: bad event spec:\n%s\n", tally_last_error());
+		return EXIT_USAGE;
+	}
+	if (describe_events(s) < 0 || alloc_statistics(s) < 0 ||
+	    readings_init(&s->rd, s->counter, o->aggregation, o->no_scale) < 0) {
+		fprintf(stderr, "tally stat: out of memory\n");
+		return EXIT_FAILED;
+	}
+	describe_target(s);
+	s->file = stderr;
+	if (o->output) {
+		s->file = fopen(o->output, o->append ? "a" : "w");
+		if (!s->file) {
+			fprintf(stderr, "tally stat: cannot write %s: %s\n", o->output, strerror(errno));
+			return EXIT_USAGE;
+		}
+	}
+	s->report.show_parts = o->aggregation != AGGR_GLOBAL;
+	s->report.verbose = o->verbose;
+	s->report.csv_header = o->csv_header;
+	s->report.separator = o->separator;
+	if (o->json)
+		machine_describe(&s->machine, s->pmus, &s->report);
+	s->out.ops = o->json ? &output_json_ops : o->separator ? &output_csv_ops : &output_table_ops;
+	s->out.out = s->file;
+	s->out.report = &s->report;
+	if (signals_install() < 0) {
+		fprintf(stderr, "tally stat: cannot install signal handlers: %s\n", strerror(errno));
+		return EXIT_FAILED;
+	}
+	return -1;
+}
+
+int command_stat(int argc, char **argv)
+{
+	struct stat_session s;
+	memset(&s, 0, sizeof(s));
+	switch (options_parse_stat(argc, argv, &s.opt)) {
+	case OPTIONS_DONE: options_free(&s.opt); return 0;
+	case OPTIONS_USAGE_ERROR: options_free(&s.opt); return EXIT_USAGE;
+	case OPTIONS_RUN: break;
+	}
+	int status = prepare(&s);
+	if (status >= 0) {
+		session_free(&s);
+		return status;
+	}
+	for (unsigned run = 1; run <= s.opt.repeat && status < 0; run++)
+		status = count_once(&s, run);
+	if (s.elapsed.n > 0) {
+		finish(&s);
+		if (status < 0)
+			status = s.exit_status;
+	}
+	if (status < 0)
+		status = EXIT_FAILED;
+	session_free(&s);
+	return status;
+}
