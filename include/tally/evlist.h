@@ -139,7 +139,9 @@ TALLY_API int tally_evsel_set_name(tally_evsel *evsel, const char *name);
 TALLY_API const char *tally_evsel_name(const tally_evsel *evsel);
 
 /* The attr as tally will open it (size and read_format filled in; everything else as the caller set it,
- * disabled included: leave members enabled and disable the leader, as perf does). */
+ * disabled included). For a group, disable the leader and leave the members enabled, as perf does: a
+ * member opened into a group that is already counting stays off the PMU until the group is next
+ * scheduled in (a context switch), and misses what happens before. */
 TALLY_API const struct perf_event_attr *tally_evsel_attr(const tally_evsel *evsel);
 
 /* Makes `member` a member of the group led by `leader` (both closed; leader not itself a member; member
@@ -170,8 +172,11 @@ TALLY_API const tally_threads *tally_evsel_threads(const tally_evsel *evsel);
 TALLY_API int tally_evsel_fd(const tally_evsel *evsel, size_t cpu_idx, size_t thread_idx);
 TALLY_API uint64_t tally_evsel_id(const tally_evsel *evsel, size_t cpu_idx, size_t thread_idx);
 
-/* PERF_EVENT_IOC_ENABLE / DISABLE / RESET on every fd of the event. For a group leader the ioctl carries
- * PERF_IOC_FLAG_GROUP and so acts on the members too (in one call per (cpu, thread)). */
+/* PERF_EVENT_IOC_ENABLE / DISABLE / RESET on every fd of the event. On a group leader they act on the
+ * whole group: DISABLE and RESET in one ioctl with PERF_IOC_FLAG_GROUP per (cpu, thread), so the group
+ * stops at one instant; ENABLE turns the members on first and the leader last, which starts the group at
+ * one instant (an ENABLE with the flag would start the leader first, and the kernel leaves members enabled
+ * into a running group off the PMU until its next context switch). On a member they act on it alone. */
 TALLY_API int tally_evsel_enable(tally_evsel *evsel);
 TALLY_API int tally_evsel_disable(tally_evsel *evsel);
 TALLY_API int tally_evsel_reset(tally_evsel *evsel);
@@ -215,8 +220,8 @@ TALLY_API int tally_evlist_set_leader(tally_evlist *evlist);
 TALLY_API int tally_evlist_open(tally_evlist *evlist);
 TALLY_API void tally_evlist_close(tally_evlist *evlist);
 
-/* Enable / disable / reset every evsel: one ioctl per group leader (with PERF_IOC_FLAG_GROUP) and per
- * lone event, at each (cpu, thread). */
+/* Enable / disable / reset every evsel: tally_evsel_enable/disable/reset of each group leader and each
+ * lone event (which covers the members). */
 TALLY_API int tally_evlist_enable(tally_evlist *evlist);
 TALLY_API int tally_evlist_disable(tally_evlist *evlist);
 TALLY_API int tally_evlist_reset(tally_evlist *evlist);
