@@ -31,8 +31,8 @@ for f in "$libdir/libtally.so.$version" "$libdir/libtally.a" "$libdir/pkgconfig/
 done
 [ "$(readlink "$libdir/libtally.so.0")" = "libtally.so.$version" ] || fail "libtally.so.0 is not a link to libtally.so.$version"
 [ "$(readlink "$libdir/libtally.so")" = "libtally.so.0" ] || fail "libtally.so is not a link to libtally.so.0"
-for h in "$TALLY_SOURCE"/include/tally/*.h; do
-	cmp -s "$h" "$prefix/include/tally/$(basename "$h")" || fail "header not installed: tally/$(basename "$h")"
+for h in $(cd "$TALLY_SOURCE/include" && find . -name '*.h'); do
+	cmp -s "$TALLY_SOURCE/include/$h" "$prefix/include/$h" || fail "header not installed: ${h#./}"
 done
 for m in "$TALLY_SOURCE"/docs/man/*.[0-9]; do
 	[ -e "$m" ] || continue
@@ -46,8 +46,7 @@ soname=$(readelf -d "$libdir/libtally.so.$version" | sed -n 's/.*(SONAME).*\[\(.
 cat >"$work/consumer.c" <<'EOF'
 #include <stdio.h>
 #include <string.h>
-#include <tally/common.h>
-#include <tally/events.h>
+#include <tally.h>
 
 int main(void)
 {
