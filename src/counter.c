@@ -1,0 +1,738 @@
+/* SPDX-License-Identifier: MIT */
+/* The counting engine: a spec's events opened as groups on a target, started, read, stopped, closed. */
+#include "aggregate.h"
+#include "diagnose.h"
+#include "error.h"
+#include "opts.h"
+#include "packing.h"
+#include "target.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tally/counter.h>
+#include <tally/evlist.h>
+
+/* Room for one event's note: a diagnosis (a few lines) plus a line on how it was regrouped. */
+#define NOTE_MAX 1024
+
+struct event {
+	struct perf_event_attr attr; /* as parsed; exclude_kernel set by a user-only retry */
+	const char *name;            /* owned by counter->events */
+	char *mask;                  /* its PMU's cpumask (or hybrid `cpus`), NULL for none */
+	unsigned origin;
+	int spec_group;
+
+	/* While open. */
+	tally_evsel *evsel;          /* NULL when not open (not supported, or closed) */
+	int group;                   /* the leader's event index */
+	int error;                   /* not supported: the open's code */
+	bool user_only;
+	struct tally_count *counts;  /* per (cpu, thread) slot of the latest read; room for the target's maps */
+	size_t nr_counts;
+	uint64_t prev_scaled;        /* for deltas */
+	char *note;                  /* NOTE_MAX bytes in counter->notes */
+};
+
+struct tally_counter {
+	tally_events *events;
+	struct event *ev;
+	size_t nr;
+	unsigned nr_origins;
+	char *sysfs_root;
+	bool no_packing, no_inherit, no_user_only_retry, unsupported_is_error;
+
+	bool open;
+	bool started;
+	struct tly_target target;
+	struct tly_plan plan;
+	struct tally_count *group_buf; /* one group read: room for every event */
+	char *notes;
+	char last_error[TLY_ERROR_MAX];
+};
+
+/* Every public call that fails on a handle keeps the explanation on it too. */
+static int fail(tally_counter *c, int err)
+{
+	snprintf(c->last_error, sizeof(c->last_error), "%s", tally_last_error());
+	return err;
+}
+
+static void note_add(struct event *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note_add(struct event *e, const char *fmt, ...)
+{
+	size_t used = strlen(e->note);
+	if (used && used + 1 < NOTE_MAX)
+		e->note[used++] = '\n', e->note[used] = '\0';
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->note + used, NOTE_MAX - used, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- new / free ------------------------------------------------------------------------------------ */
+
+static int copy_masks(tally_counter *c, const tally_pmus *pmus)
+{
+	for (size_t i = 0; i < c->nr; i++) {
+		struct tally_event_info info = { .sz = sizeof(info) };
+		int err = tally_events_at(c->events, i, &info);
+		if (err)
+			return err;
+		struct event *e = &c->ev[i];
+		e->attr = *info.attr;
+		e->name = info.name;
+		e->origin = info.origin;
+		e->spec_group = info.group;
+		if (info.origin + 1 > c->nr_origins)
+			c->nr_origins = info.origin + 1;
+		const tally_pmu *pmu = info.pmu ? tally_pmus_find(pmus, info.pmu) : NULL;
+		struct tally_pmu_info pi = { .sz = sizeof(pi) };
+		if (!pmu || tally_pmu_get_info(pmu, &pi) != 0)
+			continue;
+		const char *mask = pi.cpumask ? pi.cpumask : pi.cpus;
+		if (mask && !(e->mask = strdup(mask)))
+			return tly_error(-ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int tally_counter_new(const char *spec, const struct tally_counter_opts *opts, tally_counter **out)
+{
+	if (!spec || !out)
+		return tly_error(-EINVAL, "tally_counter_new: NULL spec or out");
+	*out = NULL;
+	if (!tly_opts_valid(opts, sizeof(*opts), "tally_counter_opts"))
+		return -TALLY_EOPTS;
+	tally_counter *c = calloc(1, sizeof(*c));
+	if (!c)
+		return tly_error(-ENOMEM, "out of memory");
+	c->no_packing = TLY_OPT(opts, no_packing, false);
+	c->no_inherit = TLY_OPT(opts, no_inherit, false);
+	c->no_user_only_retry = TLY_OPT(opts, no_user_only_retry, false);
+	c->unsupported_is_error = TLY_OPT(opts, unsupported_is_error, false);
+	const char *root = TLY_OPT(opts, sysfs_root, NULL);
+	int err = 0;
+	if (root && !(c->sysfs_root = strdup(root)))
+		err = tly_error(-ENOMEM, "out of memory");
+
+	const tally_pmus *pmus = TLY_OPT(opts, pmus, NULL);
+	tally_pmus *loaded = NULL;
+	if (!err && !pmus) {
+		TALLY_OPTS(tally_pmus_opts, po, .sysfs_root = root);
+		err = tally_pmus_load(&po, &loaded);
+		pmus = loaded;
+	}
+	if (!err) {
+		TALLY_OPTS(tally_parse_opts, parse, .pmus = pmus, .sysfs_root = root);
+		err = tally_events_parse(spec, &parse, &c->events);
+	}
+	if (!err) {
+		c->nr = tally_events_count(c->events);
+		c->ev = calloc(c->nr ? c->nr : 1, sizeof(*c->ev));
+		c->notes = calloc(c->nr ? c->nr : 1, NOTE_MAX);
+		c->group_buf = calloc(c->nr ? c->nr : 1, sizeof(*c->group_buf));
+		if (!c->ev || !c->notes || !c->group_buf)
+			err = tly_error(-ENOMEM, "out of memory");
+	}
+	if (!err && c->nr == 0)
+		err = tly_error(-TALLY_ESPEC, "the event spec '%s' names no event", spec);
+	if (!err) {
+		for (size_t i = 0; i < c->nr; i++)
+			c->ev[i].note = c->notes + i * NOTE_MAX;
+		err = copy_masks(c, pmus);
+	}
+	tally_pmus_free(loaded);
+	if (err) {
+		tally_counter_free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+void tally_counter_free(tally_counter *c)
+{
+	if (!c)
+		return;
+	tally_counter_close(c);
+	for (size_t i = 0; c->ev && i < c->nr; i++)
+		free(c->ev[i].mask);
+	free(c->ev);
+	free(c->notes);
+	free(c->group_buf);
+	free(c->sysfs_root);
+	tally_events_free(c->events);
+	free(c);
+}
+
+size_t tally_counter_count(const tally_counter *c)
+{
+	return c ? c->nr : 0;
+}
+
+const tally_events *tally_counter_events(const tally_counter *c)
+{
+	return c ? c->events : NULL;
+}
+
+const char *tally_counter_name(const tally_counter *c, size_t i)
+{
+	return c && i < c->nr ? c->ev[i].name : NULL;
+}
+
+const char *tally_counter_note(const tally_counter *c, size_t i)
+{
+	return c && i < c->nr ? c->ev[i].note : "";
+}
+
+const char *tally_counter_last_error(const tally_counter *c)
+{
+	return c ? c->last_error : "";
+}
+
+/* ---- opening groups ------------------------------------------------------------------------------- */
+
+/* What the kernel's answer to opening an event means for the counter. */
+enum open_outcome { OPENED, UNSUPPORTED, NO_ROOM, RETRY_USER_ONLY, FATAL };
+
+static enum open_outcome classify(const tally_counter *c, struct event *e, int err, bool packed_member)
+{
+	if (err == 0)
+		return OPENED;
+	switch (-err) {
+	case EACCES:
+	case EPERM: {
+		if (c->no_user_only_retry || e->attr.exclude_kernel)
+			return FATAL;
+		struct tly_diag d = { .op = TLY_DIAG_OPEN, .err = -err, .event = e->name, .attr = &e->attr,
+			              .cpu_wide = c->target.cpu_wide };
+		return tly_diag_retry_user_only(&d) ? RETRY_USER_ONLY : FATAL;
+	}
+	case EINVAL:
+	case ENOSPC:
+		/* A member that does not fit: the group is full. (Alone, EINVAL means the event itself.) */
+		if (packed_member)
+			return NO_ROOM;
+		return -err == EINVAL ? UNSUPPORTED : FATAL;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+	case ENXIO:
+	case TALLY_ENOPMU:
+		return UNSUPPORTED;
+	default:
+		return FATAL;
+	}
+}
+
+static void drop_group_evsels(tally_counter *c, size_t g)
+{
+	const size_t *m = tly_plan_members(&c->plan, g);
+	/* Members first, so that freeing the leader finds no members left to detach. */
+	for (size_t k = tly_plan_size(&c->plan, g); k-- > 0;) {
+		tally_evsel_free(c->ev[m[k]].evsel);
+		c->ev[m[k]].evsel = NULL;
+	}
+}
+
+static int make_evsel(tally_counter *c, size_t i, bool leader)
+{
+	struct event *e = &c->ev[i];
+	struct perf_event_attr attr = e->attr;
+	/* perf's arrangement: the leader starts disabled and enables the group; members follow it. */
+	attr.disabled = leader;
+	attr.inherit = c->target.inherit;
+	/* Only before the command's exec: after it, enable_on_exec would never fire. */
+	attr.enable_on_exec = leader && c->target.enable_on_exec && !c->target.command.released;
+	int err = tally_evsel_new(&attr, &e->evsel);
+	if (!err)
+		err = tally_evsel_set_name(e->evsel, e->name);
+	return err;
+}
+
+static int open_member(tally_counter *c, size_t i)
+{
+	return tally_evsel_open(c->ev[i].evsel, NULL, NULL);
+}
+
+static int open_leader(tally_counter *c, size_t i)
+{
+	tally_cpus *cpus = NULL;
+	int err = tly_target_event_cpus(&c->target, c->ev[i].mask, &cpus);
+	if (err == -ENODEV)
+		return tly_error(-ENODEV, "event '%s': none of the requested CPUs is in its PMU's cpumask (%s)",
+		                 c->ev[i].name, c->ev[i].mask);
+	if (!err)
+		err = tally_evsel_open(c->ev[i].evsel, cpus, c->target.threads);
+	tally_cpus_free(cpus);
+	return err;
+}
+
+/* Explains the failed open of member k of group g (cause and fix from the machine's facts, in the group's
+ * context) as the last error. Returns the code to report. A failure the layer below already diagnosed
+ * (no hardware PMU) keeps its text. */
+static int explain_open_failure(tally_counter *c, size_t g, size_t k, int err)
+{
+	if (err <= -TALLY_EBASE)
+		return err;
+	const size_t *m = tly_plan_members(&c->plan, g);
+	size_t size = tly_plan_size(&c->plan, g);
+	const struct event *e = &c->ev[m[k]];
+	struct tly_diag d = {
+		.op = TLY_DIAG_OPEN,
+		.err = -err,
+		.event = e->name,
+		.attr = &e->attr,
+		.leader = size > 1 ? c->ev[m[0]].name : NULL,
+		.group_size = size,
+		.group_index = k,
+		.cpu_wide = c->target.cpu_wide,
+		.fds_needed = c->nr * tally_cpus_count(c->target.cpus) * tally_threads_count(c->target.threads),
+	};
+	return tly_diag_error(&d);
+}
+
+/* Marks event i not supported with the current last error as its reason. */
+static int mark_unsupported(tally_counter *c, size_t i, int err)
+{
+	struct event *e = &c->ev[i];
+	e->error = err;
+	note_add(e, "%s", tally_last_error());
+	if (c->unsupported_is_error)
+		return err;
+	tly_log(TALLY_LOG_WARN, "%s: not supported: %s\n", e->name, tally_last_error());
+	return 0;
+}
+
+/* Tells the members of an explicit group that they now count without the leader that was removed. */
+static void note_leader_gone(tally_counter *c, size_t g, const char *gone)
+{
+	const size_t *m = tly_plan_members(&c->plan, g);
+	for (size_t k = 0; k < tly_plan_size(&c->plan, g); k++)
+		note_add(&c->ev[m[k]], "'%s' could not lead its group here, so the other members were opened as a "
+		         "group of their own, led by '%s'", gone, c->ev[m[0]].name);
+}
+
+/* Opens group g of the plan, reshaping the plan as the kernel answers: a packed group that is too big
+ * splits, an unsupported event leaves its group. Returns 1 when group g is open, 0 when it was removed
+ * (no event left), or a fatal negative code (nothing of group g open). */
+static int open_group(tally_counter *c, size_t g)
+{
+	for (;;) {
+		size_t size = tly_plan_size(&c->plan, g);
+		const size_t *m = tly_plan_members(&c->plan, g);
+		bool packed = c->plan.packed[g];
+		int err = 0;
+		for (size_t k = 0; k < size && !err; k++)
+			err = make_evsel(c, m[k], k == 0);
+		for (size_t k = 1; k < size && !err; k++)
+			err = tally_evsel_set_leader(c->ev[m[k]].evsel, c->ev[m[0]].evsel);
+		if (err) {
+			drop_group_evsels(c, g);
+			return err;
+		}
+
+		size_t k = 0;
+		enum open_outcome outcome = OPENED;
+		for (; k < size; k++) {
+			err = k == 0 ? open_leader(c, m[0]) : open_member(c, m[k]);
+			outcome = classify(c, &c->ev[m[k]], err, packed && k > 0);
+			if (outcome != OPENED)
+				break;
+		}
+		if (outcome == OPENED) {
+			for (k = 0; k < size; k++)
+				c->ev[m[k]].group = (int)m[0];
+			return 1;
+		}
+		drop_group_evsels(c, g);
+		if (outcome == UNSUPPORTED || outcome == FATAL)
+			err = explain_open_failure(c, g, k, err);
+
+		struct event *e = &c->ev[m[k]];
+		switch (outcome) {
+		case OPENED:
+			break;
+		case RETRY_USER_ONLY: {
+			char note[NOTE_MAX];
+			tly_diag_user_only_note(e->name, NULL, note, sizeof(note));
+			e->attr.exclude_kernel = 1;
+			e->user_only = true;
+			note_add(e, "%s", note);
+			tly_log(TALLY_LOG_WARN, "%s\n", note);
+			continue;
+		}
+		case NO_ROOM:
+			tly_log(TALLY_LOG_DEBUG, "group led by '%s' is full at %zu events; '%s' starts another\n",
+			        c->ev[m[0]].name, k, e->name);
+			tly_plan_split(&c->plan, g, k);
+			continue;
+		case UNSUPPORTED: {
+			int fatal = mark_unsupported(c, m[k], err);
+			if (fatal)
+				return fatal;
+			const char *gone = e->name;
+			tly_plan_remove(&c->plan, g, k);
+			if (size == 1)
+				return 0;
+			if (k == 0 && !packed)
+				note_leader_gone(c, g, gone);
+			continue;
+		}
+		case FATAL:
+			return err;
+		}
+	}
+}
+
+static void close_events(tally_counter *c)
+{
+	for (size_t g = 0; g < c->plan.nr_groups; g++)
+		drop_group_evsels(c, g);
+	for (size_t i = 0; i < c->nr; i++) {
+		free(c->ev[i].counts);
+		c->ev[i].counts = NULL;
+		c->ev[i].nr_counts = 0;
+	}
+}
+
+/* Room for the counts of one event: at most every CPU of the target times every thread. */
+static int alloc_counts(tally_counter *c)
+{
+	size_t n = tally_cpus_count(c->target.cpus) * tally_threads_count(c->target.threads);
+	for (size_t i = 0; i < c->nr; i++)
+		if (!(c->ev[i].counts = calloc(n, sizeof(*c->ev[i].counts))))
+			return tly_error(-ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The first event's reason when nothing could be opened. */
+static int nothing_opened(tally_counter *c)
+{
+	for (size_t i = 0; i < c->nr; i++)
+		if (c->ev[i].error)
+			return tly_error(c->ev[i].error, "none of the events can be counted here; '%s': %s",
+			                 c->ev[i].name, c->ev[i].note);
+	return tly_error(-EINVAL, "no event to open");
+}
+
+int tally_counter_open(tally_counter *c, const struct tally_target *target)
+{
+	if (!c)
+		return tly_error(-EINVAL, "tally_counter_open: NULL counter");
+	if (c->open)
+		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_open: the counter is already open"));
+	for (size_t i = 0; i < c->nr; i++) {
+		struct event *e = &c->ev[i];
+		e->note[0] = '\0';
+		e->error = 0;
+		e->user_only = false;
+		e->group = -1;
+		e->prev_scaled = 0;
+		/* Back to the attr as parsed: a user-only retry of the previous open may have narrowed it. */
+		struct tally_event_info info = { .sz = sizeof(info) };
+		if (tally_events_at(c->events, i, &info) == 0)
+			e->attr = *info.attr;
+	}
+	int err = tly_target_resolve(target, c->sysfs_root, c->no_inherit, &c->target);
+	if (err)
+		return fail(c, err);
+
+	struct tly_pack_event *pack = calloc(c->nr, sizeof(*pack));
+	err = pack ? 0 : tly_error(-ENOMEM, "out of memory");
+	for (size_t i = 0; pack && i < c->nr; i++)
+		pack[i] = (struct tly_pack_event){ .type = c->ev[i].attr.type, .spec_group = c->ev[i].spec_group };
+	if (!err)
+		err = tly_plan_init(&c->plan, pack, c->nr, !c->no_packing);
+	free(pack);
+	if (!err)
+		err = alloc_counts(c);
+	for (size_t g = 0; !err && g < c->plan.nr_groups;) {
+		int r = open_group(c, g);
+		if (r < 0)
+			err = r;
+		else
+			g += (size_t)r;
+	}
+	if (!err && c->plan.nr_groups == 0)
+		err = nothing_opened(c);
+	if (err) {
+		/* Keep the explanation: closing may log but must not overwrite it. */
+		fail(c, err);
+		close_events(c);
+		tly_plan_fini(&c->plan);
+		tly_target_fini(&c->target);
+		return err;
+	}
+	c->open = true;
+	c->started = false;
+	return 0;
+}
+
+int tally_counter_close(tally_counter *c)
+{
+	if (!c || !c->open)
+		return 0;
+	close_events(c);
+	tly_plan_fini(&c->plan);
+	tly_target_fini(&c->target);
+	c->open = false;
+	c->started = false;
+	return 0;
+}
+
+/* ---- start / stop / reset ------------------------------------------------------------------------- */
+
+static tally_evsel *leader_of(const tally_counter *c, size_t g)
+{
+	return c->ev[tly_plan_members(&c->plan, g)[0]].evsel;
+}
+
+static int each_leader(tally_counter *c, int (*op)(tally_evsel *))
+{
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
+		int err = op(leader_of(c, g));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void forget_previous(tally_counter *c)
+{
+	for (size_t i = 0; i < c->nr; i++)
+		c->ev[i].prev_scaled = 0;
+}
+
+int tally_counter_start(tally_counter *c)
+{
+	if (!c)
+		return tly_error(-EINVAL, "tally_counter_start: NULL counter");
+	if (!c->open)
+		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_start: the counter is not open"));
+	forget_previous(c);
+	struct tly_command *cmd = &c->target.command;
+	if (c->target.kind == TALLY_TARGET_COMMAND && !cmd->released) {
+		/* enable_on_exec starts the counting at the exec itself. */
+		c->started = true;
+		int err = tly_command_release(cmd);
+		return err ? fail(c, err) : 0;
+	}
+	/* Reset every group before enabling any, so that the groups' windows differ as little as possible. */
+	int err = each_leader(c, tally_evsel_reset);
+	if (!err)
+		err = each_leader(c, tally_evsel_enable);
+	if (err)
+		return fail(c, err);
+	c->started = true;
+	return 0;
+}
+
+int tally_counter_stop(tally_counter *c)
+{
+	if (!c)
+		return tly_error(-EINVAL, "tally_counter_stop: NULL counter");
+	if (!c->open)
+		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_stop: the counter is not open"));
+	int err = each_leader(c, tally_evsel_disable);
+	if (err)
+		return fail(c, err);
+	c->started = false;
+	return 0;
+}
+
+int tally_counter_reset(tally_counter *c)
+{
+	if (!c)
+		return tly_error(-EINVAL, "tally_counter_reset: NULL counter");
+	if (!c->open)
+		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_reset: the counter is not open"));
+	int err = each_leader(c, tally_evsel_reset);
+	if (err)
+		return fail(c, err);
+	forget_previous(c);
+	return 0;
+}
+
+/* ---- reads ---------------------------------------------------------------------------------------- */
+
+/* Reads group g at every (cpu, thread) with one read(2) each, into its events' counts. */
+static int read_group(tally_counter *c, size_t g)
+{
+	const size_t *m = tly_plan_members(&c->plan, g);
+	size_t size = tly_plan_size(&c->plan, g);
+	tally_evsel *leader = c->ev[m[0]].evsel;
+	size_t ncpus = tally_cpus_count(tally_evsel_cpus(leader));
+	size_t nthreads = tally_threads_count(tally_evsel_threads(leader));
+	for (size_t ci = 0; ci < ncpus; ci++) {
+		for (size_t ti = 0; ti < nthreads; ti++) {
+			int err = tally_evsel_read_group(leader, ci, ti, c->group_buf, size);
+			if (err)
+				return err;
+			for (size_t k = 0; k < size; k++)
+				c->ev[m[k]].counts[ci * nthreads + ti] = c->group_buf[k];
+		}
+	}
+	for (size_t k = 0; k < size; k++)
+		c->ev[m[k]].nr_counts = ncpus * nthreads;
+	return 0;
+}
+
+/* Whether group g was enabled in the latest read but never ran anywhere (its enabled time in *enabled). */
+static bool group_idle(const tally_counter *c, size_t g, uint64_t *enabled)
+{
+	const struct event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
+	uint64_t running = 0;
+	*enabled = 0;
+	for (size_t s = 0; s < leader->nr_counts; s++) {
+		*enabled += leader->counts[s].enabled;
+		running += leader->counts[s].running;
+	}
+	return *enabled > 0 && running == 0;
+}
+
+/* A group that was enabled but never ran: explain it on every member and, when tally made the group,
+ * halve it and reopen both halves (enabled if the counter runs). */
+static int handle_idle_group(tally_counter *c, size_t g, uint64_t enabled, size_t *next)
+{
+	const size_t *m = tly_plan_members(&c->plan, g);
+	size_t size = tly_plan_size(&c->plan, g);
+	char why[NOTE_MAX];
+	struct tally_facts facts = { .sz = sizeof(facts) };
+	tally_facts_probe(NULL, &facts);
+	tly_diagnose_not_counted(c->ev[m[0]].name, size, enabled, &facts, why, sizeof(why));
+	bool split = c->plan.packed[g] && size > 1;
+	for (size_t k = 0; k < size; k++) {
+		struct event *e = &c->ev[m[k]];
+		e->note[0] = '\0';
+		note_add(e, "%s", why);
+		if (split)
+			note_add(e, "tally split this group of %zu in two and reopened it; the next read counts it",
+			         size);
+	}
+	*next = g + 1;
+	if (!split)
+		return 0;
+
+	drop_group_evsels(c, g);
+	tly_plan_split(&c->plan, g, size / 2);
+	size_t h = g;
+	for (int half = 0; half < 2 && h < c->plan.nr_groups; half++) {
+		int r = open_group(c, h);
+		if (r < 0)
+			return r;
+		if (r == 1 && c->started) {
+			int err = tally_evsel_enable(leader_of(c, h));
+			if (err)
+				return err;
+		}
+		h += (size_t)r;
+	}
+	*next = h;
+	return 0;
+}
+
+static void fill_result(tally_counter *c, size_t i, struct tally_result *r)
+{
+	struct event *e = &c->ev[i];
+	memset(r, 0, sizeof(*r));
+	r->origin = e->origin;
+	r->group = e->group;
+	r->user_only = e->user_only;
+	r->has_note = e->note[0] != '\0';
+	if (!e->evsel) {
+		r->status = TALLY_STATUS_NOT_SUPPORTED;
+		r->error = e->error;
+		return;
+	}
+	tly_aggregate_parts(e->counts, e->nr_counts, r);
+	r->delta = r->scaled >= e->prev_scaled ? r->scaled - e->prev_scaled : r->scaled;
+	e->prev_scaled = r->scaled;
+}
+
+int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n)
+{
+	if (!c || (n && !results))
+		return tly_error(-EINVAL, "tally_counter_read: NULL counter or results");
+	if (!c->open)
+		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_read: the counter is not open"));
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
+		int err = read_group(c, g);
+		if (err)
+			return fail(c, err);
+	}
+	size_t count = n < c->nr ? n : c->nr;
+	for (size_t i = 0; i < count; i++)
+		fill_result(c, i, &results[i]);
+
+	/* Only now reshape never-run groups: the results above already say NOT_COUNTED for them. */
+	for (size_t g = 0; g < c->plan.nr_groups;) {
+		uint64_t enabled;
+		size_t next = g + 1;
+		if (group_idle(c, g, &enabled)) {
+			int err = handle_idle_group(c, g, enabled, &next);
+			for (size_t i = 0; i < count; i++)
+				results[i].has_note = c->ev[i].note[0] != '\0';
+			if (err)
+				return fail(c, err);
+		}
+		g = next;
+	}
+	return (int)count;
+}
+
+int tally_counter_parts(const tally_counter *c, size_t i, struct tally_part *parts, size_t n)
+{
+	if (!c || i >= c->nr || (n && !parts))
+		return tly_error(-EINVAL, "tally_counter_parts: NULL counter or event %zu out of range", i);
+	const struct event *e = &c->ev[i];
+	if (!c->open || !e->evsel)
+		return 0;
+	const tally_cpus *cpus = tally_evsel_cpus(e->evsel);
+	const tally_threads *threads = tally_evsel_threads(e->evsel);
+	size_t nthreads = tally_threads_count(threads);
+	for (size_t s = 0; s < e->nr_counts && s < n; s++)
+		tly_aggregate_part(&e->counts[s], tally_cpus_at(cpus, s / nthreads),
+		                   tally_threads_at(threads, s % nthreads), &parts[s]);
+	return (int)e->nr_counts;
+}
+
+int tally_counter_sum_origins(const tally_counter *c, const struct tally_result *results, size_t n_results,
+                              struct tally_result *out, size_t n_out)
+{
+	if (!c || (n_results && !results) || (n_out && !out))
+		return tly_error(-EINVAL, "tally_counter_sum_origins: NULL argument");
+	for (unsigned o = 0; o < c->nr_origins && o < n_out; o++) {
+		bool first = true;
+		for (size_t i = 0; i < n_results && i < c->nr; i++) {
+			if (results[i].origin != o)
+				continue;
+			tly_aggregate_add(&out[o], &results[i], first);
+			first = false;
+		}
+		if (first)
+			memset(&out[o], 0, sizeof(out[o]));
+	}
+	return (int)c->nr_origins;
+}
+
+/* ---- launched commands ---------------------------------------------------------------------------- */
+
+pid_t tally_counter_pid(const tally_counter *c)
+{
+	return c && c->open && c->target.kind == TALLY_TARGET_COMMAND ? c->target.command.pid : 0;
+}
+
+int tally_counter_wait(tally_counter *c, struct tally_exit *exit)
+{
+	if (!c || !exit)
+		return tly_error(-EINVAL, "tally_counter_wait: NULL argument");
+	if (!c->open || c->target.kind != TALLY_TARGET_COMMAND || !c->target.command.released)
+		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_wait: no launched command has been started"));
+	int err = tly_command_wait(&c->target.command);
+	if (err)
+		return fail(c, err);
+	*exit = c->target.command.exit;
+	return 0;
+}

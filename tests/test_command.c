@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Commands that tally launches: counted from their exec, with their children (inherit) or without,
+ * exit codes and times, exec failures (127), and a command that never gets to run.
+ * The workload is this test binary itself, re-executed as "test_command children N".
+ */
+#include "harness.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <tally/counter.h>
+#include <unistd.h>
+
+/* Pages each child of the workload touches: far more than the workload's own start-up faults. */
+#define CHILD_PAGES 8192
+#define NR_CHILDREN 2
+
+static char self[4096];
+
+/* The workload: NR_CHILDREN processes, each touching `pages` fresh pages, waited for. */
+static int run_children(long pages)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < NR_CHILDREN; i++) {
+		pid_t pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			char *p = mmap(NULL, (size_t)(pages * psz), PROT_READ | PROT_WRITE,
+			               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (p == MAP_FAILED)
+				_exit(1);
+			for (long k = 0; k < pages; k++)
+				((volatile char *)p)[k * psz] = 1;
+			_exit(0);
+		}
+	}
+	int status, failed = 0;
+	while (wait(&status) > 0)
+		failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	return failed;
+}
+
+/* page-faults of the workload launched through tally. */
+static uint64_t launched_faults(bool no_inherit, struct tally_exit *ex)
+{
+	char pages[32];
+	snprintf(pages, sizeof(pages), "%d", CHILD_PAGES);
+	char *argv[] = { self, "children", pages, NULL };
+	TALLY_OPTS(tally_counter_opts, o, .no_inherit = no_inherit);
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("page-faults,task-clock", &o, &c), 0);
+	int err = tally_counter_open(c, &t);
+	CHECK_INT(err, 0);
+	if (err) {
+		fprintf(stderr, "%s\n", tally_counter_last_error(c));
+		tally_counter_free(c);
+		return 0;
+	}
+	CHECK(tally_counter_pid(c) > 0);
+	CHECK_INT(tally_counter_start(c), 0);
+	CHECK_INT(tally_counter_wait(c, ex), 0);
+	struct tally_result r[2];
+	CHECK_INT(tally_counter_read(c, r, 2), 2);
+	CHECK_INT(r[0].status, TALLY_STATUS_EXACT);
+	tally_counter_free(c);
+	return r[0].value;
+}
+
+static void inherit_counts_the_children(void)
+{
+	struct tally_exit ex;
+	uint64_t with = launched_faults(false, &ex);
+	CHECK_INT(ex.code, 0);
+	CHECK(ex.wall_s > 0);
+	CHECK(ex.user_s + ex.sys_s > 0);
+	uint64_t without = launched_faults(true, &ex);
+	CHECK_INT(ex.code, 0);
+	printf("  %d children x %d pages: page-faults %llu with inherit, %llu without\n", NR_CHILDREN,
+	       CHILD_PAGES, (unsigned long long)with, (unsigned long long)without);
+	CHECK(with >= NR_CHILDREN * CHILD_PAGES);
+	CHECK(without < CHILD_PAGES);
+}
+
+static void exit_code_and_signal(void)
+{
+	char *argv[] = { "sh", "-c", "exit 3", NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &t), 0);
+	struct tally_exit ex;
+	/* Not started: nothing to wait for. */
+	CHECK_INT(tally_counter_wait(c, &ex), -TALLY_ESTATE);
+	CHECK_INT(tally_counter_start(c), 0);
+	CHECK_INT(tally_counter_wait(c, &ex), 0);
+	CHECK_INT(ex.code, 3);
+	CHECK(WIFEXITED(ex.status));
+	/* Waiting twice gives the same answer. */
+	CHECK_INT(tally_counter_wait(c, &ex), 0);
+	CHECK_INT(ex.code, 3);
+	CHECK_INT(tally_counter_close(c), 0);
+
+	char *killer[] = { "sh", "-c", "kill -TERM $$", NULL };
+	TALLY_OPTS(tally_target, t2, .kind = TALLY_TARGET_COMMAND, .argv = killer);
+	CHECK_INT(tally_counter_open(c, &t2), 0);
+	CHECK_INT(tally_counter_start(c), 0);
+	CHECK_INT(tally_counter_wait(c, &ex), 0);
+	CHECK_INT(ex.code, 128 + SIGTERM);
+	tally_counter_free(c);
+}
+
+static void exec_failure_is_127(void)
+{
+	char *argv[] = { "/nonexistent/tally-no-such-command", NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &t), 0);
+	CHECK_INT(tally_counter_start(c), -ENOENT);
+	CHECK_CONTAINS(tally_counter_last_error(c), "tally-no-such-command");
+	CHECK_CONTAINS(tally_counter_last_error(c), "No such file or directory");
+	struct tally_exit ex;
+	CHECK_INT(tally_counter_wait(c, &ex), 0);
+	CHECK_INT(ex.code, 127);
+	tally_counter_free(c);
+
+	/* An empty argv never forks. */
+	char *empty[] = { NULL };
+	TALLY_OPTS(tally_target, t2, .kind = TALLY_TARGET_COMMAND, .argv = empty);
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &t2), -EINVAL);
+	tally_counter_free(c);
+}
+
+static void unstarted_command_is_reaped(void)
+{
+	char *argv[] = { "sh", "-c", "echo this must not run; exit 9", NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &t), 0);
+	pid_t pid = tally_counter_pid(c);
+	CHECK(pid > 0);
+	CHECK_INT(tally_counter_close(c), 0);
+	/* Already reaped by tally: no zombie left for us. */
+	errno = 0;
+	CHECK_INT(waitpid(pid, NULL, WNOHANG), -1);
+	CHECK_INT(errno, ECHILD);
+	tally_counter_free(c);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "children") == 0)
+		return run_children(atol(argv[2]));
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		fprintf(stderr, "cannot find this test's own binary\n");
+		return 1;
+	}
+	self[n] = '\0';
+	static const struct harness_case cases[] = {
+		{ "inherit_counts_the_children", inherit_counts_the_children },
+		{ "exit_code_and_signal", exit_code_and_signal },
+		{ "exec_failure_is_127", exec_failure_is_127 },
+		{ "unstarted_command_is_reaped", unstarted_command_is_reaped },
+		{ NULL, NULL },
+	};
+	return harness_run(cases);
+}

@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The counting engine on real software events: groups read at once, targets (thread, process, pid,
+ * tids, CPUs), unsupported events beside working ones, never-run groups (through a table whose reads say
+ * running == 0), states and per-handle errors.
+ */
+#include "fault.h"
+#include "harness.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <tally/counter.h>
+#include <tally/probe.h>
+#include <unistd.h>
+
+/* Pages touched by the workloads: enough to stand far above the few faults of the code around them. */
+#define PAGES 512
+/* Faults the measured code may take besides the touched pages (stack growth, the first call of a libc
+ * function, the result arrays): a handful; 32 leaves room without hiding a double count. */
+#define SLACK 32
+
+static long page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+/* Maps fresh anonymous pages: the first write to each takes exactly one minor fault. */
+static char *fresh_pages(size_t n)
+{
+	void *p = mmap(NULL, n * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void touch(char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		((volatile char *)p)[i * (size_t)page_size()] = 1;
+}
+
+static bool have_hw_pmu(void)
+{
+	struct tally_facts f = { .sz = sizeof(f) };
+	return tally_facts_probe(NULL, &f) == 0 && f.has_hw_pmu;
+}
+
+static tally_counter *open_on(const char *spec, const struct tally_counter_opts *opts,
+                              const struct tally_target *target)
+{
+	tally_counter *c = NULL;
+	int err = tally_counter_new(spec, opts, &c);
+	CHECK_INT(err, 0);
+	if (err) {
+		fprintf(stderr, "%s\n", tally_last_error());
+		return NULL;
+	}
+	err = tally_counter_open(c, target);
+	CHECK_INT(err, 0);
+	if (err) {
+		fprintf(stderr, "%s\n", tally_counter_last_error(c));
+		tally_counter_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void group_counts_page_faults_in_one_read(void)
+{
+	tally_counter *c = open_on("{task-clock,page-faults,minor-faults}", NULL, NULL);
+	char *pages = fresh_pages(PAGES);
+	CHECK(pages != NULL);
+	if (!c || !pages)
+		return;
+	CHECK_INT(tally_counter_count(c), 3);
+	CHECK_INT(tally_counter_start(c), 0);
+	touch(pages, PAGES);
+	CHECK_INT(tally_counter_stop(c), 0);
+
+	struct tally_result r[3];
+	fault_install();
+	CHECK_INT(tally_counter_read(c, r, 3), 3);
+	/* One group on one thread: one read(2) brings all three. */
+	CHECK_INT(fault_calls(FAULT_READ), 1);
+	fault_uninstall();
+
+	for (int i = 0; i < 3; i++) {
+		CHECK_INT(r[i].status, TALLY_STATUS_EXACT);
+		CHECK_INT(r[i].group, 0);
+		CHECK(r[i].enabled > 0 && r[i].running == r[i].enabled);
+		CHECK(r[i].scaled == r[i].value);
+		CHECK(r[i].ratio == 1.0);
+		CHECK_INT(r[i].nr_parts, 1);
+	}
+	CHECK(r[0].value > 0); /* task-clock: ns on the CPU */
+	CHECK(r[1].value >= PAGES && r[1].value <= PAGES + SLACK);
+	CHECK(r[2].value >= PAGES && r[2].value <= PAGES + SLACK);
+	printf("  %d pages touched: page-faults %llu, minor-faults %llu, task-clock %llu ns\n", PAGES,
+	       (unsigned long long)r[1].value, (unsigned long long)r[2].value, (unsigned long long)r[0].value);
+	CHECK_STR(tally_counter_name(c, 1), "page-faults");
+
+	/* Start again: counting restarts from zero. */
+	CHECK_INT(tally_counter_start(c), 0);
+	CHECK_INT(tally_counter_stop(c), 0);
+	CHECK_INT(tally_counter_read(c, r, 3), 3);
+	CHECK(r[1].value < SLACK);
+	munmap(pages, PAGES * (size_t)page_size());
+	tally_counter_free(c);
+}
+
+static void context_switches_rise_with_sleeps(void)
+{
+	tally_counter *c = open_on("context-switches", NULL, NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_start(c), 0);
+	for (int i = 0; i < 20; i++) {
+		usleep(500);
+		sched_yield();
+	}
+	struct tally_result first, second;
+	CHECK_INT(tally_counter_read(c, &first, 1), 1);
+	/* Each sleep blocks, so each is at least one switch away from this thread. */
+	CHECK(first.value >= 20);
+	CHECK_U64(first.delta, first.scaled);
+	for (int i = 0; i < 10; i++)
+		usleep(500);
+	CHECK_INT(tally_counter_read(c, &second, 1), 1);
+	CHECK(second.value >= first.value + 10);
+	CHECK_U64(second.delta, second.scaled - first.scaled);
+	CHECK_INT(tally_counter_stop(c), 0);
+	tally_counter_free(c);
+}
+
+struct toucher {
+	pthread_barrier_t *go;
+	pid_t tid;
+	size_t pages;
+};
+
+static void *touch_thread(void *arg)
+{
+	struct toucher *t = arg;
+	t->tid = gettid();
+	char *p = fresh_pages(t->pages);
+	if (t->go)
+		pthread_barrier_wait(t->go); /* tid published; the counter opens */
+	if (t->go)
+		pthread_barrier_wait(t->go); /* counting */
+	if (p) {
+		touch(p, t->pages);
+		munmap(p, t->pages * (size_t)page_size());
+	}
+	return NULL;
+}
+
+/* page-faults of a thread created after open: counted with the process target, not the thread one. */
+static uint64_t faults_of_new_thread(enum tally_target_kind kind)
+{
+	TALLY_OPTS(tally_target, t, .kind = kind);
+	tally_counter *c = open_on("page-faults", NULL, &t);
+	if (!c)
+		return 0;
+	CHECK_INT(tally_counter_start(c), 0);
+	struct toucher arg = { .pages = PAGES };
+	pthread_t th;
+	CHECK_INT(pthread_create(&th, NULL, touch_thread, &arg), 0);
+	pthread_join(th, NULL);
+	CHECK_INT(tally_counter_stop(c), 0);
+	struct tally_result r;
+	CHECK_INT(tally_counter_read(c, &r, 1), 1);
+	tally_counter_free(c);
+	return r.value;
+}
+
+static void process_target_inherits_new_threads(void)
+{
+	uint64_t process = faults_of_new_thread(TALLY_TARGET_PROCESS);
+	uint64_t thread = faults_of_new_thread(TALLY_TARGET_THREAD);
+	printf("  new thread touching %d pages: process target %llu faults, thread target %llu\n", PAGES,
+	       (unsigned long long)process, (unsigned long long)thread);
+	CHECK(process >= PAGES);
+	CHECK(thread < PAGES);
+}
+
+static void tid_list_counts_those_threads(void)
+{
+	pthread_barrier_t go;
+	pthread_barrier_init(&go, NULL, 3);
+	struct toucher t[2] = { { .go = &go, .pages = PAGES }, { .go = &go, .pages = 2 * PAGES } };
+	pthread_t th[2];
+	for (int i = 0; i < 2; i++)
+		CHECK_INT(pthread_create(&th[i], NULL, touch_thread, &t[i]), 0);
+	pthread_barrier_wait(&go);
+
+	pid_t tids[2] = { t[0].tid, t[1].tid };
+	TALLY_OPTS(tally_target, target, .kind = TALLY_TARGET_TIDS, .tids = tids, .nr_tids = 2);
+	tally_counter *c = open_on("page-faults,task-clock", NULL, &target);
+	if (c)
+		CHECK_INT(tally_counter_start(c), 0);
+	pthread_barrier_wait(&go);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&go);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_stop(c), 0);
+	struct tally_result r[2];
+	CHECK_INT(tally_counter_read(c, r, 2), 2);
+	CHECK_INT(r[0].nr_parts, 2);
+	CHECK(r[0].value >= 3 * PAGES && r[0].value <= 3 * PAGES + 2 * SLACK);
+	struct tally_part parts[4];
+	CHECK_INT(tally_counter_parts(c, 0, parts, 4), 2);
+	for (int i = 0; i < 2; i++) {
+		CHECK_INT(parts[i].cpu, -1);
+		/* Parts come in the thread map's order (as given). */
+		CHECK_INT(parts[i].tid, tids[i]);
+		CHECK(parts[i].value >= (uint64_t)(i + 1) * PAGES);
+	}
+	CHECK_U64(parts[0].value + parts[1].value, r[0].value);
+	tally_counter_free(c);
+}
+
+static void attach_to_pid(void)
+{
+	int go[2];
+	CHECK_INT(pipe(go), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char b;
+		close(go[1]);
+		if (read(go[0], &b, 1) != 1)
+			_exit(1);
+		char *p = fresh_pages(PAGES);
+		if (p)
+			touch(p, PAGES);
+		_exit(0);
+	}
+	close(go[0]);
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_PID, .pid = pid);
+	tally_counter *c = open_on("page-faults", NULL, &t);
+	if (c)
+		CHECK_INT(tally_counter_start(c), 0);
+	CHECK_INT(write(go[1], "g", 1), 1);
+	close(go[1]);
+	int status;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (!c)
+		return;
+	struct tally_result r;
+	/* The task is gone, its counts stay in the descriptor. */
+	CHECK_INT(tally_counter_read(c, &r, 1), 1);
+	CHECK(r.value >= PAGES);
+	tally_counter_free(c);
+
+	/* A pid that does not exist: the open says so. */
+	tally_counter *gone;
+	CHECK_INT(tally_counter_new("page-faults", NULL, &gone), 0);
+	TALLY_OPTS(tally_target, t2, .kind = TALLY_TARGET_PID, .pid = pid);
+	CHECK_INT(tally_counter_open(gone, &t2), -ESRCH);
+	CHECK_CONTAINS(tally_counter_last_error(gone), "does not exist");
+	tally_counter_free(gone);
+}
+
+static void system_wide_per_cpu_and_sum(void)
+{
+	if (geteuid() != 0)
+		SKIP("CPU-wide counting needs root or CAP_PERFMON at perf_event_paranoid >= 1 (euid %d)",
+		     (int)geteuid());
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_CPUS);
+	tally_counter *c = open_on("cpu-clock,context-switches", NULL, &t);
+	if (!c)
+		return;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	CHECK_INT(tally_counter_start(c), 0);
+	usleep(20000);
+	CHECK_INT(tally_counter_stop(c), 0);
+	struct tally_result r[2];
+	CHECK_INT(tally_counter_read(c, r, 2), 2);
+	CHECK_INT(r[0].nr_parts, ncpus);
+	struct tally_part parts[256];
+	int n = tally_counter_parts(c, 0, parts, 256);
+	CHECK_INT(n, ncpus);
+	uint64_t sum = 0;
+	for (int i = 0; i < n && i < 256; i++) {
+		CHECK_INT(parts[i].tid, -1);
+		CHECK(parts[i].cpu >= 0 && (i == 0 || parts[i].cpu > parts[i - 1].cpu));
+		/* cpu-clock of a whole CPU runs all the time it is enabled, idle or not. */
+		CHECK(parts[i].value >= 10 * 1000 * 1000);
+		sum += parts[i].value;
+	}
+	CHECK_U64(sum, r[0].value);
+	CHECK(r[1].value > 0);
+	printf("  %d CPUs: cpu-clock %llu ns in all, context-switches %llu\n", n, (unsigned long long)sum,
+	       (unsigned long long)r[1].value);
+	tally_counter_free(c);
+}
+
+static void unsupported_event_beside_software(void)
+{
+	if (have_hw_pmu())
+		SKIP("this machine has a hardware PMU, so cycles is supported here");
+	tally_counter *c = open_on("cycles,page-faults", NULL, NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_start(c), 0);
+	CHECK_INT(tally_counter_stop(c), 0);
+	struct tally_result r[2];
+	CHECK_INT(tally_counter_read(c, r, 2), 2);
+	CHECK_INT(r[0].status, TALLY_STATUS_NOT_SUPPORTED);
+	CHECK(r[0].error < 0);
+	CHECK(r[0].has_note);
+	CHECK_INT(r[0].group, -1);
+	CHECK_CONTAINS(tally_counter_note(c, 0), "cycles");
+	CHECK_INT(r[1].status, TALLY_STATUS_EXACT);
+	CHECK_STR(tally_counter_note(c, 1), "");
+	struct tally_part part;
+	CHECK_INT(tally_counter_parts(c, 0, &part, 1), 0);
+	tally_counter_free(c);
+
+	/* As an error on request. */
+	TALLY_OPTS(tally_counter_opts, strict, .unsupported_is_error = true);
+	CHECK_INT(tally_counter_new("cycles,page-faults", &strict, &c), 0);
+	CHECK(tally_counter_open(c, NULL) < 0);
+	CHECK_CONTAINS(tally_counter_last_error(c), "cycles");
+	tally_counter_free(c);
+
+	/* Nothing that can count: the open fails with the reason. */
+	CHECK_INT(tally_counter_new("cycles", NULL, &c), 0);
+	CHECK(tally_counter_open(c, NULL) < 0);
+	CHECK_CONTAINS(tally_counter_last_error(c), "cycles");
+	tally_counter_free(c);
+}
+
+static void unsupported_leader_leaves_members_counting(void)
+{
+	if (have_hw_pmu())
+		SKIP("this machine has a hardware PMU, so cycles can lead the group");
+	tally_counter *c = open_on("{cycles,page-faults,minor-faults}", NULL, NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_start(c), 0);
+	CHECK_INT(tally_counter_stop(c), 0);
+	struct tally_result r[3];
+	CHECK_INT(tally_counter_read(c, r, 3), 3);
+	CHECK_INT(r[0].status, TALLY_STATUS_NOT_SUPPORTED);
+	CHECK_INT(r[1].status, TALLY_STATUS_EXACT);
+	CHECK_INT(r[2].status, TALLY_STATUS_EXACT);
+	/* page-faults leads what is left of the group, and says so. */
+	CHECK_INT(r[1].group, 1);
+	CHECK_INT(r[2].group, 1);
+	CHECK_CONTAINS(tally_counter_note(c, 1), "'cycles' could not lead its group");
+	tally_counter_free(c);
+}
+
+/* ---- a table whose group reads say the group never ran ----------------------------------------------- */
+
+/* Groups of more than this many events "never get a counter", like a PMU with 2 free counters. */
+#define FAKE_CAPACITY 2
+static bool fd_reads_group[1024];
+
+static int idle_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
+{
+	int fd = fault_perf_event_open(attr, pid, cpu, group_fd, flags);
+	if (fd >= 0 && fd < 1024)
+		fd_reads_group[fd] = attr->read_format & PERF_FORMAT_GROUP;
+	return fd;
+}
+
+static ssize_t idle_read(int fd, void *buf, size_t count)
+{
+	ssize_t n = fault_read(fd, buf, count);
+	uint64_t *v = buf;
+	/* PERF_FORMAT_GROUP with times: nr, time_enabled, time_running, then the values. */
+	if (n >= 24 && fd >= 0 && fd < 1024 && fd_reads_group[fd] && v[0] > FAKE_CAPACITY)
+		v[2] = 0;
+	return n;
+}
+
+static void never_run_packed_group_is_split(void)
+{
+	fault_install();
+	struct tly_sys table = *tly_sys;
+	table.perf_event_open = idle_open;
+	table.read = idle_read;
+	tly_sys_replace(&table);
+
+	tally_counter *c = open_on("task-clock,page-faults,minor-faults,context-switches,cpu-clock", NULL, NULL);
+	if (c) {
+		struct tally_result r[5];
+		CHECK_INT(tally_counter_start(c), 0);
+		touch(fresh_pages(16), 16);
+		CHECK_INT(tally_counter_read(c, r, 5), 5);
+		for (int i = 0; i < 5; i++) {
+			CHECK_INT(r[i].status, TALLY_STATUS_NOT_COUNTED);
+			CHECK(r[i].has_note);
+			CHECK_CONTAINS(tally_counter_note(c, (size_t)i), "split");
+			CHECK_INT(r[i].group, 0);
+		}
+		/* Halved: 2 + 3; the 3 still does not run, so the next read halves it again. */
+		char *more = fresh_pages(PAGES);
+		touch(more, PAGES / 2);
+		CHECK_INT(tally_counter_read(c, r, 5), 5);
+		CHECK_INT(r[0].status, TALLY_STATUS_EXACT);
+		CHECK_INT(r[1].status, TALLY_STATUS_EXACT);
+		CHECK_INT(r[1].group, 0);
+		CHECK(r[1].value >= PAGES / 2);
+		CHECK_INT(r[2].status, TALLY_STATUS_NOT_COUNTED);
+		CHECK_INT(r[2].group, 2);
+		touch(more + PAGES / 2 * page_size(), PAGES / 2);
+		CHECK_INT(tally_counter_read(c, r, 5), 5);
+		for (int i = 0; i < 5; i++)
+			CHECK_INT(r[i].status, TALLY_STATUS_EXACT);
+		CHECK_INT(r[2].group, 2);
+		CHECK_INT(r[3].group, 3);
+		CHECK_INT(r[4].group, 3);
+		CHECK(r[1].value >= PAGES);
+		tally_counter_free(c);
+	}
+
+	/* A group the spec asked for is reported, never split. */
+	c = open_on("{task-clock,page-faults,minor-faults}", NULL, NULL);
+	if (c) {
+		struct tally_result r[3];
+		CHECK_INT(tally_counter_start(c), 0);
+		for (int round = 0; round < 2; round++) {
+			CHECK_INT(tally_counter_read(c, r, 3), 3);
+			for (int i = 0; i < 3; i++) {
+				CHECK_INT(r[i].status, TALLY_STATUS_NOT_COUNTED);
+				CHECK_INT(r[i].group, 0);
+			}
+		}
+		CHECK_CONTAINS(tally_counter_note(c, 1), "task-clock");
+		tally_counter_free(c);
+	}
+	fault_uninstall();
+}
+
+/* ---- options, states, errors --------------------------------------------------------------------- */
+
+static void no_packing_opens_every_event_alone(void)
+{
+	TALLY_OPTS(tally_counter_opts, o, .no_packing = true);
+	tally_counter *c = open_on("task-clock,page-faults,{minor-faults,major-faults}", &o, NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_start(c), 0);
+	CHECK_INT(tally_counter_stop(c), 0);
+	struct tally_result r[4];
+	fault_install();
+	CHECK_INT(tally_counter_read(c, r, 4), 4);
+	CHECK_INT(fault_calls(FAULT_READ), 3);
+	fault_uninstall();
+	CHECK_INT(r[0].group, 0);
+	CHECK_INT(r[1].group, 1);
+	CHECK_INT(r[2].group, 2);
+	CHECK_INT(r[3].group, 2);
+	tally_counter_free(c);
+
+	/* Packed (the default): the software events outside braces share one group. */
+	c = open_on("task-clock,page-faults,{minor-faults,major-faults}", NULL, NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_read(c, r, 4), 4);
+	CHECK_INT(r[0].group, 0);
+	CHECK_INT(r[1].group, 0);
+	CHECK_INT(r[2].group, 2);
+	/* Never started: enabled for no time, so nothing counted, and nothing is split. */
+	CHECK_INT(r[0].status, TALLY_STATUS_NOT_COUNTED);
+	CHECK(!r[0].has_note);
+	tally_counter_free(c);
+}
+
+static void origins_sum_results(void)
+{
+	tally_counter *c = open_on("page-faults,minor-faults", NULL, NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_start(c), 0);
+	touch(fresh_pages(8), 8);
+	CHECK_INT(tally_counter_stop(c), 0);
+	struct tally_result r[2], o[2];
+	CHECK_INT(tally_counter_read(c, r, 2), 2);
+	/* Without a hybrid expansion every spec item is its own origin. */
+	CHECK_INT(tally_counter_sum_origins(c, r, 2, o, 2), 2);
+	CHECK_U64(o[0].value, r[0].value);
+	CHECK_U64(o[1].scaled, r[1].scaled);
+	CHECK_INT(o[1].status, r[1].status);
+	/* A short result array: only the first event. */
+	CHECK_INT(tally_counter_read(c, r, 1), 1);
+	tally_counter_free(c);
+}
+
+static void calls_out_of_order_are_refused(void)
+{
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("page-faults", NULL, &c), 0);
+	struct tally_result r;
+	CHECK_INT(tally_counter_read(c, &r, 1), -TALLY_ESTATE);
+	CHECK_CONTAINS(tally_counter_last_error(c), "not open");
+	CHECK_INT(tally_counter_start(c), -TALLY_ESTATE);
+	CHECK_INT(tally_counter_stop(c), -TALLY_ESTATE);
+	CHECK_INT(tally_counter_reset(c), -TALLY_ESTATE);
+	struct tally_exit ex;
+	CHECK_INT(tally_counter_wait(c, &ex), -TALLY_ESTATE);
+	CHECK_INT(tally_counter_open(c, NULL), 0);
+	CHECK_INT(tally_counter_open(c, NULL), -TALLY_ESTATE);
+	CHECK_INT(tally_counter_wait(c, &ex), -TALLY_ESTATE);
+	CHECK_INT(tally_counter_pid(c), 0);
+	CHECK_INT(tally_counter_reset(c), 0);
+	CHECK_INT(tally_counter_close(c), 0);
+	CHECK_INT(tally_counter_close(c), 0);
+	/* Closed handles open again. */
+	CHECK_INT(tally_counter_open(c, NULL), 0);
+	tally_counter_free(c);
+	tally_counter_free(NULL);
+
+	CHECK_INT(tally_counter_new("page-faults,", NULL, &c), -TALLY_ESPEC);
+	CHECK(c == NULL);
+	struct {
+		struct tally_counter_opts o;
+		int newer;
+	} big = { .o = { .sz = sizeof(big) }, .newer = 1 };
+	CHECK_INT(tally_counter_new("page-faults", &big.o, &c), -TALLY_EOPTS);
+	CHECK_INT(tally_counter_new("page-faults", NULL, &c), 0);
+	TALLY_OPTS(tally_target, bad, .kind = TALLY_TARGET_TIDS, .nr_tids = 0);
+	CHECK_INT(tally_counter_open(c, &bad), -EINVAL);
+	CHECK(tally_counter_last_error(c)[0] != '\0');
+	tally_counter_free(c);
+}
+
+int main(void)
+{
+	static const struct harness_case cases[] = {
+		{ "group_counts_page_faults_in_one_read", group_counts_page_faults_in_one_read },
+		{ "context_switches_rise_with_sleeps", context_switches_rise_with_sleeps },
+		{ "process_target_inherits_new_threads", process_target_inherits_new_threads },
+		{ "tid_list_counts_those_threads", tid_list_counts_those_threads },
+		{ "attach_to_pid", attach_to_pid },
+		{ "system_wide_per_cpu_and_sum", system_wide_per_cpu_and_sum },
+		{ "unsupported_event_beside_software", unsupported_event_beside_software },
+		{ "unsupported_leader_leaves_members_counting", unsupported_leader_leaves_members_counting },
+		{ "never_run_packed_group_is_split", never_run_packed_group_is_split },
+		{ "no_packing_opens_every_event_alone", no_packing_opens_every_event_alone },
+		{ "origins_sum_results", origins_sum_results },
+		{ "calls_out_of_order_are_refused", calls_out_of_order_are_refused },
+		{ NULL, NULL },
+	};
+	return harness_run(cases);
+}
