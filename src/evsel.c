@@ -3,6 +3,7 @@
 #include "evsel.h"
 
 #include "cpumap.h"
+#include "diagnose.h"
 #include "error.h"
 #include "group_read.h"
 #include "sys.h"
@@ -168,18 +169,38 @@ static pid_t tid_of(const tally_evsel *e, size_t slot)
 	return e->threads->tid[slot % e->grid.nthreads];
 }
 
-static const char *errno_name(int err)
+/* The one place a failed system call on an event becomes a last-error text: diagnose.c explains the
+ * event, the call, the errno and the likely cause; the position (cpu, tid) closes the text. */
+static int report_failure(const tally_evsel *e, size_t slot, enum tly_diag_op op, const char *request,
+                          int err)
 {
-	const char *name = strerrorname_np(err);
-	return name ? name : "?";
-}
-
-/* The one place a failed system call on an event becomes a last-error text: the event, where it was
- * open, the call, and the errno by text and by name. */
-static int report_failure(const tally_evsel *e, size_t slot, const char *call, int err)
-{
-	return tly_error(-err, "event '%s' on cpu %d, tid %d: %s failed: %s (%s)", e->name, cpu_of(e, slot),
-	                 (int)tid_of(e, slot), call, tally_strerror(err), errno_name(err));
+	const tally_evsel *leader = e->leader;
+	size_t group = 1 + leader->nr_members;
+	int cpu = cpu_of(e, slot);
+	pid_t tid = tid_of(e, slot);
+	struct tly_diag d = {
+		.op = op,
+		.err = err,
+		.event = e->name,
+		.attr = &e->attr,
+		.request = request,
+		.leader = group > 1 ? leader->name : NULL,
+		.group_size = group,
+		.group_index = leader == e ? 0 : 1 + e->member_index,
+		.cpu_wide = tid == -1,
+		.fds_needed = e->grid.ncpus * e->grid.nthreads * group,
+		.read_size = e->read_size,
+	};
+	int code = tly_diag_error(&d);
+	char where_cpu[24] = "any CPU", where_tid[24] = "the opening thread";
+	if (cpu >= 0)
+		snprintf(where_cpu, sizeof(where_cpu), "cpu %d", cpu);
+	if (tid > 0)
+		snprintf(where_tid, sizeof(where_tid), "tid %d", (int)tid);
+	else if (tid < 0)
+		snprintf(where_tid, sizeof(where_tid), "every thread");
+	tly_error_append("\n  (at %s, %s)", where_cpu, where_tid);
+	return code;
 }
 
 static int open_retrying(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd)
@@ -268,11 +289,11 @@ static int open_slot(tally_evsel *e, size_t slot)
 	pid_t tid = tid_of(e, slot);
 	int fd = open_retrying(&e->attr, tid, cpu, group_fd);
 	if (fd < 0)
-		return report_failure(e, slot, "perf_event_open", errno);
+		return report_failure(e, slot, TLY_DIAG_OPEN, NULL, errno);
 	e->grid.fd[slot] = fd;
 	uint64_t id = 0;
 	if (ioctl_retrying(fd, PERF_EVENT_IOC_ID, (unsigned long)&id) < 0)
-		return report_failure(e, slot, "ioctl(PERF_EVENT_IOC_ID)", errno);
+		return report_failure(e, slot, TLY_DIAG_IOCTL, "PERF_EVENT_IOC_ID", errno);
 	e->grid.id[slot] = id;
 	*group_id_slot(e, slot) = id;
 	tly_log(TALLY_LOG_DEBUG, "opened '%s' on cpu %d, tid %d (group fd %d): fd %d, id %" PRIu64 "\n", e->name,
@@ -373,11 +394,8 @@ static int ioctl_every_slot(tally_evsel *e, unsigned long request, const char *r
 		return tly_error(-TALLY_ESTATE, "event '%s' is not open (%s)", e->name, request_name);
 	size_t slots = e->grid.ncpus * e->grid.nthreads;
 	for (size_t slot = 0; slot < slots; slot++)
-		if (ioctl_retrying(e->grid.fd[slot], request, flag) < 0) {
-			char call[64];
-			snprintf(call, sizeof(call), "ioctl(%s)", request_name);
-			return report_failure(e, slot, call, errno);
-		}
+		if (ioctl_retrying(e->grid.fd[slot], request, flag) < 0)
+			return report_failure(e, slot, TLY_DIAG_IOCTL, request_name, errno);
 	return 0;
 }
 
@@ -430,7 +448,7 @@ static int read_slot(tally_evsel *e, size_t slot, const uint64_t *ids, size_t n,
 {
 	ssize_t got = read_retrying(e->grid.fd[slot], e->read_buf, e->read_size);
 	if (got < 0)
-		return report_failure(e, slot, "read", errno);
+		return report_failure(e, slot, TLY_DIAG_READ, NULL, errno);
 	int err = tly_read_decode(e->read_buf, (size_t)got, e->attr.read_format, ids, n, counts);
 	if (err)
 		tly_error_append(" (event '%s' on cpu %d, tid %d)", e->name, cpu_of(e, slot), (int)tid_of(e, slot));
