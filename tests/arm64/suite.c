@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <tally/common.h>
+#include <tally/events.h>
 #include <tally/evlist.h>
 #include <tally/pmu.h>
 
@@ -174,7 +175,7 @@ static int evsel_group_count(const struct perf_event_attr *attrs, size_t n_attrs
 
 /* One way of counting a {cycles, instructions} pair around a loop, in the order the method lists them. */
 struct pair_method {
-	const char *name;
+	const char *name; /* the spec, for the methods that parse one */
 	int (*count)(const struct pair_method *m, const struct loop_shape *shape, uint64_t n, uint64_t values[2]);
 	size_t cycles_at; /* which of values[] is the cycles event */
 	struct perf_event_attr attrs[2];
@@ -192,6 +193,39 @@ static int count_pair_with_evsels(const struct pair_method *m, const struct loop
 		values[k] = counts[k].value;
 	}
 	return err;
+}
+
+/* The attrs of a spec that must parse into one group of n_attrs events. */
+static int parse_group(const char *spec, struct perf_event_attr *attrs, size_t n_attrs)
+{
+	tally_events *events;
+	int err = tally_events_parse(spec, NULL, &events);
+	if (err)
+		return err;
+	if (tally_events_count(events) != n_attrs)
+		err = -EINVAL;
+	for (size_t k = 0; !err && k < n_attrs; k++) {
+		TALLY_OPTS(tally_event_info, info);
+		err = tally_events_at(events, k, &info);
+		if (!err && (info.group != 0 || info.leader != (k == 0)))
+			err = -EINVAL;
+		if (!err)
+			attrs[k] = *info.attr;
+	}
+	tally_events_free(events);
+	return err;
+}
+
+static int count_pair_with_parsed_spec(const struct pair_method *m, const struct loop_shape *shape, uint64_t n,
+                                       uint64_t values[2])
+{
+	struct pair_method parsed = *m;
+	int err = parse_group(m->name, parsed.attrs, 2);
+	if (err) {
+		fprintf(stderr, "[%s] %s: %s\n", harness_case, m->name, tally_last_error());
+		return err;
+	}
+	return count_pair_with_evsels(&parsed, shape, n, values);
 }
 
 /* The exactness contract, for every loop shape: instructions grow by exactly insns_per_iter per
@@ -258,6 +292,54 @@ static void evsel_exact_pmu_type(void)
 	struct pair_method m = {"{armv8_pmuv3 0x8,0x11}", count_pair_with_evsels, 1,
 	                        {user_attr(type, 0x08), user_attr(type, 0x11)}};
 	check_exact_pairs(&m);
+}
+
+/* Specs through the parser, opened on the lower layer: generic names, raw codes, sysfs aliases (with the
+ * PMU and bare), format terms; modifiers on the group and on each event. */
+static void spec_exact(void)
+{
+	static const struct pair_method methods[] = {
+		{"{cycles,instructions}:u", count_pair_with_parsed_spec, 0, {{0}}},
+		{"{instructions:u,cycles:u}", count_pair_with_parsed_spec, 1, {{0}}},
+		{"{r11,r8}:u", count_pair_with_parsed_spec, 0, {{0}}},
+		{"{armv8_pmuv3/inst_retired/,armv8_pmuv3/cpu_cycles/}:u", count_pair_with_parsed_spec, 1, {{0}}},
+		{"{cpu_cycles:u,inst_retired:u}", count_pair_with_parsed_spec, 0, {{0}}},
+		{"{armv8_pmuv3/event=0x11/u,armv8_pmuv3/event=0x8/u}", count_pair_with_parsed_spec, 0, {{0}}},
+	};
+	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		check_exact_pairs(&methods[i]);
+}
+
+/* :u counts the loop exactly; :k counts only the kernel's share (entry and exit of the ioctls, timer
+ * interrupts), small and non-zero; no modifier counts both, all in one group so one time window. */
+static void spec_modifiers(void)
+{
+	const struct loop_shape *shape = &loop_shapes[1];
+	const uint64_t n = 1000000;
+	struct perf_event_attr attrs[3];
+	int err = parse_group("{instructions:u,instructions:k,instructions}", attrs, 3);
+	CHECK_INT(err, 0);
+	if (err) {
+		fprintf(stderr, "[%s] %s\n", harness_case, tally_last_error());
+		return;
+	}
+	CHECK(attrs[0].exclude_kernel && !attrs[0].exclude_user);
+	CHECK(!attrs[1].exclude_kernel && attrs[1].exclude_user);
+	CHECK(!attrs[2].exclude_kernel && !attrs[2].exclude_user);
+	struct tally_count c[3];
+	err = evsel_group_count(attrs, 3, shape, n, c);
+	CHECK_INT(err, 0);
+	if (err) {
+		fprintf(stderr, "[%s] %s\n", harness_case, tally_last_error());
+		return;
+	}
+	uint64_t user = c[0].value, kernel = c[1].value, both = c[2].value;
+	printf("  user %" PRIu64 ", kernel %" PRIu64 ", both %" PRIu64 "\n", user, kernel, both);
+	CHECK(user >= shape->insns_per_iter * n && user < shape->insns_per_iter * n + 1000);
+	CHECK(kernel > 0 && kernel < user / 10);
+	CHECK(both > user && both > kernel);
+	/* The members start and stop a few kernel instructions apart, not more. */
+	CHECK(both + 1000 > user + kernel && both < user + kernel + 1000);
 }
 
 /* The group trap: the kernel validates a new member against the counters of the group without its
@@ -369,6 +451,8 @@ static const struct harness_case pmu_cases[] = {
 	{"evsel_exact_generic", evsel_exact_generic},
 	{"evsel_exact_raw", evsel_exact_raw},
 	{"evsel_exact_pmu_type", evsel_exact_pmu_type},
+	{"spec_exact", spec_exact},
+	{"spec_modifiers", spec_modifiers},
 	{"evsel_never_running_group", evsel_never_running_group},
 	{"evsel_multiplexed", evsel_multiplexed},
 	{NULL, NULL},
