@@ -98,9 +98,10 @@ int tly_events_finish(struct tally_events *list)
 
 int tally_events_parse(const char *spec, const struct tally_parse_opts *opts, tally_events **out)
 {
+	if (out)
+		*out = NULL;
 	if (!spec || !out)
 		return tly_error(-EINVAL, "tally_events_parse: spec and out must not be NULL");
-	*out = NULL;
 	if (!tly_opts_valid(opts, offsetof(struct tally_parse_opts, error_offset) + sizeof(opts->error_offset),
 	                    "tally_parse_opts"))
 		return -TALLY_EOPTS;

@@ -274,6 +274,16 @@ static int apply_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu
 		ev->nr_selectors++;
 		return apply_format(format, t, ev, err);
 	}
+	/* On a hybrid machine a generic name in a core PMU's terms is the generic event, as perf 6.1 reads
+	 * "cpu_atom/instructions/", even where the PMU has a sysfs event of that name. */
+	if (!in_alias && !t->value && pmu->is_core && tly_hybrid(pmus)) {
+		bool matched;
+		int ret = apply_generic(pmus, pmu, t, ev, err, &matched);
+		if (ret || matched) {
+			ev->nr_selectors++;
+			return ret;
+		}
+	}
 	const struct tly_alias *alias = in_alias ? NULL : tly_pmu_alias(pmu, name);
 	if (alias) {
 		if (t->value)
@@ -282,7 +292,7 @@ static int apply_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu
 		ev->nr_selectors++;
 		return apply_alias(pmus, pmu, alias, t, ev, err);
 	}
-	if (!in_alias && !t->value && pmu->is_core) {
+	if (!in_alias && !t->value && pmu->is_core && !tly_hybrid(pmus)) {
 		bool matched;
 		int ret = apply_generic(pmus, pmu, t, ev, err, &matched);
 		if (ret || matched) {

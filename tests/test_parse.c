@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: MIT */
+/* The event spec parser, table-driven: each row is a spec on one PMU snapshot (a fixture machine or this
+ * machine's /sys) and the encoding, display name and group of one resulting attr. Every row's canonical
+ * text must parse back to the same encoding. */
+#include "harness.h"
+
+#include <stdbool.h>
+#include <tally/events.h>
+#include <tally/pmu.h>
+
+/* Encodings as tally_events_encoding() writes them. */
+#define ENC(type, config) "type=" #type ",config=" config ",config1=0,config2=0"
+#define HW(config) ENC(0, config)
+#define SW(config) ENC(1, config)
+#define CACHE(config) ENC(3, config)
+#define RAW(config) ENC(4, config)
+/* What the modifiers add, in the order the encoding lists the bits (perf's exclude rules). */
+#define U ",exclude_kernel=1,exclude_hv=1,exclude_guest=1"
+#define K ",exclude_user=1,exclude_hv=1"
+#define H ",exclude_user=1,exclude_kernel=1"
+
+enum machine { REAL, INTEL, AMD, HYBRID, ARM64, BIGLITTLE, NOVPMU, NR_MACHINES };
+static const char *const machine_dirs[NR_MACHINES] = {
+	[REAL] = NULL, [INTEL] = "intel", [AMD] = "amd", [HYBRID] = "hybrid",
+	[ARM64] = "arm64", [BIGLITTLE] = "arm64-biglittle", [NOVPMU] = "novpmu",
+};
+
+struct row {
+	enum machine machine;
+	const char *spec;
+	const char *encoding;
+	size_t index;        /* which attr of the spec this row describes */
+	size_t count;        /* how many attrs the spec gives; 0 means 1 */
+	const char *name;    /* NULL: the spec itself */
+	int group;           /* -1 outside braces */
+	bool leader;
+};
+
+/* A spec with one attr outside braces, named as written. */
+#define ONE(m, spec, enc) { m, spec, enc, 0, 1, NULL, -1, false }
+/* Attr i of n. */
+#define NTH(m, spec, i, n, enc, name, group, leader) { m, spec, enc, i, n, name, group, leader }
+
+static const struct row rows[] = {
+	/* generic hardware names and their perf aliases */
+	ONE(INTEL, "cycles", HW("0")),
+	ONE(INTEL, "cpu-cycles", HW("0")),
+	ONE(INTEL, "instructions", HW("0x1")),
+	ONE(INTEL, "cache-references", HW("0x2")),
+	ONE(INTEL, "cache-misses", HW("0x3")),
+	ONE(INTEL, "branch-instructions", HW("0x4")),
+	ONE(INTEL, "branches", HW("0x4")),
+	ONE(INTEL, "branch-misses", HW("0x5")),
+	ONE(INTEL, "bus-cycles", HW("0x6")),
+	ONE(INTEL, "stalled-cycles-frontend", HW("0x7")),
+	ONE(INTEL, "idle-cycles-frontend", HW("0x7")),
+	ONE(INTEL, "stalled-cycles-backend", HW("0x8")),
+	ONE(INTEL, "idle-cycles-backend", HW("0x8")),
+	ONE(INTEL, "ref-cycles", HW("0x9")),
+	/* software */
+	ONE(INTEL, "cpu-clock", SW("0")),
+	ONE(INTEL, "task-clock", SW("0x1")),
+	ONE(INTEL, "page-faults", SW("0x2")),
+	ONE(INTEL, "faults", SW("0x2")),
+	ONE(INTEL, "context-switches", SW("0x3")),
+	ONE(INTEL, "cs", SW("0x3")),
+	ONE(INTEL, "cpu-migrations", SW("0x4")),
+	ONE(INTEL, "migrations", SW("0x4")),
+	ONE(INTEL, "minor-faults", SW("0x5")),
+	ONE(INTEL, "major-faults", SW("0x6")),
+	ONE(INTEL, "alignment-faults", SW("0x7")),
+	ONE(INTEL, "emulation-faults", SW("0x8")),
+	ONE(INTEL, "dummy", SW("0x9")),
+	ONE(INTEL, "bpf-output", SW("0xa")),
+	ONE(INTEL, "cgroup-switches", SW("0xb")),
+	/* every cache combination the kernel defines: cache | op << 8 | result << 16 */
+	ONE(INTEL, "L1-dcache-loads", CACHE("0")),
+	ONE(INTEL, "L1-dcache-load-misses", CACHE("0x10000")),
+	ONE(INTEL, "L1-dcache-stores", CACHE("0x100")),
+	ONE(INTEL, "L1-dcache-store-misses", CACHE("0x10100")),
+	ONE(INTEL, "L1-dcache-prefetches", CACHE("0x200")),
+	ONE(INTEL, "L1-dcache-prefetch-misses", CACHE("0x10200")),
+	ONE(INTEL, "L1-icache-loads", CACHE("0x1")),
+	ONE(INTEL, "L1-icache-load-misses", CACHE("0x10001")),
+	ONE(INTEL, "L1-icache-prefetches", CACHE("0x201")),
+	ONE(INTEL, "L1-icache-prefetch-misses", CACHE("0x10201")),
+	ONE(INTEL, "LLC-loads", CACHE("0x2")),
+	ONE(INTEL, "LLC-load-misses", CACHE("0x10002")),
+	ONE(INTEL, "LLC-stores", CACHE("0x102")),
+	ONE(INTEL, "LLC-store-misses", CACHE("0x10102")),
+	ONE(INTEL, "LLC-prefetches", CACHE("0x202")),
+	ONE(INTEL, "LLC-prefetch-misses", CACHE("0x10202")),
+	ONE(INTEL, "dTLB-loads", CACHE("0x3")),
+	ONE(INTEL, "dTLB-load-misses", CACHE("0x10003")),
+	ONE(INTEL, "dTLB-stores", CACHE("0x103")),
+	ONE(INTEL, "dTLB-store-misses", CACHE("0x10103")),
+	ONE(INTEL, "dTLB-prefetches", CACHE("0x203")),
+	ONE(INTEL, "dTLB-prefetch-misses", CACHE("0x10203")),
+	ONE(INTEL, "iTLB-loads", CACHE("0x4")),
+	ONE(INTEL, "iTLB-load-misses", CACHE("0x10004")),
+	ONE(INTEL, "branch-loads", CACHE("0x5")),
+	ONE(INTEL, "branch-load-misses", CACHE("0x10005")),
+	ONE(INTEL, "node-loads", CACHE("0x6")),
+	ONE(INTEL, "node-load-misses", CACHE("0x10006")),
+	ONE(INTEL, "node-stores", CACHE("0x106")),
+	ONE(INTEL, "node-store-misses", CACHE("0x10106")),
+	ONE(INTEL, "node-prefetches", CACHE("0x206")),
+	ONE(INTEL, "node-prefetch-misses", CACHE("0x10206")),
+	/* perf's other cache spellings: part aliases, defaults, either order, singular/plural */
+	ONE(INTEL, "L1-dcache", CACHE("0")),
+	ONE(INTEL, "L1-dcache-load", CACHE("0")),
+	ONE(INTEL, "L1-dcache-load-miss", CACHE("0x10000")),
+	ONE(INTEL, "L1-dcache-misses", CACHE("0x10000")),
+	ONE(INTEL, "L1-dcache-misses-load", CACHE("0x10000")),
+	ONE(INTEL, "L1-dcache-stores-misses", CACHE("0x10100")),
+	ONE(INTEL, "L1-dcache-refs", CACHE("0")),
+	ONE(INTEL, "L1-dcache-Reference", CACHE("0")),
+	ONE(INTEL, "L1-dcache-speculative-read", CACHE("0x200")),
+	ONE(INTEL, "L1-dcache-speculative-load-miss", CACHE("0x10200")),
+	ONE(INTEL, "l1-d-loads", CACHE("0")),
+	ONE(INTEL, "l1d-miss", CACHE("0x10000")),
+	ONE(INTEL, "L1-data-write", CACHE("0x100")),
+	ONE(INTEL, "l1i-prefetch", CACHE("0x201")),
+	ONE(INTEL, "l1-i", CACHE("0x1")),
+	ONE(INTEL, "L1-instruction-load-misses", CACHE("0x10001")),
+	ONE(INTEL, "L2-loads", CACHE("0x2")),
+	ONE(INTEL, "LLC-ops", CACHE("0x2")),
+	ONE(INTEL, "LLC-read-access", CACHE("0x2")),
+	ONE(INTEL, "d-tlb-store-misses", CACHE("0x10103")),
+	ONE(INTEL, "Data-TLB", CACHE("0x3")),
+	ONE(INTEL, "i-tlb-miss", CACHE("0x10004")),
+	ONE(INTEL, "Instruction-TLB-loads", CACHE("0x4")),
+	ONE(INTEL, "bpu", CACHE("0x5")),
+	ONE(INTEL, "btb-misses", CACHE("0x10005")),
+	ONE(INTEL, "bpc-load-miss", CACHE("0x10005")),
+	ONE(INTEL, "branches-misses", CACHE("0x10005")),
+	ONE(INTEL, "branch", CACHE("0x5")),
+	ONE(INTEL, "node", CACHE("0x6")),
+	ONE(INTEL, "node-write", CACHE("0x106")),
+	/* raw codes */
+	ONE(INTEL, "r1c2", RAW("0x1c2")),
+	ONE(INTEL, "r0", RAW("0")),
+	ONE(INTEL, "r1C2", RAW("0x1c2")),
+	ONE(INTEL, "rAbC", RAW("0xabc")),
+	ONE(INTEL, "rffffffffffffffff", RAW("0xffffffffffffffff")),
+	ONE(INTEL, "r1c2:u", RAW("0x1c2") U),
+	/* pmu/terms/ over the Intel format: event=config:0-7 umask=8-15 edge=18 inv=23 cmask=24-31 in_tx=32
+	 * frontend=config1:0-23 ldlat=config1:0-15 offcore_rsp=config1:0-63 */
+	ONE(INTEL, "cpu/event=0x3c/", ENC(4, "0x3c")),
+	ONE(INTEL, "cpu/event=60/", ENC(4, "0x3c")),
+	ONE(INTEL, "cpu/event=0x3c,umask=0x01/", ENC(4, "0x13c")),
+	ONE(INTEL, "cpu/event=0x3c,edge/", ENC(4, "0x4003c")),
+	ONE(INTEL, "cpu/event=0xc0,inv,cmask=1/", ENC(4, "0x18000c0")),
+	ONE(INTEL, "cpu/in_tx,event=0x3c/", ENC(4, "0x10000003c")),
+	ONE(INTEL, "cpu/event=0xcd,umask=1,ldlat=3/", "type=4,config=0x1cd,config1=0x3,config2=0"),
+	ONE(INTEL, "cpu/frontend=0x123/", "type=4,config=0,config1=0x123,config2=0"),
+	ONE(INTEL, "cpu/offcore_rsp=0xffffffffffffffff/", "type=4,config=0,config1=0xffffffffffffffff,config2=0"),
+	ONE(INTEL, "cpu/config=0x1234/", ENC(4, "0x1234")),
+	ONE(INTEL, "cpu/config=0x1,config1=0x2,config2=0x3/", "type=4,config=0x1,config1=0x2,config2=0x3"),
+	ONE(INTEL, "cpu/config=0xffff,event=0x3c/", ENC(4, "0xff3c")),
+	ONE(INTEL, "cpu//", ENC(4, "0")),
+	NTH(INTEL, "cpu/event=0x3c,name=mycycles/", 0, 1, ENC(4, "0x3c"), "mycycles", -1, false),
+	ONE(INTEL, "cpu/event=0x3c/u", ENC(4, "0x3c") U),
+	ONE(INTEL, "cpu/event=0x3c/:k", ENC(4, "0x3c") K),
+	ONE(INTEL, "cpu/event=0x3c/ppp", ENC(4, "0x3c") ",exclude_guest=1,precise_ip=3"),
+	/* sysfs aliases, with and without the PMU */
+	ONE(INTEL, "cpu/topdown-retiring/", ENC(4, "0x8000")),
+	ONE(INTEL, "topdown-retiring", ENC(4, "0x8000")),
+	ONE(INTEL, "topdown-fe-bound:u", ENC(4, "0x8200") U),
+	ONE(INTEL, "cpu/topdown-retiring,umask=0x81/", ENC(4, "0x8100")),
+	ONE(INTEL, "cpu/mem-loads/", "type=4,config=0x1cd,config1=0x3,config2=0"),
+	ONE(INTEL, "mem-stores", ENC(4, "0x2cd")),
+	ONE(INTEL, "cpu/cycles-t/", ENC(4, "0x10000003c")),
+	ONE(INTEL, "cpu/instructions/", ENC(4, "0xc0")),
+	ONE(INTEL, "cpu/cycles/", HW("0")),
+	ONE(INTEL, "cpu/L1-dcache-load-misses/", CACHE("0x10000")),
+	ONE(INTEL, "msr/tsc/", ENC(10, "0")),
+	ONE(INTEL, "tsc", ENC(10, "0")),
+	ONE(INTEL, "aperf:u", ENC(10, "0x1") U),
+	ONE(INTEL, "msr/event=0x7/", ENC(10, "0x7")),
+	ONE(INTEL, "cstate_core/c6-residency/", ENC(11, "0x2")),
+	NTH(INTEL, "c6-residency", 0, 2, ENC(11, "0x2"), "cstate_core/c6-residency/", -1, false),
+	NTH(INTEL, "c6-residency", 1, 2, ENC(12, "0x2"), "cstate_pkg/c6-residency/", -1, false),
+	ONE(INTEL, "power/energy-pkg/", ENC(13, "0x2")),
+	ONE(INTEL, "energy-cores", ENC(13, "0x1")),
+	ONE(INTEL, "uncore_imc_0/cas_count_read/", ENC(15, "0x304")),
+	ONE(INTEL, "uncore_imc_0/event=0x4,umask=0x3,thresh=2/", ENC(15, "0x2000304")),
+	ONE(INTEL, "cas_count_write", ENC(15, "0xc04")),
+	ONE(INTEL, "software/config=2/", SW("0x2")),
+	ONE(INTEL, "software/config=0x3/k", SW("0x3") K),
+	ONE(INTEL, "tracepoint/config=0x123/", ENC(2, "0x123")),
+	ONE(INTEL, "kprobe/retprobe/", ENC(6, "0x1")),
+	ONE(INTEL, "uprobe/ref_ctr_offset=0x10/", ENC(7, "0x1000000000")),
+	/* modifiers, as perf sets the bits */
+	ONE(INTEL, "cycles:u", HW("0") U),
+	ONE(INTEL, "cycles:k", HW("0") K),
+	ONE(INTEL, "cycles:h", HW("0") H),
+	ONE(INTEL, "cycles:uk", HW("0") ",exclude_hv=1,exclude_guest=1"),
+	ONE(INTEL, "cycles:ku", HW("0") ",exclude_hv=1,exclude_guest=1"),
+	ONE(INTEL, "cycles:kh", HW("0") ",exclude_user=1"),
+	ONE(INTEL, "cycles:ukh", HW("0") ",exclude_guest=1"),
+	ONE(INTEL, "cycles:G", HW("0") ",exclude_host=1"),
+	ONE(INTEL, "cycles:H", HW("0") ",exclude_guest=1"),
+	ONE(INTEL, "cycles:GH", HW("0")),
+	ONE(INTEL, "cycles:I", HW("0") ",exclude_idle=1"),
+	ONE(INTEL, "cycles:D", HW("0") ",pinned=1"),
+	ONE(INTEL, "cycles:e", HW("0") ",exclusive=1"),
+	ONE(INTEL, "cycles:p", HW("0") ",exclude_guest=1,precise_ip=1"),
+	ONE(INTEL, "cycles:pp", HW("0") ",exclude_guest=1,precise_ip=2"),
+	ONE(INTEL, "cycles:ppp", HW("0") ",exclude_guest=1,precise_ip=3"),
+	ONE(INTEL, "cycles:kG", HW("0") K ",exclude_host=1"),
+	ONE(INTEL, "cycles:uG", HW("0") ",exclude_kernel=1,exclude_hv=1,exclude_host=1"),
+	ONE(INTEL, "cycles:uGH", HW("0") ",exclude_kernel=1,exclude_hv=1"),
+	ONE(INTEL, "cycles:Gp", HW("0") ",exclude_host=1,precise_ip=1"),
+	ONE(INTEL, "cycles:Dp", HW("0") ",exclude_guest=1,pinned=1,precise_ip=1"),
+	ONE(INTEL, "cycles:upp", HW("0") U ",precise_ip=2"),
+	ONE(INTEL, "cycles:hI", HW("0") H ",exclude_idle=1"),
+	ONE(INTEL, "instructions:uD", HW("0x1") U ",pinned=1"),
+	ONE(INTEL, "task-clock:kDe", SW("0x1") K ",pinned=1,exclusive=1"),
+	ONE(INTEL, "L1-dcache-load-misses:k", CACHE("0x10000") K),
+	/* comma lists and groups */
+	NTH(INTEL, "cycles,instructions", 1, 2, HW("0x1"), "instructions", -1, false),
+	NTH(INTEL, "{cycles,instructions}", 0, 2, HW("0"), "cycles", 0, true),
+	NTH(INTEL, "{cycles,instructions}", 1, 2, HW("0x1"), "instructions", 0, false),
+	NTH(INTEL, "{cycles,instructions}:u", 0, 2, HW("0") U, "cycles", 0, true),
+	NTH(INTEL, "{cycles,instructions}:u", 1, 2, HW("0x1") U, "instructions", 0, false),
+	NTH(INTEL, "{cycles:k,instructions}:u", 0, 2, HW("0") ",exclude_hv=1,exclude_guest=1", "cycles:k", 0, true),
+	NTH(INTEL, "{cycles:k,instructions}:u", 1, 2, HW("0x1") U, "instructions", 0, false),
+	NTH(INTEL, "{cycles:G}:u", 0, 1, HW("0") ",exclude_kernel=1,exclude_hv=1,exclude_host=1", "cycles:G", 0, true),
+	NTH(INTEL, "{cycles:p,instructions}:p", 0, 2, HW("0") ",exclude_guest=1,precise_ip=2", "cycles:p", 0, true),
+	NTH(INTEL, "{cycles}:D", 0, 1, HW("0") ",pinned=1", "cycles", 0, true),
+	NTH(INTEL, "{cycles,instructions},{cache-misses,branches}:k", 2, 4, HW("0x3") K, "cache-misses", 1, true),
+	NTH(INTEL, "{cycles,instructions},{cache-misses,branches}:k", 3, 4, HW("0x4") K, "branches", 1, false),
+	NTH(INTEL, "cycles,{instructions,branches}", 0, 3, HW("0"), "cycles", -1, false),
+	NTH(INTEL, "cycles,{instructions,branches}", 1, 3, HW("0x1"), "instructions", 0, true),
+	NTH(INTEL, "{task-clock,cpu/event=0x3c/u}", 1, 2, ENC(4, "0x3c") U, "cpu/event=0x3c/u", 0, false),
+	NTH(INTEL, "{topdown-retiring,slots}", 1, 2, ENC(4, "0x400"), "slots", 0, false),
+
+	/* AMD: split-range formats */
+	ONE(AMD, "instructions", HW("0x1")),
+	ONE(AMD, "cpu/event=0xff/", ENC(4, "0xff")),
+	ONE(AMD, "cpu/event=0x1ff/", ENC(4, "0x1000000ff")),
+	ONE(AMD, "cpu/event=0xfff,umask=0x3/", ENC(4, "0xf000003ff")),
+	ONE(AMD, "amd_df/event=0x3fff/", ENC(10, "0x1800000f000000ff")),
+	ONE(AMD, "amd_l3/event=1,umask=2,slicemask=0xf,threadmask=0xff/", ENC(11, "0xff0f000000000201")),
+	ONE(AMD, "cpu/instructions/", ENC(4, "0xc0")),
+	ONE(AMD, "cpu/stalled-cycles-frontend/", ENC(4, "0xa9")),
+	ONE(AMD, "energy-pkg", ENC(13, "0x2")),
+	ONE(AMD, "irperf", ENC(12, "0x6")),
+	ONE(AMD, "r76", RAW("0x76")),
+
+	/* hybrid x86: cpu_atom (type 10) and cpu_core (type 4), in name order */
+	NTH(HYBRID, "cycles", 0, 2, HW("0xa00000000"), "cpu_atom/cycles/", -1, false),
+	NTH(HYBRID, "cycles", 1, 2, HW("0x400000000"), "cpu_core/cycles/", -1, false),
+	NTH(HYBRID, "instructions:u", 0, 2, HW("0xa00000001") U, "cpu_atom/instructions:u/", -1, false),
+	NTH(HYBRID, "instructions:u", 1, 2, HW("0x400000001") U, "cpu_core/instructions:u/", -1, false),
+	NTH(HYBRID, "L1-dcache-loads", 0, 2, CACHE("0xa00000000"), "cpu_atom/L1-dcache-loads/", -1, false),
+	NTH(HYBRID, "LLC-load-misses", 1, 2, CACHE("0x400010002"), "cpu_core/LLC-load-misses/", -1, false),
+	NTH(HYBRID, "r1c2", 0, 2, ENC(10, "0x1c2"), "cpu_atom/r1c2/", -1, false),
+	NTH(HYBRID, "r1c2", 1, 2, ENC(4, "0x1c2"), "cpu_core/r1c2/", -1, false),
+	ONE(HYBRID, "cpu_core/cycles/", HW("0x400000000")),
+	ONE(HYBRID, "cpu_atom/instructions/", HW("0xa00000001")), /* generic, as in perf, not the alias */
+	ONE(HYBRID, "cpu_atom/mem-stores/", ENC(10, "0x6d0")),
+	ONE(HYBRID, "cpu_atom/branch-load-misses/", CACHE("0xa00010005")),
+	ONE(HYBRID, "cpu_core/topdown-retiring/", ENC(4, "0x8000")),
+	ONE(HYBRID, "topdown-retiring", ENC(4, "0x8000")),
+	NTH(HYBRID, "mem-loads", 0, 2, "type=10,config=0x5d0,config1=0x3,config2=0", "cpu_atom/mem-loads/", -1, false),
+	NTH(HYBRID, "mem-loads", 1, 2, "type=4,config=0x1cd,config1=0x3,config2=0", "cpu_core/mem-loads/", -1, false),
+	ONE(HYBRID, "cpu_atom/event=0x3c,edge/", ENC(10, "0x4003c")),
+	ONE(HYBRID, "task-clock", SW("0x1")),
+	ONE(HYBRID, "tsc", ENC(11, "0")),
+	/* a group may not span PMUs: one group per core PMU */
+	NTH(HYBRID, "{cycles,instructions}", 0, 4, HW("0xa00000000"), "cpu_atom/cycles/", 0, true),
+	NTH(HYBRID, "{cycles,instructions}", 1, 4, HW("0xa00000001"), "cpu_atom/instructions/", 0, false),
+	NTH(HYBRID, "{cycles,instructions}", 2, 4, HW("0x400000000"), "cpu_core/cycles/", 1, true),
+	NTH(HYBRID, "{cycles,instructions}", 3, 4, HW("0x400000001"), "cpu_core/instructions/", 1, false),
+	NTH(HYBRID, "{cycles,task-clock}:k", 1, 3, SW("0x1") K, "task-clock", 0, false),
+	NTH(HYBRID, "{cycles,task-clock}:k", 2, 3, HW("0x400000000") K, "cpu_core/cycles/", 1, true),
+
+	/* arm64, one core PMU (armv8_pmuv3, type 8): generic names stay generic unless the PMU is named */
+	ONE(ARM64, "cycles", HW("0")),
+	ONE(ARM64, "L1-dcache-loads", CACHE("0")),
+	ONE(ARM64, "r11", RAW("0x11")),
+	ONE(ARM64, "inst_retired", ENC(8, "0x8")),
+	ONE(ARM64, "cpu_cycles:u", ENC(8, "0x11") U),
+	ONE(ARM64, "armv8_pmuv3/event=0x11/", ENC(8, "0x11")),
+	ONE(ARM64, "armv8_pmuv3/event=0x11,long/", "type=8,config=0x11,config1=0x1,config2=0"),
+	ONE(ARM64, "armv8_pmuv3/rdpmc,event=8/", "type=8,config=0x8,config1=0x2,config2=0"),
+	ONE(ARM64, "armv8_pmuv3/cycles/", ENC(8, "0x11")),
+	ONE(ARM64, "armv8_pmuv3/instructions/", ENC(8, "0x8")),
+	ONE(ARM64, "armv8_pmuv3/branch-instructions/", ENC(8, "0xc")),
+	ONE(ARM64, "armv8_pmuv3/stalled-cycles-backend/", ENC(8, "0x24")),
+	ONE(ARM64, "armv8_pmuv3/L1-icache-load-misses/", ENC(8, "0x1")),
+	ONE(ARM64, "armv8_pmuv3/dTLB-loads/", ENC(8, "0x25")),
+	ONE(ARM64, "armv8_pmuv3/LLC-load-misses/", ENC(8, "0x37")),
+	ONE(ARM64, "armv8_pmuv3/branch-loads/", ENC(8, "0x12")),
+
+	/* arm64 big.LITTLE: armv8_cortex_a53 (type 8) and armv8_cortex_a72 (type 9) */
+	NTH(BIGLITTLE, "cycles", 0, 2, ENC(8, "0x11"), "armv8_cortex_a53/cycles/", -1, false),
+	NTH(BIGLITTLE, "cycles", 1, 2, ENC(9, "0x11"), "armv8_cortex_a72/cycles/", -1, false),
+	NTH(BIGLITTLE, "instructions", 1, 2, ENC(9, "0x8"), "armv8_cortex_a72/instructions/", -1, false),
+	NTH(BIGLITTLE, "branch-misses", 0, 2, ENC(8, "0x10"), "armv8_cortex_a53/branch-misses/", -1, false),
+	NTH(BIGLITTLE, "cache-references", 0, 2, ENC(8, "0x4"), "armv8_cortex_a53/cache-references/", -1, false),
+	NTH(BIGLITTLE, "cache-misses", 0, 2, ENC(8, "0x3"), "armv8_cortex_a53/cache-misses/", -1, false),
+	NTH(BIGLITTLE, "bus-cycles", 0, 2, ENC(8, "0x1d"), "armv8_cortex_a53/bus-cycles/", -1, false),
+	NTH(BIGLITTLE, "L1-icache-loads", 0, 2, ENC(8, "0x14"), "armv8_cortex_a53/L1-icache-loads/", -1, false),
+	NTH(BIGLITTLE, "iTLB-load-misses", 1, 2, ENC(9, "0x2"), "armv8_cortex_a72/iTLB-load-misses/", -1, false),
+	NTH(BIGLITTLE, "branch-load-misses:u", 0, 2, ENC(8, "0x10") U, "armv8_cortex_a53/branch-load-misses:u/", -1,
+	    false),
+	NTH(BIGLITTLE, "inst_retired", 1, 2, ENC(9, "0x8"), "armv8_cortex_a72/inst_retired/", -1, false),
+	NTH(BIGLITTLE, "r11", 1, 2, ENC(9, "0x11"), "armv8_cortex_a72/r11/", -1, false),
+	ONE(BIGLITTLE, "armv8_cortex_a72/cpu_cycles/", ENC(9, "0x11")),
+	NTH(BIGLITTLE, "{cycles,instructions}", 2, 4, ENC(9, "0x11"), "armv8_cortex_a72/cycles/", 1, true),
+
+	/* a VM without a virtual PMU: generic events keep their generic encoding */
+	ONE(NOVPMU, "cycles", HW("0")),
+	ONE(NOVPMU, "r1c2", RAW("0x1c2")),
+	ONE(NOVPMU, "task-clock:u", SW("0x1") U),
+
+	/* this machine: ABI-numbered types only (the dynamic PMU types differ between machines) */
+	ONE(REAL, "cycles", HW("0")),
+	ONE(REAL, "task-clock:u", SW("0x1") U),
+	ONE(REAL, "r1c2", RAW("0x1c2")),
+	ONE(REAL, "L1-dcache-load-misses", CACHE("0x10000")),
+	ONE(REAL, "software/config=2/", SW("0x2")),
+	NTH(REAL, "{cpu-clock,task-clock}:k", 1, 2, SW("0x1") K, "task-clock", 0, false),
+};
+
+static tally_pmus *machines[NR_MACHINES];
+static bool machine_loaded[NR_MACHINES];
+
+static tally_pmus *machine(enum machine m)
+{
+	if (!machine_loaded[m]) {
+		char root[4096];
+		const char *base = getenv("TALLY_FIXTURES");
+		snprintf(root, sizeof(root), "%s/sysfs/%s", base ? base : "tests/fixtures", machine_dirs[m]);
+		TALLY_OPTS(tally_pmus_opts, opts, .sysfs_root = machine_dirs[m] ? root : NULL);
+		int ret = tally_pmus_load(&opts, &machines[m]);
+		if (ret)
+			fprintf(stderr, "loading %s: %s\n", machine_dirs[m] ? root : "/sys", tally_last_error());
+		machine_loaded[m] = true;
+	}
+	return machines[m];
+}
+
+static tally_events *parse(enum machine m, const char *spec)
+{
+	TALLY_OPTS(tally_parse_opts, opts, .pmus = machine(m));
+	tally_events *events = NULL;
+	int ret = tally_events_parse(spec, &opts, &events);
+	if (ret)
+		fprintf(stderr, "[%s] '%s': %s\n", harness_case, spec, tally_last_error());
+	CHECK_INT(ret, 0);
+	return events;
+}
+
+static void encoding_of(const tally_events *events, size_t i, char *buf, size_t len)
+{
+	int n = tally_events_encoding(events, i, buf, len);
+	CHECK(n > 0 && (size_t)n < len);
+}
+
+static void test_table(void)
+{
+	CHECK(sizeof(rows) / sizeof(rows[0]) >= 150);
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		const struct row *row = &rows[r];
+		tally_events *events = parse(row->machine, row->spec);
+		if (!events)
+			continue;
+		CHECK_INT(tally_events_count(events), row->count);
+		TALLY_OPTS(tally_event_info, info);
+		if (tally_events_at(events, row->index, &info) != 0) {
+			fprintf(stderr, "  spec '%s' has no attr %zu\n", row->spec, row->index);
+			CHECK(false);
+			tally_events_free(events);
+			continue;
+		}
+		char enc[512];
+		encoding_of(events, row->index, enc, sizeof(enc));
+		if (strcmp(enc, row->encoding) != 0)
+			fprintf(stderr, "  spec '%s' [%zu]\n", row->spec, row->index);
+		CHECK_STR(enc, row->encoding);
+		CHECK_STR(info.name, row->name ? row->name : row->spec);
+		CHECK_INT(info.group, row->group);
+		CHECK_INT(info.leader, row->leader);
+
+		/* the canonical text parses back to the same attr */
+		tally_events *again = parse(row->machine, info.canonical);
+		if (again) {
+			char enc_again[512];
+			CHECK_INT(tally_events_count(again), 1);
+			encoding_of(again, 0, enc_again, sizeof(enc_again));
+			if (strcmp(enc_again, enc) != 0)
+				fprintf(stderr, "  canonical '%s' of '%s'\n", info.canonical, row->spec);
+			CHECK_STR(enc_again, enc);
+			tally_events_free(again);
+		}
+		tally_events_free(events);
+	}
+}
+
+static const struct tally_event_info *info_at(const tally_events *events, size_t i, struct tally_event_info *info)
+{
+	info->sz = sizeof(*info);
+	CHECK_INT(tally_events_at(events, i, info), 0);
+	return info;
+}
+
+static void test_canonical_text(void)
+{
+	static const struct {
+		enum machine m;
+		const char *spec;
+		const char *canonical;
+	} cases[] = {
+		{ INTEL, "cpu-cycles:ku", "cycles:uk" },
+		{ INTEL, "cs", "context-switches" },
+		{ INTEL, "l1d-miss", "L1-dcache-load-misses" },
+		{ INTEL, "r01C2", "r1c2" },
+		{ INTEL, "cpu/event=0x3c,umask=1/u", "cpu/config=0x13c/u" },
+		{ INTEL, "cpu/event=0x3c,name=x/", "cpu/config=0x3c,name=x/" },
+		{ INTEL, "topdown-retiring", "cpu/topdown-retiring/" },
+		{ INTEL, "cycles:G", "cycles:G" },
+		{ INTEL, "cycles:H", "cycles:H" },
+		{ INTEL, "cycles:uGH", "cycles:uGH" },
+		{ INTEL, "cycles:pp", "cycles:pp" },
+		{ HYBRID, "cycles:k", "cpu_atom/cycles/k" },
+		{ HYBRID, "r1c2", "cpu_atom/config=0x1c2/" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tally_events *events = parse(cases[i].m, cases[i].spec);
+		if (!events)
+			continue;
+		struct tally_event_info info;
+		CHECK_STR(info_at(events, 0, &info)->canonical, cases[i].canonical);
+		tally_events_free(events);
+	}
+}
+
+static void test_info_fields(void)
+{
+	tally_events *events = parse(INTEL, "energy-pkg,cycles,task-clock");
+	if (!events)
+		return;
+	struct tally_event_info info;
+	info_at(events, 0, &info);
+	CHECK_STR(info.pmu, "power");
+	CHECK_STR(info.unit, "Joules");
+	CHECK(info.scale > 2.32e-10 && info.scale < 2.33e-10);
+	CHECK_INT(info.origin, 0);
+	CHECK_INT(info.nr_origins, 1);
+	CHECK_INT(info.attr->size, sizeof(struct perf_event_attr));
+	info_at(events, 1, &info);
+	CHECK_STR(info.pmu, "cpu");
+	CHECK(info.unit == NULL);
+	CHECK(info.scale == 1.0);
+	CHECK_INT(info.origin, 1);
+	info_at(events, 2, &info);
+	CHECK_STR(info.pmu, "software");
+	tally_events_free(events);
+
+	events = parse(NOVPMU, "cycles");
+	if (events) {
+		CHECK(info_at(events, 0, &info)->pmu == NULL);
+		tally_events_free(events);
+	}
+
+	/* hybrid expansions share their origin and know how many they are */
+	events = parse(HYBRID, "task-clock,cycles,instructions");
+	if (events) {
+		CHECK_INT(tally_events_count(events), 5);
+		CHECK_INT(info_at(events, 1, &info)->origin, 1);
+		CHECK_INT(info.nr_origins, 2);
+		CHECK_STR(info.pmu, "cpu_atom");
+		CHECK_INT(info_at(events, 2, &info)->origin, 1);
+		CHECK_STR(info.pmu, "cpu_core");
+		CHECK_INT(info_at(events, 3, &info)->origin, 2);
+		CHECK_INT(info_at(events, 0, &info)->nr_origins, 1);
+		tally_events_free(events);
+	}
+}
+
+/* An older caller's smaller info struct gets only the fields it has room for. */
+static void test_info_sizes(void)
+{
+	tally_events *events = parse(INTEL, "cycles");
+	if (!events)
+		return;
+	struct tally_event_info info;
+	memset(&info, 0xa5, sizeof(info));
+	info.sz = offsetof(struct tally_event_info, canonical);
+	CHECK_INT(tally_events_at(events, 0, &info), 0);
+	CHECK_STR(info.name, "cycles");
+	CHECK(info.canonical == (const char *)(uintptr_t)0xa5a5a5a5a5a5a5a5ull);
+	info.sz = 0;
+	CHECK_INT(tally_events_at(events, 0, &info), -TALLY_EOPTS);
+	CHECK_INT(tally_events_at(events, 1, &info), -ERANGE);
+
+	char small[8];
+	int need = tally_events_encoding(events, 0, small, sizeof(small));
+	CHECK_INT(need, (int)strlen("type=0,config=0,config1=0,config2=0"));
+	CHECK_STR(small, "type=0,");
+	CHECK_INT(tally_events_encoding(events, 0, NULL, 0), need);
+	tally_events_free(events);
+}
+
+static void test_builtins(void)
+{
+	size_t n = tally_builtin_count(), cache = 0, hw = 0, sw = 0;
+	CHECK(n > 50);
+	for (size_t i = 0; i < n; i++) {
+		TALLY_OPTS(tally_builtin_info, b);
+		CHECK_INT(tally_builtin_at(i, &b), 0);
+		cache += b.kind == TALLY_BUILTIN_CACHE;
+		hw += b.kind == TALLY_BUILTIN_HARDWARE;
+		sw += b.kind == TALLY_BUILTIN_SOFTWARE;
+		/* every builtin name (and alias) parses to its own type and config */
+		for (int spelling = 0; spelling < 2; spelling++) {
+			const char *name = spelling ? b.alias : b.name;
+			if (!name)
+				continue;
+			tally_events *events = parse(INTEL, name);
+			if (!events)
+				continue;
+			struct tally_event_info info;
+			info_at(events, 0, &info);
+			CHECK_INT(info.attr->type, b.type);
+			CHECK_U64(info.attr->config, b.config);
+			tally_events_free(events);
+		}
+	}
+	/* 7 caches: L1-dcache, LLC, dTLB, node have 3 operations, L1-icache 2, iTLB and branch 1; x2 results */
+	CHECK_INT(cache, 32);
+	CHECK_INT(hw, 10);
+	CHECK_INT(sw, 12);
+	TALLY_OPTS(tally_builtin_info, b);
+	CHECK_INT(tally_builtin_at(n, &b), -ERANGE);
+}
+
+/* With no snapshot given, the parser loads the one under sysfs_root. */
+static void test_sysfs_root_option(void)
+{
+	char root[4096];
+	const char *base = getenv("TALLY_FIXTURES");
+	snprintf(root, sizeof(root), "%s/sysfs/intel", base ? base : "tests/fixtures");
+	TALLY_OPTS(tally_parse_opts, opts, .sysfs_root = root);
+	tally_events *events = NULL;
+	CHECK_INT(tally_events_parse("topdown-retiring", &opts, &events), 0);
+	CHECK_INT(tally_events_count(events), 1);
+	tally_events_free(events);
+	CHECK_INT(tally_events_parse(NULL, &opts, &events), -EINVAL);
+	CHECK(events == NULL);
+	tally_events_free(NULL);
+	CHECK_INT(tally_events_count(NULL), 0);
+}
+
+static void free_machines(void)
+{
+	for (int m = 0; m < NR_MACHINES; m++)
+		tally_pmus_free(machines[m]);
+}
+
+int main(void)
+{
+	static const struct harness_case cases[] = {
+		{ "table", test_table },
+		{ "canonical_text", test_canonical_text },
+		{ "info_fields", test_info_fields },
+		{ "info_sizes", test_info_sizes },
+		{ "builtins", test_builtins },
+		{ "sysfs_root_option", test_sysfs_root_option },
+		{ NULL, NULL },
+	};
+	int ret = harness_run(cases);
+	free_machines();
+	return ret;
+}
