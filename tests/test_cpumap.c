@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/* CPU maps: list parsing, online CPUs from a (fake) sysfs, the dummy map, PMU cpumask intersection. */
+#include "fault.h"
+#include "harness.h"
+
+#include <limits.h>
+#include <sys/stat.h>
+#include <tally/evlist.h>
+#include <unistd.h>
+
+/* Renders a map as "0,1,2" to compare in one CHECK_STR. */
+static const char *render(const tally_cpus *cpus)
+{
+	static char text[256];
+	size_t used = 0;
+	text[0] = '\0';
+	for (size_t i = 0; i < tally_cpus_count(cpus) && used < sizeof(text); i++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%d", i ? "," : "",
+		                         tally_cpus_at(cpus, i));
+	return text;
+}
+
+static void expect_list(const char *list, const char *expected)
+{
+	tally_cpus *cpus = NULL;
+	int err = tally_cpus_parse(list, &cpus);
+	CHECK_INT(err, 0);
+	if (!err)
+		CHECK_STR(render(cpus), expected);
+	tally_cpus_free(cpus);
+}
+
+static void parses_sysfs_lists(void)
+{
+	expect_list("0", "0");
+	expect_list("0-3", "0,1,2,3");
+	expect_list("0-3,8,10-11", "0,1,2,3,8,10,11");
+	expect_list("0-1\n", "0,1");
+	expect_list(" 2 , 0 - 1 ", "0,1,2");
+	/* Unsorted and overlapping input comes out sorted and unique. */
+	expect_list("8,2-4,3,0", "0,2,3,4,8");
+	expect_list("5,5,5", "5");
+}
+
+static void rejects_malformed_lists(void)
+{
+	static const char *const bad[] = { "", "  ", "a", "1-", "-1", "3-1", "1,,2", "1,", "0x1", "1 2",
+		                           "1-2-3", "99999999999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tally_cpus *cpus = (tally_cpus *)&cpus;
+		int err = tally_cpus_parse(bad[i], &cpus);
+		if (err == 0)
+			fprintf(stderr, "accepted \"%s\"\n", bad[i]);
+		CHECK(err == -EINVAL || err == -ERANGE);
+		CHECK(cpus == NULL);
+		CHECK(tally_last_error()[0] != '\0');
+	}
+	tally_cpus *cpus;
+	CHECK_INT(tally_cpus_parse("3-1", &cpus), -EINVAL);
+	CHECK_CONTAINS(tally_last_error(), "backwards");
+	CHECK_INT(tally_cpus_parse("0-2000000000", &cpus), -ERANGE);
+}
+
+static void dummy_map(void)
+{
+	tally_cpus *any = NULL;
+	CHECK_INT(tally_cpus_any(&any), 0);
+	CHECK_INT(tally_cpus_count(any), 1);
+	CHECK_INT(tally_cpus_at(any, 0), -1);
+	CHECK_INT(tally_cpus_count(NULL), 1);
+	CHECK_INT(tally_cpus_at(NULL, 0), -1);
+	CHECK_INT(tally_cpus_index(any, -1), 0);
+	CHECK_INT(tally_cpus_index(any, 0), -ENOENT);
+	tally_cpus_free(any);
+}
+
+static void index_and_bounds(void)
+{
+	tally_cpus *cpus = NULL;
+	CHECK_INT(tally_cpus_parse("2,4,6", &cpus), 0);
+	CHECK_INT(tally_cpus_index(cpus, 4), 1);
+	CHECK_INT(tally_cpus_index(cpus, 5), -ENOENT);
+	CHECK_INT(tally_cpus_at(cpus, 3), -1);
+	tally_cpus_free(cpus);
+}
+
+static void intersects_pmu_cpumask(void)
+{
+	tally_cpus *cpus = NULL, *out = NULL;
+	CHECK_INT(tally_cpus_parse("0-7", &cpus), 0);
+	/* A two-socket uncore PMU counts on the first CPU of each socket. */
+	CHECK_INT(tally_cpus_intersect_mask(cpus, "0,4", &out), 0);
+	CHECK_STR(render(out), "0,4");
+	tally_cpus_free(out);
+	CHECK_INT(tally_cpus_intersect_mask(cpus, "4,12-13", &out), 0);
+	CHECK_STR(render(out), "4");
+	tally_cpus_free(out);
+	CHECK_INT(tally_cpus_intersect_mask(cpus, "16", &out), -ENODEV);
+	CHECK(out == NULL);
+	CHECK_CONTAINS(tally_last_error(), "cpumask");
+	CHECK_INT(tally_cpus_intersect_mask(cpus, "junk", &out), -EINVAL);
+	tally_cpus_free(cpus);
+	/* "Any CPU" narrowed by a mask is the mask. */
+	CHECK_INT(tally_cpus_intersect_mask(NULL, "0,2", &out), 0);
+	CHECK_STR(render(out), "0,2");
+	tally_cpus_free(out);
+}
+
+/* A throwaway sysfs root holding devices/system/cpu/online. */
+static void make_fake_sysfs(char *root, size_t size, const char *online)
+{
+	snprintf(root, size, "/tmp/tally-cpumap-XXXXXX");
+	CHECK(mkdtemp(root) != NULL);
+	char path[PATH_MAX];
+	const char *dirs[] = { "/devices", "/devices/system", "/devices/system/cpu" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s%s", root, dirs[i]);
+		CHECK_INT(mkdir(path, 0755), 0);
+	}
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", root);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(online, f);
+		fclose(f);
+	}
+}
+
+static void remove_fake_sysfs(const char *root)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", root);
+	unlink(path);
+	const char *dirs[] = { "/devices/system/cpu", "/devices/system", "/devices", "" };
+	for (int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s%s", root, dirs[i]);
+		rmdir(path);
+	}
+}
+
+static void online_from_fake_sysfs(void)
+{
+	char root[64];
+	make_fake_sysfs(root, sizeof(root), "0-2,5\n");
+	tally_cpus *cpus = NULL;
+	CHECK_INT(tally_cpus_online(root, &cpus), 0);
+	CHECK_STR(render(cpus), "0,1,2,5");
+	tally_cpus_free(cpus);
+	/* The environment variable stands in for a NULL root, as it does for the PMU snapshot. */
+	setenv("TALLY_SYSFS_ROOT", root, 1);
+	CHECK_INT(tally_cpus_online(NULL, &cpus), 0);
+	CHECK_STR(render(cpus), "0,1,2,5");
+	tally_cpus_free(cpus);
+	unsetenv("TALLY_SYSFS_ROOT");
+	/* A read failure names the file and passes the errno on. */
+	fault_install();
+	fault_arm(FAULT_READ, 1, EIO);
+	CHECK_INT(tally_cpus_online(root, &cpus), -EIO);
+	CHECK_CONTAINS(tally_last_error(), "devices/system/cpu/online");
+	fault_uninstall();
+	remove_fake_sysfs(root);
+	CHECK_INT(tally_cpus_online(root, &cpus), -ENOENT);
+	make_fake_sysfs(root, sizeof(root), "garbage");
+	CHECK_INT(tally_cpus_online(root, &cpus), -EINVAL);
+	CHECK_CONTAINS(tally_last_error(), "devices/system/cpu/online");
+	remove_fake_sysfs(root);
+}
+
+static void online_on_this_machine(void)
+{
+	tally_cpus *cpus = NULL;
+	CHECK_INT(tally_cpus_online("/sys", &cpus), 0);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	CHECK_INT(tally_cpus_count(cpus), n);
+	CHECK_INT(tally_cpus_index(cpus, 0), 0);
+	tally_cpus_free(cpus);
+}
+
+int main(void)
+{
+	static const struct harness_case cases[] = {
+		{ "parses_sysfs_lists", parses_sysfs_lists },
+		{ "rejects_malformed_lists", rejects_malformed_lists },
+		{ "dummy_map", dummy_map },
+		{ "index_and_bounds", index_and_bounds },
+		{ "intersects_pmu_cpumask", intersects_pmu_cpumask },
+		{ "online_from_fake_sysfs", online_from_fake_sysfs },
+		{ "online_on_this_machine", online_on_this_machine },
+		{ NULL, NULL },
+	};
+	return harness_run(cases);
+}
