@@ -60,9 +60,9 @@ static void check(struct doctor *d, enum verdict v, const char *name, const char
 		json_end_object(&d->w);
 		return;
 	}
-	printf("[%-4s] %-18s %s\n", verdict_name(v), name, detail);
+	printf("[%-4s] %-20s %s\n", verdict_name(v), name, detail);
 	if (fix)
-		printf("       %-18s fix: %s\n", "", fix);
+		printf("       %-20s fix: %s\n", "", fix);
 }
 
 static void check_pmus(struct doctor *d, const struct tally_facts *f)

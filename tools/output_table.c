@@ -18,7 +18,7 @@ static void print_value(FILE *out, const struct report_event *e, const struct re
 		                             sizeof(text));
 	else
 		number_format_grouped((uint64_t)llround(c->scaled), text, sizeof(text));
-	fprintf(out, "%18s %-5s %-32s", text, e->unit, e->name);
+	fprintf(out, "%18s %-4s %-32s", text, e->unit, e->name);
 }
 
 /* One line: value, unit, event, then "# metric", the relative stddev with -r, and the share of time the
@@ -77,7 +77,7 @@ static void table_begin(struct output *o)
 static void table_interval(struct output *o, const struct report_sample *s)
 {
 	if (o->intervals++ == 0)
-		fprintf(o->out, "#%15s %18s %-5s %s\n", "time", "counts", "unit", "events");
+		fprintf(o->out, "#%15s %18s %-4s %s\n", "time", "counts", "unit", "events");
 	char timestamp[32];
 	snprintf(timestamp, sizeof(timestamp), "%16.9f ", s->timestamp);
 	print_counts(o, timestamp, s->counts, s->seconds, NULL);

@@ -294,6 +294,9 @@ void readings_fill(struct readings *rd, bool since_previous)
 			snprintf(rd->reasons[i], sizeof(rd->reasons[i]), "%s", tally_counter_note(rd->counter, i));
 		else if (r->error)
 			snprintf(rd->reasons[i], sizeof(rd->reasons[i]), "%s", tally_strerror(r->error));
+		else if (c->status == REPORT_NOT_COUNTED)
+			snprintf(rd->reasons[i], sizeof(rd->reasons[i]),
+			         "it never ran while enabled (an idle target, or its counters were taken)");
 		c->reason = rd->reasons[i][0] ? rd->reasons[i] : NULL;
 		if (rd->aggregation != AGGR_GLOBAL)
 			fill_parts(rd, i, ref);

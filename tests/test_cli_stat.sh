@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# tally stat end to end with software events: every flag and format, exit statuses, Ctrl-C, a missing
+# command, a bad spec (the command must not start), -I over a sleeping workload, -r statistics.
+set -u
+TALLY=${TALLY_BUILD:?}/tools/tally
+[ -x "$TALLY" ] || { echo "SKIP: $TALLY not built"; exit 77; }
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() { echo "ok   $*"; }
+
+# expect_status WANT DESCRIPTION -- tally args...
+expect_status() {
+	local want=$1 what=$2; shift 3
+	"$TALLY" "$@" >"$WORK/out" 2>"$WORK/err"
+	local got=$?
+	if [ "$got" -eq "$want" ]; then ok "$what (exit $got)"; else fail "$what: exit $got, want $want"; cat "$WORK/err"; fi
+}
+
+# --- exit statuses ------------------------------------------------------------------------------------
+expect_status 0 "true" -- stat -e task-clock -- true
+expect_status 3 "the command's own status" -- stat -e task-clock -- sh -c 'exit 3'
+expect_status 137 "killed by SIGKILL: 128 + 9" -- stat -e task-clock -- sh -c 'kill -9 $$'
+expect_status 127 "missing command" -- stat -e task-clock -- /nonexistent/command
+grep -q "No such file" "$WORK/err" && ok "missing command explained" || fail "missing command: no reason: $(cat "$WORK/err")"
+expect_status 2 "unknown option" -- stat --no-such-flag -- true
+expect_status 2 "no command and no target" -- stat -e task-clock
+expect_status 2 "-x and -j together" -- stat -x, -j -- true
+expect_status 2 "-I below 10 ms" -- stat -I 5 -- true
+expect_status 2 "-r 0" -- stat -r 0 -- true
+expect_status 0 "--version" -- stat --version
+grep -q "^tally [0-9]" "$WORK/out" && ok "--version prints the version" || fail "--version: $(cat "$WORK/out")"
+expect_status 0 "--help" -- stat --help
+grep -q -- "--interval-print" "$WORK/out" && ok "--help lists the flags" || fail "--help text"
+
+# A bad spec is refused before anything runs: the command would create a file.
+rm -f "$WORK/created"
+expect_status 2 "bad spec" -- stat -e 'task-clock,nosuchevent' -- touch "$WORK/created"
+[ -e "$WORK/created" ] && fail "bad spec: the command ran" || ok "bad spec: the command was not started"
+grep -q "nosuchevent" "$WORK/err" && grep -q "\^" "$WORK/err" && ok "bad spec: caret message" ||
+	fail "bad spec message: $(cat "$WORK/err")"
+
+# --- results go to stderr, the command's stdout stays clean ----------------------------------------------
+"$TALLY" stat -e task-clock -- echo hello >"$WORK/out" 2>"$WORK/err"
+[ "$(cat "$WORK/out")" = hello ] && ok "stdout is the command's" || fail "stdout polluted: $(cat "$WORK/out")"
+grep -q "task-clock" "$WORK/err" && ok "table on stderr" || fail "no table on stderr"
+
+# --- default events: software ones plus a note on a machine without a hardware PMU --------------------
+"$TALLY" stat -- true 2>"$WORK/err"
+for e in task-clock context-switches cpu-migrations page-faults; do
+	grep -q " $e" "$WORK/err" || fail "default events: $e missing"
+done
+if ! ls /sys/bus/event_source/devices/ | grep -qE '^(cpu|cpu_core|armv8.*)$'; then
+	grep -q "^note: no hardware PMU" "$WORK/err" && ok "no-PMU note" || fail "no-PMU note missing"
+	grep -v "^note:" "$WORK/err" | grep -q "cycles" && fail "cycles listed by default without a PMU" || ok "no cycles by default"
+fi
+grep -q "seconds time elapsed" "$WORK/err" && grep -q "seconds user" "$WORK/err" && grep -q "seconds sys" "$WORK/err" &&
+	ok "elapsed/user/sys" || fail "times missing"
+grep -q "CPUs utilized" "$WORK/err" && ok "CPUs utilized metric" || fail "metric missing"
+
+# --- table: thousands separators on a workload with many page faults -----------------------------------
+"$TALLY" stat -e page-faults -- dd if=/dev/zero of=/dev/null bs=32M count=1 2>"$WORK/err"
+grep -qE "^ +[0-9]{1,3}(,[0-9]{3})+ +page-faults" "$WORK/err" && ok "thousands separators" ||
+	fail "no grouped digits: $(grep page-faults "$WORK/err")"
+
+# --- -e repeatable, unsupported event reported, -v encodings -----------------------------------------
+"$TALLY" stat -v -e task-clock -e page-faults -e cycles -- true 2>"$WORK/err"
+grep -q " task-clock" "$WORK/err" && grep -q " page-faults" "$WORK/err" && ok "-e repeatable" || fail "-e repeatable"
+grep -q "type=1,config=0x2" "$WORK/err" && ok "-v prints encodings" || fail "-v: $(cat "$WORK/err")"
+if ! ls /sys/bus/event_source/devices/ | grep -qE '^(cpu|cpu_core)$'; then
+	grep -q "<not supported> *cycles" "$WORK/err" && grep -q "<not supported> cycles: " "$WORK/err" &&
+		ok "cycles <not supported> with a footnote" || fail "cycles status: $(cat "$WORK/err")"
+fi
+
+# --- -o / --append / -q ------------------------------------------------------------------------------------
+"$TALLY" stat -o "$WORK/o.txt" -e task-clock -- true 2>"$WORK/err"
+[ -s "$WORK/err" ] && fail "-o: stderr not empty" || ok "-o leaves stderr empty"
+grep -q task-clock "$WORK/o.txt" && ok "-o writes the file" || fail "-o file"
+"$TALLY" stat -o "$WORK/o.txt" --append -e page-faults -- true
+grep -q task-clock "$WORK/o.txt" && grep -q page-faults "$WORK/o.txt" && ok "--append keeps" || fail "--append"
+"$TALLY" stat -q -e task-clock -- true 2>"$WORK/err"; st=$?
+[ $st -eq 0 ] && [ ! -s "$WORK/err" ] && ok "-q prints nothing" || fail "-q: $st $(cat "$WORK/err")"
+
+# --- CSV: perf's field order, header option --------------------------------------------------------------
+"$TALLY" stat -x, --csv-header -e task-clock,page-faults -- true 2>"$WORK/err"
+head -1 "$WORK/err" | grep -q "^value,unit,event,run_time_ns,percent_running,metric_value,metric_unit$" &&
+	ok "CSV header" || fail "CSV header: $(head -1 "$WORK/err")"
+grep -qE "^[0-9]+\.[0-9]{2},msec,task-clock,[0-9]+,100\.00,[0-9.]+,CPUs utilized$" "$WORK/err" &&
+	ok "CSV task-clock record" || fail "CSV record: $(cat "$WORK/err")"
+grep -qE "^[0-9]+,,page-faults,[0-9]+,100\.00,[0-9.]+,[KM]?/sec$" "$WORK/err" && ok "CSV page-faults record" ||
+	fail "CSV page-faults: $(cat "$WORK/err")"
+"$TALLY" stat -x ';' -e task-clock -- true 2>"$WORK/err"
+grep -q "^[0-9.]*;msec;task-clock;" "$WORK/err" && ok "-x ';'" || fail "-x ;: $(cat "$WORK/err")"
+
+# --- -I: intervals over a sleeping workload, the last partial one at exit ----------------------------
+"$TALLY" stat -I 100 -x, -e task-clock,context-switches -- sleep 0.35 2>"$WORK/err"
+stamps=$(cut -d, -f1 "$WORK/err" | sort -un)
+n=$(echo "$stamps" | wc -l)
+[ "$n" -eq 4 ] && ok "-I 100 over 0.35 s: 4 intervals" || fail "-I: $n intervals: $(cat "$WORK/err")"
+last=$(echo "$stamps" | tail -1)
+python3 -c "import sys; t=float('$last'); sys.exit(0 if 0.34 < t < 0.6 else 1)" && ok "last partial interval at exit ($last)" ||
+	fail "last interval stamp $last"
+python3 - "$WORK/err" <<'PY' && ok "-I stamps ascend ~100 ms apart" || fail "-I spacing: $(cat "$WORK/err")"
+import sys
+t = sorted({float(l.split(",")[0]) for l in open(sys.argv[1])})
+sys.exit(0 if all(0.08 < b - a < 0.2 for a, b in zip(t[:-2], t[1:-1])) else 1)
+PY
+"$TALLY" stat -I 100 -e task-clock -- sleep 0.25 2>"$WORK/err"
+grep -q "^# *time *counts" "$WORK/err" && ok "-I table header" || fail "-I table header"
+
+# --- -r 5: mean and relative stddev ----------------------------------------------------------------------
+"$TALLY" stat -r 5 -e task-clock,page-faults -- true 2>"$WORK/err"
+grep -q "(5 runs)" "$WORK/err" && ok "-r 5 heading" || fail "-r heading"
+grep -qE "page-faults .*\( \+- +[0-9.]+% \)" "$WORK/err" && ok "-r relative stddev" || fail "-r stddev: $(cat "$WORK/err")"
+grep -qE "[0-9.]+ \+- [0-9.]+ seconds time elapsed" "$WORK/err" && ok "-r elapsed mean +- stddev" || fail "-r elapsed"
+
+# --- targets: -p with --duration, -t, -a, -C, -A, --per-thread, --per-core ---------------------------
+sleep 5 & victim=$!
+"$TALLY" stat -e task-clock,context-switches -p $victim --duration 0.3 2>"$WORK/err"; st=$?
+[ $st -eq 0 ] && grep -q "process id '$victim'" "$WORK/err" && ok "-p --duration" || fail "-p: $st $(cat "$WORK/err")"
+"$TALLY" stat -e task-clock -t $victim --duration 0.2 2>"$WORK/err"
+grep -q "thread id '$victim'" "$WORK/err" && ok "-t" || fail "-t: $(cat "$WORK/err")"
+"$TALLY" stat --per-thread -x, -e context-switches -p $victim --duration 0.2 2>"$WORK/err"
+grep -q "^sleep-$victim," "$WORK/err" && ok "--per-thread labels comm-tid" || fail "--per-thread: $(cat "$WORK/err")"
+kill $victim 2>/dev/null; wait $victim 2>/dev/null
+ncpu=$(nproc)
+"$TALLY" stat -a -A -x, -e task-clock -- sleep 0.1 2>"$WORK/err"
+[ "$(grep -c '^CPU[0-9]*,' "$WORK/err")" -eq "$ncpu" ] && ok "-a -A: one record per CPU" || fail "-A: $(cat "$WORK/err")"
+"$TALLY" stat -C 0 -x, -e task-clock -- sleep 0.1 2>"$WORK/err"
+v=$(cut -d, -f1 "$WORK/err")
+python3 -c "import sys; sys.exit(0 if 50 < float('$v') < 200 else 1)" && ok "-C 0: one CPU's task-clock ($v ms over 0.1 s)" ||
+	fail "-C 0: $(cat "$WORK/err")"
+if [ -r /sys/devices/system/cpu/cpu0/topology/core_id ]; then
+	"$TALLY" stat -a --per-core -x, -e task-clock -- sleep 0.05 2>"$WORK/err"
+	grep -q "^S[0-9]*-C[0-9]*," "$WORK/err" && ok "--per-core" || fail "--per-core: $(cat "$WORK/err")"
+fi
+
+# --- -i: children are not counted ---------------------------------------------------------------------
+with=$("$TALLY" stat -x, -e page-faults -- sh -c 'dd if=/dev/zero of=/dev/null bs=16M count=1 2>/dev/null' 2>&1 | cut -d, -f1)
+without=$("$TALLY" stat -i -x, -e page-faults -- sh -c 'dd if=/dev/zero of=/dev/null bs=16M count=1 2>/dev/null' 2>&1 | cut -d, -f1)
+[ "$with" -gt 4000 ] && [ "$without" -lt 1000 ] && ok "-i: $with faults with children, $without without" ||
+	fail "-i: with $with, without $without"
+
+# --- --no-scale, --no-group, -D, --pin ------------------------------------------------------------------
+expect_status 0 "--no-scale" -- stat --no-scale -e task-clock -- true
+expect_status 0 "--no-group" -- stat --no-group -e '{task-clock,page-faults},cs' -- true
+"$TALLY" stat -D 300 -x, -e task-clock -- sh -c 'sleep 0.2; dd if=/dev/zero of=/dev/null bs=1M count=1 2>/dev/null' 2>"$WORK/err"
+"$TALLY" stat -x, -e task-clock -- sh -c 'sleep 0.2; dd if=/dev/zero of=/dev/null bs=1M count=1 2>/dev/null' 2>"$WORK/err2"
+d=$(cut -d, -f1 "$WORK/err"); nd=$(cut -d, -f1 "$WORK/err2")
+python3 -c "import sys; sys.exit(0 if float('$d') < float('$nd') else 1)" && ok "-D 300 counts less ($d < $nd ms)" ||
+	fail "-D: $d vs $nd"
+"$TALLY" stat -x, --pin 0 -e cpu-migrations -- sh -c 'for i in 1 2 3 4 5 6 7 8; do :; done; taskset -p $$' >"$WORK/out" 2>"$WORK/err"
+grep -q "affinity mask: 1$" "$WORK/out" && ok "--pin 0 pins the command" || fail "--pin: $(cat "$WORK/out")"
+
+# --- Ctrl-C: prints what was counted, exits 130 --------------------------------------------------------
+rm -f "$WORK/int"
+"$TALLY" stat -e task-clock -o "$WORK/int" -- sleep 10 &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid; st=$?
+[ $st -eq 130 ] && ok "SIGINT: exit 130" || fail "SIGINT: exit $st"
+grep -q "task-clock" "$WORK/int" && grep -q "interrupted" "$WORK/int" && ok "SIGINT: counts printed" ||
+	fail "SIGINT output: $(cat "$WORK/int")"
+"$TALLY" stat -e task-clock -a -x, -o "$WORK/int" &
+pid=$!
+sleep 0.3
+kill -INT $pid
+wait $pid; st=$?
+[ $st -eq 130 ] && grep -q ",task-clock," "$WORK/int" && ok "SIGINT without a command (-a)" || fail "SIGINT -a: $st"
+
+[ $failures -eq 0 ] || { echo "$failures failures"; exit 1; }
+echo "all passed"
