@@ -2,7 +2,8 @@
 /*
  * Commands that tally launches: counted from their exec, with their children (inherit) or without,
  * exit codes and times, exec failures (127), and a command that never gets to run.
- * The workload is this test binary itself, re-executed as "test_command children N".
+ * The workload is this test binary itself, re-executed as "test_command children N"; the same binary,
+ * run as "test_command count SPEC -- COMMAND...", is tally's side of tests/test_perf_stat_agreement.sh.
  */
 #include "harness.h"
 
@@ -152,10 +153,40 @@ static void unstarted_command_is_reaped(void)
 	tally_counter_free(c);
 }
 
+/* "count SPEC -- COMMAND...": counts COMMAND with every event alone (as perf stat opens them) and prints
+ * "value,event" lines; tests/test_perf_stat_agreement.sh compares them with perf stat -x,. */
+static int count_command(const char *spec, char **argv)
+{
+	TALLY_OPTS(tally_counter_opts, o, .no_packing = true);
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	tally_counter *c = NULL;
+	int err = tally_counter_new(spec, &o, &c);
+	if (!err)
+		err = tally_counter_open(c, &t);
+	if (!err)
+		err = tally_counter_start(c);
+	struct tally_exit ex;
+	if (!err)
+		err = tally_counter_wait(c, &ex);
+	struct tally_result r[16];
+	int n = err ? err : tally_counter_read(c, r, 16);
+	if (n < 0) {
+		fprintf(stderr, "count: %s\n", c ? tally_counter_last_error(c) : tally_last_error());
+		tally_counter_free(c);
+		return 1;
+	}
+	for (int i = 0; i < n; i++)
+		printf("%llu,%s\n", (unsigned long long)r[i].scaled, tally_counter_name(c, (size_t)i));
+	tally_counter_free(c);
+	return ex.code;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "children") == 0)
 		return run_children(atol(argv[2]));
+	if (argc >= 5 && strcmp(argv[1], "count") == 0 && strcmp(argv[3], "--") == 0)
+		return count_command(argv[2], argv + 4);
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0) {
 		fprintf(stderr, "cannot find this test's own binary\n");
