@@ -16,7 +16,7 @@ static bool is_term_char(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
 }
 
-int tly_terms_next(const char *text, size_t len, size_t *pos, struct tly_term *term)
+int tly_terms_next(const char *text, size_t len, size_t *pos, struct tly_term *term, const char **why)
 {
 	size_t p = *pos;
 	if (p >= len)
@@ -27,34 +27,29 @@ int tly_terms_next(const char *text, size_t len, size_t *pos, struct tly_term *t
 	while (p < len && is_term_char(text[p]))
 		p++;
 	term->name_len = p - term->offset;
-	if (term->name_len == 0) {
-		*pos = p;
-		return -1;
-	}
-	if (p < len && text[p] == '=') {
+	*why = NULL;
+	if (term->name_len == 0)
+		*why = p < len && text[p] == ',' ? "empty term" : "expected a term (name or name=value) here";
+	else if (p < len && text[p] == '=') {
 		p++;
 		term->value = text + p;
 		term->value_offset = p;
 		while (p < len && text[p] != ',')
 			p++;
 		term->value_len = p - term->value_offset;
-		if (term->value_len == 0) {
-			*pos = p;
-			return -1;
-		}
+		if (term->value_len == 0)
+			*why = "expected a value after '='";
+	} else if (p < len && text[p] != ',') {
+		*why = "unexpected character in a term name";
 	}
-	if (p < len && text[p] != ',') {
+	if (!*why && p < len && p + 1 == len) {
+		*why = "term list ends with ','";
+	}
+	if (*why) {
 		*pos = p;
 		return -1;
 	}
-	if (p < len) {
-		p++; /* the comma; a list may not end with one */
-		if (p == len) {
-			*pos = p;
-			return -1;
-		}
-	}
-	*pos = p;
+	*pos = p < len ? p + 1 : p; /* past the comma */
 	return 1;
 }
 
@@ -176,8 +171,9 @@ static int apply_format(const struct tly_format *format, const struct tly_term *
 	if (tly_format_deposit(format->mask, value, &cleared) < 0) {
 		size_t off = t->value ? t->value_offset : t->offset;
 		size_t len = t->value ? t->value_len : t->name_len;
-		return fail(err, off, len, "value %#llx of term '%s' does not fit its %u bits (%s)",
-		            (unsigned long long)value, format->name, tly_format_width(format->mask), format->text);
+		unsigned width = tly_format_width(format->mask);
+		return fail(err, off, len, "value %#llx of term '%s' does not fit its %u bit%s (%s)",
+		            (unsigned long long)value, format->name, width, width == 1 ? "" : "s", format->text);
 	}
 	*field = cleared;
 	return 0;
@@ -311,14 +307,12 @@ static int apply_list(const struct tally_pmus *pmus, const struct tally_pmu *pmu
 	const struct tly_term *generic_term = NULL;
 	for (;;) {
 		struct tly_term *t = &seen[nr];
-		int more = tly_terms_next(text, len, &pos, t);
+		const char *why;
+		int more = tly_terms_next(text, len, &pos, t, &why);
 		if (more == 0)
 			break;
 		if (more < 0)
-			return fail(err, pos, 1,
-			            pos < len && text[pos] == ',' ? "empty term" :
-			            pos >= len                     ? "term list ends with ','" :
-			                                             "expected a term (name or name=value) here");
+			return fail(err, pos, 1, "%s", why);
 		for (size_t i = 0; i < nr; i++)
 			if (seen[i].name_len == t->name_len && memcmp(seen[i].name, t->name, t->name_len) == 0)
 				return fail(err, t->offset, t->name_len, "term '%.*s' is given twice", (int)t->name_len,

@@ -22,8 +22,9 @@ struct tly_term {
 
 /* Reads the next term of the list text[*pos .. len). Returns 1 with *term filled and *pos past the term
  * and its comma; 0 at the end of the list; -1 when the list is malformed (empty term, '=' without a name
- * or a value, a character no term name has), with *pos at the fault. */
-int tly_terms_next(const char *text, size_t len, size_t *pos, struct tly_term *term);
+ * or a value, a character no term name has, a trailing comma), with *pos at the fault and *why saying
+ * what it is. */
+int tly_terms_next(const char *text, size_t len, size_t *pos, struct tly_term *term, const char **why);
 
 /* The value of a term as a number: decimal or 0x-prefixed hex (perf's two forms). -EINVAL when it is not
  * a number, -ERANGE when it does not fit 64 bits. */
