@@ -6,6 +6,7 @@
  */
 #include "fault.h"
 #include "harness.h"
+#include "target.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -505,6 +506,79 @@ static void origins_sum_results(void)
 	tally_counter_free(c);
 }
 
+static void hybrid_expansions_sum_by_origin(void)
+{
+	const char *dir = getenv("TALLY_FIXTURES");
+	char root[4096];
+	snprintf(root, sizeof(root), "%s/sysfs/hybrid", dir ? dir : "tests/fixtures");
+	TALLY_OPTS(tally_counter_opts, o, .sysfs_root = root);
+	tally_counter *c;
+	int err = tally_counter_new("cycles,page-faults", &o, &c);
+	CHECK_INT(err, 0);
+	if (err) {
+		fprintf(stderr, "%s\n", tally_last_error());
+		return;
+	}
+	/* cycles counts once per core PMU; both halves come from spec item 0. */
+	CHECK_INT(tally_counter_count(c), 3);
+	char both[256];
+	snprintf(both, sizeof(both), "%s %s", tally_counter_name(c, 0), tally_counter_name(c, 1));
+	CHECK_CONTAINS(both, "cpu_core/cycles/");
+	CHECK_CONTAINS(both, "cpu_atom/cycles/");
+	CHECK_STR(tally_counter_name(c, 2), "page-faults");
+	struct tally_result r[3] = {
+		{ .value = 100, .enabled = 10, .running = 10, .scaled = 100, .ratio = 1, .origin = 0,
+		  .status = TALLY_STATUS_EXACT, .nr_parts = 1 },
+		{ .value = 50, .enabled = 10, .running = 5, .scaled = 100, .ratio = 0.5, .origin = 0,
+		  .status = TALLY_STATUS_SCALED, .nr_parts = 1 },
+		{ .value = 7, .enabled = 10, .running = 10, .scaled = 7, .ratio = 1, .origin = 1,
+		  .status = TALLY_STATUS_EXACT, .nr_parts = 1 },
+	};
+	struct tally_result o2[2];
+	CHECK_INT(tally_counter_sum_origins(c, r, 3, o2, 2), 2);
+	CHECK_U64(o2[0].value, 150);
+	CHECK_U64(o2[0].scaled, 200);
+	CHECK_U64(o2[0].enabled, 20);
+	CHECK_U64(o2[0].running, 15);
+	CHECK_INT(o2[0].status, TALLY_STATUS_SCALED);
+	CHECK(o2[0].ratio == 0.75);
+	CHECK_INT(o2[0].nr_parts, 2);
+	CHECK_U64(o2[1].value, 7);
+	/* A half that cannot count (the atom half, say) leaves the other's value standing. */
+	r[1] = (struct tally_result){ .status = TALLY_STATUS_NOT_SUPPORTED, .error = -ENOENT, .origin = 0 };
+	CHECK_INT(tally_counter_sum_origins(c, r, 3, o2, 1), 2);
+	CHECK_U64(o2[0].value, 100);
+	CHECK_INT(o2[0].status, TALLY_STATUS_EXACT);
+	CHECK_INT(o2[0].error, 0);
+	tally_counter_free(c);
+}
+
+static void pmu_cpumask_limits_cpu_wide_events(void)
+{
+	struct tly_target t = { .kind = TALLY_TARGET_CPUS, .cpu_wide = true };
+	CHECK_INT(tally_cpus_parse("0-3,16-19", &t.cpus), 0);
+	tally_cpus *cpus;
+	/* A cpu_atom-like PMU on CPUs 16-23: only the requested CPUs among them. */
+	CHECK_INT(tly_target_event_cpus(&t, "16-23", &cpus), 0);
+	CHECK_INT(tally_cpus_count(cpus), 4);
+	CHECK_INT(tally_cpus_at(cpus, 0), 16);
+	tally_cpus_free(cpus);
+	/* An uncore-like PMU that counts on CPU 0 only. */
+	CHECK_INT(tly_target_event_cpus(&t, "0", &cpus), 0);
+	CHECK_INT(tally_cpus_count(cpus), 1);
+	tally_cpus_free(cpus);
+	/* No mask (software events): every requested CPU. */
+	CHECK_INT(tly_target_event_cpus(&t, NULL, &cpus), 0);
+	CHECK_INT(tally_cpus_count(cpus), 8);
+	tally_cpus_free(cpus);
+	CHECK_INT(tly_target_event_cpus(&t, "24-31", &cpus), -ENODEV);
+	/* A task-bound target opens on any CPU whatever the mask says. */
+	t.cpu_wide = false;
+	CHECK_INT(tly_target_event_cpus(&t, "16-23", &cpus), 0);
+	CHECK(cpus == NULL);
+	tally_cpus_free(t.cpus);
+}
+
 static void calls_out_of_order_are_refused(void)
 {
 	tally_counter *c;
@@ -557,6 +631,8 @@ int main(void)
 		{ "never_run_packed_group_is_split", never_run_packed_group_is_split },
 		{ "no_packing_opens_every_event_alone", no_packing_opens_every_event_alone },
 		{ "origins_sum_results", origins_sum_results },
+		{ "hybrid_expansions_sum_by_origin", hybrid_expansions_sum_by_origin },
+		{ "pmu_cpumask_limits_cpu_wide_events", pmu_cpumask_limits_cpu_wide_events },
 		{ "calls_out_of_order_are_refused", calls_out_of_order_are_refused },
 		{ NULL, NULL },
 	};

@@ -27,13 +27,14 @@
  *
  * Reads. Every group is read with one read(2) of its leader per (CPU, thread), values matched to events
  * by id; results are summed over CPUs and threads, and the parts stay available
- * (tally_counter_parts). A read allocates nothing. Failures leave an explanation (event, errno, cause,
- * fix) in tally_last_error() and in tally_counter_last_error().
+ * (tally_counter_parts). A read allocates nothing (except when it reopens a never-run group). Failures
+ * leave an explanation (event, errno, cause, fix) in tally_last_error() and in tally_counter_last_error().
  *
  * Thread-safety: a counter is used by one thread at a time (reads keep the previous reading for deltas);
- * distinct counters may be used concurrently. tally_counter_last_error, tally_counter_note,
- * tally_counter_count, tally_counter_name and tally_counter_events only read the handle and may run
- * concurrently with each other (not with the state-changing calls).
+ * distinct counters may be used concurrently. tally_counter_new touches nothing shared and is thread-safe.
+ * tally_counter_last_error, _note, _count, _name, _events, _parts, _sum_origins and _pid only read the
+ * handle: they may run concurrently with each other, not with the calls that change it (open, start,
+ * stop, reset, read, wait, close, free).
  */
 #ifndef TALLY_COUNTER_H
 #define TALLY_COUNTER_H
@@ -69,7 +70,7 @@ struct tally_counter_opts {
  * tally_last_error(). Thread-safe (touches only the new handle). */
 TALLY_API int tally_counter_new(const char *spec, const struct tally_counter_opts *opts, tally_counter **out);
 
-/* Closes the counter if open (reaping a launched command that never ran) and frees it. NULL is a no-op. */
+/* Closes the counter if open (see tally_counter_close) and frees it. NULL is a no-op. */
 TALLY_API void tally_counter_free(tally_counter *counter);
 
 enum tally_target_kind {
@@ -110,8 +111,10 @@ TALLY_API int tally_counter_stop(tally_counter *counter);
 /* Sets the counts to zero without changing whether they run. */
 TALLY_API int tally_counter_reset(tally_counter *counter);
 
-/* Closes every fd (the handle can be opened again). A launched command that never got to exec is killed
- * and reaped. Closing a closed counter is a no-op. Returns 0. */
+/* Closes every fd (the handle can be opened again). A launched command that never got to exec is told
+ * to exit without running and is reaped; one that was started and not yet waited for is waited for here
+ * (wait first, or signal it through tally_counter_pid, to decide when). Closing a closed counter is a
+ * no-op. Returns 0. */
 TALLY_API int tally_counter_close(tally_counter *counter);
 
 /* Number of events: one per attr of the spec (a generic event on a hybrid machine counts once per core
