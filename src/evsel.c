@@ -169,6 +169,21 @@ static pid_t tid_of(const tally_evsel *e, size_t slot)
 	return e->threads->tid[slot % e->grid.nthreads];
 }
 
+/* Ends a last-error text with where the event is open: " (at cpu 3, tid 1234)", or the dummies' words. */
+static void append_position(const tally_evsel *e, size_t slot)
+{
+	int cpu = cpu_of(e, slot);
+	pid_t tid = tid_of(e, slot);
+	char where_cpu[24] = "any CPU", where_tid[24] = "the opening thread";
+	if (cpu >= 0)
+		snprintf(where_cpu, sizeof(where_cpu), "cpu %d", cpu);
+	if (tid > 0)
+		snprintf(where_tid, sizeof(where_tid), "tid %d", (int)tid);
+	else if (tid < 0)
+		snprintf(where_tid, sizeof(where_tid), "every thread");
+	tly_error_append(" (at %s, %s)", where_cpu, where_tid);
+}
+
 /* The one place a failed system call on an event becomes a last-error text: diagnose.c explains the
  * event, the call, the errno and the likely cause; the position (cpu, tid) closes the text. */
 static int report_failure(const tally_evsel *e, size_t slot, enum tly_diag_op op, const char *request,
@@ -176,8 +191,6 @@ static int report_failure(const tally_evsel *e, size_t slot, enum tly_diag_op op
 {
 	const tally_evsel *leader = e->leader;
 	size_t group = 1 + leader->nr_members;
-	int cpu = cpu_of(e, slot);
-	pid_t tid = tid_of(e, slot);
 	struct tly_diag d = {
 		.op = op,
 		.err = err,
@@ -187,19 +200,13 @@ static int report_failure(const tally_evsel *e, size_t slot, enum tly_diag_op op
 		.leader = group > 1 ? leader->name : NULL,
 		.group_size = group,
 		.group_index = leader == e ? 0 : 1 + e->member_index,
-		.cpu_wide = tid == -1,
+		.cpu_wide = tid_of(e, slot) == -1,
 		.fds_needed = e->grid.ncpus * e->grid.nthreads * group,
 		.read_size = e->read_size,
 	};
 	int code = tly_diag_error(&d);
-	char where_cpu[24] = "any CPU", where_tid[24] = "the opening thread";
-	if (cpu >= 0)
-		snprintf(where_cpu, sizeof(where_cpu), "cpu %d", cpu);
-	if (tid > 0)
-		snprintf(where_tid, sizeof(where_tid), "tid %d", (int)tid);
-	else if (tid < 0)
-		snprintf(where_tid, sizeof(where_tid), "every thread");
-	tly_error_append("\n  (at %s, %s)", where_cpu, where_tid);
+	tly_error_append("\n ");
+	append_position(e, slot);
 	return code;
 }
 
@@ -450,8 +457,10 @@ static int read_slot(tally_evsel *e, size_t slot, const uint64_t *ids, size_t n,
 	if (got < 0)
 		return report_failure(e, slot, TLY_DIAG_READ, NULL, errno);
 	int err = tly_read_decode(e->read_buf, (size_t)got, e->attr.read_format, ids, n, counts);
-	if (err)
-		tly_error_append(" (event '%s' on cpu %d, tid %d)", e->name, cpu_of(e, slot), (int)tid_of(e, slot));
+	if (err) {
+		tly_error_append(" reading event '%s'", e->name);
+		append_position(e, slot);
+	}
 	return err;
 }
 
