@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# tally list (sections, only PMUs that exist, PATTERN as substring and glob, --json) and tally doctor
+# (checklist, a verdict, exit 0 when the default events count, --json), plus the top-level dispatch.
+set -u
+TALLY=${TALLY_BUILD:?}/tools/tally
+[ -x "$TALLY" ] || { echo "SKIP: $TALLY not built"; exit 77; }
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() { echo "ok   $*"; }
+has_core=0
+ls /sys/bus/event_source/devices/ | grep -qE '^(cpu|cpu_core|cpu_atom|armv8.*|armv7.*)$' && has_core=1
+
+"$TALLY" >/dev/null 2>&1; [ $? -eq 2 ] && ok "no subcommand: exit 2" || fail "no subcommand"
+"$TALLY" frobnicate >/dev/null 2>&1; [ $? -eq 2 ] && ok "unknown subcommand: exit 2" || fail "unknown subcommand"
+"$TALLY" --version | grep -qE '^tally [0-9]+\.[0-9]+\.[0-9]+$' && ok "--version" || fail "--version"
+"$TALLY" --help | grep -q "doctor" && ok "--help" || fail "--help"
+
+"$TALLY" list >"$WORK/list"; st=$?
+[ $st -eq 0 ] && ok "list: exit 0" || fail "list: exit $st"
+for section in "Generic hardware events" "Software events" "Hardware cache events" "PMU events (sysfs)" "Raw syntax"; do
+	grep -q "^$section" "$WORK/list" || fail "list: section '$section' missing"
+done
+for e in task-clock "page-faults OR faults" "context-switches OR cs" minor-faults; do
+	grep -q "^  $e " "$WORK/list" || fail "list: $e missing"
+done
+grep -q "task-clock *type=1,config=0x1$" "$WORK/list" && ok "list: software events with encodings" || fail "list encodings"
+if [ $has_core -eq 0 ]; then
+	grep -q "no hardware PMU" "$WORK/list" && ok "list: says why hardware events are absent" || fail "list: no reason"
+	grep -qE "^  (cycles|L1-dcache-loads)" "$WORK/list" && fail "list: hardware events shown without a PMU" ||
+		ok "list: no hardware or cache events without a PMU"
+fi
+# Every sysfs PMU with events or formats appears; a PMU that does not exist never does.
+for dir in /sys/bus/event_source/devices/*; do
+	p=$(basename "$dir")
+	for ev in "$dir"/events/*; do
+		[ -e "$ev" ] || continue
+		case $ev in *.scale|*.unit|*.per-pkg|*.snapshot) continue ;; esac
+		grep -q "^  $p/$(basename "$ev")/ " "$WORK/list" || fail "list: $p/$(basename "$ev")/ missing"
+	done
+	if [ -d "$dir/format" ] && [ -n "$(ls "$dir/format")" ]; then
+		grep -q "^  $p/.*type=$(cat "$dir/type")$" "$WORK/list" || fail "list: raw syntax of $p missing"
+	fi
+done
+grep -q "cpu_atom" "$WORK/list" && [ ! -d /sys/bus/event_source/devices/cpu_atom ] && fail "list: a PMU that does not exist"
+
+"$TALLY" list fault >"$WORK/sub"
+grep -q "^  minor-faults" "$WORK/sub" && ! grep -q "^  task-clock" "$WORK/sub" && ok "list PATTERN: substring" ||
+	fail "list fault: $(cat "$WORK/sub")"
+"$TALLY" list 'c*-clock' >"$WORK/glob"
+grep -q "^  cpu-clock" "$WORK/glob" && ! grep -q "^  task-clock" "$WORK/glob" && ok "list PATTERN: glob" ||
+	fail "list glob: $(cat "$WORK/glob")"
+"$TALLY" list --json >"$WORK/list.json"
+python3 - "$WORK/list.json" <<'PY' && ok "list --json" || fail "list --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {e["name"] for e in d["events"]}
+assert {"task-clock", "page-faults", "context-switches"} <= names
+assert all(e["kind"] in ("hardware", "software", "cache", "sysfs") for e in d["events"])
+assert isinstance(d["raw"], list) and isinstance(d["hardware_pmu"], bool)
+PY
+"$TALLY" list --bogus >/dev/null 2>&1; [ $? -eq 2 ] && ok "list: bad option exit 2" || fail "list bad option"
+
+"$TALLY" doctor >"$WORK/doctor"; st=$?
+[ $st -eq 0 ] && ok "doctor: exit 0 (the default events count here)" || fail "doctor: exit $st: $(cat "$WORK/doctor")"
+for c in PMUs perf_event_paranoid capabilities task-clock page-faults nmi_watchdog "open files" kernel; do
+	grep -qE "^\[(ok  |info|warn|fail)\] $c " "$WORK/doctor" || fail "doctor: no '$c' line"
+done
+grep -q "^verdict: " "$WORK/doctor" && ok "doctor: verdict" || fail "doctor: verdict"
+if [ $has_core -eq 0 ]; then
+	grep -q "VM without a virtual PMU" "$WORK/doctor" && grep -q "fix: " "$WORK/doctor" &&
+		ok "doctor: no hardware PMU explained with a fix" || fail "doctor: no-PMU line"
+fi
+grep -q "^\[ok  \] task-clock *opens and counts" "$WORK/doctor" && ok "doctor: default events tried for real" ||
+	fail "doctor: task-clock line"
+"$TALLY" doctor --json >"$WORK/doctor.json"; st=$?
+python3 - "$WORK/doctor.json" $st <<'PY' && ok "doctor --json" || fail "doctor --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["default_events_work"] == (sys.argv[2] == "0") and d["verdict"]
+assert all(c["verdict"] in ("ok", "info", "warn", "fail") and c["check"] and c["detail"] for c in d["checks"])
+PY
+
+[ $failures -eq 0 ] || { echo "$failures failures"; exit 1; }
+echo "all passed"

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/* The CLI's pure pieces, compiled here from tools/: number formatting (grouping, never the locale's),
+ * the JSON writer (escaping of any bytes, nesting, numbers) and CPU lists. The CLI under a comma-decimal
+ * locale is tests/test_cli_locale.sh. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "harness.h"
+
+#include "../tools/cpu_list.c"
+#include "../tools/json_writer.c"
+#include "../tools/number_format.c"
+
+static void test_grouped(void)
+{
+	char buf[NUMBER_FORMAT_MAX];
+	CHECK_STR(number_format_grouped(0, buf, sizeof(buf)), "0");
+	CHECK_STR(number_format_grouped(999, buf, sizeof(buf)), "999");
+	CHECK_STR(number_format_grouped(1000, buf, sizeof(buf)), "1,000");
+	CHECK_STR(number_format_grouped(1234567, buf, sizeof(buf)), "1,234,567");
+	CHECK_STR(number_format_grouped(UINT64_MAX, buf, sizeof(buf)), "18,446,744,073,709,551,615");
+	char tiny[6];
+	CHECK_STR(number_format_grouped(1234567, tiny, sizeof(tiny)), "1,234");
+}
+
+static void test_grouped_double(void)
+{
+	char buf[NUMBER_FORMAT_MAX];
+	CHECK_STR(number_format_grouped_double(0.5, 2, buf, sizeof(buf)), "0.50");
+	CHECK_STR(number_format_grouped_double(1234.567, 2, buf, sizeof(buf)), "1,234.57");
+	CHECK_STR(number_format_grouped_double(-9876543.2, 1, buf, sizeof(buf)), "-9,876,543.2");
+	CHECK_STR(number_format_grouped_double(1e6, 0, buf, sizeof(buf)), "1,000,000");
+}
+
+static char *json_of(void (*write)(struct json_writer *w))
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct json_writer w;
+	json_init(&w, f);
+	write(&w);
+	fclose(f);
+	return text;
+}
+
+static void write_bytes(struct json_writer *w)
+{
+	/* quote, backslash, tab, newline, 0x01, DEL, valid é, invalid 0xff, truncated 3-byte sequence,
+	 * an overlong '/', a surrogate, valid 4-byte U+1F600 */
+	static const char s[] = "q\"b\\t\t\n\x01\x7f\xc3\xa9\xff\xe2\x82\xc0\xaf\xed\xa0\x80\xf0\x9f\x98\x80";
+	json_string_n(w, s, sizeof(s) - 1);
+}
+
+static void test_escaping(void)
+{
+	char *text = json_of(write_bytes);
+	CHECK_STR(text, "\"q\\\"b\\\\t\\t\\n\\u0001\\u007f\xc3\xa9\\u00ff\\u00e2\\u0082\\u00c0\\u00af"
+	                "\\u00ed\\u00a0\\u0080\xf0\x9f\x98\x80\"");
+	free(text);
+}
+
+static void write_nested(struct json_writer *w)
+{
+	json_begin_object(w);
+	json_key(w, "a");
+	json_begin_array(w);
+	json_uint(w, UINT64_MAX);
+	json_int(w, -5);
+	json_double(w, 0.1);
+	json_double(w, INFINITY);
+	json_bool(w, true);
+	json_string(w, NULL);
+	json_end_array(w);
+	json_key(w, "empty");
+	json_begin_object(w);
+	json_end_object(w);
+	json_end_object(w);
+}
+
+static void test_nesting_and_numbers(void)
+{
+	char *text = json_of(write_nested);
+	CHECK_STR(text, "{\n  \"a\": [\n    18446744073709551615,\n    -5,\n    0.1,\n    null,\n    true,\n"
+	                "    null\n  ],\n  \"empty\": {}\n}\n");
+	free(text);
+}
+
+static void test_cpu_list(void)
+{
+	int *list;
+	CHECK_INT(cpu_list_parse("0-3,8,2,10-11", 1000, &list), 7);
+	CHECK_INT(list[0], 0);
+	CHECK_INT(list[3], 3);
+	CHECK_INT(list[4], 8);
+	CHECK_INT(list[6], 11);
+	free(list);
+	CHECK_INT(cpu_list_parse("5", 1000, &list), 1);
+	free(list);
+	const char *bad[] = { "", "-1", "3-1", "1,", "a", "1-", "2000", "1,,2" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_INT(cpu_list_parse(bad[i], 1000, &list), -1);
+		CHECK(list == NULL);
+	}
+}
+
+int main(void)
+{
+	static const struct harness_case cases[] = {
+		{ "grouped", test_grouped },
+		{ "grouped_double", test_grouped_double },
+		{ "json_escaping", test_escaping },
+		{ "json_nesting_and_numbers", test_nesting_and_numbers },
+		{ "cpu_list", test_cpu_list },
+		{ NULL, NULL },
+	};
+	return harness_run(cases);
+}
