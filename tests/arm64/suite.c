@@ -14,12 +14,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <tally/common.h>
+#include <tally/counter.h>
 #include <tally/events.h>
 #include <tally/evlist.h>
 #include <tally/pmu.h>
+#include <tally/probe.h>
 
 #include "../harness.h"
 #include "loops.h"
@@ -413,6 +417,186 @@ static void evsel_multiplexed(void)
 		tally_evsel_free(ev[k]);
 }
 
+/* ---- the counter: specs, groups, packing, statuses ---------------------------------------------------- */
+
+/* A counter for spec on the calling thread, started, around shape->run(n), stopped and read into
+ * r[0 .. nr). The counter stays open (for another round) and is returned in *out, or NULL on failure. */
+static int counter_round(tally_counter *c, const struct loop_shape *shape, uint64_t n, struct tally_result *r,
+                         size_t nr)
+{
+	int err = tally_counter_start(c);
+	if (!err) {
+		shape->run(n);
+		err = tally_counter_stop(c);
+	}
+	int got = err ? err : tally_counter_read(c, r, nr);
+	if (got >= 0 && (size_t)got != nr)
+		got = -EPROTO;
+	if (got < 0)
+		fprintf(stderr, "[%s] %s\n", harness_case, tally_counter_last_error(c));
+	return got < 0 ? got : 0;
+}
+
+static tally_counter *counter_open(const char *spec, const struct tally_counter_opts *opts)
+{
+	tally_counter *c = NULL;
+	int err = tally_counter_new(spec, opts, &c);
+	if (!err)
+		err = tally_counter_open(c, NULL);
+	if (err) {
+		fprintf(stderr, "[%s] %s: %s\n", harness_case, spec, c ? tally_counter_last_error(c) : tally_last_error());
+		CHECK_INT(err, 0);
+		tally_counter_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int count_pair_with_counter(const struct pair_method *m, const struct loop_shape *shape, uint64_t n,
+                                   uint64_t values[2])
+{
+	tally_counter *c = counter_open(m->name, NULL);
+	if (!c)
+		return -EINVAL;
+	struct tally_result r[2];
+	int err = counter_round(c, shape, n, r, 2);
+	for (size_t k = 0; !err && k < 2; k++) {
+		CHECK_INT(r[k].status, TALLY_STATUS_EXACT);
+		values[k] = r[k].value;
+	}
+	/* One group, braces or not: the ratio of the two is from one time window. */
+	CHECK(err || (r[0].group == r[1].group && r[0].group >= 0));
+	tally_counter_free(c);
+	return err;
+}
+
+/* The whole engine (parse, pack, open, start, stop, read matched by id) counts exactly. */
+static void counter_exact(void)
+{
+	static const struct pair_method methods[] = {
+		{"{cycles,instructions}:u", count_pair_with_counter, 0, {{0}}},
+		{"{r8,r11}:u", count_pair_with_counter, 1, {{0}}},
+		{"{armv8_pmuv3/cpu_cycles/,armv8_pmuv3/inst_retired/}:u", count_pair_with_counter, 0, {{0}}},
+		/* No braces: tally packs the two into one group itself. */
+		{"instructions:u,cycles:u", count_pair_with_counter, 1, {{0}}},
+	};
+	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		check_exact_pairs(&methods[i]);
+}
+
+/* Within 0.1% of truth: the scaled value of a multiplexed count of shape->run(n). */
+static void expect_scaled_near(const struct tally_result *r, double truth, const char *what)
+{
+	double error = ((double)r->scaled - truth) / truth;
+	if (error < 0.001 && error > -0.001)
+		return;
+	fprintf(stderr, "[%s] %s: scaled %" PRIu64 " (ratio %.3f) is %+.4f%% off %.0f\n", harness_case, what,
+	        r->scaled, r->ratio, 100 * error, truth);
+	harness_failed++;
+}
+
+/* no_packing: every event on its own, more events than counters, so the kernel rotates them; each reads
+ * as SCALED with its ratio, and the scaled value is within 0.1% of the exact count. */
+static void counter_multiplexed(void)
+{
+	enum { NR = 10 };
+	const struct loop_shape *shape = &loop_shapes[1];
+	const uint64_t n = 50000000;
+	TALLY_OPTS(tally_counter_opts, opts, .no_packing = true);
+	tally_counter *c = counter_open("instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,"
+	                                "instructions:u,instructions:u,instructions:u,instructions:u,instructions:u",
+	                                &opts);
+	if (!c)
+		return;
+	struct tally_result r[NR];
+	if (counter_round(c, shape, n, r, NR) == 0) {
+		for (size_t k = 0; k < NR; k++) {
+			CHECK_INT(r[k].status, TALLY_STATUS_SCALED);
+			CHECK(r[k].ratio > 0.5 && r[k].ratio < 0.7); /* 6 event counters for 10 events */
+			for (size_t j = 0; j < k; j++)
+				CHECK(r[j].group != r[k].group); /* each on its own */
+			expect_scaled_near(&r[k], (double)(shape->insns_per_iter * n), "instructions");
+		}
+		printf("  10 events on 6 counters: ratio %.3f, scaled %" PRIu64 " for %" PRIu64 "\n", r[0].ratio,
+		       r[0].scaled, shape->insns_per_iter * n);
+	}
+	tally_counter_free(c);
+}
+
+/* Twelve events without braces. tally packs them into groups by trying to open them; the first group it
+ * can build is the trap (a disabled leader is left out of the kernel's check, so instructions leading
+ * cycles and six more instructions open as eight on seven counters) and never runs. The engine must not
+ * report that as zeros: the group reads NOT_COUNTED with a note and is split, and from the next round on
+ * every event counts, multiplexed, within 0.1%. */
+static void counter_auto_packing(void)
+{
+	enum { NR = 12 };
+	const struct loop_shape *shape = &loop_shapes[1];
+	const uint64_t n = 50000000;
+	const double insns = (double)(shape->insns_per_iter * n);
+	tally_counter *c = counter_open("instructions:u,cycles:u,instructions:u,instructions:u,instructions:u,"
+	                                "instructions:u,instructions:u,instructions:u,instructions:u,"
+	                                "instructions:u,instructions:u,instructions:u",
+	                                NULL);
+	if (!c)
+		return;
+	struct tally_result r[NR];
+	bool all_counted = false;
+	for (int round = 1; round <= 3 && !all_counted; round++) {
+		if (counter_round(c, shape, n, r, NR) != 0)
+			break;
+		all_counted = true;
+		printf("  round %d:", round);
+		for (size_t k = 0; k < NR; k++) {
+			printf(" %zu:g%d/%s", k, r[k].group,
+			       r[k].status == TALLY_STATUS_EXACT    ? "exact"
+			       : r[k].status == TALLY_STATUS_SCALED ? "scaled"
+			       : r[k].status == TALLY_STATUS_NOT_COUNTED ? "not-counted"
+			                                                 : "unsupported");
+			if (r[k].status == TALLY_STATUS_NOT_COUNTED) {
+				all_counted = false;
+				CHECK(r[k].has_note && tally_counter_note(c, k)[0] != '\0');
+				continue;
+			}
+			CHECK(r[k].status == TALLY_STATUS_EXACT || r[k].status == TALLY_STATUS_SCALED);
+			CHECK(r[k].value > 0);
+			expect_scaled_near(&r[k], k == 1 ? (double)cycles_per_insn * insns : insns,
+			                   tally_counter_name(c, k));
+		}
+		printf("\n");
+		if (!all_counted)
+			printf("  note: %s\n", tally_counter_note(c, 0));
+	}
+	CHECK(all_counted);
+	tally_counter_free(c);
+}
+
+/* The same trap with braces: the caller's group is kept as written, so it stays NOT_COUNTED, with a note
+ * that says why, and its values are never reported as counts. */
+static void counter_never_running_group(void)
+{
+	enum { NR = 8 };
+	tally_counter *c = counter_open("{instructions,cycles,instructions,instructions,instructions,instructions,"
+	                                "instructions,instructions}:u",
+	                                NULL);
+	if (!c)
+		return;
+	struct tally_result r[NR];
+	for (int round = 1; round <= 2; round++) {
+		if (counter_round(c, &loop_shapes[0], 100000, r, NR) != 0)
+			break;
+		for (size_t k = 0; k < NR; k++) {
+			CHECK_INT(r[k].status, TALLY_STATUS_NOT_COUNTED);
+			CHECK(r[k].enabled > 0);
+			CHECK_U64(r[k].running, 0);
+			CHECK_U64(r[k].scaled, 0);
+			CHECK(r[k].has_note && tally_counter_note(c, k)[0] != '\0');
+		}
+	}
+	printf("  note: %s\n", tally_counter_note(c, 0));
+	tally_counter_free(c);
+}
+
 /* Run in the wrap boot: a cortex-a57 (PMUv3 without v3p5, so its event counters are 32 bits wide) at
  * shift=5, where a loop of 40M iterations takes 5.12e9 cycles. The first cycles event takes the 64-bit
  * cycle counter; the second goes to a 32-bit event counter, which wraps past 2^32, and the kernel's
@@ -446,8 +630,152 @@ static void evsel_counts_past_32_bits(void)
 	       counts[2].value, UINT64_C(1) << 32);
 }
 
+/* ---- machine facts ----------------------------------------------------------------------------------- */
+
+static void facts_with_pmu(void)
+{
+	TALLY_OPTS(tally_facts, f);
+	CHECK_INT(tally_facts_probe(NULL, &f), 0);
+	CHECK(f.pmus_known);
+	CHECK(f.has_hw_pmu);
+	CHECK_INT(f.nr_core_pmus, 1);
+	CHECK_CONTAINS(f.pmu_names, "armv8_pmuv3");
+	CHECK_INT(f.perf_user_access, 1); /* /init sets it */
+	CHECK_INT(f.online_cpus, 1);
+	CHECK(f.kernel_major >= 6);
+	CHECK(f.has_format_lost); /* 6.0+ */
+	printf("  kernel %s, PMUs: %s\n", f.kernel_release, f.pmu_names);
+}
+
+static void facts_without_pmu(void)
+{
+	TALLY_OPTS(tally_facts, f);
+	CHECK_INT(tally_facts_probe(NULL, &f), 0);
+	CHECK(f.pmus_known);
+	CHECK(!f.has_hw_pmu);
+	CHECK_INT(f.nr_core_pmus, 0);
+	printf("  PMUs: %s\n", f.pmu_names);
+}
+
+/* ---- no PMU: the diagnosis, and software events still count ------------------------------------------ */
+
+static void evsel_without_pmu(void)
+{
+	struct perf_event_attr attr = user_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	tally_evsel *ev;
+	CHECK_INT(tally_evsel_new(&attr, &ev), 0);
+	CHECK_INT(tally_evsel_open(ev, NULL, NULL), -TALLY_ENOPMU);
+	CHECK_CONTAINS(tally_last_error(), "no hardware PMU");
+	printf("  %s\n", tally_last_error());
+	tally_evsel_free(ev);
+}
+
+static void counter_without_pmu(void)
+{
+	enum { PAGES = 64 };
+	tally_counter *c = counter_open("cycles,instructions,task-clock,page-faults", NULL);
+	if (!c)
+		return;
+	struct tally_result r[4];
+	int err = tally_counter_start(c);
+	long page = sysconf(_SC_PAGESIZE);
+	char *mem = mmap(NULL, PAGES * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(mem != MAP_FAILED);
+	for (size_t i = 0; mem != MAP_FAILED && i < PAGES; i++)
+		((volatile char *)mem)[i * (size_t)page] = 1;
+	if (!err)
+		err = tally_counter_stop(c);
+	CHECK_INT(err, 0);
+	CHECK_INT(tally_counter_read(c, r, 4), 4);
+	for (size_t k = 0; k < 2; k++) {
+		CHECK_INT(r[k].status, TALLY_STATUS_NOT_SUPPORTED);
+		CHECK_INT(r[k].error, -TALLY_ENOPMU);
+		CHECK(r[k].has_note);
+		CHECK_CONTAINS(tally_counter_note(c, k), "no hardware PMU");
+	}
+	CHECK_INT(r[2].status, TALLY_STATUS_EXACT);
+	CHECK(r[2].value > 0);
+	CHECK_INT(r[3].status, TALLY_STATUS_EXACT);
+	CHECK(r[3].value >= PAGES);
+	printf("  task-clock %" PRIu64 " ns, page-faults %" PRIu64 "; cycles: %s\n", r[2].value, r[3].value,
+	       tally_counter_note(c, 0));
+	if (mem != MAP_FAILED)
+		munmap(mem, PAGES * (size_t)page);
+	tally_counter_free(c);
+}
+
+/* ---- the examples, as a user runs them ------------------------------------------------------------- */
+
+/* Runs /examples/<name> (run.sh builds each example into the initramfs) and returns its exit status,
+ * with its standard output in out (NUL-terminated, cut at len - 1). */
+static int run_example(const char *name, char *out, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/examples/%s", name);
+	int pipefd[2];
+	if (pipe(pipefd) != 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		execl(path, name, (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	size_t used = 0;
+	ssize_t got;
+	while ((got = read(pipefd[0], out + used, len - 1 - used)) > 0)
+		used += (size_t)got;
+	out[used] = '\0';
+	close(pipefd[0]);
+	int status = 0;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -ECHILD;
+	printf("  $ %s\n%s", path, out);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* examples/group.c: {cycles,page-faults}:u around touching 100 MiB. With the PMU, cycles is a count (and
+ * even: 2 per instruction at shift=1); without, the example says why and page faults still count. */
+static void example_group(void)
+{
+	char out[4096];
+	CHECK_INT(run_example("group", out, sizeof(out)), 0);
+	unsigned long long cycles = 0, faults = 0;
+	const char *line = strstr(out, "page faults: ");
+	CHECK(line && sscanf(line, "page faults: %llu", &faults) == 1 && faults > 0);
+	if (armv8_pmu_type() != 0) {
+		line = strstr(out, "cycles: ");
+		CHECK(line && sscanf(line, "cycles: %llu", &cycles) == 1);
+		/* 100 Mi stores, each at least one instruction, at cycles_per_insn cycles each. */
+		CHECK(cycles >= cycles_per_insn * 100 * 1024 * 1024);
+		CHECK(cycles % cycles_per_insn == 0);
+	} else {
+		CHECK_CONTAINS(out, "cycles: not supported");
+		CHECK_CONTAINS(out, "no hardware PMU");
+	}
+}
+
+/* examples/counting.c: two software clocks around a busy loop, on the lower layer. */
+static void example_counting(void)
+{
+	char out[4096];
+	CHECK_INT(run_example("counting", out, sizeof(out)), 0);
+	unsigned long long value, enabled, running;
+	const char *line = out;
+	for (int k = 0; k < 2; k++) {
+		CHECK(line && sscanf(line, "count %llu, enabled %llu, run %llu", &value, &enabled, &running) == 3);
+		CHECK(value > 0 && running == enabled);
+		line = line ? strchr(line, '\n') : NULL;
+		line = line ? line + 1 : NULL;
+	}
+}
+
 static const struct harness_case pmu_cases[] = {
 	{"pmu_snapshot", pmu_snapshot},
+	{"facts_with_pmu", facts_with_pmu},
 	{"evsel_exact_generic", evsel_exact_generic},
 	{"evsel_exact_raw", evsel_exact_raw},
 	{"evsel_exact_pmu_type", evsel_exact_pmu_type},
@@ -455,6 +783,12 @@ static const struct harness_case pmu_cases[] = {
 	{"spec_modifiers", spec_modifiers},
 	{"evsel_never_running_group", evsel_never_running_group},
 	{"evsel_multiplexed", evsel_multiplexed},
+	{"counter_exact", counter_exact},
+	{"counter_multiplexed", counter_multiplexed},
+	{"counter_auto_packing", counter_auto_packing},
+	{"counter_never_running_group", counter_never_running_group},
+	{"example_group", example_group},
+	{"example_counting", example_counting},
 	{NULL, NULL},
 };
 
@@ -467,6 +801,11 @@ static const struct harness_case wrap_cases[] = {
 
 static const struct harness_case nopmu_cases[] = {
 	{"pmu_snapshot_without_pmu", pmu_snapshot_without_pmu},
+	{"facts_without_pmu", facts_without_pmu},
+	{"evsel_without_pmu", evsel_without_pmu},
+	{"counter_without_pmu", counter_without_pmu},
+	{"example_group", example_group},
+	{"example_counting", example_counting},
 	{NULL, NULL},
 };
 
