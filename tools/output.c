@@ -29,3 +29,28 @@ double output_percent_running(const struct report_count *c)
 		return 100.0;
 	return 100.0 * (double)c->running / (double)c->enabled;
 }
+
+void output_each_line(struct output *o, const struct output_reading *reading, output_line_fn fn)
+{
+	const struct report *r = o->report;
+	for (size_t i = 0; i < r->nr_events; i++) {
+		const struct report_count *c = &reading->counts[i];
+		if (!r->show_parts || c->nr_parts == 0) {
+			struct output_line line = {
+				.event = i, .count = c, .has_metric = true,
+				.stddev = reading->stddev ? reading->stddev[i] : 0,
+			};
+			fn(o, reading, &line);
+			continue;
+		}
+		for (size_t k = 0; k < c->nr_parts; k++) {
+			const struct report_part *p = &c->parts[k];
+			struct report_count part = {
+				.value = p->value, .scaled = p->scaled, .enabled = p->enabled,
+				.running = p->running, .status = p->status,
+			};
+			struct output_line line = { .event = i, .count = &part, .part = p->label };
+			fn(o, reading, &line);
+		}
+	}
+}

@@ -36,6 +36,29 @@ extern const struct output_ops output_table_ops;
 extern const struct output_ops output_csv_ops;
 extern const struct output_ops output_json_ops;
 
+/* One reading as the table and CSV writers walk it. */
+struct output_reading {
+	const struct report_count *counts; /* one per event */
+	double seconds;            /* wall time the counts cover (for rates) */
+	const char *timestamp;     /* "%.9f" seconds for -I lines, else NULL */
+	const double *stddev;      /* per event over runs, or NULL */
+};
+
+/* One printed line: an event's count, or one part of it (with -A, --per-thread, --per-core). */
+struct output_line {
+	size_t event;
+	const struct report_count *count;
+	const char *part;          /* the part's label, NULL for the event's own line */
+	bool has_metric;           /* parts have no metric: their partners are not split the same way */
+	double stddev;             /* 0 for parts and single runs */
+};
+
+typedef void (*output_line_fn)(struct output *o, const struct output_reading *reading,
+                               const struct output_line *line);
+
+/* Calls fn for every line of a reading, in event order, parts in the order the counter gave them. */
+void output_each_line(struct output *o, const struct output_reading *reading, output_line_fn fn);
+
 /* Text of a status as the table and CSV print it in the value column ("<not counted>"), or NULL when
  * the event has a value. */
 const char *output_status_placeholder(enum report_status status);

@@ -10,18 +10,17 @@
 #include "metrics.h"
 #include "output.h"
 
-static void print_record(struct output *o, const char *timestamp, const char *part, size_t i,
-                         const struct report_count *counts, const struct report_count *c, double seconds,
-                         const double *stddev)
+static void print_record(struct output *o, const struct output_reading *reading, const struct output_line *line)
 {
 	const struct report *r = o->report;
-	const struct report_event *e = &r->events[i];
+	const struct report_event *e = &r->events[line->event];
+	const struct report_count *c = line->count;
 	const char *sep = r->separator;
 	FILE *out = o->out;
-	if (timestamp)
-		fprintf(out, "%s%s", timestamp, sep);
-	if (part)
-		fprintf(out, "%s%s", part, sep);
+	if (reading->timestamp)
+		fprintf(out, "%s%s", reading->timestamp, sep);
+	if (line->part)
+		fprintf(out, "%s%s", line->part, sep);
 	const char *placeholder = output_status_placeholder(c->status);
 	if (placeholder)
 		fputs(placeholder, out);
@@ -30,36 +29,15 @@ static void print_record(struct output *o, const char *timestamp, const char *pa
 	else
 		fprintf(out, "%.0f", c->scaled);
 	fprintf(out, "%s%s%s%s", sep, e->unit, sep, e->name);
-	if (stddev)
-		fprintf(out, "%s%.2f%%", sep, c->scaled > 0 ? 100.0 * *stddev / c->scaled : 0.0);
+	if (reading->stddev)
+		fprintf(out, "%s%.2f%%", sep, c->scaled > 0 ? 100.0 * line->stddev / c->scaled : 0.0);
 	fprintf(out, "%s%llu%s%.2f%s", sep, (unsigned long long)c->running, sep, output_percent_running(c), sep);
 	struct metric m;
-	if (c == &counts[i] && metrics_compute(r, counts, i, seconds, &m))
+	if (line->has_metric && metrics_compute(r, reading->counts, line->event, reading->seconds, &m))
 		fprintf(out, "%.3f%s%s", m.value, sep, m.unit);
 	else
 		fputs(sep, out);
 	fputc('\n', out);
-}
-
-static void print_counts(struct output *o, const char *timestamp, const struct report_count *counts,
-                         double seconds, const double *stddev)
-{
-	const struct report *r = o->report;
-	for (size_t i = 0; i < r->nr_events; i++) {
-		const struct report_count *c = &counts[i];
-		if (r->show_parts && c->nr_parts) {
-			for (size_t k = 0; k < c->nr_parts; k++) {
-				const struct report_part *p = &c->parts[k];
-				struct report_count part = {
-					.value = p->value, .scaled = p->scaled, .enabled = p->enabled,
-					.running = p->running, .status = p->status,
-				};
-				print_record(o, timestamp, p->label, i, counts, &part, seconds, NULL);
-			}
-			continue;
-		}
-		print_record(o, timestamp, NULL, i, counts, c, seconds, stddev ? &stddev[i] : NULL);
-	}
 }
 
 static void print_header(struct output *o, bool interval, bool with_stddev)
@@ -87,7 +65,8 @@ static void csv_interval(struct output *o, const struct report_sample *s)
 		print_header(o, true, false);
 	char timestamp[32];
 	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
-	print_counts(o, timestamp, s->counts, s->seconds, NULL);
+	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL };
+	output_each_line(o, &reading, print_record);
 	fflush(o->out);
 }
 
@@ -103,7 +82,8 @@ static void csv_finish(struct output *o, const struct report_totals *t)
 		return;
 	if (o->report->csv_header)
 		print_header(o, false, t->nr_runs > 1);
-	print_counts(o, NULL, t->counts, t->elapsed, t->nr_runs > 1 ? t->stddev : NULL);
+	struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL };
+	output_each_line(o, &reading, print_record);
 }
 
 const struct output_ops output_csv_ops = {

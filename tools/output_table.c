@@ -23,49 +23,28 @@ static void print_value(FILE *out, const struct report_event *e, const struct re
 
 /* One line: value, unit, event, then "# metric", the relative stddev with -r, and the share of time the
  * event ran when it was multiplexed. */
-static void print_line(struct output *o, const char *prefix, size_t i, const struct report_count *counts,
-                       const struct report_count *c, double seconds, double stddev)
+static void print_line(struct output *o, const struct output_reading *reading, const struct output_line *line)
 {
 	const struct report *r = o->report;
-	const struct report_event *e = &r->events[i];
-	fputs(prefix, o->out);
+	const struct report_event *e = &r->events[line->event];
+	const struct report_count *c = line->count;
+	if (reading->timestamp)
+		fprintf(o->out, "%16s ", reading->timestamp);
+	if (line->part)
+		fprintf(o->out, "%-16s", line->part);
 	print_value(o->out, e, c);
 	struct metric m;
-	if (c == &counts[i] && metrics_compute(r, counts, i, seconds, &m))
+	if (line->has_metric && metrics_compute(r, reading->counts, line->event, reading->seconds, &m))
 		fprintf(o->out, " # %8.3f %-20s", m.value, m.unit);
 	else if (output_status_placeholder(c->status) == NULL)
 		fprintf(o->out, "   %8s %-20s", "", "");
-	if (stddev > 0 && c->scaled > 0)
-		fprintf(o->out, " ( +- %5.2f%% )", 100.0 * stddev / c->scaled);
+	if (line->stddev > 0 && c->scaled > 0)
+		fprintf(o->out, " ( +- %5.2f%% )", 100.0 * line->stddev / c->scaled);
 	if (c->status == REPORT_SCALED)
 		fprintf(o->out, "  (%.2f%%)", output_percent_running(c));
 	if (r->verbose && e->encoding)
 		fprintf(o->out, "  [%s]", e->encoding);
 	fputc('\n', o->out);
-}
-
-/* Every event of one reading; with parts, one line per part first-column-labelled as perf -A does. */
-static void print_counts(struct output *o, const char *timestamp, const struct report_count *counts,
-                         double seconds, const double *stddev)
-{
-	const struct report *r = o->report;
-	for (size_t i = 0; i < r->nr_events; i++) {
-		const struct report_count *c = &counts[i];
-		if (r->show_parts && c->nr_parts) {
-			for (size_t k = 0; k < c->nr_parts; k++) {
-				const struct report_part *p = &c->parts[k];
-				struct report_count part = {
-					.value = p->value, .scaled = p->scaled, .enabled = p->enabled,
-					.running = p->running, .status = p->status,
-				};
-				char prefix[96];
-				snprintf(prefix, sizeof(prefix), "%s%-16s", timestamp, p->label);
-				print_line(o, prefix, i, counts, &part, seconds, 0);
-			}
-			continue;
-		}
-		print_line(o, timestamp, i, counts, c, seconds, stddev ? stddev[i] : 0);
-	}
 }
 
 static void table_begin(struct output *o)
@@ -79,8 +58,9 @@ static void table_interval(struct output *o, const struct report_sample *s)
 	if (o->intervals++ == 0)
 		fprintf(o->out, "#%15s %18s %-4s %s\n", "time", "counts", "unit", "events");
 	char timestamp[32];
-	snprintf(timestamp, sizeof(timestamp), "%16.9f ", s->timestamp);
-	print_counts(o, timestamp, s->counts, s->seconds, NULL);
+	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
+	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL };
+	output_each_line(o, &reading, print_line);
 	fflush(o->out);
 }
 
@@ -115,7 +95,8 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		if (t->nr_runs > 1)
 			fprintf(o->out, " (%u runs)", t->nr_runs);
 		fputs(":\n\n", o->out);
-		print_counts(o, "", t->counts, t->elapsed, t->stddev);
+		struct output_reading reading = { t->counts, t->elapsed, NULL, t->stddev };
+		output_each_line(o, &reading, print_line);
 	}
 	print_footnotes(o, t->counts);
 	if (o->intervals == 0) {
