@@ -274,11 +274,14 @@ static int open_leader(tally_counter *c, size_t i)
  * (no hardware PMU) keeps its text. */
 static int explain_open_failure(tally_counter *c, size_t g, size_t k, int err)
 {
-	if (err <= -TALLY_EBASE)
-		return err;
 	const size_t *m = tly_plan_members(&c->plan, g);
 	size_t size = tly_plan_size(&c->plan, g);
 	const struct event *e = &c->ev[m[k]];
+	if (err <= -TALLY_EBASE)
+		return err;
+	/* A CPU-wide event of a PMU with a cpumask gets ENODEV from open_leader, which said why. */
+	if (err == -ENODEV && c->target.cpu_wide && e->mask)
+		return err;
 	struct tly_diag d = {
 		.op = TLY_DIAG_OPEN,
 		.err = -err,
