@@ -5,6 +5,7 @@
 #include "event_list.h"
 #include "opts.h"
 #include "pmu.h"
+#include "spec_modifiers.h"
 #include "spec_parse.h"
 
 #include <errno.h>
@@ -37,55 +38,14 @@ int tly_events_push(struct tally_events *list, struct tly_event *ev)
 	return 0;
 }
 
-/* Modifier letters for the privilege and misc bits, without G/H. */
-static size_t base_modifiers(const struct perf_event_attr *a, char *out)
-{
-	size_t n = 0;
-	if (a->exclude_user || a->exclude_kernel || a->exclude_hv) {
-		if (!a->exclude_user)
-			out[n++] = 'u';
-		if (!a->exclude_kernel)
-			out[n++] = 'k';
-		if (!a->exclude_hv)
-			out[n++] = 'h';
-	}
-	if (a->exclude_idle)
-		out[n++] = 'I';
-	if (a->pinned)
-		out[n++] = 'D';
-	if (a->exclusive)
-		out[n++] = 'e';
-	for (unsigned i = 0; i < a->precise_ip; i++)
-		out[n++] = 'p';
-	out[n] = '\0';
-	return n;
-}
-
-/* The modifiers that reproduce attr's bits from a fresh event. u and p exclude the guest as a side effect
- * (see the parser), so G/H are added only where those letters alone give other guest/host bits. */
-static void modifiers_for(const struct perf_event_attr *a, char *out)
-{
-	size_t n = base_modifiers(a, out);
-	bool implied_guest = strchr(out, 'u') || a->precise_ip;
-	if (a->exclude_host && !a->exclude_guest)
-		out[n++] = 'G';
-	else if (a->exclude_guest && !a->exclude_host && !implied_guest)
-		out[n++] = 'H';
-	else if (!a->exclude_guest && !a->exclude_host && implied_guest) {
-		out[n++] = 'G';
-		out[n++] = 'H';
-	}
-	out[n] = '\0';
-}
-
 int tly_events_finish(struct tally_events *list)
 {
 	for (size_t i = 0; i < list->nr; i++) {
 		struct tly_event *ev = &list->v[i];
-		char mods[32];
+		char mods[17];
 		mods[0] = '\0';
 		if (!ev->libpfm)
-			modifiers_for(&ev->attr, mods);
+			tly_modifiers_text(&ev->attr, mods);
 		const char *sep = !mods[0] || ev->pmu_form ? "" : ":";
 		free(ev->canonical);
 		if (asprintf(&ev->canonical, "%s%s%s", ev->base, sep, mods) < 0) {

@@ -6,6 +6,7 @@
 #include "hybrid.h"
 #include "pfm.h"
 #include "spec_error.h"
+#include "spec_modifiers.h"
 #include "spec_terms.h"
 
 #include <ctype.h>
@@ -73,9 +74,8 @@ static const struct {
 	{ 'b', "'b' (count through BPF, perf stat --bpf-counters) is not supported" },
 };
 
-#define MAX_PRECISE 3
 
-/* Reads the letters at p->pos and checks them: known, not repeated (p may repeat up to MAX_PRECISE). */
+/* Reads the letters at p->pos and checks them: known, not repeated (p may repeat up to TLY_MAX_PRECISE). */
 static int parse_modifiers(struct parser *p, struct modifiers *mods)
 {
 	mods->offset = p->pos;
@@ -93,7 +93,7 @@ static int parse_modifiers(struct parser *p, struct modifiers *mods)
 		if (!strchr("ukhGHIDep", c))
 			return SPEC_ERROR(p, i, 1, "unknown modifier '%c' (valid: u k h G H I D e p)", c);
 		if (c == 'p') {
-			if (++precise > MAX_PRECISE)
+			if (++precise > TLY_MAX_PRECISE)
 				return SPEC_ERROR(p, mods->offset, mods->len, "precise level %u is too high: at most ppp",
 				                  precise);
 		} else if (memchr(p->spec + mods->offset, c, i - mods->offset)) {
@@ -103,84 +103,20 @@ static int parse_modifiers(struct parser *p, struct modifiers *mods)
 	return 0;
 }
 
-/* Applies modifier letters to an event exactly as perf's get_event_modifier() does, starting from the
- * event's current bits (which is what perf does for the modifiers after a group's brace): the first of
- * u/k/h excludes the other two privilege levels; G/H likewise between guest and host; u and p also
- * exclude the guest unless G or H was given, since guest time cannot be split by privilege level and
- * x86 PEBS did not run in guests. Returns -ERANGE when the precise level would pass MAX_PRECISE. */
-static int apply_modifier_letters(struct tly_event *ev, const char *letters, size_t n)
-{
-	struct perf_event_attr *a = &ev->attr;
-	bool eu = a->exclude_user, ek = a->exclude_kernel, eh = a->exclude_hv;
-	bool eG = a->exclude_guest, eH = a->exclude_host, eI = a->exclude_idle;
-	bool exclude = eu || ek || eh, exclude_gh = ev->exclude_gh;
-	unsigned precise = a->precise_ip;
-	bool pinned = a->pinned, exclusive = a->exclusive;
-	for (size_t i = 0; i < n; i++) {
-		switch (letters[i]) {
-		case 'u':
-		case 'k':
-		case 'h':
-			if (!exclude)
-				exclude = eu = ek = eh = true;
-			if (letters[i] == 'u') {
-				if (!exclude_gh)
-					eG = true;
-				eu = false;
-			} else if (letters[i] == 'k') {
-				ek = false;
-			} else {
-				eh = false;
-			}
-			break;
-		case 'G':
-		case 'H':
-			if (!exclude_gh)
-				exclude_gh = eG = eH = true;
-			if (letters[i] == 'G')
-				eG = false;
-			else
-				eH = false;
-			break;
-		case 'I':
-			eI = true;
-			break;
-		case 'D':
-			pinned = true;
-			break;
-		case 'e':
-			exclusive = true;
-			break;
-		case 'p':
-			precise++;
-			if (!exclude_gh)
-				eG = true;
-			break;
-		}
-	}
-	if (precise > MAX_PRECISE)
-		return -ERANGE;
-	a->exclude_user = eu;
-	a->exclude_kernel = ek;
-	a->exclude_hv = eh;
-	a->exclude_guest = eG;
-	a->exclude_host = eH;
-	a->exclude_idle = eI;
-	a->precise_ip = precise;
-	a->pinned = pinned;
-	a->exclusive = exclusive;
-	ev->exclude_gh = exclude_gh;
-	return 0;
-}
-
-static int apply_modifiers(struct parser *p, size_t first, const struct modifiers *mods)
+/* Applies modifiers to the events added since first: an event's own (fresh: replacing the defaults, as
+ * perf does) or a group's (on top of what each member has). */
+static int apply_modifiers(struct parser *p, size_t first, const struct modifiers *mods, bool fresh)
 {
 	if (!mods->len)
 		return 0;
-	for (size_t i = first; i < p->list->nr; i++)
-		if (apply_modifier_letters(&p->list->v[i], p->spec + mods->offset, mods->len) < 0)
+	for (size_t i = first; i < p->list->nr; i++) {
+		struct tly_event *ev = &p->list->v[i];
+		if (fresh)
+			tly_modifiers_clear(&ev->attr, &ev->exclude_gh);
+		if (tly_modifiers_apply(&ev->attr, &ev->exclude_gh, p->spec + mods->offset, mods->len) < 0)
 			return SPEC_ERROR(p, mods->offset, mods->len,
-			                  "precise level of '%s' would pass ppp with these modifiers", p->list->v[i].name);
+			                  "precise level of '%s' would pass ppp with these modifiers", ev->name);
+	}
 	return 0;
 }
 
@@ -217,12 +153,14 @@ static const char *pmu_name_for(const struct tally_pmus *pmus, uint32_t type)
 
 /* Appends one event; takes the strings (freed on failure). */
 static int add_event(struct parser *p, const struct perf_event_attr *attr, char *name, char *base, const char *pmu,
-                     bool pmu_form, unsigned origin, const struct tly_alias *alias)
+                     bool pmu_form, unsigned origin, const struct tly_alias *alias, bool libpfm)
 {
 	struct tly_event ev;
 	memset(&ev, 0, sizeof(ev));
 	ev.attr = *attr;
 	ev.attr.size = sizeof(ev.attr);
+	if (!libpfm)
+		tly_modifiers_defaults(&ev.attr);
 	ev.name = name;
 	ev.base = base;
 	ev.pmu = pmu ? strdup(pmu) : NULL;
@@ -232,6 +170,7 @@ static int add_event(struct parser *p, const struct perf_event_attr *attr, char 
 	ev.origin = origin;
 	ev.nr_origins = 1;
 	ev.pmu_form = pmu_form;
+	ev.libpfm = libpfm;
 	if (!name || !base || (pmu && !ev.pmu) || (alias && alias->unit && !ev.unit)) {
 		tly_event_release(&ev);
 		return tly_error(-ENOMEM, "out of memory while parsing an event spec");
@@ -267,7 +206,7 @@ static int add_generic(struct parser *p, size_t start, size_t len, size_t item_l
 	if (!tly_hybrid(p->pmus)) {
 		struct perf_event_attr attr = { .type = type, .config = config };
 		return add_event(p, &attr, dup_range(item, item_len), strdup(canonical), pmu_name_for(p->pmus, type),
-		                 false, origin, NULL);
+		                 false, origin, NULL, false);
 	}
 	size_t first = p->list->nr;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
@@ -281,7 +220,7 @@ static int add_generic(struct parser *p, size_t start, size_t len, size_t item_l
 			                  "lacks it); name a PMU event instead",
 			                  (int)len, item, pmu->name);
 		int ret = add_event(p, &attr, format_text("%s/%.*s/", pmu->name, (int)item_len, item),
-		                    format_text("%s/%s/", pmu->name, canonical), pmu->name, true, origin, NULL);
+		                    format_text("%s/%s/", pmu->name, canonical), pmu->name, true, origin, NULL, false);
 		if (ret)
 			return ret;
 	}
@@ -298,7 +237,7 @@ static int add_raw(struct parser *p, size_t start, size_t item_len, uint64_t con
 	if (!tly_hybrid(p->pmus)) {
 		struct perf_event_attr attr = { .type = PERF_TYPE_RAW, .config = config };
 		return add_event(p, &attr, dup_range(item, item_len), format_text("r%llx", (unsigned long long)config),
-		                 pmu_name_for(p->pmus, PERF_TYPE_RAW), false, origin, NULL);
+		                 pmu_name_for(p->pmus, PERF_TYPE_RAW), false, origin, NULL, false);
 	}
 	size_t first = p->list->nr;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
@@ -308,7 +247,7 @@ static int add_raw(struct parser *p, size_t start, size_t item_len, uint64_t con
 		struct perf_event_attr attr = { .type = pmu->type, .config = config };
 		int ret = add_event(p, &attr, format_text("%s/%.*s/", pmu->name, (int)item_len, item),
 		                    format_text("%s/config=%#llx/", pmu->name, (unsigned long long)config), pmu->name,
-		                    true, origin, NULL);
+		                    true, origin, NULL, false);
 		if (ret)
 			return ret;
 	}
@@ -350,7 +289,7 @@ static int add_pmu_event(struct parser *p, const struct tally_pmu *pmu, size_t s
 	if (tly_terms_apply(p->pmus, pmu, p->spec + terms_start, terms_end - terms_start, &pe, &err))
 		return term_error(p, terms_start, &err);
 	char *name = pe.name ? dup_range(pe.name, pe.name_len) : dup_range(p->spec + start, item_end - start);
-	return add_event(p, &pe.attr, name, pmu_event_base(pmu, &pe), pmu->name, true, p->next_origin++, pe.alias);
+	return add_event(p, &pe.attr, name, pmu_event_base(pmu, &pe), pmu->name, true, p->next_origin++, pe.alias, false);
 }
 
 /* A bare name that is a sysfs event of PMUs: of the core PMUs that have it, else of every PMU that has
@@ -387,7 +326,7 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 		char *display = nr > 1 ? format_text("%s/%.*s/", pmu->name, (int)item_len, p->spec + start)
 		                       : dup_range(p->spec + start, item_len);
 		int ret = add_event(p, &pe.attr, display, format_text("%s/%s/", pmu->name, name), pmu->name, true, origin,
-		                    pe.alias);
+		                    pe.alias, false);
 		if (ret)
 			return ret;
 	}
@@ -413,11 +352,8 @@ static int add_pfm(struct parser *p, size_t start, size_t text_len, bool fallbac
 		return tly_spec_error(ret, p->spec, start, text_len, p->error_offset, "%s", why);
 	}
 	ret = add_event(p, &attr, name, strdup(name), pmu_name_for(p->pmus, attr.type), false, p->next_origin++,
-	                NULL);
-	if (ret)
-		return ret;
-	p->list->v[p->list->nr - 1].libpfm = true;
-	return 1;
+	                NULL, true);
+	return ret ? ret : 1;
 }
 
 static int unknown_event(struct parser *p, size_t start, size_t len)
@@ -464,7 +400,7 @@ static int add_named(struct parser *p, size_t start, size_t len, size_t item_len
 	if (b) {
 		struct perf_event_attr attr = { .type = b->type, .config = b->config };
 		return add_event(p, &attr, dup_range(name, item_len), strdup(b->name), pmu_name_for(p->pmus, b->type),
-		                 false, p->next_origin++, NULL);
+		                 false, p->next_origin++, NULL, false);
 	}
 	struct tly_cache_name cache;
 	switch (tly_cache_parse(name, len, &cache)) {
@@ -559,7 +495,7 @@ static int parse_event(struct parser *p)
 	}
 	if (ret)
 		return ret;
-	return apply_modifiers(p, first, &mods);
+	return apply_modifiers(p, first, &mods, true);
 }
 
 /* Index of a core PMU among the core PMUs, from 1; non-core PMUs go with the first core PMU's group. */
@@ -638,7 +574,7 @@ static int parse_group(struct parser *p)
 		if (ret)
 			return ret;
 	}
-	int ret = apply_modifiers(p, first, &mods);
+	int ret = apply_modifiers(p, first, &mods, false);
 	if (ret)
 		return ret;
 	split_group(p, first);
