@@ -237,12 +237,14 @@ static int count_pair_with_parsed_spec(const struct pair_method *m, const struct
  * counting the same length again gives the same numbers. */
 static void check_exact_pairs(const struct pair_method *m)
 {
+	printf("  %-52s", m->name);
 	for (size_t s = 0; s < nr_loop_shapes; s++) {
 		const struct loop_shape *shape = &loop_shapes[s];
 		uint64_t base[2] = {0, 0};
 		for (size_t l = 0; l < NR_LENGTHS; l++) {
 			uint64_t v[2], again[2];
 			if (m->count(m, shape, lengths[l], v) != 0 || m->count(m, shape, lengths[l], again) != 0) {
+				printf("\n");
 				CHECK(!"counting failed");
 				return;
 			}
@@ -263,10 +265,11 @@ static void check_exact_pairs(const struct pair_method *m)
 			expect_u64(again[1], v[1], "%s %s n=%" PRIu64 ": repeated count of event 1", m->name, shape->name,
 			           lengths[l]);
 		}
-		printf("  %-22s %-8s %" PRIu64 " iterations: %" PRIu64 " instructions\n", m->name, shape->name,
-		       lengths[NR_LENGTHS - 1], base[1 - m->cycles_at] +
+		/* What 1M iterations retired: the fixed part + insns_per_iter per iteration. */
+		printf(" %s %" PRIu64, shape->name, base[1 - m->cycles_at] +
 		       shape->insns_per_iter * (lengths[NR_LENGTHS - 1] - lengths[0]));
 	}
+	printf("\n");
 }
 
 static void evsel_exact_generic(void)
