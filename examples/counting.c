@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <tally.h>
 
+/* The format attribute tells clang's -Wformat-nonliteral that fmt is the caller's printf format. */
+__attribute__((format(printf, 2, 0)))
 static int print_log(enum tally_log_level level, const char *fmt, va_list ap)
 {
 	if (level > TALLY_LOG_INFO)
