@@ -517,7 +517,7 @@ const tally_pmu *tally_pmus_at(const tally_pmus *pmus, size_t i)
 
 const tally_pmu *tally_pmus_find(const tally_pmus *pmus, const char *name)
 {
-	if (!pmus || !name)
+	if (!pmus || !name || !pmus->nr)
 		return NULL;
 	struct tally_pmu key = { .name = (char *)name };
 	return bsearch(&key, pmus->pmus, pmus->nr, sizeof(*pmus->pmus), by_pmu_name);
@@ -534,12 +534,17 @@ size_t tally_pmus_core_count(const tally_pmus *pmus)
 const struct tly_format *tly_pmu_format(const struct tally_pmu *pmu, const char *name)
 {
 	struct tly_format key = { .name = (char *)name };
+	/* bsearch's base must not be NULL even for zero elements (glibc declares it nonnull; UBSan checks). */
+	if (!pmu->nr_formats)
+		return NULL;
 	return bsearch(&key, pmu->formats, pmu->nr_formats, sizeof(key), by_format_name);
 }
 
 const struct tly_alias *tly_pmu_alias(const struct tally_pmu *pmu, const char *name)
 {
 	struct tly_alias key = { .name = (char *)name };
+	if (!pmu->nr_aliases)
+		return NULL;
 	return bsearch(&key, pmu->aliases, pmu->nr_aliases, sizeof(key), by_alias_name);
 }
 
