@@ -3,6 +3,7 @@
 #include "cpumap.h"
 
 #include "error.h"
+#include "pmu.h"
 #include "sys.h"
 
 #include <limits.h>
@@ -136,9 +137,7 @@ int tally_cpus_online(const char *sysfs_root, tally_cpus **out)
 		return tly_error(-EINVAL, "tally_cpus_online: NULL argument");
 	*out = NULL;
 	if (!sysfs_root)
-		sysfs_root = getenv("TALLY_SYSFS_ROOT");
-	if (!sysfs_root)
-		sysfs_root = "/sys";
+		sysfs_root = tly_default_sysfs_root();
 	char path[PATH_MAX];
 	if (snprintf(path, sizeof(path), "%s/devices/system/cpu/online", sysfs_root) >= (int)sizeof(path))
 		return tly_error(-ENAMETOOLONG, "sysfs root \"%s\" is too long", sysfs_root);
