@@ -41,6 +41,7 @@ typedef struct tally_evsel tally_evsel;
 typedef struct tally_evlist tally_evlist;
 
 /* ---- CPU maps ------------------------------------------------------------------------------------ */
+/* Thread-safety: every function below is thread-safe; a map never changes once made (free it once). */
 
 /* Parses a CPU list as sysfs writes them: "0-3,8,10-11" (ranges, single CPUs, commas; white space around
  * items allowed). The result is sorted with duplicates removed. "" or a malformed list: -EINVAL. */
@@ -70,6 +71,7 @@ TALLY_API int tally_cpus_index(const tally_cpus *cpus, int cpu);
 TALLY_API void tally_cpus_free(tally_cpus *cpus);
 
 /* ---- thread maps --------------------------------------------------------------------------------- */
+/* Thread-safety: every function below is thread-safe; a map never changes once made (free it once). */
 
 /* A map of the given tids or pids (copied, order kept). n == 0 or a negative id: -EINVAL. */
 TALLY_API int tally_threads_new(const pid_t *tids, size_t n, tally_threads **out);
@@ -125,6 +127,9 @@ TALLY_API int tally_count_delta(const struct tally_count *before, const struct t
                                 struct tally_count *delta);
 
 /* ---- evsel: one event over cpus x threads -------------------------------------------------------- */
+/* Thread-safety: not thread-safe per group: a leader and its members share state (ids, read buffer), so
+ * one thread at a time may call any of these on the evsels of one group; different groups may be used
+ * from different threads. tally_evsel_new is thread-safe. */
 
 /* A new, closed event from a copy of attr. attr->size is set by tally; read_format becomes
  * attr->read_format | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING | ID (| LOST where the kernel has it), and
@@ -194,6 +199,8 @@ TALLY_API int tally_evsel_read_group(tally_evsel *leader, size_t cpu_idx, size_t
                                      struct tally_count *counts, size_t n);
 
 /* ---- evlist: evsels with shared maps ------------------------------------------------------------- */
+/* Thread-safety: not thread-safe per list: one thread at a time may call these on one evlist (and its
+ * evsels); different lists may be used from different threads. tally_evlist_new is thread-safe. */
 
 TALLY_API int tally_evlist_new(tally_evlist **out);
 
