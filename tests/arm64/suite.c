@@ -6,7 +6,7 @@
  * values.
  *
  *   suite pmu 1     the full suite (boot with the PMU, shift=1)
- *   suite wrap 5    exact counts at shift=5 and counts past 2^32 on 32-bit counters
+ *   suite wrap 5    exact counts at shift=5 on a cortex-a57, and counts past 2^32 on its 32-bit counters
  *   suite nopmu 1   a boot without a PMU (-cpu max,pmu=off)
  */
 #include <stdarg.h>
@@ -422,8 +422,8 @@ static void evsel_multiplexed(void)
 
 /* ---- the counter: specs, groups, packing, statuses ---------------------------------------------------- */
 
-/* A counter for spec on the calling thread, started, around shape->run(n), stopped and read into
- * r[0 .. nr). The counter stays open (for another round) and is returned in *out, or NULL on failure. */
+/* One round on an open counter: start, shape->run(n), stop, read into r[0 .. nr). The counter stays open
+ * for another round. Returns 0, or the failing call's code with its explanation printed. */
 static int counter_round(tally_counter *c, const struct loop_shape *shape, uint64_t n, struct tally_result *r,
                          size_t nr)
 {
@@ -798,6 +798,7 @@ static const struct harness_case pmu_cases[] = {
 static const struct harness_case wrap_cases[] = {
 	{"pmu_snapshot", pmu_snapshot},
 	{"evsel_exact_generic", evsel_exact_generic},
+	{"counter_exact", counter_exact},
 	{"evsel_counts_past_32_bits", evsel_counts_past_32_bits},
 	{NULL, NULL},
 };
