@@ -29,8 +29,18 @@ static double ratio_of(uint64_t running, uint64_t enabled)
 
 void tly_aggregate_parts(const struct tally_count *parts, size_t n, struct tally_result *r)
 {
-	r->value = r->enabled = r->running = r->scaled = r->lost = 0;
+	uint64_t value = 0, enabled = 0, running = 0, scaled_sum = 0, lost = 0;
 	bool any_counted = false, any_scaled = false;
+	/* The common case, one part that ran all the time, skips the scaling arithmetic. */
+	if (n == 1 && parts[0].running == parts[0].enabled && parts[0].running) {
+		r->value = r->scaled = parts[0].value;
+		r->enabled = r->running = parts[0].running;
+		r->lost = parts[0].lost;
+		r->status = TALLY_STATUS_EXACT;
+		r->ratio = 1.0;
+		r->nr_parts = 1;
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t scaled;
 		enum tally_count_status s = tally_count_scale(&parts[i], &scaled);
@@ -38,14 +48,19 @@ void tly_aggregate_parts(const struct tally_count *parts, size_t n, struct tally
 		 * enabled and never ran has no value to add. */
 		any_counted |= s != TALLY_COUNT_NOT_COUNTED;
 		any_scaled |= s == TALLY_COUNT_SCALED;
-		r->value = add_sat(r->value, parts[i].value);
-		r->enabled = add_sat(r->enabled, parts[i].enabled);
-		r->running = add_sat(r->running, parts[i].running);
-		r->scaled = add_sat(r->scaled, scaled);
-		r->lost = add_sat(r->lost, parts[i].lost);
+		value = add_sat(value, parts[i].value);
+		enabled = add_sat(enabled, parts[i].enabled);
+		running = add_sat(running, parts[i].running);
+		scaled_sum = add_sat(scaled_sum, scaled);
+		lost = add_sat(lost, parts[i].lost);
 	}
+	r->value = value;
+	r->enabled = enabled;
+	r->running = running;
+	r->scaled = scaled_sum;
+	r->lost = lost;
 	r->status = !any_counted ? TALLY_STATUS_NOT_COUNTED : any_scaled ? TALLY_STATUS_SCALED : TALLY_STATUS_EXACT;
-	r->ratio = ratio_of(r->running, r->enabled);
+	r->ratio = ratio_of(running, enabled);
 	r->nr_parts = n;
 }
 
