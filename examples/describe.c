@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What tally sees on this machine, through the public API only: the PMUs that sysfs describes, then the
- * perf_event_attr encoding of a few event specs (and, for a spec that is refused, tally's explanation).
+ * perf_event_attr encoding of a few event specs (or, for a spec that is refused, tally's explanation), and
+ * whether each can be counted here (or why not).
  *
  *   cc -o describe describe.c $(pkg-config --cflags --libs tally) && ./describe [SPEC...]
  */
@@ -64,6 +65,20 @@ static int describe_spec(const tally_pmus *pmus, const char *spec)
 	return 0;
 }
 
+/* Opens the spec on the calling thread and closes it again: parsing needs no PMU, counting does. */
+static void try_counting(const tally_pmus *pmus, const char *spec)
+{
+	TALLY_OPTS(tally_counter_opts, opts, .pmus = pmus, .unsupported_is_error = true);
+	tally_counter *counter;
+	if (tally_counter_new(spec, &opts, &counter) < 0)
+		return;
+	if (tally_counter_open(counter, NULL) == 0)
+		printf("  counts on this machine\n");
+	else
+		printf("  cannot be counted here:\n%s\n", tally_last_error());
+	tally_counter_free(counter);
+}
+
 int main(int argc, char **argv)
 {
 	printf("tally %s, %s libpfm4\n", tally_version(), tally_have_libpfm() ? "with" : "without");
@@ -84,7 +99,8 @@ int main(int argc, char **argv)
 		return refused;
 	}
 	for (size_t i = 0; i < sizeof(default_specs) / sizeof(default_specs[0]); i++)
-		describe_spec(pmus, default_specs[i]);
+		if (describe_spec(pmus, default_specs[i]) == 0)
+			try_counting(pmus, default_specs[i]);
 	tally_pmus_free(pmus);
 	return 0;
 }
