@@ -42,6 +42,15 @@ expect_status 2 "bad spec" -- stat -e 'task-clock,nosuchevent' -- touch "$WORK/c
 grep -q "nosuchevent" "$WORK/err" && grep -q "\^" "$WORK/err" && ok "bad spec: caret message" ||
 	fail "bad spec message: $(cat "$WORK/err")"
 
+expect_status 2 "-o into a missing directory" -- stat -o "$WORK/missing/dir/out" -- touch "$WORK/created"
+[ -e "$WORK/created" ] && fail "-o unwritable: the command ran" || ok "-o unwritable: the command was not started"
+expect_status 1 "a process that does not exist" -- stat -p 4194000 --duration 0.1
+if ! ls /sys/bus/event_source/devices/ | grep -qE '^(cpu|cpu_core|armv8.*)$'; then
+	expect_status 1 "nothing countable (only cycles, no PMU)" -- stat -e cycles -- touch "$WORK/created"
+	[ -e "$WORK/created" ] && fail "nothing countable: the command ran" || ok "nothing countable: command not started"
+	grep -q "no hardware PMU" "$WORK/err" && ok "nothing countable: explained" || fail "explanation: $(cat "$WORK/err")"
+fi
+
 # --- results go to stderr, the command's stdout stays clean ----------------------------------------------
 "$TALLY" stat -e task-clock -- echo hello >"$WORK/out" 2>"$WORK/err"
 [ "$(cat "$WORK/out")" = hello ] && ok "stdout is the command's" || fail "stdout polluted: $(cat "$WORK/out")"

@@ -38,8 +38,8 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 		fprintf(o->out, " # %8.3f %-20s", m.value, m.unit);
 	else if (output_status_placeholder(c->status) == NULL)
 		fprintf(o->out, "   %8s %-20s", "", "");
-	if (line->stddev > 0 && c->scaled > 0)
-		fprintf(o->out, " ( +- %5.2f%% )", 100.0 * line->stddev / c->scaled);
+	if (reading->stddev && !line->part)
+		fprintf(o->out, " ( +- %5.2f%% )", c->scaled > 0 ? 100.0 * line->stddev / c->scaled : 0.0);
 	if (c->status == REPORT_SCALED)
 		fprintf(o->out, "  (%.2f%%)", output_percent_running(c));
 	if (r->verbose && e->encoding)
@@ -95,7 +95,7 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		if (t->nr_runs > 1)
 			fprintf(o->out, " (%u runs)", t->nr_runs);
 		fputs(":\n\n", o->out);
-		struct output_reading reading = { t->counts, t->elapsed, NULL, t->stddev };
+		struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL };
 		output_each_line(o, &reading, print_line);
 	}
 	print_footnotes(o, t->counts);
