@@ -160,7 +160,8 @@ int tally_events_encoding(const tally_events *events, size_t i, char *buf, size_
 		if (!bits[b].value)
 			continue;
 		size_t used = (size_t)n < len ? (size_t)n : len;
-		int more = snprintf(buf ? buf + used : NULL, len - used, ",%s=%u", bits[b].name, bits[b].value);
+		/* The size is spelled 0 with a NULL buf (len is 0 then anyway) for gcc -O3's -Wformat-truncation. */
+		int more = snprintf(buf ? buf + used : NULL, buf ? len - used : 0, ",%s=%u", bits[b].name, bits[b].value);
 		n = more < 0 ? more : n + more;
 	}
 	return n < 0 ? tly_error(-EIO, "tally_events_encoding: formatting failed") : n;
