@@ -39,11 +39,16 @@ struct tally_parse_opts {
 
 /* Parses a comma-separated spec. On failure returns -TALLY_ESPEC (or -ENOMEM, -TALLY_ENOPFM, ...) and
  * tally_last_error() holds the message: the spec, a caret under the bad character, and what was
- * expected or the closest known names. */
+ * expected or the closest known names; *out is then NULL. The attrs carry the bits `perf stat` would
+ * set for the same spec (exclude_guest on events without modifiers included). On a hybrid machine a
+ * group whose members expand over several core PMUs becomes one group per core PMU (a kernel group
+ * cannot span PMUs). Thread-safe: reentrant, no shared state; several threads may parse at once, also
+ * against one snapshot. */
 TALLY_API int tally_events_parse(const char *spec, const struct tally_parse_opts *opts, tally_events **out);
+/* Frees a list (NULL is fine). Not while other threads still query it. */
 TALLY_API void tally_events_free(tally_events *events);
 
-/* Number of attrs: a generic event on a hybrid machine counts once per core PMU. */
+/* Number of attrs: a generic event on a hybrid machine counts once per core PMU. Thread-safe. */
 TALLY_API size_t tally_events_count(const tally_events *events);
 
 struct tally_event_info {
@@ -60,6 +65,8 @@ struct tally_event_info {
 	const char *unit;       /* from a sysfs alias's .unit, else NULL */
 	double scale;           /* from a sysfs alias's .scale, else 1.0 */
 };
+/* Fills info (declared with TALLY_OPTS) for attr i; the pointers stay valid until tally_events_free().
+ * -ERANGE past the end. Thread-safe. */
 TALLY_API int tally_events_at(const tally_events *events, size_t i, struct tally_event_info *info);
 
 /* Writes the encoding of event i as one line of text, e.g. for "r1c2:u"
@@ -79,6 +86,7 @@ struct tally_builtin_info {
 	uint32_t type;                /* PERF_TYPE_HARDWARE / _SOFTWARE / _HW_CACHE */
 	uint64_t config;
 };
+/* Thread-safe (static tables). */
 TALLY_API size_t tally_builtin_count(void);
 TALLY_API int tally_builtin_at(size_t i, struct tally_builtin_info *info);
 
