@@ -65,7 +65,8 @@ cc -std=c11 -Wall -Werror -o "$work/pc-shared" "$work/consumer.c" $(pkg-config -
 	-Wl,-rpath,"$libdir"
 out=$("$work/pc-shared") || fail "pkg-config consumer failed: $out"
 grep -qx "$expect" <<<"$out" || fail "pkg-config consumer printed: $out"
-ldd "$work/pc-shared" | grep -q "libtally.so.0 => $libdir/libtally.so.0" || fail "pc-shared does not load $libdir/libtally.so.0"
+# ldd's output as a whole: under pipefail, `ldd | grep -q` fails whenever grep exits before ldd's last write.
+grep -q "libtally.so.0 => $libdir/libtally.so.0" <<<"$(ldd "$work/pc-shared")" || fail "pc-shared does not load $libdir/libtally.so.0"
 
 # pkg-config, static: --static adds the private dependencies (libpfm4 when built with it).
 # shellcheck disable=SC2046
@@ -94,6 +95,6 @@ for exe in cm-shared cm-static; do
 	out=$("$work/cmake-consumer/build/$exe") || fail "$exe failed: $out"
 	grep -qx "$expect" <<<"$out" || fail "$exe printed: $out"
 done
-ldd "$work/cmake-consumer/build/cm-shared" | grep -q "$libdir/libtally.so.0" || fail "cm-shared does not load the installed library"
+grep -q "$libdir/libtally.so.0" <<<"$(ldd "$work/cmake-consumer/build/cm-shared")" || fail "cm-shared does not load the installed library"
 
 echo "installed to a temporary prefix: files, soname $soname, pkg-config and find_package consumers run"
