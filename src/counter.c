@@ -16,6 +16,14 @@
 /* Room for one event's note: a diagnosis (a few lines) plus a line on how it was regrouped. */
 #define NOTE_MAX 1024
 
+/* A group's enabled and running times at one (cpu, thread) slot when its counting window began. The
+ * kernel's PERF_EVENT_IOC_RESET zeroes the count but not total_time_enabled / total_time_running
+ * (perf_event_reset, unchanged since 2.6.31), so without this a second start would scale one window's
+ * count by the times of every window since open. */
+struct window_start {
+	uint64_t enabled, running;
+};
+
 struct event {
 	struct perf_event_attr attr; /* as parsed; exclude_kernel set by a user-only retry */
 	const char *name;            /* owned by counter->events */
@@ -28,8 +36,10 @@ struct event {
 	int group;                   /* the leader's event index */
 	int error;                   /* not supported: the open's code */
 	bool user_only;
-	struct tally_count *counts;  /* per (cpu, thread) slot of the latest read; room for the target's maps */
+	struct tally_count *counts;  /* per (cpu, thread) slot of the latest read, times since the window began;
+	                              * room for the target's maps (in counter->counts) */
 	size_t nr_counts;
+	struct window_start *window; /* a leader's, per slot (in counter->windows); zero from its open on */
 	uint64_t prev_scaled;        /* for deltas */
 	char *note;                  /* NOTE_MAX bytes in counter->notes */
 	bool has_note;               /* note is not empty; kept apart so that reads never touch the text */
@@ -48,6 +58,8 @@ struct tally_counter {
 	struct tly_target target;
 	struct tly_plan plan;
 	struct tally_count *group_buf; /* one group read: room for every event */
+	struct tally_count *counts;    /* every event's counts, one block while open */
+	struct window_start *windows;  /* every event's window starts, one block while open */
 	char *notes;
 	char last_error[TLY_ERROR_MAX];
 };
@@ -349,6 +361,10 @@ static int open_group(tally_counter *c, size_t g)
 		if (outcome == OPENED) {
 			for (k = 0; k < size; k++)
 				c->ev[m[k]].group = (int)m[0];
+			/* New descriptors: their times start at zero (also when a never-run group reopens). */
+			size_t slots = tally_cpus_count(tally_evsel_cpus(c->ev[m[0]].evsel)) *
+			               tally_threads_count(tally_evsel_threads(c->ev[m[0]].evsel));
+			memset(c->ev[m[0]].window, 0, slots * sizeof(*c->ev[m[0]].window));
 			return 1;
 		}
 		drop_group_evsels(c, g);
@@ -396,19 +412,29 @@ static void close_events(tally_counter *c)
 	for (size_t g = 0; g < c->plan.nr_groups; g++)
 		drop_group_evsels(c, g);
 	for (size_t i = 0; i < c->nr; i++) {
-		free(c->ev[i].counts);
 		c->ev[i].counts = NULL;
 		c->ev[i].nr_counts = 0;
+		c->ev[i].window = NULL;
 	}
+	free(c->counts);
+	free(c->windows);
+	c->counts = NULL;
+	c->windows = NULL;
 }
 
-/* Room for the counts of one event: at most every CPU of the target times every thread. */
+/* Room for the counts and window starts of every event: at most every CPU of the target times every
+ * thread each. */
 static int alloc_counts(tally_counter *c)
 {
 	size_t n = tally_cpus_count(c->target.cpus) * tally_threads_count(c->target.threads);
-	for (size_t i = 0; i < c->nr; i++)
-		if (!(c->ev[i].counts = calloc(n, sizeof(*c->ev[i].counts))))
-			return tly_error(-ENOMEM, "out of memory");
+	c->counts = calloc(c->nr * n, sizeof(*c->counts));
+	c->windows = calloc(c->nr * n, sizeof(*c->windows));
+	if (!c->counts || !c->windows)
+		return tly_error(-ENOMEM, "out of memory");
+	for (size_t i = 0; i < c->nr; i++) {
+		c->ev[i].counts = c->counts + i * n;
+		c->ev[i].window = c->windows + i * n;
+	}
 	return 0;
 }
 
@@ -505,10 +531,38 @@ static int each_leader(tally_counter *c, int (*op)(tally_evsel *))
 	return 0;
 }
 
-static void forget_previous(tally_counter *c)
+/* Resets group g and notes its times as the start of a new window, slot by slot: one read(2) each.
+ * Stopped, the times stand still between the reset and the next enable, so the window is exact; running
+ * (tally_counter_reset), it begins at this read, a few hundred ns after the reset. */
+static int begin_window(tally_counter *c, size_t g)
 {
+	const size_t *m = tly_plan_members(&c->plan, g);
+	struct event *leader = &c->ev[m[0]];
+	int err = tally_evsel_reset(leader->evsel);
+	size_t ncpus = tally_cpus_count(tally_evsel_cpus(leader->evsel));
+	size_t nthreads = tally_threads_count(tally_evsel_threads(leader->evsel));
+	for (size_t ci = 0; ci < ncpus && !err; ci++) {
+		for (size_t ti = 0; ti < nthreads && !err; ti++) {
+			err = tally_evsel_read_group(leader->evsel, ci, ti, c->group_buf, tly_plan_size(&c->plan, g));
+			if (!err)
+				leader->window[ci * nthreads + ti] = (struct window_start){
+					.enabled = c->group_buf[0].enabled, .running = c->group_buf[0].running };
+		}
+	}
+	return err;
+}
+
+/* Every group begins a new window; the next read's deltas are from zero. */
+static int begin_windows(tally_counter *c)
+{
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
+		int err = begin_window(c, g);
+		if (err)
+			return err;
+	}
 	for (size_t i = 0; i < c->nr; i++)
 		c->ev[i].prev_scaled = 0;
+	return 0;
 }
 
 int tally_counter_start(tally_counter *c)
@@ -517,16 +571,18 @@ int tally_counter_start(tally_counter *c)
 		return tly_error(-EINVAL, "tally_counter_start: NULL counter");
 	if (!c->open)
 		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_start: the counter is not open"));
-	forget_previous(c);
 	struct tly_command *cmd = &c->target.command;
 	if (c->target.kind == TALLY_TARGET_COMMAND && !cmd->released) {
-		/* enable_on_exec starts the counting at the exec itself. */
+		/* enable_on_exec starts the counting at the exec itself; the times are still those of the open
+		 * (zero), so the windows need no reading. */
+		for (size_t i = 0; i < c->nr; i++)
+			c->ev[i].prev_scaled = 0;
 		c->started = true;
 		int err = tly_command_release(cmd);
 		return err ? fail(c, err) : 0;
 	}
 	/* Reset every group before enabling any, so that the groups' windows differ as little as possible. */
-	int err = each_leader(c, tally_evsel_reset);
+	int err = begin_windows(c);
 	if (!err)
 		err = each_leader(c, tally_evsel_enable);
 	if (err)
@@ -554,30 +610,42 @@ int tally_counter_reset(tally_counter *c)
 		return tly_error(-EINVAL, "tally_counter_reset: NULL counter");
 	if (!c->open)
 		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_reset: the counter is not open"));
-	int err = each_leader(c, tally_evsel_reset);
-	if (err)
-		return fail(c, err);
-	forget_previous(c);
-	return 0;
+	int err = begin_windows(c);
+	return err ? fail(c, err) : 0;
 }
 
 /* ---- reads ---------------------------------------------------------------------------------------- */
 
-/* Reads group g at every (cpu, thread) with one read(2) each, into its events' counts. */
+/* now - then; a time below its window's start (which only fresh descriptors could give, and those
+ * start their window at zero) is taken whole. */
+static uint64_t since(uint64_t now, uint64_t then)
+{
+	return now >= then ? now - then : now;
+}
+
+/* Reads group g at every (cpu, thread) with one read(2) each, into its events' counts, with the times of
+ * the current window (one pair for the whole group: a group read carries the leader's times). */
 static int read_group(tally_counter *c, size_t g)
 {
 	const size_t *m = tly_plan_members(&c->plan, g);
 	size_t size = tly_plan_size(&c->plan, g);
-	tally_evsel *leader = c->ev[m[0]].evsel;
-	size_t ncpus = tally_cpus_count(tally_evsel_cpus(leader));
-	size_t nthreads = tally_threads_count(tally_evsel_threads(leader));
+	const struct event *leader = &c->ev[m[0]];
+	size_t ncpus = tally_cpus_count(tally_evsel_cpus(leader->evsel));
+	size_t nthreads = tally_threads_count(tally_evsel_threads(leader->evsel));
 	for (size_t ci = 0; ci < ncpus; ci++) {
 		for (size_t ti = 0; ti < nthreads; ti++) {
-			int err = tally_evsel_read_group(leader, ci, ti, c->group_buf, size);
+			size_t slot = ci * nthreads + ti;
+			int err = tally_evsel_read_group(leader->evsel, ci, ti, c->group_buf, size);
 			if (err)
 				return err;
-			for (size_t k = 0; k < size; k++)
-				c->ev[m[k]].counts[ci * nthreads + ti] = c->group_buf[k];
+			uint64_t enabled = since(c->group_buf[0].enabled, leader->window[slot].enabled);
+			uint64_t running = since(c->group_buf[0].running, leader->window[slot].running);
+			for (size_t k = 0; k < size; k++) {
+				struct tally_count *out = &c->ev[m[k]].counts[slot];
+				*out = c->group_buf[k];
+				out->enabled = enabled;
+				out->running = running;
+			}
 		}
 	}
 	for (size_t k = 0; k < size; k++)

@@ -100,7 +100,10 @@ struct tally_target {
 TALLY_API int tally_counter_open(tally_counter *counter, const struct tally_target *target);
 
 /* Starts counting from zero: PERF_EVENT_IOC_RESET then PERF_EVENT_IOC_ENABLE, one call per group and
- * (CPU, thread) with PERF_IOC_FLAG_GROUP. For a launched command, the first start lets the command exec
+ * (CPU, thread) with PERF_IOC_FLAG_GROUP. Each start begins a new window: every read until the next start
+ * or reset gives the counts, enabled and running times and scaling of this window only (the kernel's
+ * reset leaves the times running on, so tally reads them here, one read(2) per group and (CPU, thread),
+ * and subtracts them). For a launched command, the first start lets the command exec
  * (its events were opened with enable_on_exec, so counting begins at the exec) and returns the exec
  * failure, if any (-ENOENT, -EACCES, ...; the command then exits with 127). */
 TALLY_API int tally_counter_start(tally_counter *counter);
@@ -108,7 +111,7 @@ TALLY_API int tally_counter_start(tally_counter *counter);
 /* Stops counting: PERF_EVENT_IOC_DISABLE with PERF_IOC_FLAG_GROUP. Values stay readable. */
 TALLY_API int tally_counter_stop(tally_counter *counter);
 
-/* Sets the counts to zero without changing whether they run. */
+/* Sets the counts to zero and begins a new window (as start does) without changing whether they run. */
 TALLY_API int tally_counter_reset(tally_counter *counter);
 
 /* Closes every fd (the handle can be opened again). A launched command that never got to exec is told
@@ -137,8 +140,8 @@ enum tally_status {
 /* One event's reading, summed over its CPUs and threads. */
 struct tally_result {
 	uint64_t value;      /* raw count */
-	uint64_t enabled;    /* ns the event was enabled (summed over parts) */
-	uint64_t running;    /* ns it was on a counter (summed over parts) */
+	uint64_t enabled;    /* ns the event was enabled since the latest start or reset (summed over parts) */
+	uint64_t running;    /* ns it was on a counter in that time (summed over parts) */
 	uint64_t scaled;     /* value extrapolated to the enabled time, part by part, saturating at 2^64-1 */
 	uint64_t delta;      /* scaled minus the previous read's scaled (the first read: scaled) */
 	uint64_t lost;       /* PERF_FORMAT_LOST, 0 for counting */
