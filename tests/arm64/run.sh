@@ -24,22 +24,24 @@ start=$SECONDS
 
 bash "$root/tests/arm64/setup.sh" "$cache"
 
-# libtally, static, for aarch64.
+# libtally and the tally CLI, both static, for aarch64. Configured every time (a fraction of a second) so
+# that a cache from before an option existed picks it up.
 build=$cache/build
-if [ ! -f "$build/CMakeCache.txt" ]; then
-	cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
-		-DTALLY_TESTS=OFF -DTALLY_WITH_LIBPFM=OFF >/dev/null
-fi
-cmake --build "$build" --target tally_static -j "$(nproc)" >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
+	-DTALLY_TESTS=OFF -DTALLY_WITH_LIBPFM=OFF -DTALLY_CLI_STATIC=ON >/dev/null
+cmake --build "$build" --target tally_static tally_cli -j "$(nproc)" >/dev/null
 
-# The guest programs, linked statically: the suite and the examples it runs.
+# The guest programs, linked statically: the suite, the examples and the CLI it runs, and the CLI's
+# workload /loop, freestanding so that its instruction count is known from its listing.
 cc=aarch64-linux-gnu-gcc
 cflags=(-std=c11 -D_GNU_SOURCE -O2 -g0 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 	-Wpointer-arith -Wformat=2 -Wundef -Wvla -I"$root/include")
 stage=$cache/initramfs
 rm -rf "$stage"
 mkdir -p "$stage"/{bin,proc,sys,dev,examples}
-$cc "${cflags[@]}" -static -o "$stage/suite" "$root"/tests/arm64/*.c "$build/libtally.a"
+$cc "${cflags[@]}" -static -o "$stage/suite" "$root"/tests/arm64/{suite,loops,program}.c "$build/libtally.a"
+$cc "${cflags[@]}" -nostdlib -static -o "$stage/loop" "$root/tests/arm64/loop_prog.c"
+aarch64-linux-gnu-strip -o "$stage/tally" "$build/tools/tally"
 for example in "$root"/examples/*.c; do
 	[ -e "$example" ] || continue
 	name=$(basename "$example" .c)
@@ -71,14 +73,22 @@ for boot in $boots; do
 	# The suite's lines (tests/harness.h): "ok  NAME", "FAIL NAME", "SKIP NAME", the details of failed
 	# checks, and last "N cases, N checks failed, N skipped", which shows that it ran to its end.
 	grep -v '^\[ *[0-9]*\.[0-9]*\] ' "$log" | sed "s/^/$boot: /" || true
+	# The JSON documents of the CLI cases, parsed and checked here (the guest has no JSON parser): one
+	# more case each, in the same "ok   NAME" / "FAIL NAME" form.
+	# A crash of the checker itself (status above 1) counts as one more failure.
+	host_status=0
+	host=$(python3 "$root/tests/arm64/check_json.py" "$log" "$root/docs/json-schema.json" 2>&1) || host_status=$?
+	[ -z "$host" ] || printf '%s\n' "$host" | sed "s/^/$boot: host: /"
+	host_failed=$( (printf '%s\n' "$host" | grep -c '^FAIL ') || true)
+	[ "$host_status" -le 1 ] || host_failed=$((host_failed + 1))
 	if ! grep -Eq '^[0-9]+ cases, [0-9]+ checks failed, [0-9]+ skipped$' "$log"; then
 		echo "$boot: FAIL: the boot ended without the suite's closing line after $((SECONDS - t0)) s; console tail:"
 		tail -n 20 "$log" | sed 's/^/    /'
 		failed=$((failed + 1))
 		continue
 	fi
-	p=$(grep -c '^ok  ' "$log" || true)
-	f=$(grep -c '^FAIL ' "$log" || true)
+	p=$(($(grep -c '^ok  ' "$log" || true) + $( (printf '%s\n' "$host" | grep -c '^ok  ') || true)))
+	f=$(($(grep -c '^FAIL ' "$log" || true) + host_failed))
 	s=$(grep -c '^SKIP ' "$log" || true)
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	echo "arm64: boot $boot: $p passed, $f failed, $s skipped in $((SECONDS - t0)) s"

@@ -10,12 +10,12 @@
  *   suite nopmu 1   a boot without a PMU (-cpu max,pmu=off)
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <tally/common.h>
@@ -27,6 +27,7 @@
 
 #include "../harness.h"
 #include "loops.h"
+#include "program.h"
 
 /* cycles per retired instruction under -icount shift=S: 2^S. Set once by main from the boot's command
  * line before any case runs; a global because the harness's cases take no arguments. */
@@ -707,6 +708,322 @@ static void counter_without_pmu(void)
 	tally_counter_free(c);
 }
 
+/* ---- the CLI (tools/, the tally binary) over the loop workload ------------------------------------------ */
+
+/* User-mode instructions of `/loop n` (tests/arm64/loop_prog.c): 2 per iteration, 5 per decimal digit of
+ * n and 10 more, all counted from its exec. */
+static uint64_t loop_prog_insns(uint64_t n)
+{
+	uint64_t digits = 1;
+	for (uint64_t rest = n; rest >= 10; rest /= 10)
+		digits++;
+	return 2 * n + 5 * digits + 10;
+}
+
+/* Runs /tally with the NULL-terminated arguments, its standard output and error in out (its results go
+ * to stderr, as perf's do; the loop workload prints nothing). Echoes the command line, and the output
+ * unless it is JSON for the host. Returns the exit status. */
+static int run_tally(char *out, size_t len, bool echo_output, ...)
+{
+	char *argv[16] = {"/tally"};
+	size_t argc = 1;
+	va_list ap;
+	va_start(ap, echo_output);
+	for (char *arg; argc < 15 && (arg = va_arg(ap, char *));)
+		argv[argc++] = arg;
+	va_end(ap);
+	argv[argc] = NULL;
+	printf("  $");
+	for (size_t i = 0; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\n");
+	int status = run_program(argv, true, out, len);
+	if (echo_output)
+		printf("%s", out);
+	if (status < 0)
+		fprintf(stderr, "[%s] cannot run /tally: %s\n", harness_case, strerror(-status));
+	return status;
+}
+
+/* The fields of one CSV line of `tally stat -x,` (perf's order): value, unit, event, [relative stddev
+ * with -r], run time, percentage running, metric value, metric unit. */
+struct csv_row {
+	char line[256];
+	const char *value, *unit, *event, *stddev, *run_time, *percent;
+};
+
+/* Finds the line of spec's event in CSV output. A member of a group with a modifier ({...}:u) is printed
+ * under its bare name, so "instructions" also matches "instructions:u". */
+static bool csv_find(const char *out, const char *spec, struct csv_row *row)
+{
+	size_t spec_len = strlen(spec);
+	size_t bare_len = spec_len > 2 && strcmp(spec + spec_len - 2, ":u") == 0 ? spec_len - 2 : spec_len;
+	for (const char *line = out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		size_t n = strcspn(line, "\n");
+		if (n >= sizeof(row->line))
+			continue;
+		memcpy(row->line, line, n);
+		row->line[n] = '\0';
+		char *fields[8] = {0};
+		size_t nr = 0;
+		for (char *rest = row->line; rest && nr < 8;)
+			fields[nr++] = strsep(&rest, ",");
+		if (nr < 6)
+			continue;
+		if (strcmp(fields[2], spec) != 0 && !(strlen(fields[2]) == bare_len && strncmp(fields[2], spec, bare_len) == 0))
+			continue;
+		bool has_stddev = strchr(fields[3], '%') != NULL;
+		row->value = fields[0];
+		row->unit = fields[1];
+		row->event = fields[2];
+		row->stddev = has_stddev ? fields[3] : NULL;
+		row->run_time = fields[has_stddev ? 4 : 3];
+		row->percent = fields[has_stddev ? 5 : 4];
+		return true;
+	}
+	fprintf(stderr, "[%s] no CSV line for %s\n", harness_case, spec);
+	harness_failed++;
+	return false;
+}
+
+/* The value of a CSV row as an exact integer; UINT64_MAX (and a failed check) when it is not one. */
+static uint64_t csv_count(const struct csv_row *row)
+{
+	char *end;
+	uint64_t v = strtoull(row->value, &end, 10);
+	if (end != row->value && *end == '\0')
+		return v;
+	fprintf(stderr, "[%s] %s: '%s' is not a count\n", harness_case, row->event, row->value);
+	harness_failed++;
+	return UINT64_MAX;
+}
+
+/* `tally stat -x, -e instructions:u -- /loop N`: the CSV value is the workload's exact instruction count,
+ * counted the whole time. */
+static void cli_stat_csv_exact(void)
+{
+	static const char *const ns[] = {"1", "1000", "1000000"};
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		char out[4096];
+		CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "-e", "instructions:u", "--", "/loop", ns[i],
+		                    NULL),
+		          0);
+		struct csv_row row;
+		if (!csv_find(out, "instructions:u", &row))
+			continue;
+		uint64_t n = strtoull(ns[i], NULL, 10);
+		expect_u64(csv_count(&row), loop_prog_insns(n), "instructions:u of /loop %s", ns[i]);
+		CHECK_STR(row.unit, "");
+		CHECK_STR(row.percent, "100.00");
+		CHECK(strtoull(row.run_time, NULL, 10) > 0);
+	}
+}
+
+/* A group through the CLI, in both orders: instructions exact and cycles = 2^shift x instructions, so a
+ * decode that swapped the two members' values (or ids) fails. */
+static void cli_stat_csv_group(void)
+{
+	static const char *const specs[] = {"{cycles,instructions}:u", "{instructions,cycles}:u"};
+	const uint64_t n = 100000;
+	for (size_t i = 0; i < 2; i++) {
+		char out[4096];
+		CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "-e", specs[i], "--", "/loop", "100000", NULL), 0);
+		struct csv_row cycles, insns;
+		if (!csv_find(out, "cycles:u", &cycles) || !csv_find(out, "instructions:u", &insns))
+			continue;
+		expect_u64(csv_count(&insns), loop_prog_insns(n), "%s: instructions", specs[i]);
+		expect_u64(csv_count(&cycles), cycles_per_insn * loop_prog_insns(n), "%s: cycles", specs[i]);
+		CHECK_STR(cycles.percent, "100.00");
+		CHECK_STR(insns.percent, "100.00");
+	}
+}
+
+/* -r 3: the mean is the exact count and the relative stddev is 0, since every run counts the same. */
+static void cli_stat_csv_repeat(void)
+{
+	char out[4096];
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "-r", "3", "-e", "instructions:u", "--", "/loop",
+	                    "100000", NULL),
+	          0);
+	struct csv_row row;
+	if (!csv_find(out, "instructions:u", &row))
+		return;
+	expect_u64(csv_count(&row), loop_prog_insns(100000), "mean of 3 runs");
+	CHECK_STR(row.stddev, "0.00%");
+}
+
+/* Prints a JSON document for the host between marker lines, with what each event must read in every run
+ * (keyed by canonical spec): tests/arm64/check_json.py parses it with python3, validates it against
+ * docs/json-schema.json and compares the values; its verdict counts as a case of its own. */
+static void json_for_host(const char *out, const char *expect)
+{
+	const char *doc = strchr(out, '{');
+	CHECK(doc != NULL);
+	if (!doc)
+		return;
+	printf("tally-arm64-json-begin %s %s\n%s", harness_case, expect, doc);
+	printf("%stally-arm64-json-end %s\n", doc[strlen(doc) - 1] == '\n' ? "" : "\n", harness_case);
+}
+
+/* `tally stat -j`: one document whose instructions value is exact (checked on the host). */
+static void cli_stat_json(void)
+{
+	static char out[16384];
+	CHECK_INT(run_tally(out, sizeof(out), false, "stat", "-j", "-e", "instructions:u", "--", "/loop", "1000000",
+	                    NULL),
+	          0);
+	char expect[128];
+	snprintf(expect, sizeof(expect), "runs=1 instructions:u=%" PRIu64, loop_prog_insns(1000000));
+	json_for_host(out, expect);
+}
+
+/* `tally stat -j -r 3` over a group: every run and the mean exact, cycles = 2^shift x instructions. */
+static void cli_stat_json_repeat(void)
+{
+	static char out[32768];
+	CHECK_INT(run_tally(out, sizeof(out), false, "stat", "-j", "-r", "3", "-e", "{cycles,instructions}:u", "--",
+	                    "/loop", "100000", NULL),
+	          0);
+	char expect[128];
+	uint64_t insns = loop_prog_insns(100000);
+	snprintf(expect, sizeof(expect), "runs=3 cycles:u=%" PRIu64 " instructions:u=%" PRIu64,
+	         cycles_per_insn * insns, insns);
+	json_for_host(out, expect);
+}
+
+/* Without -e where the PMU exists: the software events and the hardware ones; instructions (user and
+ * kernel) at least the workload's user count. QEMU implements no branch events, so branches and
+ * branch-misses may read <not supported>, but their lines are there. */
+static void cli_stat_default_events(void)
+{
+	char out[4096];
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "--", "/loop", "1000", NULL), 0);
+	static const struct {
+		const char *name;
+		bool counts; /* must read more than 0 */
+	} events[] = {
+		{"task-clock", true}, {"context-switches", false}, {"cpu-migrations", false}, {"page-faults", true},
+		{"cycles", true},     {"instructions", true},      {"branches", false},       {"branch-misses", false},
+	};
+	struct csv_row row;
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if (csv_find(out, events[i].name, &row) && events[i].counts)
+			CHECK(strtod(row.value, NULL) > 0);
+	if (csv_find(out, "instructions", &row))
+		CHECK(csv_count(&row) >= loop_prog_insns(1000));
+}
+
+/* The check `name` of `tally doctor`'s output: its verdict ("ok", "info", "warn", "fail") into verdict
+ * and its detail; false when there is no such line. Lines are "[%-4s] %-20s %s". */
+static bool doctor_check(const char *out, const char *name, char verdict[5], const char **detail)
+{
+	size_t name_len = strlen(name);
+	for (const char *line = out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (line[0] != '[' || strncmp(line + 7, name, name_len) != 0 || line[7 + name_len] != ' ')
+			continue;
+		size_t v = strcspn(line + 1, " ]");
+		snprintf(verdict, 5, "%.*s", (int)(v < 4 ? v : 4), line + 1);
+		*detail = line + 7 + strspn(line + 7 + name_len, " ") + name_len;
+		return true;
+	}
+	return false;
+}
+
+/* Whether any of doctor's checks failed. */
+static bool doctor_failed(const char *out)
+{
+	return strncmp(out, "[fail]", 6) == 0 || strstr(out, "\n[fail]") != NULL;
+}
+
+/* Checks that doctor's line for name has the verdict and its detail starts with detail_prefix. */
+static void expect_doctor(const char *out, const char *name, const char *want_verdict, const char *detail_prefix)
+{
+	char verdict[5];
+	const char *detail;
+	if (!doctor_check(out, name, verdict, &detail)) {
+		fprintf(stderr, "[%s] doctor printed no '%s' check\n", harness_case, name);
+		harness_failed++;
+		return;
+	}
+	CHECK_STR(verdict, want_verdict);
+	if (strncmp(detail, detail_prefix, strlen(detail_prefix)) != 0) {
+		fprintf(stderr, "[%s] doctor's %s: '%.*s' does not start with '%s'\n", harness_case, name,
+		        (int)strcspn(detail, "\n"), detail, detail_prefix);
+		harness_failed++;
+	}
+}
+
+/* `tally doctor` with the PMU: one core PMU, cycles and instructions open and count, user-space reads
+ * allowed (the initramfs's /init sets perf_user_access). Its exit status is 0 exactly when no default
+ * event fails: QEMU implements no branch events, so branches and branch-misses may fail. */
+static void cli_doctor_pmu(void)
+{
+	char out[8192];
+	int status = run_tally(out, sizeof(out), true, "doctor", NULL);
+	expect_doctor(out, "hardware PMU", "ok", "one core PMU");
+	expect_doctor(out, "cycles", "ok", "opens and counts");
+	expect_doctor(out, "instructions", "ok", "opens and counts");
+	expect_doctor(out, "task-clock", "ok", "opens and counts");
+	expect_doctor(out, "perf_user_access", "ok", "1: user-space counter reads allowed");
+	CHECK_INT(status, doctor_failed(out) ? 1 : 0);
+}
+
+/* Without a PMU: `-e cycles` alone is nothing countable, so tally says why and exits 1 (man tally:
+ * "1 when counting itself fails") before starting the command; with a software event beside it, cycles
+ * reads <not supported> and the software event counts. */
+static void cli_stat_without_pmu(void)
+{
+	char out[4096];
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-e", "cycles", "--", "/bin/touch", "/cli-started", NULL), 1);
+	CHECK_CONTAINS(out, "'cycles'");
+	CHECK_CONTAINS(out, "no hardware PMU");
+	CHECK(access("/cli-started", F_OK) != 0); /* the command was not started */
+
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "-e", "cycles,page-faults:u", "--", "/loop", "1000",
+	                    NULL),
+	          0);
+	struct csv_row row;
+	if (csv_find(out, "cycles", &row))
+		CHECK_STR(row.value, "<not supported>");
+	if (csv_find(out, "page-faults:u", &row))
+		CHECK(csv_count(&row) >= 1); /* the loop's stack page, at least */
+}
+
+/* Without -e and without a PMU: the table says in one note why hardware events are missing, and the
+ * default software events all count (CSV); no hardware event is listed. */
+static void cli_stat_default_events_without_pmu(void)
+{
+	char out[4096];
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "--", "/loop", "1000", NULL), 0);
+	CHECK_CONTAINS(out, "note: no hardware PMU");
+
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "--", "/loop", "1000", NULL), 0);
+	struct csv_row row;
+	if (csv_find(out, "task-clock", &row))
+		CHECK(strtod(row.value, NULL) > 0);
+	if (csv_find(out, "page-faults", &row))
+		CHECK(csv_count(&row) >= 1);
+	if (csv_find(out, "context-switches", &row))
+		csv_count(&row);
+	if (csv_find(out, "cpu-migrations", &row))
+		csv_count(&row);
+	CHECK(strstr(out, ",instructions,") == NULL && strstr(out, ",cycles,") == NULL);
+}
+
+/* `tally doctor` without a PMU: the VM diagnosis as a warning, the software defaults count, exit 0. */
+static void cli_doctor_without_pmu(void)
+{
+	char out[8192];
+	CHECK_INT(run_tally(out, sizeof(out), true, "doctor", NULL), 0);
+	expect_doctor(out, "hardware PMU", "warn", "none: this looks like a VM without a virtual PMU");
+	expect_doctor(out, "task-clock", "ok", "opens and counts");
+	expect_doctor(out, "page-faults", "ok", "opens and counts");
+	char verdict[5];
+	const char *detail;
+	CHECK(!doctor_check(out, "cycles", verdict, &detail));
+	CHECK(!doctor_failed(out));
+}
+
 /* ---- the examples, as a user runs them ------------------------------------------------------------- */
 
 /* Runs /examples/<name> (run.sh builds each example into the initramfs) and returns its exit status,
@@ -715,29 +1032,10 @@ static int run_example(const char *name, char *out, size_t len)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/examples/%s", name);
-	int pipefd[2];
-	if (pipe(pipefd) != 0)
-		return -errno;
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(pipefd[1], STDOUT_FILENO);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		execl(path, name, (char *)NULL);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	size_t used = 0;
-	ssize_t got;
-	while ((got = read(pipefd[0], out + used, len - 1 - used)) > 0)
-		used += (size_t)got;
-	out[used] = '\0';
-	close(pipefd[0]);
-	int status = 0;
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return -ECHILD;
+	char *argv[] = {path, NULL};
+	int status = run_program(argv, false, out, len);
 	printf("  $ %s\n%s", path, out);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return status;
 }
 
 /* examples/group.c: {cycles,page-faults}:u around touching 100 MiB. With the PMU, cycles is a count (and
@@ -792,6 +1090,13 @@ static const struct harness_case pmu_cases[] = {
 	{"counter_never_running_group", counter_never_running_group},
 	{"example_group", example_group},
 	{"example_counting", example_counting},
+	{"cli_stat_csv_exact", cli_stat_csv_exact},
+	{"cli_stat_csv_group", cli_stat_csv_group},
+	{"cli_stat_csv_repeat", cli_stat_csv_repeat},
+	{"cli_stat_json", cli_stat_json},
+	{"cli_stat_json_repeat", cli_stat_json_repeat},
+	{"cli_stat_default_events", cli_stat_default_events},
+	{"cli_doctor_pmu", cli_doctor_pmu},
 	{NULL, NULL},
 };
 
@@ -800,6 +1105,8 @@ static const struct harness_case wrap_cases[] = {
 	{"evsel_exact_generic", evsel_exact_generic},
 	{"counter_exact", counter_exact},
 	{"evsel_counts_past_32_bits", evsel_counts_past_32_bits},
+	{"cli_stat_csv_exact", cli_stat_csv_exact},
+	{"cli_stat_csv_group", cli_stat_csv_group},
 	{NULL, NULL},
 };
 
@@ -810,6 +1117,9 @@ static const struct harness_case nopmu_cases[] = {
 	{"counter_without_pmu", counter_without_pmu},
 	{"example_group", example_group},
 	{"example_counting", example_counting},
+	{"cli_stat_without_pmu", cli_stat_without_pmu},
+	{"cli_stat_default_events_without_pmu", cli_stat_default_events_without_pmu},
+	{"cli_doctor_without_pmu", cli_doctor_without_pmu},
 	{NULL, NULL},
 };
 
