@@ -29,6 +29,8 @@ command -v aarch64-linux-gnu-gcc >/dev/null || missing+=(gcc-aarch64-linux-gnu)
 [ -f /usr/aarch64-linux-gnu/lib/libc.a ] || missing+=(libc6-dev-arm64-cross)
 command -v cpio >/dev/null || missing+=(cpio)
 command -v cmake >/dev/null || missing+=(cmake)
+# The CLI cases' JSON documents are parsed on the host (tests/arm64/check_json.py).
+command -v python3 >/dev/null || missing+=(python3)
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "arm64 setup: installing ${missing[*]}"
 	apt_update

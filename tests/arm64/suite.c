@@ -752,8 +752,9 @@ struct csv_row {
 	const char *value, *unit, *event, *stddev, *run_time, *percent;
 };
 
-/* Finds the line of spec's event in CSV output. A member of a group with a modifier ({...}:u) is printed
- * under its bare name, so "instructions" also matches "instructions:u". */
+/* Finds the line of spec's event in CSV output. tally prints the members of a group with a modifier
+ * ({cycles,instructions}:u) under their bare names (perf prints cycles:u), so the spec "cycles:u" also
+ * matches a line "cycles". */
 static bool csv_find(const char *out, const char *spec, struct csv_row *row)
 {
 	size_t spec_len = strlen(spec);
@@ -770,7 +771,8 @@ static bool csv_find(const char *out, const char *spec, struct csv_row *row)
 			fields[nr++] = strsep(&rest, ",");
 		if (nr < 6)
 			continue;
-		if (strcmp(fields[2], spec) != 0 && !(strlen(fields[2]) == bare_len && strncmp(fields[2], spec, bare_len) == 0))
+		bool bare = strlen(fields[2]) == bare_len && strncmp(fields[2], spec, bare_len) == 0;
+		if (strcmp(fields[2], spec) != 0 && !bare)
 			continue;
 		bool has_stddev = strchr(fields[3], '%') != NULL;
 		row->value = fields[0];
@@ -827,7 +829,8 @@ static void cli_stat_csv_group(void)
 	const uint64_t n = 100000;
 	for (size_t i = 0; i < 2; i++) {
 		char out[4096];
-		CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "-e", specs[i], "--", "/loop", "100000", NULL), 0);
+		CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "-e", specs[i], "--", "/loop", "100000", NULL),
+		          0);
 		struct csv_row cycles, insns;
 		if (!csv_find(out, "cycles:u", &cycles) || !csv_find(out, "instructions:u", &insns))
 			continue;
@@ -974,7 +977,8 @@ static void cli_doctor_pmu(void)
 static void cli_stat_without_pmu(void)
 {
 	char out[4096];
-	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-e", "cycles", "--", "/bin/touch", "/cli-started", NULL), 1);
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-e", "cycles", "--", "/bin/touch", "/cli-started", NULL),
+	          1);
 	CHECK_CONTAINS(out, "'cycles'");
 	CHECK_CONTAINS(out, "no hardware PMU");
 	CHECK(access("/cli-started", F_OK) != 0); /* the command was not started */
