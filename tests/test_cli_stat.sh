@@ -182,5 +182,16 @@ kill -INT $pid
 wait $pid; st=$?
 [ $st -eq 130 ] && grep -q ",task-clock," "$WORK/int" && ok "SIGINT without a command (-a)" || fail "SIGINT -a: $st"
 
+# --- what the command inherits -------------------------------------------------------------------------
+# The file descriptors tally had itself, no more: not the -o file, its buffered copy of stderr or the
+# counters' fds.
+fds() { sh -c 'ls /proc/$$/fd' | sort | tr '\n' ' '; }
+direct=$(fds)
+export -f fds
+under=$("$TALLY" stat -e task-clock -- bash -c fds 2>/dev/null)
+[ "$under" = "$direct" ] && ok "the command inherits tally's fds only: $under" || fail "fds: '$under', want '$direct'"
+under=$("$TALLY" stat -e task-clock -o "$WORK/fd-report" -- bash -c fds 2>/dev/null)
+[ "$under" = "$direct" ] && ok "-o: the file is not inherited" || fail "-o fds: '$under', want '$direct'"
+
 [ $failures -eq 0 ] || { echo "$failures failures"; exit 1; }
 echo "all passed"

@@ -7,6 +7,7 @@
  * interrupted (130 for Ctrl-C, after printing what was counted), 1 when counting failed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <tally/counter.h>
 #include <tally/events.h>
@@ -44,7 +46,7 @@ struct stat_session {
 	struct machine machine;
 	char target[512];
 	struct output out;
-	FILE *file;                   /* -o, or stderr */
+	FILE *file;                   /* -o, or a buffered copy of stderr (report_stream) */
 	int interrupted;              /* the signal that stopped tally, 0 when none */
 	/* -r statistics, one per event, and of the elapsed time. */
 	struct run_stats *values, *raw, *enabled, *running, elapsed;
@@ -178,6 +180,7 @@ static int print_interval(struct stat_session *s, double started, double *last_t
 	*last_tick = now;
 	if (!s->opt.quiet)
 		s->out.ops->interval(&s->out, &sample);
+	fflush(s->file);
 	return 0;
 }
 
@@ -241,6 +244,7 @@ static void record_run(struct stat_session *s, unsigned run, double seconds, dou
 	};
 	if (!s->opt.quiet)
 		s->out.ops->run(&s->out, &sample);
+	fflush(s->file);
 }
 
 /* One run: open on the target, start, wait, stop, read, print. Returns an exit status for tally when
@@ -291,8 +295,10 @@ static int count_once(struct stat_session *s, unsigned run)
 		}
 	}
 	/* The output begins once counting has: a command that cannot run leaves no half document. */
-	if (run == 1 && !o->quiet)
+	if (run == 1 && !o->quiet) {
 		s->out.ops->begin(&s->out);
+		fflush(s->file);
+	}
 	if (o->delay_ms) {
 		/* -D: let the command run unobserved, then take the zero point. */
 		double end = started + o->delay_ms / 1000.0;
@@ -325,6 +331,7 @@ static int count_once(struct stat_session *s, unsigned run)
 		                                   : 0;
 		last.seconds = elapsed - previous;
 		s->out.ops->interval(&s->out, &last);
+		fflush(s->file);
 	}
 	int exit_status = 0;
 	double user = 0, sys = 0;
@@ -379,6 +386,7 @@ static void finish(struct stat_session *s)
 	};
 	if (!s->opt.quiet)
 		s->out.ops->finish(&s->out, &totals);
+	fflush(s->file);
 }
 
 static int alloc_statistics(struct stat_session *s)
@@ -415,6 +423,22 @@ static void session_free(struct stat_session *s)
 	options_free(&s->opt);
 }
 
+/* The results go to stderr as perf's do, but through a buffered stream of their own: stderr is unbuffered,
+ * and the JSON document, written a token at a time, took 1,400 write(2) calls (0.3 ms of `tally stat -j`).
+ * Every piece of output is flushed when written (begin, each interval, each run, the end), so it keeps its
+ * order with tally's messages on stderr and with the command's own output. Close-on-exec: the command
+ * does not inherit the copy. Plain stderr when no copy can be made (fd 2 closed). */
+static FILE *report_stream(void)
+{
+	int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (f)
+		return f;
+	if (fd >= 0)
+		close(fd);
+	return stderr;
+}
+
 /* Everything that can be refused is checked here, before the command is started. */
 static int prepare(struct stat_session *s)
 {
@@ -438,13 +462,10 @@ static int prepare(struct stat_session *s)
 		return EXIT_FAILED;
 	}
 	describe_target(s);
-	s->file = stderr;
-	if (o->output) {
-		s->file = fopen(o->output, o->append ? "a" : "w");
-		if (!s->file) {
-			fprintf(stderr, "tally stat: cannot write %s: %s\n", o->output, strerror(errno));
-			return EXIT_USAGE;
-		}
+	s->file = o->output ? fopen(o->output, o->append ? "ae" : "we") : report_stream();
+	if (!s->file) {
+		fprintf(stderr, "tally stat: cannot write %s: %s\n", o->output, strerror(errno));
+		return EXIT_USAGE;
 	}
 	s->report.show_parts = o->aggregation != AGGR_GLOBAL;
 	s->report.verbose = o->verbose;
