@@ -68,7 +68,7 @@ grep -qx "$expect" <<<"$out" || fail "pkg-config consumer printed: $out"
 # ldd's output as a whole: under pipefail, `ldd | grep -q` fails whenever grep exits before ldd's last write.
 grep -q "libtally.so.0 => $libdir/libtally.so.0" <<<"$(ldd "$work/pc-shared")" || fail "pc-shared does not load $libdir/libtally.so.0"
 
-# pkg-config, static: --static adds the private dependencies (libpfm4 when built with it).
+# pkg-config, static: --static adds the private dependencies (the loader for libpfm4, when built with it).
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Werror -o "$work/pc-static" "$work/consumer.c" $(pkg-config --cflags tally) \
 	"$libdir/libtally.a" $(pkg-config --static --libs-only-l tally | sed 's/-ltally//')
