@@ -27,32 +27,33 @@ static double ratio_of(uint64_t running, uint64_t enabled)
 	return running >= enabled ? 1.0 : (double)running / (double)enabled;
 }
 
-void tly_aggregate_parts(const struct tally_count *parts, size_t n, struct tally_result *r)
+/* count with the times of its window. */
+static struct tally_count in_window(const struct tally_count *count, const struct tly_window *window)
+{
+	struct tally_count c = *count;
+	c.enabled = window->enabled;
+	c.running = window->running;
+	return c;
+}
+
+void tly_aggregate_sum_parts(const struct tally_count *counts, size_t stride, const struct tly_window *windows,
+                             size_t n, struct tally_result *r)
 {
 	uint64_t value = 0, enabled = 0, running = 0, scaled_sum = 0, lost = 0;
 	bool any_counted = false, any_scaled = false;
-	/* The common case, one part that ran all the time, skips the scaling arithmetic. */
-	if (n == 1 && parts[0].running == parts[0].enabled && parts[0].running) {
-		r->value = r->scaled = parts[0].value;
-		r->enabled = r->running = parts[0].running;
-		r->lost = parts[0].lost;
-		r->status = TALLY_STATUS_EXACT;
-		r->ratio = 1.0;
-		r->nr_parts = 1;
-		return;
-	}
 	for (size_t i = 0; i < n; i++) {
+		struct tally_count part = in_window(&counts[i * stride], &windows[i]);
 		uint64_t scaled;
-		enum tally_count_status s = tally_count_scale(&parts[i], &scaled);
+		enum tally_count_status s = tally_count_scale(&part, &scaled);
 		/* A part whose thread or CPU never ran with the event enabled says nothing; one that was
 		 * enabled and never ran has no value to add. */
 		any_counted |= s != TALLY_COUNT_NOT_COUNTED;
 		any_scaled |= s == TALLY_COUNT_SCALED;
-		value = add_sat(value, parts[i].value);
-		enabled = add_sat(enabled, parts[i].enabled);
-		running = add_sat(running, parts[i].running);
+		value = add_sat(value, part.value);
+		enabled = add_sat(enabled, part.enabled);
+		running = add_sat(running, part.running);
 		scaled_sum = add_sat(scaled_sum, scaled);
-		lost = add_sat(lost, parts[i].lost);
+		lost = add_sat(lost, part.lost);
 	}
 	r->value = value;
 	r->enabled = enabled;
@@ -64,14 +65,16 @@ void tly_aggregate_parts(const struct tally_count *parts, size_t n, struct tally
 	r->nr_parts = n;
 }
 
-void tly_aggregate_part(const struct tally_count *count, int cpu, pid_t tid, struct tally_part *out)
+void tly_aggregate_part(const struct tally_count *count, const struct tly_window *window, int cpu, pid_t tid,
+                        struct tally_part *out)
 {
+	struct tally_count part = in_window(count, window);
 	out->cpu = cpu;
 	out->tid = tid;
-	out->value = count->value;
-	out->enabled = count->enabled;
-	out->running = count->running;
-	out->status = status_of(tally_count_scale(count, &out->scaled));
+	out->value = part.value;
+	out->enabled = part.enabled;
+	out->running = part.running;
+	out->status = status_of(tally_count_scale(&part, &out->scaled));
 }
 
 /* The order in which statuses win when halves are combined: any counted half makes a value. */

@@ -7,13 +7,52 @@
 #include <tally/counter.h>
 #include <tally/evlist.h>
 
-/* Sums the parts of one event into r's value, enabled, running, scaled (each part scaled on its own, as
- * parts multiplex independently; sums saturate at 2^64-1), lost, ratio, status and nr_parts. Leaves the
- * other fields of r alone. */
-void tly_aggregate_parts(const struct tally_count *parts, size_t n, struct tally_result *r);
+/* A group's counting window at one (cpu, thread) slot. The kernel's PERF_EVENT_IOC_RESET zeroes the
+ * counts but not total_time_enabled / total_time_running (perf_event_reset, unchanged since 2.6.31), so
+ * the times of a reading are taken relative to those at the window's start; without that, a second
+ * start would scale one window's count by the times of every window since open. */
+struct tly_window {
+	uint64_t start_enabled, start_running; /* the kernel's times when the window began */
+	uint64_t enabled, running;             /* the window's own, as of the latest read (one pair for
+	                                        * every member: a group read carries the leader's times) */
+};
 
-/* One part as the public API shows it. */
-void tly_aggregate_part(const struct tally_count *count, int cpu, pid_t tid, struct tally_part *out);
+/* now - then; a time below its window's start (which only new descriptors could give, and their window
+ * starts at zero) is taken whole. */
+static inline uint64_t tly_window_since(uint64_t now, uint64_t then)
+{
+	return now >= then ? now - then : now;
+}
+
+/* Sums the n parts of one event into r's value, enabled, running, scaled (each part scaled on its own, as
+ * parts multiplex independently; sums saturate at 2^64-1), lost, ratio, status and nr_parts. Part s is
+ * the value and lost of counts[s * stride] (the layout of group reads, one block per slot) with the
+ * times of windows[s]. Leaves the other fields of r alone. */
+void tly_aggregate_sum_parts(const struct tally_count *counts, size_t stride, const struct tly_window *windows,
+                             size_t n, struct tally_result *r);
+
+/* tly_aggregate_sum_parts, with the common case inline: one part that ran all its window needs no
+ * scaling arithmetic. Inline because the read path is held to the cost of a bare read(2): out of line,
+ * the call and the reload of r->scaled after it (from the middle of a 16-byte store) cost more than the
+ * rest. */
+static inline void tly_aggregate_parts(const struct tally_count *counts, size_t stride,
+                                       const struct tly_window *windows, size_t n, struct tally_result *r)
+{
+	if (n == 1 && windows->running == windows->enabled && windows->running) {
+		r->value = r->scaled = counts->value;
+		r->enabled = r->running = windows->running;
+		r->lost = counts->lost;
+		r->status = TALLY_STATUS_EXACT;
+		r->ratio = 1.0;
+		r->nr_parts = 1;
+		return;
+	}
+	tly_aggregate_sum_parts(counts, stride, windows, n, r);
+}
+
+/* One part (a raw reading in its window) as the public API shows it. */
+void tly_aggregate_part(const struct tally_count *count, const struct tly_window *window, int cpu, pid_t tid,
+                        struct tally_part *out);
 
 /* Adds result r into acc (two results of one spec item, e.g. the cpu_core and cpu_atom halves of a
  * hybrid "cycles"); with first, acc becomes a copy of r. A counted half outranks one that is not. */

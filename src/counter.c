@@ -16,33 +16,32 @@
 /* Room for one event's note: a diagnosis (a few lines) plus a line on how it was regrouped. */
 #define NOTE_MAX 1024
 
-/* A group's enabled and running times at one (cpu, thread) slot when its counting window began. The
- * kernel's PERF_EVENT_IOC_RESET zeroes the count but not total_time_enabled / total_time_running
- * (perf_event_reset, unchanged since 2.6.31), so without this a second start would scale one window's
- * count by the times of every window since open. */
-struct window_start {
-	uint64_t enabled, running;
-};
-
 struct event {
-	struct perf_event_attr attr; /* as parsed; exclude_kernel set by a user-only retry */
-	const char *name;            /* owned by counter->events */
-	char *mask;                  /* its PMU's cpumask (or hybrid `cpus`), NULL for none */
-	unsigned origin;
-	int spec_group;
-
-	/* While open. */
+	/* While open; what a read touches comes first, so that it shares as few cache lines as it can. */
 	tally_evsel *evsel;          /* NULL when not open (not supported, or closed) */
+	/* Raw readings of the latest read, slot s (cpu_idx x nthreads + thread_idx) at counts[s * stride]: a
+	 * group reads into one block per slot, members side by side, so reads decode in place (in
+	 * counter->counts). Their times since the window began are in window[s]. */
+	struct tally_count *counts;
+	size_t stride;               /* the size of its group */
+	size_t nr_counts;            /* slots in the latest read */
+	struct tly_window *window;   /* its leader's, per slot (in counter->windows); zero from the open on */
+	size_t ncpus, nthreads;      /* a leader's maps, kept at open so that reads look nothing up */
+	uint64_t idle_enabled;       /* a leader's: its group's enabled time in the latest read if it never
+	                              * ran in it, else 0 */
+	uint64_t prev_scaled;        /* for deltas */
+	unsigned origin;
 	int group;                   /* the leader's event index */
 	int error;                   /* not supported: the open's code */
 	bool user_only;
-	struct tally_count *counts;  /* per (cpu, thread) slot of the latest read, times since the window began;
-	                              * room for the target's maps (in counter->counts) */
-	size_t nr_counts;
-	struct window_start *window; /* a leader's, per slot (in counter->windows); zero from its open on */
-	uint64_t prev_scaled;        /* for deltas */
-	char *note;                  /* NOTE_MAX bytes in counter->notes */
 	bool has_note;               /* note is not empty; kept apart so that reads never touch the text */
+	char *note;                  /* NOTE_MAX bytes in counter->notes */
+
+	/* From tally_counter_new on. */
+	struct perf_event_attr attr; /* as parsed; exclude_kernel set by a user-only retry */
+	const char *name;            /* owned by counter->events */
+	char *mask;                  /* its PMU's cpumask (or hybrid `cpus`), NULL for none */
+	int spec_group;
 };
 
 struct tally_counter {
@@ -57,9 +56,11 @@ struct tally_counter {
 	bool started;
 	struct tly_target target;
 	struct tly_plan plan;
-	struct tally_count *group_buf; /* one group read: room for every event */
-	struct tally_count *counts;    /* every event's counts, one block while open */
-	struct window_start *windows;  /* every event's window starts, one block while open */
+	/* While open: room for max_slots slots of every event. Group g reads into the counts from
+	 * plan.first[g] x max_slots on, and its windows are at its leader's index x max_slots. */
+	struct tally_count *counts;
+	struct tly_window *windows;
+	size_t max_slots;
 	char *notes;
 	char last_error[TLY_ERROR_MAX];
 };
@@ -145,8 +146,7 @@ int tally_counter_new(const char *spec, const struct tally_counter_opts *opts, t
 		c->nr = tally_events_count(c->events);
 		c->ev = calloc(c->nr ? c->nr : 1, sizeof(*c->ev));
 		c->notes = calloc(c->nr ? c->nr : 1, NOTE_MAX);
-		c->group_buf = calloc(c->nr ? c->nr : 1, sizeof(*c->group_buf));
-		if (!c->ev || !c->notes || !c->group_buf)
+		if (!c->ev || !c->notes)
 			err = tly_error(-ENOMEM, "out of memory");
 	}
 	if (!err && c->nr == 0)
@@ -174,7 +174,6 @@ void tally_counter_free(tally_counter *c)
 		free(c->ev[i].mask);
 	free(c->ev);
 	free(c->notes);
-	free(c->group_buf);
 	free(c->sysfs_root);
 	tally_events_free(c->events);
 	free(c);
@@ -361,10 +360,20 @@ static int open_group(tally_counter *c, size_t g)
 		if (outcome == OPENED) {
 			for (k = 0; k < size; k++)
 				c->ev[m[k]].group = (int)m[0];
+			struct event *leader = &c->ev[m[0]];
+			leader->ncpus = tally_cpus_count(tally_evsel_cpus(leader->evsel));
+			leader->nthreads = tally_threads_count(tally_evsel_threads(leader->evsel));
+			leader->idle_enabled = 0;
 			/* New descriptors: their times start at zero (also when a never-run group reopens). */
-			size_t slots = tally_cpus_count(tally_evsel_cpus(c->ev[m[0]].evsel)) *
-			               tally_threads_count(tally_evsel_threads(c->ev[m[0]].evsel));
-			memset(c->ev[m[0]].window, 0, slots * sizeof(*c->ev[m[0]].window));
+			struct tly_window *window = c->windows + m[0] * c->max_slots;
+			memset(window, 0, leader->ncpus * leader->nthreads * sizeof(*window));
+			for (k = 0; k < size; k++) {
+				struct event *e = &c->ev[m[k]];
+				e->counts = c->counts + c->plan.first[g] * c->max_slots + k;
+				e->stride = size;
+				e->nr_counts = 0;
+				e->window = window;
+			}
 			return 1;
 		}
 		drop_group_evsels(c, g);
@@ -422,19 +431,15 @@ static void close_events(tally_counter *c)
 	c->windows = NULL;
 }
 
-/* Room for the counts and window starts of every event: at most every CPU of the target times every
- * thread each. */
+/* Room for the readings and windows of every event: at most every CPU of the target times every thread
+ * each. */
 static int alloc_counts(tally_counter *c)
 {
-	size_t n = tally_cpus_count(c->target.cpus) * tally_threads_count(c->target.threads);
-	c->counts = calloc(c->nr * n, sizeof(*c->counts));
-	c->windows = calloc(c->nr * n, sizeof(*c->windows));
+	c->max_slots = tally_cpus_count(c->target.cpus) * tally_threads_count(c->target.threads);
+	c->counts = calloc(c->nr * c->max_slots, sizeof(*c->counts));
+	c->windows = calloc(c->nr * c->max_slots, sizeof(*c->windows));
 	if (!c->counts || !c->windows)
 		return tly_error(-ENOMEM, "out of memory");
-	for (size_t i = 0; i < c->nr; i++) {
-		c->ev[i].counts = c->counts + i * n;
-		c->ev[i].window = c->windows + i * n;
-	}
 	return 0;
 }
 
@@ -536,17 +541,16 @@ static int each_leader(tally_counter *c, int (*op)(tally_evsel *))
  * (tally_counter_reset), it begins at this read, a few hundred ns after the reset. */
 static int begin_window(tally_counter *c, size_t g)
 {
-	const size_t *m = tly_plan_members(&c->plan, g);
-	struct event *leader = &c->ev[m[0]];
+	struct event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
+	size_t size = leader->stride, slot = 0;
 	int err = tally_evsel_reset(leader->evsel);
-	size_t ncpus = tally_cpus_count(tally_evsel_cpus(leader->evsel));
-	size_t nthreads = tally_threads_count(tally_evsel_threads(leader->evsel));
-	for (size_t ci = 0; ci < ncpus && !err; ci++) {
-		for (size_t ti = 0; ti < nthreads && !err; ti++) {
-			err = tally_evsel_read_group(leader->evsel, ci, ti, c->group_buf, tly_plan_size(&c->plan, g));
+	for (size_t ci = 0; ci < leader->ncpus && !err; ci++) {
+		for (size_t ti = 0; ti < leader->nthreads && !err; ti++, slot++) {
+			struct tally_count *block = leader->counts + slot * size;
+			err = tally_evsel_read_group(leader->evsel, ci, ti, block, size);
 			if (!err)
-				leader->window[ci * nthreads + ti] = (struct window_start){
-					.enabled = c->group_buf[0].enabled, .running = c->group_buf[0].running };
+				leader->window[slot] = (struct tly_window){ .start_enabled = block->enabled,
+					                                    .start_running = block->running };
 		}
 	}
 	return err;
@@ -616,54 +620,32 @@ int tally_counter_reset(tally_counter *c)
 
 /* ---- reads ---------------------------------------------------------------------------------------- */
 
-/* now - then; a time below its window's start (which only fresh descriptors could give, and those
- * start their window at zero) is taken whole. */
-static uint64_t since(uint64_t now, uint64_t then)
-{
-	return now >= then ? now - then : now;
-}
-
-/* Reads group g at every (cpu, thread) with one read(2) each, into its events' counts, with the times of
- * the current window (one pair for the whole group: a group read carries the leader's times). */
+/* Reads group g at every (cpu, thread) with one read(2) each, decoded in place into its events' counts,
+ * and the times of its windows. Notes in the leader whether the group was enabled in its window but
+ * never ran. */
 static int read_group(tally_counter *c, size_t g)
 {
 	const size_t *m = tly_plan_members(&c->plan, g);
-	size_t size = tly_plan_size(&c->plan, g);
-	const struct event *leader = &c->ev[m[0]];
-	size_t ncpus = tally_cpus_count(tally_evsel_cpus(leader->evsel));
-	size_t nthreads = tally_threads_count(tally_evsel_threads(leader->evsel));
-	for (size_t ci = 0; ci < ncpus; ci++) {
-		for (size_t ti = 0; ti < nthreads; ti++) {
-			size_t slot = ci * nthreads + ti;
-			int err = tally_evsel_read_group(leader->evsel, ci, ti, c->group_buf, size);
+	struct event *leader = &c->ev[m[0]];
+	size_t size = leader->stride, slot = 0;
+	uint64_t enabled = 0, running = 0;
+	for (size_t ci = 0; ci < leader->ncpus; ci++) {
+		for (size_t ti = 0; ti < leader->nthreads; ti++, slot++) {
+			struct tally_count *block = leader->counts + slot * size;
+			int err = tally_evsel_read_group(leader->evsel, ci, ti, block, size);
 			if (err)
 				return err;
-			uint64_t enabled = since(c->group_buf[0].enabled, leader->window[slot].enabled);
-			uint64_t running = since(c->group_buf[0].running, leader->window[slot].running);
-			for (size_t k = 0; k < size; k++) {
-				struct tally_count *out = &c->ev[m[k]].counts[slot];
-				*out = c->group_buf[k];
-				out->enabled = enabled;
-				out->running = running;
-			}
+			struct tly_window *w = &leader->window[slot];
+			w->enabled = tly_window_since(block->enabled, w->start_enabled);
+			w->running = tly_window_since(block->running, w->start_running);
+			enabled += w->enabled;
+			running += w->running;
 		}
 	}
 	for (size_t k = 0; k < size; k++)
-		c->ev[m[k]].nr_counts = ncpus * nthreads;
+		c->ev[m[k]].nr_counts = slot;
+	leader->idle_enabled = running == 0 ? enabled : 0;
 	return 0;
-}
-
-/* Whether group g was enabled in the latest read but never ran anywhere (its enabled time in *enabled). */
-static bool group_idle(const tally_counter *c, size_t g, uint64_t *enabled)
-{
-	const struct event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
-	uint64_t running = 0;
-	*enabled = 0;
-	for (size_t s = 0; s < leader->nr_counts; s++) {
-		*enabled += leader->counts[s].enabled;
-		running += leader->counts[s].running;
-	}
-	return *enabled > 0 && running == 0;
 }
 
 /* A group that was enabled but never ran: explain it on every member and, when tally made the group,
@@ -717,13 +699,13 @@ static void fill_result(tally_counter *c, size_t i, struct tally_result *r)
 	r->user_only = e->user_only;
 	r->has_note = e->has_note;
 	if (!e->evsel) {
-		tly_aggregate_parts(NULL, 0, r);
+		tly_aggregate_parts(NULL, 0, NULL, 0, r);
 		r->status = TALLY_STATUS_NOT_SUPPORTED;
 		r->error = e->error;
 		r->delta = 0;
 		return;
 	}
-	tly_aggregate_parts(e->counts, e->nr_counts, r);
+	tly_aggregate_parts(e->counts, e->stride, e->window, e->nr_counts, r);
 	r->error = 0;
 	r->delta = r->scaled >= e->prev_scaled ? r->scaled - e->prev_scaled : r->scaled;
 	e->prev_scaled = r->scaled;
@@ -735,20 +717,22 @@ int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n)
 		return tly_error(-EINVAL, "tally_counter_read: NULL counter or results");
 	if (!c->open)
 		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_read: the counter is not open"));
+	bool any_idle = false;
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
 		int err = read_group(c, g);
 		if (err)
 			return fail(c, err);
+		any_idle |= c->ev[tly_plan_members(&c->plan, g)[0]].idle_enabled != 0;
 	}
 	size_t count = n < c->nr ? n : c->nr;
 	for (size_t i = 0; i < count; i++)
 		fill_result(c, i, &results[i]);
 
 	/* Only now reshape never-run groups: the results above already say NOT_COUNTED for them. */
-	for (size_t g = 0; g < c->plan.nr_groups;) {
-		uint64_t enabled;
+	for (size_t g = 0; any_idle && g < c->plan.nr_groups;) {
+		uint64_t enabled = c->ev[tly_plan_members(&c->plan, g)[0]].idle_enabled;
 		size_t next = g + 1;
-		if (group_idle(c, g, &enabled)) {
+		if (enabled) {
 			int err = handle_idle_group(c, g, enabled, &next);
 			for (size_t i = 0; i < count; i++)
 				results[i].has_note = c->ev[i].has_note;
@@ -771,7 +755,7 @@ int tally_counter_parts(const tally_counter *c, size_t i, struct tally_part *par
 	const tally_threads *threads = tally_evsel_threads(e->evsel);
 	size_t nthreads = tally_threads_count(threads);
 	for (size_t s = 0; s < e->nr_counts && s < n; s++)
-		tly_aggregate_part(&e->counts[s], tally_cpus_at(cpus, s / nthreads),
+		tly_aggregate_part(&e->counts[s * e->stride], &e->window[s], tally_cpus_at(cpus, s / nthreads),
 		                   tally_threads_at(threads, s % nthreads), &parts[s]);
 	return (int)e->nr_counts;
 }

@@ -67,16 +67,6 @@ void tly_plan_fini(struct tly_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-size_t tly_plan_size(const struct tly_plan *plan, size_t g)
-{
-	return plan->first[g + 1] - plan->first[g];
-}
-
-const size_t *tly_plan_members(const struct tly_plan *plan, size_t g)
-{
-	return plan->order + plan->first[g];
-}
-
 void tly_plan_split(struct tly_plan *plan, size_t g, size_t at)
 {
 	/* Group numbers after g move up by one; order[] itself does not change. */

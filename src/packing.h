@@ -32,8 +32,16 @@ struct tly_plan {
 int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, size_t n, bool packing);
 void tly_plan_fini(struct tly_plan *plan);
 
-size_t tly_plan_size(const struct tly_plan *plan, size_t g);
-const size_t *tly_plan_members(const struct tly_plan *plan, size_t g);
+/* Inline: every read of a counter asks them once per group. */
+static inline size_t tly_plan_size(const struct tly_plan *plan, size_t g)
+{
+	return plan->first[g + 1] - plan->first[g];
+}
+
+static inline const size_t *tly_plan_members(const struct tly_plan *plan, size_t g)
+{
+	return plan->order + plan->first[g];
+}
 
 /* Members at .. of group g become a new group g + 1 (a packed one: tally made it). 0 < at < size. */
 void tly_plan_split(struct tly_plan *plan, size_t g, size_t at);

@@ -23,7 +23,8 @@ static uint64_t thread_cpu_ns(void)
 }
 
 /* Keeps this thread on the CPU for ns of its own CPU time: a thread's events are enabled only while it
- * runs, and this holds on a loaded machine too. */
+ * runs, and this holds on a loaded machine too. (perf's context clock and the thread's CPU clock differ
+ * by a few us either way, so the bounds below leave 10%.) */
 static void spin(uint64_t ns)
 {
 	uint64_t end = thread_cpu_ns() + ns;
@@ -57,7 +58,7 @@ static void second_round_has_its_own_times(void)
 	CHECK_INT(tally_counter_stop(c), 0);
 	CHECK_INT(tally_counter_read(c, r, 2), 2);
 	uint64_t round1 = r[0].enabled;
-	CHECK(round1 >= 50 * MS);
+	CHECK(round1 >= 45 * MS);
 
 	CHECK_INT(tally_counter_start(c), 0);
 	spin(10 * MS);
@@ -66,15 +67,15 @@ static void second_round_has_its_own_times(void)
 	printf("  round 1 enabled %.1f ms; round 2 enabled %.1f ms, running %.1f ms, task-clock %.1f ms\n",
 	       (double)round1 / MS, (double)r[0].enabled / MS, (double)r[0].running / MS, (double)r[0].value / MS);
 	for (int i = 0; i < 2; i++) {
-		CHECK(r[i].enabled >= 10 * MS);
+		CHECK(r[i].enabled >= 9 * MS);
 		CHECK(r[i].enabled < 30 * MS); /* not round 1's 50 ms on top */
 		CHECK_U64(r[i].running, r[i].enabled);
 		CHECK_INT(r[i].status, TALLY_STATUS_EXACT);
 		CHECK_U64(r[i].scaled, r[i].value);
 		CHECK_U64(r[i].delta, r[i].scaled);
 	}
-	/* task-clock counts the same time its window was enabled (both from the thread's clock). */
-	CHECK(r[0].value >= 10 * MS && r[0].value <= r[0].enabled);
+	/* task-clock counts the time its window was enabled (the same context clock). */
+	CHECK(r[0].value >= r[0].enabled / 10 * 9 && r[0].value <= r[0].enabled / 10 * 11);
 	/* The parts say the same. */
 	struct tally_part part;
 	CHECK_INT(tally_counter_parts(c, 0, &part, 1), 1);
@@ -97,18 +98,18 @@ static void reset_while_running_begins_a_window(void)
 	CHECK_INT(tally_counter_start(c), 0);
 	spin(50 * MS);
 	CHECK_INT(tally_counter_read(c, r, 2), 2);
-	CHECK(r[0].enabled >= 50 * MS);
+	CHECK(r[0].enabled >= 45 * MS);
 	CHECK_INT(tally_counter_reset(c), 0);
 	spin(10 * MS);
 	CHECK_INT(tally_counter_read(c, r, 2), 2);
 	uint64_t first = r[0].enabled;
-	CHECK(first >= 10 * MS && first < 30 * MS);
+	CHECK(first >= 9 * MS && first < 30 * MS);
 	CHECK_U64(r[0].delta, r[0].scaled); /* a new window: the delta starts again */
 	/* Two reads in one window: the second covers the whole window, its delta the part after the first. */
 	spin(5 * MS);
 	struct tally_result later[2];
 	CHECK_INT(tally_counter_read(c, later, 2), 2);
-	CHECK(later[0].enabled >= first + 5 * MS && later[0].enabled < 40 * MS);
+	CHECK(later[0].enabled >= first + 4 * MS && later[0].enabled < 40 * MS);
 	CHECK_U64(later[0].delta, later[0].scaled - r[0].scaled);
 	CHECK_INT(tally_counter_stop(c), 0);
 	tally_counter_free(c);
