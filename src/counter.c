@@ -3,6 +3,7 @@
 #include "aggregate.h"
 #include "diagnose.h"
 #include "error.h"
+#include "evsel.h"
 #include "opts.h"
 #include "packing.h"
 #include "target.h"
@@ -627,23 +628,21 @@ static int read_group(tally_counter *c, size_t g)
 {
 	const size_t *m = tly_plan_members(&c->plan, g);
 	struct event *leader = &c->ev[m[0]];
-	size_t size = leader->stride, slot = 0;
+	size_t size = leader->stride, slots = leader->ncpus * leader->nthreads;
 	uint64_t enabled = 0, running = 0;
-	for (size_t ci = 0; ci < leader->ncpus; ci++) {
-		for (size_t ti = 0; ti < leader->nthreads; ti++, slot++) {
-			struct tally_count *block = leader->counts + slot * size;
-			int err = tally_evsel_read_group(leader->evsel, ci, ti, block, size);
-			if (err)
-				return err;
-			struct tly_window *w = &leader->window[slot];
-			w->enabled = tly_window_since(block->enabled, w->start_enabled);
-			w->running = tly_window_since(block->running, w->start_running);
-			enabled += w->enabled;
-			running += w->running;
-		}
+	for (size_t slot = 0; slot < slots; slot++) {
+		struct tally_count *block = leader->counts + slot * size;
+		int err = tly_evsel_read_group_slot(leader->evsel, slot, block);
+		if (err)
+			return err;
+		struct tly_window *w = &leader->window[slot];
+		w->enabled = tly_window_since(block->enabled, w->start_enabled);
+		w->running = tly_window_since(block->running, w->start_running);
+		enabled += w->enabled;
+		running += w->running;
 	}
 	for (size_t k = 0; k < size; k++)
-		c->ev[m[k]].nr_counts = slot;
+		c->ev[m[k]].nr_counts = slots;
 	leader->idle_enabled = running == 0 ? enabled : 0;
 	return 0;
 }

@@ -476,7 +476,12 @@ int tally_evsel_read_group(tally_evsel *leader, size_t cpu_idx, size_t thread_id
 	size_t group = 1 + leader->nr_members;
 	if (n < group)
 		return tly_error(-ENOSPC, "group of '%s' has %zu events; %zu counts given", leader->name, group, n);
-	size_t slot = tly_fdgrid_slot(&leader->grid, cpu_idx, thread_idx);
+	return tly_evsel_read_group_slot(leader, tly_fdgrid_slot(&leader->grid, cpu_idx, thread_idx), counts);
+}
+
+int tly_evsel_read_group_slot(tally_evsel *leader, size_t slot, struct tally_count *counts)
+{
+	size_t group = 1 + leader->nr_members;
 	return read_slot(leader, slot, &leader->group_ids[slot * group], group, counts);
 }
 

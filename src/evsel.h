@@ -30,6 +30,11 @@ struct tally_evsel {
 	size_t evlist_slot;              /* the first tally_evlist_read slot of this evsel, while its list is open */
 };
 
+/* tally_evsel_read_group at fd-grid slot `slot` (cpu_idx x nthreads + thread_idx) of an open leader,
+ * without checking its arguments: for the counter's read path, which opened the group itself and is held
+ * to the cost of a bare read(2). counts has room for 1 + nr_members. */
+int tly_evsel_read_group_slot(tally_evsel *leader, size_t slot, struct tally_count *counts);
+
 /* Whether the running kernel accepts PERF_FORMAT_LOST (6.0+): probed once per process. */
 bool tly_read_format_has_lost(void);
 
