@@ -4,16 +4,10 @@
 # stddev that agree with the runs), -I (one record per interval), -A (parts), and command arguments with
 # bytes that need escaping (quotes, backslashes, control characters, invalid UTF-8).
 set -u
-TALLY=${TALLY_BUILD:?}/tools/tally
 SCHEMA=${TALLY_SOURCE:?}/docs/json-schema.json
 VALIDATE=$TALLY_SOURCE/tests/cli_helpers/validate_json_schema.py
-[ -x "$TALLY" ] || { echo "SKIP: $TALLY not built"; exit 77; }
+. "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to parse JSON"; exit 77; }
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { echo "ok   $*"; }
 
 valid() { # valid NAME FILE
 	if python3 "$VALIDATE" "$SCHEMA" "$2" >"$WORK/why"; then ok "$1: valid against the schema"; else
@@ -88,5 +82,4 @@ assert argv[1] == 'q"b\\s\tt\x01c\x7f\u00e9\u00ff\u00fez', repr(argv[1])
 assert argv[2] == "line\nbreak"
 PY
 
-[ $failures -eq 0 ] || { echo "$failures failures"; exit 1; }
-echo "all passed"
+finish

@@ -3,13 +3,7 @@
 # tally list (sections, only PMUs that exist, PATTERN as substring and glob, --json) and tally doctor
 # (checklist, a verdict, exit 0 when the default events count, --json), plus the top-level dispatch.
 set -u
-TALLY=${TALLY_BUILD:?}/tools/tally
-[ -x "$TALLY" ] || { echo "SKIP: $TALLY not built"; exit 77; }
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { echo "ok   $*"; }
+. "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
 has_core=0
 ls /sys/bus/event_source/devices/ | grep -qE '^(cpu|cpu_core|cpu_atom|armv8.*|armv7.*)$' && has_core=1
 
@@ -83,5 +77,4 @@ assert d["default_events_work"] == (sys.argv[2] == "0") and d["verdict"]
 assert all(c["verdict"] in ("ok", "info", "warn", "fail") and c["check"] and c["detail"] for c in d["checks"])
 PY
 
-[ $failures -eq 0 ] || { echo "$failures failures"; exit 1; }
-echo "all passed"
+finish

@@ -3,13 +3,7 @@
 # CSV and JSON numbers use '.' whatever the locale says: run under a comma-decimal locale (de_DE.UTF-8,
 # generated into a private LOCPATH when the system lacks it) and check the decimal points.
 set -u
-TALLY=${TALLY_BUILD:?}/tools/tally
-[ -x "$TALLY" ] || { echo "SKIP: $TALLY not built"; exit 77; }
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { echo "ok   $*"; }
+. "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
 
 comma_decimal() { LC_ALL=de_DE.UTF-8 locale decimal_point 2>/dev/null; }
 if [ "$(comma_decimal)" != "," ]; then
@@ -38,5 +32,4 @@ grep -qE '^ +[0-9]+\.[0-9]{9} seconds time elapsed' "$WORK/table" && ok "table t
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert isinstance(d['elapsed'], float)" "$WORK/json" &&
 	ok "JSON parses (no comma decimals)" || fail "JSON under de_DE"
 
-[ $failures -eq 0 ] || { echo "$failures failures"; exit 1; }
-echo "all passed"
+finish

@@ -5,11 +5,9 @@
 # the buffer). Slack: 1% or 16 faults, whichever is larger, for the few faults that differ between two
 # executions (ASLR placement, the dynamic loader's pages).
 set -u
-TALLY=${TALLY_BUILD:?}/tools/tally
-[ -x "$TALLY" ] || { echo "SKIP: $TALLY not built"; exit 77; }
+. "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
 command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
 perf stat -x, -e page-faults -- true >/dev/null 2>&1 || { echo "SKIP: perf stat cannot count here"; exit 77; }
-failures=0
 workload=(dd if=/dev/zero of=/dev/null bs=16M count=1)
 field() { grep ",$2," <<<"$1" | head -1 | cut -d, -f1; }
 for round in 1 2 3; do
@@ -18,13 +16,12 @@ for round in 1 2 3; do
 	for ev in page-faults minor-faults; do
 		a=$(field "$t" $ev); b=$(field "$p" $ev)
 		if ! [[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]]; then
-			echo "FAIL: round $round $ev: tally '$a' perf '$b'"; failures=$((failures + 1)); continue
+			fail "round $round $ev: tally '$a' perf '$b'"; continue
 		fi
 		diff=$((a > b ? a - b : b - a)); slack=$((b / 100 > 16 ? b / 100 : 16))
-		if [ $diff -le $slack ]; then echo "ok   round $round $ev: tally $a, perf $b (|diff| $diff <= $slack)"
-		else echo "FAIL: round $round $ev: tally $a, perf $b (|diff| $diff > $slack)"; failures=$((failures + 1)); fi
+		if [ $diff -le $slack ]; then ok "round $round $ev: tally $a, perf $b (|diff| $diff <= $slack)"
+		else fail "round $round $ev: tally $a, perf $b (|diff| $diff > $slack)"; fi
 	done
-	[ "$(field "$t" page-faults)" -gt 4000 ] || { echo "FAIL: the workload faulted too little"; failures=$((failures + 1)); }
+	[ "$(field "$t" page-faults)" -gt 4000 ] || fail "the workload faulted too little"
 done
-[ $failures -eq 0 ] || exit 1
-echo "all passed"
+finish

@@ -5,13 +5,7 @@
 # libtally.so to find and bind), and libpfm4 (41,000 relocations, 2 MiB) is loaded only by a spec that
 # names a libpfm4 event, never by software events, `tally list` or the start-up itself.
 set -u
-TALLY=${TALLY_BUILD:?}/tools/tally
-[ -x "$TALLY" ] || { echo "SKIP: $TALLY not built"; exit 77; }
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { echo "ok   $*"; }
+. "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
 
 # The files the loader opened for one run of tally (and of its command), one log per process.
 loaded() {
@@ -44,5 +38,4 @@ else
 	ok "built without libpfm4: nothing to load on demand"
 fi
 
-[ $failures -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "all start-up checks passed"
+finish "all start-up checks passed"

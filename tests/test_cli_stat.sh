@@ -3,13 +3,7 @@
 # tally stat end to end with software events: every flag and format, exit statuses, Ctrl-C, a missing
 # command, a bad spec (the command must not start), -I over a sleeping workload, -r statistics.
 set -u
-TALLY=${TALLY_BUILD:?}/tools/tally
-[ -x "$TALLY" ] || { echo "SKIP: $TALLY not built"; exit 77; }
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { echo "ok   $*"; }
+. "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
 
 # expect_status WANT DESCRIPTION -- tally args...
 expect_status() {
@@ -193,5 +187,4 @@ under=$("$TALLY" stat -e task-clock -- bash -c fds 2>/dev/null)
 under=$("$TALLY" stat -e task-clock -o "$WORK/fd-report" -- bash -c fds 2>/dev/null)
 [ "$under" = "$direct" ] && ok "-o: the file is not inherited" || fail "-o fds: '$under', want '$direct'"
 
-[ $failures -eq 0 ] || { echo "$failures failures"; exit 1; }
-echo "all passed"
+finish

@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: MIT
+# Sourced by the tests/test_cli_*.sh tests (not a test itself): the tally binary under test, a private
+# work directory removed on exit, and the ok/fail/finish reporting every CLI test uses.
+# Needs TALLY_BUILD (set by CTest); SKIPs (exit 77) when the CLI was not built.
+TALLY=${TALLY_BUILD:?}/tools/tally
+[ -x "$TALLY" ] || { echo "SKIP: $TALLY not built"; exit 77; }
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() { echo "ok   $*"; }
+
+# finish [MESSAGE]: exit 1 with the failure count if anything failed, else print MESSAGE ("all passed").
+finish() {
+	[ $failures -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+	echo "${1:-all passed}"
+}
