@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Machine facts: the real machine against independent readings, fixture trees, and a replaced table. */
+#include "fixture_tree.h"
 #include "harness.h"
 #include "sys.h"
 
@@ -18,17 +19,11 @@
 #define PERF_FORMAT_LOST (1U << 4)
 #endif
 
-static const char *fixtures(void)
-{
-	const char *dir = getenv("TALLY_FIXTURES");
-	return dir ? dir : "tests/fixtures";
-}
-
 static int probe_roots(const char *sysfs, const char *procfs, struct tally_facts *f)
 {
 	char sys_path[4096], proc_path[4096];
-	snprintf(sys_path, sizeof(sys_path), "%s/sysfs/%s", fixtures(), sysfs);
-	snprintf(proc_path, sizeof(proc_path), "%s/procfs/%s", fixtures(), procfs);
+	fixture_sysfs(sys_path, sizeof(sys_path), sysfs);
+	snprintf(proc_path, sizeof(proc_path), "%s/procfs/%s", fixtures_dir(), procfs);
 	TALLY_OPTS(tally_facts_opts, opts, .sysfs_root = sys_path, .procfs_root = proc_path);
 	*f = (struct tally_facts){ .sz = sizeof(*f) };
 	return tally_facts_probe(&opts, f);
@@ -247,8 +242,8 @@ static void fixture_missing_sysfs_is_unknown(void)
 static void env_roots_are_the_defaults(void)
 {
 	char proc_path[4096], sys_path[4096];
-	snprintf(proc_path, sizeof(proc_path), "%s/procfs/paranoid3-seccomp2", fixtures());
-	snprintf(sys_path, sizeof(sys_path), "%s/sysfs/novpmu", fixtures());
+	snprintf(proc_path, sizeof(proc_path), "%s/procfs/paranoid3-seccomp2", fixtures_dir());
+	fixture_sysfs(sys_path, sizeof(sys_path), "novpmu");
 	setenv("TALLY_PROCFS_ROOT", proc_path, 1);
 	setenv("TALLY_SYSFS_ROOT", sys_path, 1);
 	struct tally_facts f;

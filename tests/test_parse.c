@@ -2,6 +2,7 @@
 /* The event spec parser, table-driven: each row is a spec on one PMU snapshot (a fixture machine or this
  * machine's /sys) and the encoding, display name and group of one resulting attr. Every row's canonical
  * text must parse back to the same encoding. */
+#include "fixture_tree.h"
 #include "harness.h"
 
 #include <stdbool.h>
@@ -334,13 +335,7 @@ static bool machine_loaded[NR_MACHINES];
 static tally_pmus *machine(enum machine m)
 {
 	if (!machine_loaded[m]) {
-		char root[4096];
-		const char *base = getenv("TALLY_FIXTURES");
-		snprintf(root, sizeof(root), "%s/sysfs/%s", base ? base : "tests/fixtures", machine_dirs[m]);
-		TALLY_OPTS(tally_pmus_opts, opts, .sysfs_root = machine_dirs[m] ? root : NULL);
-		int ret = tally_pmus_load(&opts, &machines[m]);
-		if (ret)
-			fprintf(stderr, "loading %s: %s\n", machine_dirs[m] ? root : "/sys", tally_last_error());
+		machines[m] = fixture_pmus(machine_dirs[m]);
 		machine_loaded[m] = true;
 	}
 	return machines[m];
@@ -545,9 +540,7 @@ static void test_builtins(void)
 static void test_sysfs_root_option(void)
 {
 	char root[4096];
-	const char *base = getenv("TALLY_FIXTURES");
-	snprintf(root, sizeof(root), "%s/sysfs/intel", base ? base : "tests/fixtures");
-	TALLY_OPTS(tally_parse_opts, opts, .sysfs_root = root);
+	TALLY_OPTS(tally_parse_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), "intel"));
 	tally_events *events = NULL;
 	CHECK_INT(tally_events_parse("topdown-retiring", &opts, &events), 0);
 	CHECK_INT(tally_events_count(events), 1);

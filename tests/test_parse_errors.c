@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Rejected event specs: every error class with its message, the caret under the bad byte, the offset
  * reported through the options, and nothing leaked on the way out (run under ASan). */
+#include "fixture_tree.h"
 #include "harness.h"
 
 #include <stdbool.h>
@@ -13,14 +14,8 @@ static tally_pmus *machines[NR_MACHINES];
 
 static tally_pmus *machine(enum machine m)
 {
-	if (!machines[m]) {
-		char root[4096];
-		const char *base = getenv("TALLY_FIXTURES");
-		snprintf(root, sizeof(root), "%s/sysfs/%s", base ? base : "tests/fixtures", machine_dirs[m]);
-		TALLY_OPTS(tally_pmus_opts, opts, .sysfs_root = root);
-		if (tally_pmus_load(&opts, &machines[m]))
-			fprintf(stderr, "loading %s: %s\n", root, tally_last_error());
-	}
+	if (!machines[m])
+		machines[m] = fixture_pmus(machine_dirs[m]);
 	return machines[m];
 }
 

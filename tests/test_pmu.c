@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* PMU discovery from sysfs: the fixture trees, this machine's /sys, broken trees, and fault injection. */
 #include "error.h"
+#include "fixture_tree.h"
 #include "harness.h"
 #include "pmu.h"
 #include "sys.h"
@@ -18,9 +19,7 @@ static char fixture_root[4096];
 /* The root of one fixture tree under $TALLY_FIXTURES/sysfs (the source tree when run by hand). */
 static const char *fixture(const char *machine)
 {
-	const char *base = getenv("TALLY_FIXTURES");
-	snprintf(fixture_root, sizeof(fixture_root), "%s/sysfs/%s", base ? base : "tests/fixtures", machine);
-	return fixture_root;
+	return fixture_sysfs(fixture_root, sizeof(fixture_root), machine);
 }
 
 static tally_pmus *load_fixture(const char *machine)
