@@ -7,20 +7,13 @@
  * The fixtures come from $TALLY_FIXTURES, else from the source tree next to this file.
  */
 #include "event_list.h"
+#include "fuzz_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tally/events.h>
 #include <tally/pmu.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define REQUIRE(cond)                                                                              \
-	do {                                                                                       \
-		if (!(cond))                                                                       \
-			abort();                                                                   \
-	} while (0)
 
 static tally_pmus *load(const char *machine)
 {
@@ -95,11 +88,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		intel = load("intel");
 		hybrid = load("hybrid");
 	}
-	char *spec = malloc(size + 1);
+	char *spec = fuzz_cstring(data, size);
 	if (!spec)
 		return 0;
-	memcpy(spec, data, size);
-	spec[size] = '\0';
 	size_t len = strlen(spec);
 	check(intel, spec, len);
 	check(hybrid, spec, len);

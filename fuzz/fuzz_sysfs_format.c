@@ -4,20 +4,12 @@
  * companion files of events/ aliases (.scale numbers, .per-pkg/.snapshot flags). The input is one file's
  * content; its first 8 bytes, if there are that many, also serve as a term value to deposit.
  */
+#include "fuzz_common.h"
 #include "pmu.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* Not assert(): a release build (NDEBUG) must check as well. */
-#define REQUIRE(cond)                                                                              \
-	do {                                                                                       \
-		if (!(cond))                                                                       \
-			abort();                                                                   \
-	} while (0)
 
 /* The inverse of tly_format_deposit: gathers the bits of config under mask, lowest first. */
 static uint64_t extract(uint64_t mask, uint64_t config)
@@ -77,11 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* sysfs files are at most a page; longer inputs only slow the search down. */
 	if (size > 4096)
 		return 0;
-	char *text = malloc(size + 1);
+	char *text = fuzz_cstring(data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	uint64_t value = 0;
 	if (size >= sizeof(value))
 		memcpy(&value, data, sizeof(value));
