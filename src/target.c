@@ -6,8 +6,44 @@
 #include "opts.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* One map of every thread of every process in pids (each listed from /proc/<pid>/task). */
+static int threads_of_pids(const pid_t *pids, size_t nr_pids, tally_threads **out)
+{
+	if (!pids)
+		return tly_error(-EINVAL, "target pids: nr_pids is %zu but pids is NULL", nr_pids);
+	for (size_t i = 0; i < nr_pids; i++)
+		if (pids[i] <= 0)
+			return tly_error(-EINVAL, "target pid %d: expected a positive pid", (int)pids[i]);
+	if (nr_pids == 1)
+		return tally_threads_of_pid(pids[0], out);
+
+	pid_t *tids = NULL;
+	size_t nr_tids = 0;
+	int err = 0;
+	for (size_t i = 0; i < nr_pids && !err; i++) {
+		tally_threads *one;
+		err = tally_threads_of_pid(pids[i], &one);
+		if (err)
+			break;
+		size_t n = tally_threads_count(one);
+		pid_t *grown = realloc(tids, (nr_tids + n) * sizeof(*tids));
+		if (!grown)
+			err = tly_error(-ENOMEM, "target pids: out of memory listing %zu threads", nr_tids + n);
+		else
+			for (size_t k = 0; k < n; k++)
+				grown[nr_tids++] = tally_threads_at(one, k);
+		tids = grown ? grown : tids;
+		tally_threads_free(one);
+	}
+	if (!err)
+		err = tally_threads_new(tids, nr_tids, out);
+	free(tids);
+	return err;
+}
 
 /* The thread map of a target; NULL (the calling thread) for TALLY_TARGET_THREAD. */
 static int resolve_threads(const struct tally_target *target, struct tly_target *out)
@@ -17,11 +53,12 @@ static int resolve_threads(const struct tally_target *target, struct tly_target 
 		return 0;
 	case TALLY_TARGET_PROCESS:
 		return tally_threads_of_pid(getpid(), &out->threads);
-	case TALLY_TARGET_PID:
-		if (TLY_OPT(target, pid, 0) <= 0)
-			return tly_error(-EINVAL, "target pid %d: expected a positive pid",
-			                 (int)TLY_OPT(target, pid, 0));
-		return tally_threads_of_pid(target->pid, &out->threads);
+	case TALLY_TARGET_PID: {
+		size_t nr_pids = TLY_OPT(target, nr_pids, 0);
+		if (nr_pids)
+			return threads_of_pids(TLY_OPT(target, pids, NULL), nr_pids, &out->threads);
+		return threads_of_pids(&target->pid, 1, &out->threads);
+	}
 	case TALLY_TARGET_TIDS:
 		return tally_threads_new(TLY_OPT(target, tids, NULL), TLY_OPT(target, nr_tids, 0), &out->threads);
 	case TALLY_TARGET_COMMAND: {

@@ -129,7 +129,11 @@ sleep 5 & victim=$!
 grep -q "thread id '$victim'" "$WORK/err" && ok "-t" || fail "-t: $(cat "$WORK/err")"
 "$TALLY" stat --per-thread -x, -e context-switches -p $victim --duration 0.2 2>"$WORK/err"
 grep -q "^sleep-$victim," "$WORK/err" && ok "--per-thread labels comm-tid" || fail "--per-thread: $(cat "$WORK/err")"
-kill $victim 2>/dev/null; wait $victim 2>/dev/null
+sleep 5 & victim2=$!
+"$TALLY" stat --per-thread -x, -e task-clock -p $victim,$victim2 --duration 0.2 2>"$WORK/err"; st=$?
+[ $st -eq 0 ] && grep -q "^sleep-$victim," "$WORK/err" && grep -q "^sleep-$victim2," "$WORK/err" \
+	&& ok "-p with two processes counts the threads of both" || fail "-p list: $st $(cat "$WORK/err")"
+kill $victim $victim2 2>/dev/null; wait $victim $victim2 2>/dev/null
 ncpu=$(nproc)
 "$TALLY" stat -a -A -x, -e task-clock -- sleep 0.1 2>"$WORK/err"
 [ "$(grep -c '^CPU[0-9]*,' "$WORK/err")" -eq "$ncpu" ] && ok "-a -A: one record per CPU" || fail "-A: $(cat "$WORK/err")"

@@ -156,9 +156,6 @@ static enum options_result check_combinations(const struct stat_options *o)
 		return usage_error("-p/-t and -a/-C name two different targets: choose one");
 	if (o->nr_pids && o->nr_tids)
 		return usage_error("-p and -t: choose one");
-	if (o->nr_pids > 1)
-		return usage_error("-p takes one process here (its threads and children are followed); "
-		                   "use -t for a list of threads");
 	if (o->argv && attached)
 		return usage_error("a command and -p/-t: tally counts one target; drop one of them");
 	if (!o->argv && !attached && !system_wide)

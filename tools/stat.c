@@ -134,7 +134,12 @@ static void describe_target(struct stat_session *s)
 			snprintf(s->target + used, sizeof(s->target) - used, "'");
 	} else if (o->nr_pids) {
 		s->report.target_kind = "pid";
-		snprintf(s->target, sizeof(s->target), "process id '%d'", o->pids[0]);
+		used = (size_t)snprintf(s->target, sizeof(s->target), "process id '");
+		for (size_t i = 0; i < o->nr_pids && used < sizeof(s->target); i++)
+			used += (size_t)snprintf(s->target + used, sizeof(s->target) - used, "%s%d", i ? "," : "",
+			                         o->pids[i]);
+		if (used < sizeof(s->target))
+			snprintf(s->target + used, sizeof(s->target) - used, "'");
 	} else {
 		s->report.target_kind = "tid";
 		used = (size_t)snprintf(s->target, sizeof(s->target), "thread id '");
@@ -262,7 +267,8 @@ static int count_once(struct stat_session *s, unsigned run)
 		t.cpus = o->all_cpus ? NULL : o->cpu_list;
 	} else if (o->nr_pids) {
 		t.kind = TALLY_TARGET_PID;
-		t.pid = o->pids[0];
+		t.pids = o->pids;
+		t.nr_pids = o->nr_pids;
 	} else {
 		t.kind = TALLY_TARGET_TIDS;
 		t.tids = o->tids;

@@ -90,6 +90,9 @@ struct tally_target {
 	size_t nr_tids;
 	char *const *argv;        /* TALLY_TARGET_COMMAND: NULL-terminated; argv[0] is searched in $PATH */
 	const char *cpus;         /* TALLY_TARGET_CPUS: a CPU list, NULL for all online CPUs */
+	const pid_t *pids;        /* TALLY_TARGET_PID with several processes (perf stat -p 1,2): when
+	                           * nr_pids > 0 these replace `pid`; the threads of all of them are counted */
+	size_t nr_pids;
 };
 
 /* Opens every event on the target (NULL: the calling thread), disabled. Events of a PMU with a cpumask
