@@ -102,8 +102,10 @@ struct tally_target {
  * -TALLY_ESTATE. */
 TALLY_API int tally_counter_open(tally_counter *counter, const struct tally_target *target);
 
-/* Starts counting from zero: PERF_EVENT_IOC_RESET then PERF_EVENT_IOC_ENABLE, one call per group and
- * (CPU, thread) with PERF_IOC_FLAG_GROUP. Each start begins a new window: every read until the next start
+/* Starts counting from zero: PERF_EVENT_IOC_RESET with PERF_IOC_FLAG_GROUP, then PERF_EVENT_IOC_ENABLE
+ * per (CPU, thread): the members first, the group's leader last, so the whole group goes on the PMU at
+ * once (one ENABLE with PERF_IOC_FLAG_GROUP turns the leader on first, and members then miss counts until
+ * the next context switch: see tally_evsel_enable). Each start begins a new window: every read until the next start
  * or reset gives the counts, enabled and running times and scaling of this window only (the kernel's
  * reset leaves the times running on, so tally reads them here, one read(2) per group and (CPU, thread),
  * and subtracts them). For a launched command, the first start lets the command exec
