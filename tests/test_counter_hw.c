@@ -46,18 +46,27 @@ static tally_counter *started(const char *spec)
 	return c;
 }
 
+/* Counts spec around busy_loop() and reads n results; NULL (after a failed check) when it cannot. */
+static tally_counter *counted_around_loop(const char *spec, struct tally_result *r, size_t n)
+{
+	tally_counter *c = started(spec);
+	if (!c)
+		return NULL;
+	busy_loop();
+	CHECK_INT(tally_counter_stop(c), 0);
+	CHECK_INT(tally_counter_read(c, r, n), (long long)n);
+	return c;
+}
+
 static void cycles_and_instructions_group(void)
 {
 	char why[512];
 	if (no_hw_pmu(why, sizeof(why)))
 		SKIP("%s", why);
-	tally_counter *c = started("{cycles,instructions}:u");
+	struct tally_result r[2];
+	tally_counter *c = counted_around_loop("{cycles,instructions}:u", r, 2);
 	if (!c)
 		return;
-	busy_loop();
-	CHECK_INT(tally_counter_stop(c), 0);
-	struct tally_result r[2];
-	CHECK_INT(tally_counter_read(c, r, 2), 2);
 	for (int i = 0; i < 2; i++) {
 		CHECK(r[i].status == TALLY_STATUS_EXACT || r[i].status == TALLY_STATUS_SCALED);
 		CHECK_INT(r[i].group, 0);
@@ -75,13 +84,10 @@ static void cycles_leads_a_software_member(void)
 	char why[512];
 	if (no_hw_pmu(why, sizeof(why)))
 		SKIP("%s", why);
-	tally_counter *c = started("{cycles,page-faults}:u");
+	struct tally_result r[2];
+	tally_counter *c = counted_around_loop("{cycles,page-faults}:u", r, 2);
 	if (!c)
 		return;
-	busy_loop();
-	CHECK_INT(tally_counter_stop(c), 0);
-	struct tally_result r[2];
-	CHECK_INT(tally_counter_read(c, r, 2), 2);
 	CHECK(r[0].status != TALLY_STATUS_NOT_SUPPORTED);
 	CHECK(r[1].status != TALLY_STATUS_NOT_SUPPORTED);
 	CHECK_INT(r[1].group, 0);
