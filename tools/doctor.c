@@ -49,14 +49,10 @@ static void check(struct doctor *d, enum verdict v, const char *name, const char
 	d->failures += v == CHECK_FAIL;
 	if (d->json) {
 		json_begin_object(&d->w);
-		json_key(&d->w, "check");
-		json_string(&d->w, name);
-		json_key(&d->w, "verdict");
-		json_string(&d->w, verdict_name(v));
-		json_key(&d->w, "detail");
-		json_string(&d->w, detail);
-		json_key(&d->w, "fix");
-		json_string(&d->w, fix);
+		json_member_string(&d->w, "check", name);
+		json_member_string(&d->w, "verdict", verdict_name(v));
+		json_member_string(&d->w, "detail", detail);
+		json_member_string(&d->w, "fix", fix);
 		json_end_object(&d->w);
 		return;
 	}
@@ -245,8 +241,7 @@ int command_doctor(int argc, char **argv)
 	if (d.json) {
 		json_init(&d.w, stdout);
 		json_begin_object(&d.w);
-		json_key(&d.w, "schema_version");
-		json_int(&d.w, 1);
+		json_member_int(&d.w, "schema_version", 1);
 		json_key(&d.w, "checks");
 		json_begin_array(&d.w);
 	}
@@ -261,10 +256,8 @@ int command_doctor(int argc, char **argv)
 		: "the default events do not all count: see the failures above";
 	if (d.json) {
 		json_end_array(&d.w);
-		json_key(&d.w, "default_events_work");
-		json_bool(&d.w, defaults_work);
-		json_key(&d.w, "verdict");
-		json_string(&d.w, verdict);
+		json_member_bool(&d.w, "default_events_work", defaults_work);
+		json_member_string(&d.w, "verdict", verdict);
 		json_end_object(&d.w);
 	} else {
 		printf("\nverdict: %s\n", verdict);

@@ -191,3 +191,33 @@ void json_null(struct json_writer *w)
 	begin_value(w);
 	fputs("null", w->out);
 }
+
+void json_member_string(struct json_writer *w, const char *key, const char *s)
+{
+	json_key(w, key);
+	json_string(w, s);
+}
+
+void json_member_uint(struct json_writer *w, const char *key, uint64_t v)
+{
+	json_key(w, key);
+	json_uint(w, v);
+}
+
+void json_member_int(struct json_writer *w, const char *key, int64_t v)
+{
+	json_key(w, key);
+	json_int(w, v);
+}
+
+void json_member_double(struct json_writer *w, const char *key, double v)
+{
+	json_key(w, key);
+	json_double(w, v);
+}
+
+void json_member_bool(struct json_writer *w, const char *key, bool v)
+{
+	json_key(w, key);
+	json_bool(w, v);
+}

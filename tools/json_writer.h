@@ -39,6 +39,13 @@ void json_double(struct json_writer *w, double v);          /* NaN and infinitie
 void json_bool(struct json_writer *w, bool v);
 void json_null(struct json_writer *w);
 
+/* A key and its value in one call, for the common case of an object member with a scalar value. */
+void json_member_string(struct json_writer *w, const char *key, const char *s);
+void json_member_uint(struct json_writer *w, const char *key, uint64_t v);
+void json_member_int(struct json_writer *w, const char *key, int64_t v);
+void json_member_double(struct json_writer *w, const char *key, double v);
+void json_member_bool(struct json_writer *w, const char *key, bool v);
+
 /* Writes s to out as the body of a JSON string (no quotes), escaped as described above. */
 void json_escape(FILE *out, const char *s, size_t n);
 

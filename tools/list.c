@@ -73,18 +73,12 @@ static void list_builtins(struct list_context *ctx, enum tally_builtin_kind kind
 		ctx->shown++;
 		if (ctx->json) {
 			json_begin_object(&ctx->w);
-			json_key(&ctx->w, "name");
-			json_string(&ctx->w, info.name);
-			json_key(&ctx->w, "alias");
-			json_string(&ctx->w, info.alias);
-			json_key(&ctx->w, "kind");
-			json_string(&ctx->w, builtin_kind_name(kind));
-			json_key(&ctx->w, "pmu");
-			json_string(&ctx->w, pmu);
-			json_key(&ctx->w, "type");
-			json_uint(&ctx->w, info.type);
-			json_key(&ctx->w, "config");
-			json_uint(&ctx->w, info.config);
+			json_member_string(&ctx->w, "name", info.name);
+			json_member_string(&ctx->w, "alias", info.alias);
+			json_member_string(&ctx->w, "kind", builtin_kind_name(kind));
+			json_member_string(&ctx->w, "pmu", pmu);
+			json_member_uint(&ctx->w, "type", info.type);
+			json_member_uint(&ctx->w, "config", info.config);
 			json_end_object(&ctx->w);
 			continue;
 		}
@@ -110,20 +104,13 @@ static void list_aliases(struct list_context *ctx, const tally_pmu *pmu, const s
 			char full[256];
 			snprintf(full, sizeof(full), "%s/%s/", pi->name, alias.name);
 			json_string(&ctx->w, full);
-			json_key(&ctx->w, "alias");
-			json_string(&ctx->w, alias.name);
-			json_key(&ctx->w, "kind");
-			json_string(&ctx->w, "sysfs");
-			json_key(&ctx->w, "pmu");
-			json_string(&ctx->w, pi->name);
-			json_key(&ctx->w, "type");
-			json_uint(&ctx->w, pi->type);
-			json_key(&ctx->w, "terms");
-			json_string(&ctx->w, alias.terms);
-			json_key(&ctx->w, "unit");
-			json_string(&ctx->w, alias.unit);
-			json_key(&ctx->w, "scale");
-			json_double(&ctx->w, alias.scale);
+			json_member_string(&ctx->w, "alias", alias.name);
+			json_member_string(&ctx->w, "kind", "sysfs");
+			json_member_string(&ctx->w, "pmu", pi->name);
+			json_member_uint(&ctx->w, "type", pi->type);
+			json_member_string(&ctx->w, "terms", alias.terms);
+			json_member_string(&ctx->w, "unit", alias.unit);
+			json_member_double(&ctx->w, "scale", alias.scale);
 			json_end_object(&ctx->w);
 			continue;
 		}
@@ -144,10 +131,8 @@ static void list_raw_syntax(struct list_context *ctx, const tally_pmu *pmu, cons
 	ctx->shown++;
 	if (ctx->json) {
 		json_begin_object(&ctx->w);
-		json_key(&ctx->w, "pmu");
-		json_string(&ctx->w, pi->name);
-		json_key(&ctx->w, "type");
-		json_uint(&ctx->w, pi->type);
+		json_member_string(&ctx->w, "pmu", pi->name);
+		json_member_uint(&ctx->w, "type", pi->type);
 		json_key(&ctx->w, "formats");
 		json_begin_array(&ctx->w);
 	} else {
@@ -159,12 +144,9 @@ static void list_raw_syntax(struct list_context *ctx, const tally_pmu *pmu, cons
 			continue;
 		if (ctx->json) {
 			json_begin_object(&ctx->w);
-			json_key(&ctx->w, "name");
-			json_string(&ctx->w, f.name);
-			json_key(&ctx->w, "bits");
-			json_string(&ctx->w, f.text);
-			json_key(&ctx->w, "width");
-			json_uint(&ctx->w, f.width);
+			json_member_string(&ctx->w, "name", f.name);
+			json_member_string(&ctx->w, "bits", f.text);
+			json_member_uint(&ctx->w, "width", f.width);
 			json_end_object(&ctx->w);
 		} else {
 			printf("%s%s=N(%s)", k ? "," : "", f.name, f.text);
@@ -237,12 +219,9 @@ int command_list(int argc, char **argv)
 	if (ctx.json) {
 		json_init(&ctx.w, stdout);
 		json_begin_object(&ctx.w);
-		json_key(&ctx.w, "schema_version");
-		json_int(&ctx.w, 1);
-		json_key(&ctx.w, "hardware_pmu");
-		json_bool(&ctx.w, has_core);
-		json_key(&ctx.w, "libpfm4");
-		json_bool(&ctx.w, tally_have_libpfm());
+		json_member_int(&ctx.w, "schema_version", 1);
+		json_member_bool(&ctx.w, "hardware_pmu", has_core);
+		json_member_bool(&ctx.w, "libpfm4", tally_have_libpfm());
 		json_array_key(&ctx, "events");
 	}
 	section(&ctx, "Generic hardware events");

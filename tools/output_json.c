@@ -25,8 +25,7 @@ static const char *status_name(enum report_status status)
 static void write_part(struct json_writer *w, const struct report_part *p)
 {
 	json_begin_object(w);
-	json_key(w, "label");
-	json_string(w, p->label);
+	json_member_string(w, "label", p->label);
 	json_key(w, "cpu");
 	if (p->cpu >= 0)
 		json_int(w, p->cpu);
@@ -37,18 +36,12 @@ static void write_part(struct json_writer *w, const struct report_part *p)
 		json_int(w, p->tid);
 	else
 		json_null(w);
-	json_key(w, "pmu");
-	json_string(w, p->pmu);
-	json_key(w, "value");
-	json_uint(w, p->value);
-	json_key(w, "scaled");
-	json_double(w, p->scaled);
-	json_key(w, "enabled");
-	json_uint(w, p->enabled);
-	json_key(w, "running");
-	json_uint(w, p->running);
-	json_key(w, "status");
-	json_string(w, status_name(p->status));
+	json_member_string(w, "pmu", p->pmu);
+	json_member_uint(w, "value", p->value);
+	json_member_double(w, "scaled", p->scaled);
+	json_member_uint(w, "enabled", p->enabled);
+	json_member_uint(w, "running", p->running);
+	json_member_string(w, "status", status_name(p->status));
 	json_end_object(w);
 }
 
@@ -61,58 +54,38 @@ static void write_event(struct output *o, size_t i, const struct report_count *c
 	const struct report_event *e = &r->events[i];
 	const struct report_count *c = &counts[i];
 	json_begin_object(w);
-	json_key(w, "name");
-	json_string(w, e->name);
-	json_key(w, "canonical");
-	json_string(w, e->canonical);
-	json_key(w, "pmu");
-	json_string(w, e->pmu);
+	json_member_string(w, "name", e->name);
+	json_member_string(w, "canonical", e->canonical);
+	json_member_string(w, "pmu", e->pmu);
 	json_key(w, "encoding");
 	json_begin_object(w);
-	json_key(w, "type");
-	json_uint(w, e->type);
-	json_key(w, "config");
-	json_uint(w, e->config);
-	json_key(w, "config1");
-	json_uint(w, e->config1);
-	json_key(w, "config2");
-	json_uint(w, e->config2);
-	json_key(w, "text");
-	json_string(w, e->encoding);
+	json_member_uint(w, "type", e->type);
+	json_member_uint(w, "config", e->config);
+	json_member_uint(w, "config1", e->config1);
+	json_member_uint(w, "config2", e->config2);
+	json_member_string(w, "text", e->encoding);
 	json_end_object(w);
-	json_key(w, "group");
-	json_int(w, e->group);
-	json_key(w, "unit");
-	json_string(w, e->unit);
-	json_key(w, "unit_scale");
-	json_double(w, e->unit_scale);
-	json_key(w, "value");
-	json_uint(w, c->value);
-	json_key(w, "scaled");
-	json_double(w, c->scaled);
-	json_key(w, "enabled");
-	json_uint(w, c->enabled);
-	json_key(w, "running");
-	json_uint(w, c->running);
-	json_key(w, "status");
-	json_string(w, status_name(c->status));
-	json_key(w, "reason");
-	json_string(w, c->reason);
+	json_member_int(w, "group", e->group);
+	json_member_string(w, "unit", e->unit);
+	json_member_double(w, "unit_scale", e->unit_scale);
+	json_member_uint(w, "value", c->value);
+	json_member_double(w, "scaled", c->scaled);
+	json_member_uint(w, "enabled", c->enabled);
+	json_member_uint(w, "running", c->running);
+	json_member_string(w, "status", status_name(c->status));
+	json_member_string(w, "reason", c->reason);
 	struct metric m;
 	json_key(w, "metric");
 	if (metrics_compute(r, counts, i, seconds, &m)) {
 		json_begin_object(w);
-		json_key(w, "value");
-		json_double(w, m.value);
-		json_key(w, "unit");
-		json_string(w, m.unit);
+		json_member_double(w, "value", m.value);
+		json_member_string(w, "unit", m.unit);
 		json_end_object(w);
 	} else {
 		json_null(w);
 	}
 	if (stddev) {
-		json_key(w, "stddev");
-		json_double(w, stddev[i]);
+		json_member_double(w, "stddev", stddev[i]);
 	}
 	if (r->show_parts) {
 		json_key(w, "parts");
@@ -148,25 +121,19 @@ static void write_machine(struct output *o)
 	const struct report *r = o->report;
 	json_key(w, "machine");
 	json_begin_object(w);
-	json_key(w, "kernel");
-	json_string(w, r->kernel);
-	json_key(w, "cpu_model");
-	json_string(w, r->cpu_model);
-	json_key(w, "perf_event_paranoid");
-	json_int(w, r->paranoid);
+	json_member_string(w, "kernel", r->kernel);
+	json_member_string(w, "cpu_model", r->cpu_model);
+	json_member_int(w, "perf_event_paranoid", r->paranoid);
 	json_key(w, "pmus");
 	json_begin_array(w);
 	for (size_t i = 0; i < r->nr_pmus; i++) {
 		json_begin_object(w);
-		json_key(w, "name");
-		json_string(w, r->pmu_names[i]);
-		json_key(w, "type");
-		json_uint(w, r->pmu_types[i]);
+		json_member_string(w, "name", r->pmu_names[i]);
+		json_member_uint(w, "type", r->pmu_types[i]);
 		json_end_object(w);
 	}
 	json_end_array(w);
-	json_key(w, "hybrid");
-	json_bool(w, r->nr_core_pmus > 1);
+	json_member_bool(w, "hybrid", r->nr_core_pmus > 1);
 	json_key(w, "core_pmus");
 	write_strings(w, r->core_pmu_names, r->nr_core_pmus);
 	json_end_object(w);
@@ -178,19 +145,14 @@ static void json_begin(struct output *o)
 	const struct report *r = o->report;
 	json_init(w, o->out);
 	json_begin_object(w);
-	json_key(w, "schema_version");
-	json_int(w, OUTPUT_JSON_SCHEMA_VERSION);
-	json_key(w, "tally_version");
-	json_string(w, tally_version());
+	json_member_int(w, "schema_version", OUTPUT_JSON_SCHEMA_VERSION);
+	json_member_string(w, "tally_version", tally_version());
 	json_key(w, "target");
 	json_begin_object(w);
-	json_key(w, "kind");
-	json_string(w, r->target_kind);
-	json_key(w, "description");
-	json_string(w, r->target);
+	json_member_string(w, "kind", r->target_kind);
+	json_member_string(w, "description", r->target);
 	json_end_object(w);
-	json_key(w, "note");
-	json_string(w, r->note);
+	json_member_string(w, "note", r->note);
 	write_machine(o);
 }
 
@@ -204,10 +166,8 @@ static void json_interval(struct output *o, const struct report_sample *s)
 		json_begin_array(w);
 	}
 	json_begin_object(w);
-	json_key(w, "timestamp");
-	json_double(w, s->timestamp);
-	json_key(w, "seconds");
-	json_double(w, s->seconds);
+	json_member_double(w, "timestamp", s->timestamp);
+	json_member_double(w, "seconds", s->seconds);
 	write_events(o, s->counts, s->seconds, NULL);
 	json_end_object(w);
 	fflush(o->out);
@@ -226,16 +186,11 @@ static void json_run(struct output *o, const struct report_sample *s)
 		json_begin_array(w);
 	}
 	json_begin_object(w);
-	json_key(w, "run");
-	json_uint(w, s->run);
-	json_key(w, "elapsed");
-	json_double(w, s->seconds);
-	json_key(w, "user");
-	json_double(w, s->user);
-	json_key(w, "sys");
-	json_double(w, s->sys);
-	json_key(w, "exit_status");
-	json_int(w, s->exit_status);
+	json_member_uint(w, "run", s->run);
+	json_member_double(w, "elapsed", s->seconds);
+	json_member_double(w, "user", s->user);
+	json_member_double(w, "sys", s->sys);
+	json_member_int(w, "exit_status", s->exit_status);
 	write_events(o, s->counts, s->seconds, NULL);
 	json_end_object(w);
 }
@@ -254,26 +209,18 @@ static void json_finish(struct output *o, const struct report_totals *t)
 		for (char *const *a = r->argv; *a; a++)
 			json_string(w, *a);
 		json_end_array(w);
-		json_key(w, "exit_status");
-		json_int(w, t->exit_status);
+		json_member_int(w, "exit_status", t->exit_status);
 		json_end_object(w);
 	} else {
 		json_null(w);
 	}
-	json_key(w, "exit_status");
-	json_int(w, t->exit_status);
-	json_key(w, "interrupted");
-	json_bool(w, t->interrupted);
-	json_key(w, "nr_runs");
-	json_uint(w, t->nr_runs);
-	json_key(w, "elapsed");
-	json_double(w, t->elapsed);
-	json_key(w, "elapsed_stddev");
-	json_double(w, t->elapsed_stddev);
-	json_key(w, "user");
-	json_double(w, t->user);
-	json_key(w, "sys");
-	json_double(w, t->sys);
+	json_member_int(w, "exit_status", t->exit_status);
+	json_member_bool(w, "interrupted", t->interrupted);
+	json_member_uint(w, "nr_runs", t->nr_runs);
+	json_member_double(w, "elapsed", t->elapsed);
+	json_member_double(w, "elapsed_stddev", t->elapsed_stddev);
+	json_member_double(w, "user", t->user);
+	json_member_double(w, "sys", t->sys);
 	write_events(o, t->counts, t->elapsed, t->stddev);
 	json_end_object(w);
 	fflush(o->out);
