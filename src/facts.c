@@ -5,6 +5,8 @@
 #include "pmu.h"
 #include "sys.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,12 +66,13 @@ static void append_name(char *list, size_t size, const char *name)
 		memcpy(list + size - sizeof(cut), cut, sizeof(cut));
 }
 
-static void probe_pmus(const char *sysfs_root, struct tally_facts *f)
+static void probe_pmus(const char *sysfs_root, const tally_pmus *given, struct tally_facts *f)
 {
 	TALLY_OPTS(tally_pmus_opts, opts, .sysfs_root = sysfs_root);
-	tally_pmus *pmus;
-	if (tally_pmus_load(&opts, &pmus) < 0)
+	tally_pmus *loaded = NULL;
+	if (!given && tally_pmus_load(&opts, &loaded) < 0)
 		return;
+	const tally_pmus *pmus = given ? given : loaded;
 	f->pmus_known = true;
 	f->nr_pmus = (unsigned)tally_pmus_count(pmus);
 	f->nr_core_pmus = (unsigned)tally_pmus_core_count(pmus);
@@ -81,7 +84,57 @@ static void probe_pmus(const char *sysfs_root, struct tally_facts *f)
 			f->has_hw_pmu = true;
 		append_name(f->pmu_names, sizeof(f->pmu_names), info.name);
 	}
-	tally_pmus_free(pmus);
+	tally_pmus_free(loaded);
+}
+
+/* The value of the first "key<spaces>: value" line of cpuinfo text, or NULL. */
+static const char *cpuinfo_value(const char *text, const char *key, size_t *len)
+{
+	size_t key_len = strlen(key);
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (strncmp(line, key, key_len) != 0 || (line[key_len] != ' ' && line[key_len] != '\t' &&
+		                                         line[key_len] != ':'))
+			continue;
+		const char *v = strchr(line, ':');
+		const char *eol = strchr(line, '\n');
+		if (!v || (eol && v > eol))
+			continue;
+		for (v++; *v == ' ' || *v == '\t'; v++)
+			;
+		*len = eol ? (size_t)(eol - v) : strlen(v);
+		return v;
+	}
+	return NULL;
+}
+
+/* Only the first CPU's block is needed, so only the head of cpuinfo is read (the whole file grows with
+ * the number of CPUs: hundreds of KiB on large servers). */
+static void probe_cpu_model(const char *procfs_root, struct tally_facts *f)
+{
+	char path[PATH_MAX], text[4096];
+	snprintf(path, sizeof(path), "%s/cpuinfo", procfs_root);
+	int fd = tly_sys->open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	ssize_t n;
+	do
+		n = tly_sys->read(fd, text, sizeof(text) - 1);
+	while (n < 0 && errno == EINTR);
+	tly_sys->close(fd);
+	if (n <= 0)
+		return;
+	text[n] = '\0';
+	size_t len, part_len;
+	const char *model = cpuinfo_value(text, "model name", &len);
+	if (model) {
+		snprintf(f->cpu_model, sizeof(f->cpu_model), "%.*s", (int)len, model);
+		return;
+	}
+	const char *implementer = cpuinfo_value(text, "CPU implementer", &len);
+	const char *part = cpuinfo_value(text, "CPU part", &part_len);
+	if (implementer && part)
+		snprintf(f->cpu_model, sizeof(f->cpu_model), "implementer %.*s part %.*s", (int)len, implementer,
+		         (int)part_len, part);
 }
 
 static unsigned probe_online_cpus(const char *sysfs_root)
@@ -204,7 +257,7 @@ int tally_facts_probe(const struct tally_facts_opts *opts, struct tally_facts *o
 		procfs_root = default_procfs_root();
 
 	struct tally_facts f = { .sz = out->sz };
-	probe_pmus(sysfs_root, &f);
+	probe_pmus(sysfs_root, TLY_OPT(opts, pmus, NULL), &f);
 	f.perf_event_paranoid = read_int_file(procfs_root, "sys/kernel/perf_event_paranoid");
 	probe_caps(&f);
 	f.seccomp = probe_seccomp(procfs_root);
@@ -217,6 +270,7 @@ int tally_facts_probe(const struct tally_facts_opts *opts, struct tally_facts *o
 	f.online_cpus = probe_online_cpus(sysfs_root);
 	probe_kernel(&f);
 	probe_features(&f);
+	probe_cpu_model(procfs_root, &f);
 
 	/* A caller built against a newer header passes a larger struct: the fields this build does not know
 	 * read as zero. An older, smaller struct receives the fields it has room for. */

@@ -192,6 +192,8 @@ static void fixture_paranoid2_nmi1_intel(void)
 	CHECK(f.has_hw_pmu);
 	CHECK_INT(f.nr_pmus, 11);
 	CHECK_CONTAINS(f.pmu_names, "uncore_imc_0");
+	/* The first CPU's "model name", nothing of the second. */
+	CHECK_STR(f.cpu_model, "Intel(R) Xeon(R) Platinum 8380 CPU @ 2.30GHz");
 }
 
 static void fixture_paranoid3_seccomp2_hybrid(void)
@@ -216,6 +218,29 @@ static void fixture_paranoid_minus1_arm64(void)
 	CHECK_INT(f.seccomp, TALLY_FACT_UNKNOWN);
 	CHECK_INT(f.rdpmc, TALLY_FACT_UNKNOWN);
 	CHECK_INT(f.nr_core_pmus, 1);
+	/* arm64's cpuinfo has no "model name": the implementer and part identify the core (Neoverse N1). */
+	CHECK_STR(f.cpu_model, "implementer 0x41 part 0xd0c");
+}
+
+/* A snapshot the caller passes replaces the scan of sysfs_root: the intel snapshot over the novpmu root
+ * must give intel's PMUs, while the other facts still come from the roots. */
+static void given_pmus_replace_the_scan(void)
+{
+	tally_pmus *intel = fixture_pmus("intel");
+	CHECK(intel != NULL);
+	if (!intel)
+		return;
+	char sys_path[4096], proc_path[4096];
+	fixture_sysfs(sys_path, sizeof(sys_path), "novpmu");
+	snprintf(proc_path, sizeof(proc_path), "%s/procfs/paranoid2-nmi1", fixtures_dir());
+	TALLY_OPTS(tally_facts_opts, opts, .sysfs_root = sys_path, .procfs_root = proc_path, .pmus = intel);
+	TALLY_OPTS(tally_facts, f);
+	CHECK_INT(tally_facts_probe(&opts, &f), 0);
+	CHECK_INT(f.nr_pmus, 11);
+	CHECK_INT(f.nr_core_pmus, 1);
+	CHECK(f.has_hw_pmu);
+	CHECK_INT(f.perf_event_paranoid, 2);
+	tally_pmus_free(intel);
 }
 
 static void fixture_novpmu_noperf(void)
@@ -405,6 +430,7 @@ int main(void)
 		{ "fixture_paranoid3_seccomp2_hybrid", fixture_paranoid3_seccomp2_hybrid },
 		{ "fixture_paranoid_minus1_arm64", fixture_paranoid_minus1_arm64 },
 		{ "fixture_novpmu_noperf", fixture_novpmu_noperf },
+		{ "given_pmus_replace_the_scan", given_pmus_replace_the_scan },
 		{ "fixture_missing_sysfs_is_unknown", fixture_missing_sysfs_is_unknown },
 		{ "env_roots_are_the_defaults", env_roots_are_the_defaults },
 		{ "table_supplies_caps_limits_release", table_supplies_caps_limits_release },

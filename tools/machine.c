@@ -3,32 +3,8 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include <tally/probe.h>
-
-/* The first "model name" (x86) or "CPU part"-free line we can show; "unknown" elsewhere. */
-static void read_cpu_model(char *buf, size_t len)
-{
-	snprintf(buf, len, "unknown");
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		return;
-	char line[512];
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "model name", 10) != 0 && strncmp(line, "Model", 5) != 0)
-			continue;
-		const char *colon = strchr(line, ':');
-		if (!colon)
-			continue;
-		colon++;
-		while (*colon == ' ' || *colon == '\t')
-			colon++;
-		snprintf(buf, len, "%.*s", (int)strcspn(colon, "\n"), colon);
-		break;
-	}
-	fclose(f);
-}
 
 static void add_pmu(struct machine *m, const tally_pmus *pmus, const char *name)
 {
@@ -45,28 +21,18 @@ static void add_pmu(struct machine *m, const tally_pmus *pmus, const char *name)
 	m->pmu_types[m->nr_pmus++] = info.type;
 }
 
-/* The two facts of tally_facts the document shows, read here: tally_facts_probe() gathers them all (a
- * second PMU scan, a dummy event opened and mapped, ...), 0.33 ms for two values that take 10 us. */
-static int read_paranoid(void)
-{
-	int value = TALLY_FACT_UNKNOWN;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	if (!f)
-		return value;
-	if (fscanf(f, "%d", &value) != 1)
-		value = TALLY_FACT_UNKNOWN;
-	fclose(f);
-	return value;
-}
-
 void machine_describe(struct machine *m, const tally_pmus *pmus, struct report *r)
 {
 	memset(m, 0, sizeof(*m));
-	struct utsname uts;
-	if (uname(&uts) == 0)
-		snprintf(m->kernel, sizeof(m->kernel), "%s", uts.release);
-	m->paranoid = read_paranoid();
-	read_cpu_model(m->cpu_model, sizeof(m->cpu_model));
+	/* The snapshot the events were parsed against spares the probe a second scan of sysfs. */
+	TALLY_OPTS(tally_facts_opts, opts, .pmus = pmus);
+	TALLY_OPTS(tally_facts, f);
+	m->paranoid = TALLY_FACT_UNKNOWN;
+	if (tally_facts_probe(&opts, &f) == 0) {
+		snprintf(m->kernel, sizeof(m->kernel), "%s", f.kernel_release);
+		snprintf(m->cpu_model, sizeof(m->cpu_model), "%s", f.cpu_model[0] ? f.cpu_model : "unknown");
+		m->paranoid = f.perf_event_paranoid;
+	}
 	for (size_t i = 0; i < r->nr_events; i++)
 		add_pmu(m, pmus, r->events[i].pmu);
 	for (size_t i = 0; pmus && i < tally_pmus_count(pmus); i++) {

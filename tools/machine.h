@@ -19,7 +19,7 @@ struct machine {
 	const char *core_pmu_names[8];
 };
 
-/* Fills m from the library's facts and /proc/cpuinfo, with the PMUs the report's events use (names point
+/* Fills m from the library's facts (tally_facts_probe over pmus), with the PMUs the report's events use (names point
  * into pmus), and points the report's metadata fields at it. */
 void machine_describe(struct machine *m, const tally_pmus *pmus, struct report *r);
 

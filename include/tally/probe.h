@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <tally/common.h>
+#include <tally/pmu.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,6 +25,9 @@ struct tally_facts_opts {
 	/* Root of procfs: NULL means $TALLY_PROCFS_ROOT when set, else "/proc". Tests point both roots at
 	 * fixture trees. */
 	const char *procfs_root;
+	/* A PMU snapshot the caller already holds (e.g. the one its events were parsed against): the PMU
+	 * facts come from it instead of a second scan of sysfs. NULL: scan <sysfs_root>. */
+	const tally_pmus *pmus;
 };
 
 struct tally_facts {
@@ -58,6 +62,10 @@ struct tally_facts {
 	unsigned kernel_major, kernel_minor, kernel_patch; /* leading numbers of the release */
 	bool has_format_lost;    /* read_format PERF_FORMAT_LOST accepted (6.0+) */
 	bool has_user_time;      /* the mmap'd page of an event offers cap_user_time (time_shift/mult/offset) */
+
+	/* CPU. */
+	char cpu_model[128];     /* /proc/cpuinfo "model name" (x86), else "implementer 0x41 part 0xd0c" from
+	                          * "CPU implementer"/"CPU part" (arm64); "" when unknown */
 };
 
 /* Probes this machine: reads sysfs and procfs files, asks capget, getrlimit and uname, and opens, maps and
