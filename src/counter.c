@@ -63,6 +63,7 @@ struct tally_counter {
 	struct tly_window *windows;
 	size_t max_slots;
 	char *notes;
+	struct tly_facts_cache facts; /* for explaining failures: probed once per open, at the first one */
 	char last_error[TLY_ERROR_MAX];
 };
 
@@ -210,7 +211,7 @@ const char *tally_counter_last_error(const tally_counter *c)
 /* What the kernel's answer to opening an event means for the counter. */
 enum open_outcome { OPENED, UNSUPPORTED, NO_ROOM, RETRY_USER_ONLY, FATAL };
 
-static enum open_outcome classify(const tally_counter *c, struct event *e, int err, bool packed_member)
+static enum open_outcome classify(tally_counter *c, struct event *e, int err, bool packed_member)
 {
 	if (err == 0)
 		return OPENED;
@@ -220,7 +221,7 @@ static enum open_outcome classify(const tally_counter *c, struct event *e, int e
 		if (c->no_user_only_retry || e->attr.exclude_kernel)
 			return FATAL;
 		struct tly_diag d = { .op = TLY_DIAG_OPEN, .err = -err, .event = e->name, .attr = &e->attr,
-			              .cpu_wide = c->target.cpu_wide };
+			              .cpu_wide = c->target.cpu_wide, .facts = tly_facts_cache_get(&c->facts) };
 		return tly_diag_retry_user_only(&d) ? RETRY_USER_ONLY : FATAL;
 	}
 	case EINVAL:
@@ -262,6 +263,8 @@ static int make_evsel(tally_counter *c, size_t i, bool leader)
 	int err = tally_evsel_new(&attr, &e->evsel);
 	if (!err)
 		err = tally_evsel_set_name(e->evsel, e->name);
+	if (!err)
+		e->evsel->facts_cache = &c->facts;
 	return err;
 }
 
@@ -306,6 +309,7 @@ static int explain_open_failure(tally_counter *c, size_t g, size_t k, int err)
 		.group_index = k,
 		.cpu_wide = c->target.cpu_wide,
 		.fds_needed = c->nr * tally_cpus_count(c->target.cpus) * tally_threads_count(c->target.threads),
+		.facts = tly_facts_cache_get(&c->facts),
 	};
 	return tly_diag_error(&d);
 }
@@ -473,6 +477,8 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 		if (tally_events_at(c->events, i, &info) == 0)
 			e->attr = *info.attr;
 	}
+	/* Facts are probed anew for each open: the machine's settings may have changed in between. */
+	c->facts = (struct tly_facts_cache){ .sysfs_root = c->sysfs_root };
 	int err = tly_target_resolve(target, c->sysfs_root, c->no_inherit, &c->target);
 	if (err)
 		return fail(c, err);
@@ -654,9 +660,8 @@ static int handle_idle_group(tally_counter *c, size_t g, uint64_t enabled, size_
 	const size_t *m = tly_plan_members(&c->plan, g);
 	size_t size = tly_plan_size(&c->plan, g);
 	char why[NOTE_MAX];
-	struct tally_facts facts = { .sz = sizeof(facts) };
-	tally_facts_probe(NULL, &facts);
-	tly_diagnose_not_counted(c->ev[m[0]].name, size, enabled, &facts, why, sizeof(why));
+	tly_diagnose_not_counted(c->ev[m[0]].name, size, enabled, tly_facts_cache_get(&c->facts), why,
+	                         sizeof(why));
 	bool split = c->plan.packed[g] && size > 1;
 	for (size_t k = 0; k < size; k++) {
 		struct event *e = &c->ev[m[k]];

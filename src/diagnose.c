@@ -524,6 +524,18 @@ static void explain_mmap(struct text *t, const struct tly_diag *d, const struct 
 	}
 }
 
+const struct tally_facts *tly_facts_cache_get(struct tly_facts_cache *cache)
+{
+	if (!cache->probed) {
+		TALLY_OPTS(tally_facts_opts, opts, .sysfs_root = cache->sysfs_root);
+		cache->facts = (struct tally_facts){ .sz = sizeof(cache->facts) };
+		/* Cannot fail: the options and sz are right; a fact it cannot read comes back as unknown. */
+		(void)tally_facts_probe(&opts, &cache->facts);
+		cache->probed = true;
+	}
+	return &cache->facts;
+}
+
 /* The facts to explain with: the caller's, or a probe with the default roots. */
 static const struct tally_facts *facts_of(const struct tly_diag *d, struct tally_facts *probed)
 {

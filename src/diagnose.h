@@ -39,6 +39,17 @@ struct tly_diag {
 	const struct tally_facts *facts;     /* NULL: probed on demand with the default roots */
 };
 
+/* Facts probed at most once for a run of failures (one open of a counter): a probe scans sysfs and opens
+ * an event, too much to repeat for every event of a spec that fails to open. */
+struct tly_facts_cache {
+	const char *sysfs_root;   /* NULL: the default root */
+	bool probed;
+	struct tally_facts facts;
+};
+
+/* The cached facts, probed on the first call. */
+const struct tally_facts *tly_facts_cache_get(struct tly_facts_cache *cache);
+
 /* Writes the explanation of d: a first line naming the call, event and errno, then indented lines with
  * the likely cause and its fix. snprintf semantics: returns the length the full text needs. */
 int tly_diagnose(const struct tly_diag *d, char *buf, size_t len);

@@ -203,6 +203,7 @@ static int report_failure(const tally_evsel *e, size_t slot, enum tly_diag_op op
 		.cpu_wide = tid_of(e, slot) == -1,
 		.fds_needed = e->grid.ncpus * e->grid.nthreads * group,
 		.read_size = e->read_size,
+		.facts = e->facts_cache ? tly_facts_cache_get(e->facts_cache) : NULL,
 	};
 	int code = tly_diag_error(&d);
 	tly_error_append("\n ");

@@ -28,6 +28,9 @@ struct tally_evsel {
 	uint64_t *group_ids;             /* a leader's: per (cpu, thread) slot, 1 + nr_members ids, leader first */
 	struct tally_count *group_counts; /* a leader's: 1 + nr_members, for tally_evsel_read */
 	size_t evlist_slot;              /* the first tally_evlist_read slot of this evsel, while its list is open */
+	/* Facts to explain failures with, shared by the events of one open (set by the counter); NULL:
+	 * each failure probes the machine itself. */
+	struct tly_facts_cache *facts_cache;
 };
 
 /* tally_evsel_read_group at fd-grid slot `slot` (cpu_idx x nthreads + thread_idx) of an open leader,
