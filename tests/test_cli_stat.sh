@@ -160,6 +160,10 @@ expect_status 0 "--no-group" -- stat --no-group -e '{task-clock,page-faults},cs'
 d=$(cut -d, -f1 "$WORK/err"); nd=$(cut -d, -f1 "$WORK/err2")
 python3 -c "import sys; sys.exit(0 if float('$d') < float('$nd') else 1)" && ok "-D 300 counts less ($d < $nd ms)" ||
 	fail "-D: $d vs $nd"
+# The elapsed time is the counted window, which -D shortens, as perf's is (not the command's whole run).
+"$TALLY" stat -D 200 -j -e task-clock -- sleep 0.4 2>"$WORK/err"
+python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['elapsed']; sys.exit(0 if 0.1 < e < 0.35 else 1)" "$WORK/err" &&
+	ok "-D 200: elapsed counts from the delay's end" || fail "-D elapsed: $(cat "$WORK/err")"
 "$TALLY" stat -x, --pin 0 -e cpu-migrations -- sh -c 'for i in 1 2 3 4 5 6 7 8; do :; done; taskset -p $$' >"$WORK/out" 2>"$WORK/err"
 grep -q "affinity mask: 1$" "$WORK/out" && ok "--pin 0 pins the command" || fail "--pin: $(cat "$WORK/out")"
 

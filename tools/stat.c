@@ -347,7 +347,9 @@ static int count_once(struct stat_session *s, unsigned run)
 			exit_status = ex.code;
 			user = ex.user_s;
 			sys = ex.sys_s;
-			if (ex.wall_s > 0)
+			/* From the exec on, without tally's fork; with -D the window opened later, and tally's
+			 * own clock, started at the delay's end, is the one that covers it (as perf's does). */
+			if (ex.wall_s > 0 && !o->delay_ms)
 				elapsed = ex.wall_s;
 		}
 	} else if (child > 0) {
