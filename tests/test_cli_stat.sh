@@ -134,6 +134,9 @@ sleep 5 & victim2=$!
 [ $st -eq 0 ] && grep -q "^sleep-$victim," "$WORK/err" && grep -q "^sleep-$victim2," "$WORK/err" \
 	&& ok "-p with two processes counts the threads of both" || fail "-p list: $st $(cat "$WORK/err")"
 kill $victim $victim2 2>/dev/null; wait $victim $victim2 2>/dev/null
+# A command's thread is labelled before tally reaps it (its /proc entry goes with it).
+"$TALLY" stat --per-thread -x, -e page-faults -- sh -c true 2>"$WORK/err"
+grep -q "^sh-[0-9]*," "$WORK/err" && ok "--per-thread with a command labels comm-tid" || fail "--per-thread command: $(cat "$WORK/err")"
 ncpu=$(nproc)
 "$TALLY" stat -a -A -x, -e task-clock -- sleep 0.1 2>"$WORK/err"
 [ "$(grep -c '^CPU[0-9]*,' "$WORK/err")" -eq "$ncpu" ] && ok "-a -A: one record per CPU" || fail "-A: $(cat "$WORK/err")"

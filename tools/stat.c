@@ -339,6 +339,9 @@ static int count_once(struct stat_session *s, unsigned run)
 		s->out.ops->interval(&s->out, &last);
 		fflush(s->file);
 	}
+	/* Before the command is reaped: --per-thread labels its threads with their /proc comm, which goes
+	 * with the reaping. */
+	readings_fill(&s->rd, false);
 	int exit_status = 0;
 	double user = 0, sys = 0;
 	if (library_command) {
@@ -355,7 +358,6 @@ static int count_once(struct stat_session *s, unsigned run)
 	} else if (child > 0) {
 		exit_status = launch_wait(child, &user, &sys);
 	}
-	readings_fill(&s->rd, false);
 	record_run(s, run, elapsed, user, sys, exit_status);
 	tally_counter_close(s->counter);
 	return s->interrupted ? 128 + s->interrupted : -1;
