@@ -248,6 +248,8 @@ static void drop_group_evsels(tally_counter *c, size_t g)
 	for (size_t k = tly_plan_size(&c->plan, g); k-- > 0;) {
 		tally_evsel_free(c->ev[m[k]].evsel);
 		c->ev[m[k]].evsel = NULL;
+		/* No readings either: a result of an event without an evsel is made of none. */
+		c->ev[m[k]].nr_counts = 0;
 	}
 }
 
@@ -647,8 +649,10 @@ static int read_group(tally_counter *c, size_t g)
 		enabled += w->enabled;
 		running += w->running;
 	}
-	for (size_t k = 0; k < size; k++)
-		c->ev[m[k]].nr_counts = slots;
+	/* Only the first read after an open changes it (from 0). */
+	if (leader->nr_counts != slots)
+		for (size_t k = 0; k < size; k++)
+			c->ev[m[k]].nr_counts = slots;
 	leader->idle_enabled = running == 0 ? enabled : 0;
 	return 0;
 }
@@ -693,25 +697,21 @@ static int handle_idle_group(tally_counter *c, size_t g, uint64_t enabled, size_
 	return 0;
 }
 
-/* Every field is assigned, none cleared first: a memset of the result costs more than the rest of the
- * work on this path (rep stos) and reads must stay close to a bare read(2). */
-static void fill_result(tally_counter *c, size_t i, struct tally_result *r)
+/* restrict: the result and the event never overlap, and without saying so every store into the result
+ * (uint64_t fields, as the event's) would make the compiler load the event's fields again. */
+static void fill_result(struct event *restrict e, struct tally_result *restrict r)
 {
-	struct event *e = &c->ev[i];
+	uint64_t prev_scaled = e->prev_scaled;
 	r->origin = e->origin;
 	r->group = e->group;
 	r->user_only = e->user_only;
 	r->has_note = e->has_note;
-	if (!e->evsel) {
-		tly_aggregate_parts(NULL, 0, NULL, 0, r);
-		r->status = TALLY_STATUS_NOT_SUPPORTED;
-		r->error = e->error;
-		r->delta = 0;
-		return;
-	}
+	r->error = e->error;
+	/* An event that is not supported has no parts: zero counts, then its own status. */
 	tly_aggregate_parts(e->counts, e->stride, e->window, e->nr_counts, r);
-	r->error = 0;
-	r->delta = r->scaled >= e->prev_scaled ? r->scaled - e->prev_scaled : r->scaled;
+	if (!e->evsel)
+		r->status = TALLY_STATUS_NOT_SUPPORTED;
+	r->delta = r->scaled >= prev_scaled ? r->scaled - prev_scaled : r->scaled;
 	e->prev_scaled = r->scaled;
 }
 
@@ -730,7 +730,7 @@ int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n)
 	}
 	size_t count = n < c->nr ? n : c->nr;
 	for (size_t i = 0; i < count; i++)
-		fill_result(c, i, &results[i]);
+		fill_result(&c->ev[i], &results[i]);
 
 	/* Only now reshape never-run groups: the results above already say NOT_COUNTED for them. */
 	for (size_t g = 0; any_idle && g < c->plan.nr_groups;) {

@@ -256,6 +256,7 @@ static void release(tally_evsel *e)
 	e->group_ids = NULL;
 	e->group_counts = NULL;
 	e->read_size = 0;
+	e->group_entry_u64s = 0;
 	e->open = false;
 }
 
@@ -272,6 +273,10 @@ static int alloc_open_state(tally_evsel *e, const tally_cpus *cpus, const tally_
 	size_t slots = e->grid.ncpus * e->grid.nthreads;
 	e->read_size = tly_read_size(e->attr.read_format, e->leader == e ? group : 1);
 	e->read_buf = malloc(e->read_size);
+	uint64_t group_read = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+	                      PERF_FORMAT_TOTAL_TIME_RUNNING;
+	e->group_entry_u64s = (e->attr.read_format & group_read) == group_read ?
+	                      2 + !!(e->attr.read_format & PERF_FORMAT_LOST) : 0;
 	if (e->leader == e) {
 		e->group_ids = calloc(slots * group, sizeof(*e->group_ids));
 		e->group_counts = calloc(group, sizeof(*e->group_counts));
@@ -451,10 +456,11 @@ static int check_read(const tally_evsel *e, size_t cpu_idx, size_t thread_idx, c
 	return 0;
 }
 
-/* One read(2) of slot's fd decoded against ids[0 .. n). The hot path: no allocation, one system call. */
-static int read_slot(tally_evsel *e, size_t slot, const uint64_t *ids, size_t n, struct tally_count *counts)
+/* What read(2) of slot's fd returned (got bytes in e->read_buf, or -1 with errno) decoded against
+ * ids[0 .. n), or the failure explained. */
+static int decode_slot(tally_evsel *e, size_t slot, ssize_t got, const uint64_t *ids, size_t n,
+                       struct tally_count *counts)
 {
-	ssize_t got = read_retrying(e->grid.fd[slot], e->read_buf, e->read_size);
 	if (got < 0)
 		return report_failure(e, slot, TLY_DIAG_READ, NULL, errno);
 	int err = tly_read_decode(e->read_buf, (size_t)got, e->attr.read_format, ids, n, counts);
@@ -463,6 +469,12 @@ static int read_slot(tally_evsel *e, size_t slot, const uint64_t *ids, size_t n,
 		append_position(e, slot);
 	}
 	return err;
+}
+
+/* One read(2) of slot's fd decoded against ids[0 .. n). The hot path: no allocation, one system call. */
+static int read_slot(tally_evsel *e, size_t slot, const uint64_t *ids, size_t n, struct tally_count *counts)
+{
+	return decode_slot(e, slot, read_retrying(e->grid.fd[slot], e->read_buf, e->read_size), ids, n, counts);
 }
 
 int tally_evsel_read_group(tally_evsel *leader, size_t cpu_idx, size_t thread_idx,
@@ -480,10 +492,34 @@ int tally_evsel_read_group(tally_evsel *leader, size_t cpu_idx, size_t thread_id
 	return tly_evsel_read_group_slot(leader, tly_fdgrid_slot(&leader->grid, cpu_idx, thread_idx), counts);
 }
 
+/* A group read of a full read, in the layout the kernel nearly always gives: every entry in the order the
+ * members joined (the order of ids[], perf_read_group's sibling list), so each entry is checked against
+ * its own position's id while it is copied, with none of tly_read_decode's generality (read_format tests,
+ * a search by id). False for anything else: the caller then decodes it the general way, which matches by
+ * id or explains what is wrong. */
+static bool decode_in_order(const tally_evsel *leader, const uint64_t *ids, size_t n, struct tally_count *counts)
+{
+	const uint64_t *buf = leader->read_buf, *entry = buf + 3;
+	size_t per = leader->group_entry_u64s;
+	if (per == 0 || buf[0] != n)
+		return false;
+	for (size_t k = 0; k < n; k++, entry += per) {
+		if (entry[1] != ids[k])
+			return false;
+		counts[k] = (struct tally_count){ .value = entry[0], .enabled = buf[1], .running = buf[2],
+			                          .id = ids[k], .lost = per > 2 ? entry[2] : 0 };
+	}
+	return true;
+}
+
 int tly_evsel_read_group_slot(tally_evsel *leader, size_t slot, struct tally_count *counts)
 {
 	size_t group = 1 + leader->nr_members;
-	return read_slot(leader, slot, &leader->group_ids[slot * group], group, counts);
+	const uint64_t *ids = &leader->group_ids[slot * group];
+	ssize_t got = read_retrying(leader->grid.fd[slot], leader->read_buf, leader->read_size);
+	if (got == (ssize_t)leader->read_size && decode_in_order(leader, ids, group, counts))
+		return 0;
+	return decode_slot(leader, slot, got, ids, group, counts);
 }
 
 int tally_evsel_read(tally_evsel *evsel, size_t cpu_idx, size_t thread_idx, struct tally_count *count)

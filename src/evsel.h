@@ -25,6 +25,8 @@ struct tally_evsel {
 	/* The read path, sized at open time so that reads allocate nothing. */
 	uint64_t *read_buf;
 	size_t read_size;                /* bytes */
+	size_t group_entry_u64s;         /* u64s per member in a read with GROUP, ID and both times (so nr,
+	                                  * enabled, running, then the entries); 0 for any other layout */
 	uint64_t *group_ids;             /* a leader's: per (cpu, thread) slot, 1 + nr_members ids, leader first */
 	struct tally_count *group_counts; /* a leader's: 1 + nr_members, for tally_evsel_read */
 	size_t evlist_slot;              /* the first tally_evlist_read slot of this evsel, while its list is open */
