@@ -513,7 +513,9 @@ static void counter_multiplexed(void)
 	if (!c)
 		return;
 	struct tally_result r[NR];
-	if (counter_round(c, shape, n, r, NR) == 0) {
+	int err = counter_round(c, shape, n, r, NR);
+	CHECK_INT(err, 0);
+	if (!err) {
 		for (size_t k = 0; k < NR; k++) {
 			CHECK_INT(r[k].status, TALLY_STATUS_SCALED);
 			CHECK(r[k].ratio > 0.5 && r[k].ratio < 0.7); /* 6 event counters for 10 events */
@@ -547,7 +549,9 @@ static void counter_auto_packing(void)
 	struct tally_result r[NR];
 	bool all_counted = false;
 	for (int round = 1; round <= 3 && !all_counted; round++) {
-		if (counter_round(c, shape, n, r, NR) != 0)
+		int err = counter_round(c, shape, n, r, NR);
+		CHECK_INT(err, 0);
+		if (err)
 			break;
 		all_counted = true;
 		printf("  round %d:", round);
@@ -587,7 +591,9 @@ static void counter_never_running_group(void)
 		return;
 	struct tally_result r[NR];
 	for (int round = 1; round <= 2; round++) {
-		if (counter_round(c, &loop_shapes[0], 100000, r, NR) != 0)
+		int err = counter_round(c, &loop_shapes[0], 100000, r, NR);
+		CHECK_INT(err, 0);
+		if (err)
 			break;
 		for (size_t k = 0; k < NR; k++) {
 			CHECK_INT(r[k].status, TALLY_STATUS_NOT_COUNTED);
