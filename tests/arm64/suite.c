@@ -642,6 +642,10 @@ static void evsel_counts_past_32_bits(void)
 
 /* ---- machine facts ----------------------------------------------------------------------------------- */
 
+/* The pmu and nopmu boots run on QEMU's -cpu max, whose MIDR_EL1 has implementer 0 ("reserved for
+ * software use") and part number 'Q' (0x51), as arm64's /proc/cpuinfo prints them. */
+#define QEMU_MAX_CPU_MODEL "implementer 0x00 part 0x051"
+
 static void facts_with_pmu(void)
 {
 	TALLY_OPTS(tally_facts, f);
@@ -654,7 +658,8 @@ static void facts_with_pmu(void)
 	CHECK_INT(f.online_cpus, 1);
 	CHECK(f.kernel_major >= 6);
 	CHECK(f.has_format_lost); /* 6.0+ */
-	printf("  kernel %s, PMUs: %s\n", f.kernel_release, f.pmu_names);
+	CHECK_STR(f.cpu_model, QEMU_MAX_CPU_MODEL);
+	printf("  kernel %s, CPU %s, PMUs: %s\n", f.kernel_release, f.cpu_model, f.pmu_names);
 }
 
 static void facts_without_pmu(void)
@@ -664,7 +669,8 @@ static void facts_without_pmu(void)
 	CHECK(f.pmus_known);
 	CHECK(!f.has_hw_pmu);
 	CHECK_INT(f.nr_core_pmus, 0);
-	printf("  PMUs: %s\n", f.pmu_names);
+	CHECK_STR(f.cpu_model, QEMU_MAX_CPU_MODEL);
+	printf("  CPU %s, PMUs: %s\n", f.cpu_model, f.pmu_names);
 }
 
 /* ---- no PMU: the diagnosis, and software events still count ------------------------------------------ */
