@@ -74,7 +74,7 @@ cc -std=c11 -Wall -Werror -o "$work/pc-static" "$work/consumer.c" $(pkg-config -
 	"$libdir/libtally.a" $(pkg-config --static --libs-only-l tally | sed 's/-ltally//')
 out=$("$work/pc-static") || fail "static pkg-config consumer failed: $out"
 grep -qx "$expect" <<<"$out" || fail "static pkg-config consumer printed: $out"
-! ldd "$work/pc-static" | grep -q libtally || fail "pc-static loads libtally.so"
+! grep -q libtally <<<"$(ldd "$work/pc-static" 2>&1)" || fail "pc-static loads libtally.so"
 
 # CMake package, both targets.
 mkdir -p "$work/cmake-consumer"
