@@ -38,7 +38,7 @@ void readings_free(struct readings *rd);
 /* Reads the counter into `current` (the old current becomes `previous`). */
 int readings_take(struct readings *rd);
 
-/* Makes the current reading the zero point that readings_fill(rd, true) subtracts (-D). */
+/* Makes the current reading the zero point that readings_fill(rd, false) subtracts (-D). */
 int readings_set_base(struct readings *rd);
 
 /* Fills rd->counts with current minus previous (since_previous) or minus the base (else). */
