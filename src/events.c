@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 void tly_event_release(struct tly_event *ev)
 {
@@ -103,17 +102,6 @@ size_t tally_events_count(const tally_events *events)
 	return events ? events->nr : 0;
 }
 
-/* Copies a filled info struct into the caller's, no further than the caller's struct reaches. */
-static int copy_info(void *dst, const void *src, size_t known_size, const char *type_name)
-{
-	size_t sz = *(const size_t *)dst;
-	if (sz < sizeof(size_t))
-		return tly_error(-TALLY_EOPTS, "struct %s: sz is %zu; declare it with TALLY_OPTS()", type_name, sz);
-	memcpy((char *)dst + sizeof(size_t), (const char *)src + sizeof(size_t),
-	       (sz < known_size ? sz : known_size) - sizeof(size_t));
-	return 0;
-}
-
 int tally_events_at(const tally_events *events, size_t i, struct tally_event_info *info)
 {
 	if (!events || !info)
@@ -134,7 +122,7 @@ int tally_events_at(const tally_events *events, size_t i, struct tally_event_inf
 		.unit = ev->unit,
 		.scale = ev->scale,
 	};
-	return copy_info(info, &full, sizeof(full), "tally_event_info");
+	return tly_info_copy(info, &full, sizeof(full), "tally_event_info");
 }
 
 int tally_events_encoding(const tally_events *events, size_t i, char *buf, size_t len)
@@ -188,5 +176,5 @@ int tally_builtin_at(size_t i, struct tally_builtin_info *info)
 		.type = b->type,
 		.config = b->config,
 	};
-	return copy_info(info, &full, sizeof(full), "tally_builtin_info");
+	return tly_info_copy(info, &full, sizeof(full), "tally_builtin_info");
 }

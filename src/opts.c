@@ -3,6 +3,8 @@
 
 #include "error.h"
 
+#include <string.h>
+
 bool tly_opts_valid(const void *opts, size_t known_size, const char *type_name)
 {
 	if (!opts)
@@ -22,4 +24,14 @@ bool tly_opts_valid(const void *opts, size_t known_size, const char *type_name)
 		}
 	}
 	return true;
+}
+
+int tly_info_copy(void *dst, const void *src, size_t known_size, const char *type_name)
+{
+	size_t sz = *(const size_t *)dst;
+	if (sz < sizeof(size_t))
+		return tly_error(-TALLY_EOPTS, "struct %s: sz is %zu; declare it with TALLY_OPTS()", type_name, sz);
+	memcpy((char *)dst + sizeof(size_t), (const char *)src + sizeof(size_t),
+	       (sz < known_size ? sz : known_size) - sizeof(size_t));
+	return 0;
 }

@@ -15,12 +15,10 @@ bool tly_opts_valid(const void *opts, size_t known_size, const char *type_name);
 #define TLY_OPT(opts, f, def)                                                                      \
 	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), f) + sizeof((opts)->f) ? (opts)->f : (def))
 
-/* Writes field `f` of a caller's output struct (one that carries its sz, as tally_pmu_info does) when the
- * caller's struct has room for it: a caller built against an older header passes a smaller struct. */
-#define TLY_OUT_SET(out, f, value)                                                                 \
-	do {                                                                                       \
-		if ((out)->sz >= offsetof(__typeof__(*(out)), f) + sizeof((out)->f))               \
-			(out)->f = (value);                                                        \
-	} while (0)
+/* Copies a filled output struct (src, known_size bytes, sz first) into a caller's (dst, sz first), no
+ * further than the caller's sz reaches: a caller built against an older header passes a smaller struct
+ * and gets the fields it has room for; a newer, larger one keeps its extra bytes. Returns 0, or
+ * -TALLY_EOPTS (with a last-error text naming type_name) when the caller's sz is below sizeof(size_t). */
+int tly_info_copy(void *dst, const void *src, size_t known_size, const char *type_name);
 
 #endif

@@ -548,33 +548,6 @@ const struct tly_alias *tly_pmu_alias(const struct tally_pmu *pmu, const char *n
 	return bsearch(&key, pmu->aliases, pmu->nr_aliases, sizeof(key), by_alias_name);
 }
 
-/* The checks every *_info getter makes: a handle, and an info struct whose sz can hold at least sz. */
-static int check_info(const void *handle, const void *info, const char *fn)
-{
-	if (!handle || !info)
-		return tly_error(-EINVAL, "%s: NULL argument", fn);
-	if (*(const size_t *)info < sizeof(size_t))
-		return tly_error(-EINVAL, "%s: info->sz is %zu; declare the struct with TALLY_OPTS()", fn,
-		                 *(const size_t *)info);
-	return 0;
-}
-
-int tally_pmu_get_info(const tally_pmu *pmu, struct tally_pmu_info *info)
-{
-	int err = check_info(pmu, info, __func__);
-	if (err)
-		return err;
-	TLY_OUT_SET(info, name, pmu->name);
-	TLY_OUT_SET(info, type, pmu->type);
-	TLY_OUT_SET(info, is_core, pmu->is_core);
-	TLY_OUT_SET(info, cpus, pmu->cpus);
-	TLY_OUT_SET(info, cpumask, pmu->cpumask);
-	TLY_OUT_SET(info, nr_formats, pmu->nr_formats);
-	TLY_OUT_SET(info, nr_aliases, pmu->nr_aliases);
-	TLY_OUT_SET(info, nr_caps, pmu->nr_caps);
-	return 0;
-}
-
 static int check_index(size_t i, size_t nr, const char *fn, const char *pmu_name)
 {
 	if (i >= nr)
@@ -582,37 +555,61 @@ static int check_index(size_t i, size_t nr, const char *fn, const char *pmu_name
 	return 0;
 }
 
+int tally_pmu_get_info(const tally_pmu *pmu, struct tally_pmu_info *info)
+{
+	if (!pmu || !info)
+		return tly_error(-EINVAL, "%s: NULL argument", __func__);
+	struct tally_pmu_info full = {
+		.sz = sizeof(full),
+		.name = pmu->name,
+		.type = pmu->type,
+		.is_core = pmu->is_core,
+		.cpus = pmu->cpus,
+		.cpumask = pmu->cpumask,
+		.nr_formats = pmu->nr_formats,
+		.nr_aliases = pmu->nr_aliases,
+		.nr_caps = pmu->nr_caps,
+	};
+	return tly_info_copy(info, &full, sizeof(full), "tally_pmu_info");
+}
+
 int tally_pmu_format_at(const tally_pmu *pmu, size_t i, struct tally_format_info *info)
 {
-	int err = check_info(pmu, info, __func__);
-	if (!err)
-		err = check_index(i, pmu->nr_formats, __func__, pmu->name);
+	if (!pmu || !info)
+		return tly_error(-EINVAL, "%s: NULL argument", __func__);
+	int err = check_index(i, pmu->nr_formats, __func__, pmu->name);
 	if (err)
 		return err;
 	const struct tly_format *format = &pmu->formats[i];
-	TLY_OUT_SET(info, name, format->name);
-	TLY_OUT_SET(info, text, format->text);
-	TLY_OUT_SET(info, field, (unsigned)format->field);
-	TLY_OUT_SET(info, mask, format->mask);
-	TLY_OUT_SET(info, width, tly_format_width(format->mask));
-	return 0;
+	struct tally_format_info full = {
+		.sz = sizeof(full),
+		.name = format->name,
+		.text = format->text,
+		.field = (unsigned)format->field,
+		.mask = format->mask,
+		.width = tly_format_width(format->mask),
+	};
+	return tly_info_copy(info, &full, sizeof(full), "tally_format_info");
 }
 
 int tally_pmu_alias_at(const tally_pmu *pmu, size_t i, struct tally_alias_info *info)
 {
-	int err = check_info(pmu, info, __func__);
-	if (!err)
-		err = check_index(i, pmu->nr_aliases, __func__, pmu->name);
+	if (!pmu || !info)
+		return tly_error(-EINVAL, "%s: NULL argument", __func__);
+	int err = check_index(i, pmu->nr_aliases, __func__, pmu->name);
 	if (err)
 		return err;
 	const struct tly_alias *alias = &pmu->aliases[i];
-	TLY_OUT_SET(info, name, alias->name);
-	TLY_OUT_SET(info, terms, alias->terms);
-	TLY_OUT_SET(info, unit, alias->unit);
-	TLY_OUT_SET(info, scale, alias->scale);
-	TLY_OUT_SET(info, per_pkg, alias->per_pkg);
-	TLY_OUT_SET(info, snapshot, alias->snapshot);
-	return 0;
+	struct tally_alias_info full = {
+		.sz = sizeof(full),
+		.name = alias->name,
+		.terms = alias->terms,
+		.unit = alias->unit,
+		.scale = alias->scale,
+		.per_pkg = alias->per_pkg,
+		.snapshot = alias->snapshot,
+	};
+	return tly_info_copy(info, &full, sizeof(full), "tally_alias_info");
 }
 
 int tally_pmu_cap_at(const tally_pmu *pmu, size_t i, const char **name, const char **value)

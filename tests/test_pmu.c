@@ -493,12 +493,15 @@ static void arguments_are_checked(void)
 	pmus = load_fixture("arm64");
 	const tally_pmu *pmu = tally_pmus_find(pmus, "armv8_pmuv3");
 	struct tally_pmu_info zero = { 0 };
-	CHECK_INT(tally_pmu_get_info(pmu, &zero), -EINVAL);
+	CHECK_INT(tally_pmu_get_info(pmu, &zero), -TALLY_EOPTS);
+	CHECK_CONTAINS(tally_last_error(), "tally_pmu_info");
 	CHECK_INT(tally_pmu_get_info(NULL, &zero), -EINVAL);
 	CHECK_INT(tally_pmu_get_info(pmu, NULL), -EINVAL);
 	TALLY_OPTS(tally_format_info, f);
 	CHECK_INT(tally_pmu_format_at(pmu, 3, &f), -ERANGE);
 	CHECK_CONTAINS(tally_last_error(), "armv8_pmuv3");
+	struct tally_format_info f_zero = { 0 };
+	CHECK_INT(tally_pmu_format_at(pmu, 0, &f_zero), -TALLY_EOPTS);
 	TALLY_OPTS(tally_alias_info, a);
 	CHECK_INT(tally_pmu_alias_at(pmu, 999, &a), -ERANGE);
 	CHECK_INT(tally_pmu_cap_at(NULL, 0, NULL, NULL), -EINVAL);
