@@ -92,10 +92,9 @@ static const char *pmu_name(const char *pmu, const struct perf_event_attr *attr)
 	}
 }
 
-/* PMUs whose events live in the software context and so may join any group. */
-static bool is_software_context(const char *pmu)
+bool tly_pmu_is_software_context(const char *pmu)
 {
-	static const char *const names[] = { "software", "tracepoint", "breakpoint", "kprobe", "uprobe" };
+	static const char *const names[] = { "software", "tracepoint", "breakpoint", "kprobe", "uprobe", "msr" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(pmu, names[i]) == 0)
 			return true;
@@ -105,8 +104,9 @@ static bool is_software_context(const char *pmu)
 static bool mixed_pmus(const struct tly_diag *d)
 {
 	const char *mine = pmu_name(d->pmu, d->attr);
-	return d->leader && d->group_index > 0 && mine && d->leader_pmu && !is_software_context(mine) &&
-	       !is_software_context(d->leader_pmu) && strcmp(mine, d->leader_pmu) != 0;
+	return d->leader && d->group_index > 0 && mine && d->leader_pmu &&
+	       !tly_pmu_is_software_context(mine) && !tly_pmu_is_software_context(d->leader_pmu) &&
+	       strcmp(mine, d->leader_pmu) != 0;
 }
 
 static bool in_group(const struct tly_diag *d)
@@ -311,7 +311,7 @@ static void explain_einval(struct text *t, const struct tly_diag *d, const struc
 		return;
 	}
 	const char *mine = pmu_name(d->pmu, d->attr);
-	if (in_group(d) && d->group_index > 0 && mine && is_software_context(mine)) {
+	if (in_group(d) && d->group_index > 0 && mine && tly_pmu_is_software_context(mine)) {
 		put(t, "  '%s' could not join the group led by '%s': a software member takes no counter, so the "
 		       "group's shape is the obstacle: every member must be opened for the same task and CPU as "
 		       "its leader.\n", d->event, d->leader);

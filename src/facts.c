@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Probing the machine facts behind the diagnostics (tally_facts_probe). */
+#include "diagnose.h"
 #include "error.h"
 #include "opts.h"
 #include "pmu.h"
@@ -44,17 +45,6 @@ static int read_int_file(const char *root, const char *rel)
 	return (int)v;
 }
 
-/* PMUs that are not counting hardware: the kernel's own software PMUs, plus msr, which only reads
- * free-running MSRs (tsc, aperf, mperf) and exists in VMs without a virtual PMU. */
-static bool is_software_pmu(const char *name)
-{
-	static const char *const names[] = { "software", "tracepoint", "breakpoint", "kprobe", "uprobe", "msr" };
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
-}
-
 static void append_name(char *list, size_t size, const char *name)
 {
 	static const char cut[] = "...";
@@ -80,7 +70,7 @@ static void probe_pmus(const char *sysfs_root, const tally_pmus *given, struct t
 		struct tally_pmu_info info = { .sz = sizeof(info) };
 		if (tally_pmu_get_info(tally_pmus_at(pmus, i), &info) < 0)
 			continue;
-		if (info.is_core || !is_software_pmu(info.name))
+		if (info.is_core || !tly_pmu_is_software_context(info.name))
 			f->has_hw_pmu = true;
 		append_name(f->pmu_names, sizeof(f->pmu_names), info.name);
 	}
