@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,9 +49,12 @@ int tly_command_fork(struct tly_command *cmd, char *const argv[])
 		return tly_error(-EINVAL, "no command to launch: argv is empty");
 
 	snprintf(cmd->name, sizeof(cmd->name), "%s", argv[0]);
+	/* The go channel is a socket pair, not a pipe: the release's send(MSG_NOSIGNAL) to a child that died
+	 * before it fails with EPIPE, where a write to a pipe would raise SIGPIPE, whose default action kills
+	 * the process that uses libtally. */
 	int go[2], err[2];
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return tly_error(-errno, "cannot launch '%s': pipe: %s", argv[0], strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) < 0)
+		return tly_error(-errno, "cannot launch '%s': socketpair: %s", argv[0], strerror(errno));
 	if (pipe2(err, O_CLOEXEC) < 0) {
 		int e = errno;
 		close(go[0]);
@@ -88,7 +92,7 @@ int tly_command_release(struct tly_command *cmd)
 	char go = 1;
 	ssize_t n;
 	do
-		n = write(cmd->go_fd, &go, 1);
+		n = send(cmd->go_fd, &go, 1, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	int werr = errno;
 	close_fd(&cmd->go_fd);

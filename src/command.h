@@ -12,7 +12,7 @@
 
 struct tly_command {
 	pid_t pid;            /* 0 when there is no child */
-	int go_fd;            /* write end of the pipe the child waits on; -1 once released */
+	int go_fd;            /* our end of the socket pair the child waits on; -1 once released */
 	int exec_err_fd;      /* read end of the child's close-on-exec pipe: EOF means the exec happened */
 	char name[256];       /* argv[0], for messages */
 	struct timespec started;
@@ -21,7 +21,7 @@ struct tly_command {
 	struct tally_exit exit;
 };
 
-/* Forks the child, which waits on a pipe and then execs argv (searched in $PATH). */
+/* Forks the child, which waits for a byte on a socket and then execs argv (searched in $PATH). */
 int tly_command_fork(struct tly_command *cmd, char *const argv[]);
 
 /* Lets the child exec. Returns 0 once the exec happened, or the exec's failure (-ENOENT, ...; the child
@@ -31,8 +31,8 @@ int tly_command_release(struct tly_command *cmd);
 /* Waits for the released child to exit (retrying EINTR) and fills cmd->exit. */
 int tly_command_wait(struct tly_command *cmd);
 
-/* Ends a child: one that was never released is told to exit (closing its pipe) and reaped; a released
- * one that has not been waited for is waited for. Closes the pipes. */
+/* Ends a child: one that was never released is told to exit (closing its socket) and reaped; a released
+ * one that has not been waited for is waited for. Closes the descriptors. */
 void tly_command_end(struct tly_command *cmd);
 
 #endif

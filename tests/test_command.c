@@ -8,6 +8,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <tally/counter.h>
@@ -153,6 +154,29 @@ static void unstarted_command_is_reaped(void)
 	tally_counter_free(c);
 }
 
+/* A command that dies before its release (killed while it waits for it): the release reports it gone.
+ * The release must not raise SIGPIPE, whose default action would kill this process. */
+static void command_dead_before_release(void)
+{
+	char *argv[] = { "sh", "-c", "echo this must not run; exit 9", NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &t), 0);
+	pid_t pid = tally_counter_pid(c);
+	CHECK(pid > 0);
+	CHECK_INT(kill(pid, SIGKILL), 0);
+	/* Wait until it is dead, but leave the reaping to tally (WNOWAIT). */
+	siginfo_t info;
+	CHECK_INT(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT), 0);
+	CHECK_INT(tally_counter_start(c), -EPIPE);
+	CHECK_CONTAINS(tally_counter_last_error(c), "gone");
+	struct tally_exit ex;
+	CHECK_INT(tally_counter_wait(c, &ex), 0);
+	CHECK_INT(ex.code, 128 + SIGKILL);
+	tally_counter_free(c);
+}
+
 /* "count SPEC -- COMMAND...": counts COMMAND with every event alone (as perf stat opens them) and prints
  * "value,event" lines; tests/test_perf_stat_agreement.sh compares them with perf stat -x,. */
 static int count_command(const char *spec, char **argv)
@@ -198,6 +222,7 @@ int main(int argc, char **argv)
 		{ "exit_code_and_signal", exit_code_and_signal },
 		{ "exec_failure_is_127", exec_failure_is_127 },
 		{ "unstarted_command_is_reaped", unstarted_command_is_reaped },
+		{ "command_dead_before_release", command_dead_before_release },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);
