@@ -24,6 +24,8 @@ expect_status 2 "no command and no target" -- stat -e task-clock
 expect_status 2 "-x and -j together" -- stat -x, -j -- true
 expect_status 2 "-I below 10 ms" -- stat -I 5 -- true
 expect_status 2 "-r 0" -- stat -r 0 -- true
+expect_status 2 "-C with a backward range" -- stat -C 3-1 -- true
+expect_status 2 "--pin with a bad list" -- stat --pin 0,x -- true
 expect_status 0 "--version" -- stat --version
 grep -q "^tally [0-9]" "$WORK/out" && ok "--version prints the version" || fail "--version: $(cat "$WORK/out")"
 expect_status 0 "--help" -- stat --help

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The CLI's pure pieces, compiled here from tools/: number formatting (grouping, never the locale's),
- * the JSON writer (escaping of any bytes, nesting, numbers) and CPU lists. The CLI under a comma-decimal
+ * the JSON writer (escaping of any bytes, nesting, numbers) and the -p/-t id lists. The CLI under a comma-decimal
  * locale is tests/test_cli_locale.sh. */
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Lists of numbers as sysfs and perf write them: "0-3,8,10-11" (CPUs), "1234,1240" (pids). */
+/* Lists of ids as perf takes them for -p and -t: "1234,1240" (ranges "a-b" too). CPU lists (-C, --pin)
+ * go through the library's tally_cpus_parse, which the events are opened with. */
 #ifndef TALLY_TOOLS_CPU_LIST_H
 #define TALLY_TOOLS_CPU_LIST_H
 

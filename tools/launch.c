@@ -11,26 +11,28 @@
 
 extern char **environ;
 
-int launch_pin(pid_t pid, const int *cpus, size_t nr_cpus)
+int launch_pin(pid_t pid, const tally_cpus *cpus)
 {
 	cpu_set_t set;
 	CPU_ZERO(&set);
-	for (size_t i = 0; i < nr_cpus; i++)
-		if (cpus[i] < CPU_SETSIZE)
-			CPU_SET(cpus[i], &set);
+	for (size_t i = 0; i < tally_cpus_count(cpus); i++) {
+		int cpu = tally_cpus_at(cpus, i);
+		if (cpu >= 0 && cpu < CPU_SETSIZE)
+			CPU_SET(cpu, &set);
+	}
 	return sched_setaffinity(pid, sizeof(set), &set) < 0 ? -errno : 0;
 }
 
-pid_t launch_command(char *const *argv, const int *cpus, size_t nr_cpus)
+pid_t launch_command(char *const *argv, const tally_cpus *cpus)
 {
 	/* The affinity is inherited through fork and exec: pin tally for the spawn, then restore it, so the
 	 * command never runs a single instruction elsewhere. */
 	cpu_set_t saved;
 	bool pinned = false;
-	if (nr_cpus) {
+	if (cpus) {
 		if (sched_getaffinity(0, sizeof(saved), &saved) < 0)
 			return -errno;
-		int err = launch_pin(0, cpus, nr_cpus);
+		int err = launch_pin(0, cpus);
 		if (err < 0)
 			return err;
 		pinned = true;

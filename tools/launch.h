@@ -6,15 +6,16 @@
 #ifndef TALLY_TOOLS_LAUNCH_H
 #define TALLY_TOOLS_LAUNCH_H
 
-#include <stddef.h>
 #include <sys/types.h>
 
-/* Starts argv (searched in $PATH), pinned to cpus[0 .. nr_cpus) when nr_cpus > 0. Returns the pid, or
- * -errno when it could not be executed. */
-pid_t launch_command(char *const *argv, const int *cpus, size_t nr_cpus);
+#include <tally/evlist.h>
+
+/* Starts argv (searched in $PATH), pinned to cpus unless that is NULL. Returns the pid, or -errno when it
+ * could not be executed. */
+pid_t launch_command(char *const *argv, const tally_cpus *cpus);
 
 /* Pins an existing process to the CPUs. Returns 0 or -errno. */
-int launch_pin(pid_t pid, const int *cpus, size_t nr_cpus);
+int launch_pin(pid_t pid, const tally_cpus *cpus);
 
 /* Waits for pid; returns its exit code (128 + signal when killed, 127 when it could not exec) and its
  * CPU times in seconds. */

@@ -15,7 +15,7 @@
 
 /* perf refuses intervals under 10 ms: the reads themselves would dominate them. */
 #define MIN_INTERVAL_MS 10
-/* Ids above this are not CPUs or pids any kernel hands out (PID_MAX_LIMIT is 4M; CPUs are far fewer). */
+/* Ids above this are not pids any kernel hands out (PID_MAX_LIMIT is 4M). */
 #define MAX_ID (1 << 22)
 
 enum long_only {
@@ -141,10 +141,18 @@ static bool parse_list(const char *text, int **list, size_t *n)
 	return true;
 }
 
+/* A CPU list as the library reads one (tally_cpus_parse), so that -C and --pin accept what it does. */
+static bool parse_cpus(const char *text, tally_cpus **cpus)
+{
+	tally_cpus_free(*cpus);
+	*cpus = NULL;
+	return tally_cpus_parse(text, cpus) == 0;
+}
+
 /* The checks of combinations, once every flag is known. */
 static enum options_result check_combinations(const struct stat_options *o)
 {
-	bool system_wide = o->all_cpus || o->nr_cpus;
+	bool system_wide = o->all_cpus || o->cpu_list;
 	bool attached = o->nr_pids || o->nr_tids;
 	if (o->json && o->separator)
 		return usage_error("-j and -x are two output formats: choose one");
@@ -221,11 +229,15 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 				return usage_error("-t wants a comma list of thread ids, not '%s'", optarg);
 			break;
 		case 'a': o->all_cpus = true; break;
-		case 'C':
-			o->cpu_list = optarg;
-			if (!parse_list(optarg, &o->cpus, &o->nr_cpus))
+		case 'C': {
+			tally_cpus *cpus = NULL;
+			bool valid = parse_cpus(optarg, &cpus);
+			tally_cpus_free(cpus);
+			if (!valid)
 				return usage_error("-C wants a CPU list such as 0-3,8, not '%s'", optarg);
+			o->cpu_list = optarg;
 			break;
+		}
 		case 'A': o->aggregation = AGGR_NONE; break;
 		case OPT_PER_THREAD: o->aggregation = AGGR_THREAD; break;
 		case OPT_PER_CORE: o->aggregation = AGGR_CORE; break;
@@ -239,7 +251,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		case 'v': o->verbose = true; break;
 		case OPT_NO_GROUP: o->no_group = true; break;
 		case OPT_PIN:
-			if (!parse_list(optarg, &o->pin, &o->nr_pin))
+			if (!parse_cpus(optarg, &o->pin))
 				return usage_error("--pin wants a CPU list such as 0-3,8, not '%s'", optarg);
 			break;
 		case OPT_DURATION: {
@@ -274,7 +286,6 @@ void options_free(struct stat_options *o)
 	free(o->events);
 	free(o->pids);
 	free(o->tids);
-	free(o->cpus);
-	free(o->pin);
+	tally_cpus_free(o->pin);
 	memset(o, 0, sizeof(*o));
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <tally/evlist.h>
+
 enum stat_aggregation {
 	AGGR_GLOBAL,     /* one figure per event (the default) */
 	AGGR_NONE,       /* -A: one per CPU */
@@ -28,9 +30,7 @@ struct stat_options {
 	int *tids;               /* -t (malloc'd) */
 	size_t nr_tids;
 	bool all_cpus;           /* -a */
-	const char *cpu_list;    /* -C as written */
-	int *cpus;               /* -C (malloc'd) */
-	size_t nr_cpus;
+	const char *cpu_list;    /* -C as written (the library parses it again when it opens the events) */
 	enum stat_aggregation aggregation;
 	bool no_inherit;         /* -i */
 	bool no_scale;           /* --no-scale */
@@ -38,8 +38,7 @@ struct stat_options {
 	bool quiet;              /* -q */
 	bool verbose;            /* -v */
 	bool no_group;           /* --no-group */
-	int *pin;                /* --pin (malloc'd) */
-	size_t nr_pin;
+	tally_cpus *pin;         /* --pin */
 	double duration;         /* --duration, seconds; 0 when unset */
 	char **argv;             /* the command, NULL-terminated (points into the caller's argv), or NULL */
 };

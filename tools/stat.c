@@ -118,7 +118,7 @@ static void describe_target(struct stat_session *s)
 {
 	const struct stat_options *o = &s->opt;
 	size_t used = 0;
-	if (o->all_cpus || o->nr_cpus) {
+	if (o->all_cpus || o->cpu_list) {
 		s->report.target_kind = "cpus";
 		if (o->all_cpus)
 			used = (size_t)snprintf(s->target, sizeof(s->target), "'system wide'");
@@ -155,7 +155,7 @@ static void describe_target(struct stat_session *s)
 
 static bool system_wide(const struct stat_options *o)
 {
-	return o->all_cpus || o->nr_cpus;
+	return o->all_cpus || o->cpu_list;
 }
 
 /* The child whose exit ends a run: the library's launched command, or our own child with -a. */
@@ -279,7 +279,7 @@ static int count_once(struct stat_session *s, unsigned run)
 		return EXIT_FAILED;
 	}
 	pid_t child = library_command ? tally_counter_pid(s->counter) : 0;
-	if (child > 0 && o->nr_pin && launch_pin(child, o->pin, o->nr_pin) < 0) {
+	if (child > 0 && o->pin && launch_pin(child, o->pin) < 0) {
 		fprintf(stderr, "tally stat: --pin: cannot pin the command to those CPUs: %s\n", strerror(errno));
 		tally_counter_close(s->counter);
 		return EXIT_USAGE;
@@ -293,7 +293,7 @@ static int count_once(struct stat_session *s, unsigned run)
 		return library_command ? EXIT_CANNOT_EXEC : EXIT_FAILED;
 	}
 	if (o->argv && !library_command) {
-		child = launch_command(o->argv, o->pin, o->nr_pin);
+		child = launch_command(o->argv, o->pin);
 		if (child < 0) {
 			fprintf(stderr, "tally stat: cannot run '%s': %s\n", o->argv[0], strerror((int)-child));
 			tally_counter_close(s->counter);
