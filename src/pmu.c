@@ -43,10 +43,10 @@ const char *tly_default_sysfs_root(void)
 	return root && root[0] ? root : "/sys";
 }
 
-static int join_path(struct loader *ld, const char *dir, const char *name)
+static int join_path(char path[static PATH_MAX], const char *dir, const char *name)
 {
-	int n = snprintf(ld->path, sizeof(ld->path), "%s/%s", dir, name);
-	if (n < 0 || (size_t)n >= sizeof(ld->path))
+	int n = snprintf(path, PATH_MAX, "%s/%s", dir, name);
+	if (n < 0 || n >= PATH_MAX)
 		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s/%s", dir, name);
 	return 0;
 }
@@ -55,7 +55,7 @@ static int join_path(struct loader *ld, const char *dir, const char *name)
  * absent and optional; another negative code with a recorded error otherwise. */
 static int read_attr(struct loader *ld, const char *dir, const char *name, bool optional)
 {
-	int err = join_path(ld, dir, name);
+	int err = join_path(ld->path, dir, name);
 	if (err)
 		return err;
 	int len = tly_sys_read_file(ld->path, ld->text, sizeof(ld->text));
@@ -153,6 +153,14 @@ static int list_dir(const char *dir, bool optional, bool files_only, struct name
 	return err;
 }
 
+/* Lists the files of the optional directory <pmu_dir>/<sub> (format, events, caps); its path goes to dir. */
+static int list_pmu_subdir(const char *pmu_dir, const char *sub, char dir[static PATH_MAX],
+                           struct name_list *files)
+{
+	int err = join_path(dir, pmu_dir, sub);
+	return err ? err : list_dir(dir, true, true, files);
+}
+
 static int parse_type(const char *path, const char *text, uint32_t *type)
 {
 	char *end;
@@ -211,10 +219,8 @@ static int by_pmu_name(const void *a, const void *b)
 static int load_formats(struct loader *ld, const char *pmu_dir, struct tally_pmu *pmu)
 {
 	char dir[PATH_MAX];
-	if (snprintf(dir, sizeof(dir), "%s/format", pmu_dir) >= (int)sizeof(dir))
-		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s/format", pmu_dir);
 	struct name_list files;
-	int err = list_dir(dir, true, true, &files);
+	int err = list_pmu_subdir(pmu_dir, "format", dir, &files);
 	if (err || files.nr == 0)
 		return err;
 	pmu->formats = calloc(files.nr, sizeof(*pmu->formats));
@@ -251,10 +257,8 @@ static int load_formats(struct loader *ld, const char *pmu_dir, struct tally_pmu
 static int load_caps(struct loader *ld, const char *pmu_dir, struct tally_pmu *pmu)
 {
 	char dir[PATH_MAX];
-	if (snprintf(dir, sizeof(dir), "%s/caps", pmu_dir) >= (int)sizeof(dir))
-		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s/caps", pmu_dir);
 	struct name_list files;
-	int err = list_dir(dir, true, true, &files);
+	int err = list_pmu_subdir(pmu_dir, "caps", dir, &files);
 	if (err || files.nr == 0)
 		return err;
 	pmu->caps = calloc(files.nr, sizeof(*pmu->caps));
@@ -330,10 +334,8 @@ static int apply_companion(struct loader *ld, struct tly_alias *alias, enum comp
 static int load_aliases(struct loader *ld, const char *pmu_dir, struct tally_pmu *pmu)
 {
 	char dir[PATH_MAX];
-	if (snprintf(dir, sizeof(dir), "%s/events", pmu_dir) >= (int)sizeof(dir))
-		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s/events", pmu_dir);
 	struct name_list files;
-	int err = list_dir(dir, true, true, &files);
+	int err = list_pmu_subdir(pmu_dir, "events", dir, &files);
 	if (err || files.nr == 0)
 		return err;
 	pmu->aliases = calloc(files.nr, sizeof(*pmu->aliases));
@@ -390,9 +392,9 @@ static bool is_core_pmu(const struct tally_pmu *pmu)
 static int load_pmu(struct loader *ld, const char *devices, const char *name, struct tally_pmu *pmu)
 {
 	char dir[PATH_MAX];
-	if (snprintf(dir, sizeof(dir), "%s/%s", devices, name) >= (int)sizeof(dir))
-		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s/%s", devices, name);
-	int err = dup_text(name, &pmu->name);
+	int err = join_path(dir, devices, name);
+	if (!err)
+		err = dup_text(name, &pmu->name);
 	if (err)
 		return err;
 
@@ -457,11 +459,11 @@ void tally_pmus_free(tally_pmus *pmus)
 static int load_all(struct loader *ld, tally_pmus *pmus)
 {
 	char devices[PATH_MAX];
-	if (snprintf(devices, sizeof(devices), "%s/bus/event_source/devices", pmus->sysfs_root) >=
-	    (int)sizeof(devices))
-		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s", pmus->sysfs_root);
+	int err = join_path(devices, pmus->sysfs_root, "bus/event_source/devices");
+	if (err)
+		return err;
 	struct name_list names;
-	int err = list_dir(devices, false, false, &names);
+	err = list_dir(devices, false, false, &names);
 	if (err == -ENOENT)
 		tly_error_append(" (is sysfs mounted there? the root comes from tally_pmus_opts.sysfs_root, "
 		                 "$TALLY_SYSFS_ROOT or /sys)");
