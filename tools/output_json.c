@@ -36,7 +36,6 @@ static void write_part(struct json_writer *w, const struct report_part *p)
 		json_int(w, p->tid);
 	else
 		json_null(w);
-	json_member_string(w, "pmu", p->pmu);
 	json_member_uint(w, "value", p->value);
 	json_member_double(w, "scaled", p->scaled);
 	json_member_uint(w, "enabled", p->enabled);

@@ -35,10 +35,9 @@ struct report_event {
 
 /* One piece of an aggregated count: a CPU, a thread, or one core PMU of a hybrid expansion. */
 struct report_part {
-	char label[48];            /* as printed in the first column: "CPU3", "sleep-1234", "cpu_core" */
+	char label[48];            /* as printed in the first column: "CPU3", "sleep-1234", "S0-C1" */
 	int cpu;                   /* -1 when not per CPU */
 	int tid;                   /* -1 when not per thread */
-	const char *pmu;           /* set for a hybrid part, else NULL */
 	uint64_t value;
 	double scaled;
 	uint64_t enabled, running;
