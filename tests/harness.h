@@ -3,7 +3,7 @@
  * The test harness: each test file lists its cases in one table (libuv style) and ends main() with
  * `return harness_run(cases)`. A failed CHECK prints file:line and the values, and the case goes on;
  * the file's exit status is 1 when any check failed, 77 (CTest SKIP) when a case called SKIP() and
- * none failed, 0 otherwise.
+ * none failed, 0 otherwise. TALLY_TEST_ONLY=NAME runs only the case NAME (1 when there is none).
  */
 #ifndef TALLY_TEST_HARNESS_H
 #define TALLY_TEST_HARNESS_H
@@ -101,6 +101,11 @@ static inline int harness_run(const struct harness_case *cases)
 		       c->name);
 	}
 	printf("%d cases, %d checks failed, %d skipped\n", ran, harness_failed, harness_skipped);
+	/* A misspelt TALLY_TEST_ONLY ran nothing, and nothing run is no pass. */
+	if (ran == 0) {
+		fprintf(stderr, "no case %s%s\n", only ? "named " : "in the table", only ? only : "");
+		return 1;
+	}
 	if (harness_failed)
 		return 1;
 	return harness_skipped ? 77 : 0;
