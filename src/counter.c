@@ -631,8 +631,8 @@ int tally_counter_reset(tally_counter *c)
 
 /* Reads group g at every (cpu, thread) with one read(2) each, decoded in place into its events' counts,
  * and the times of its windows. Notes in the leader whether the group was enabled in its window but
- * never ran. */
-static int read_group(tally_counter *c, size_t g)
+ * never ran, and then sets *any_idle. */
+static int read_group(tally_counter *c, size_t g, bool *any_idle)
 {
 	const size_t *m = tly_plan_members(&c->plan, g);
 	struct event *leader = &c->ev[m[0]];
@@ -654,6 +654,7 @@ static int read_group(tally_counter *c, size_t g)
 		for (size_t k = 0; k < size; k++)
 			c->ev[m[k]].nr_counts = slots;
 	leader->idle_enabled = running == 0 ? enabled : 0;
+	*any_idle |= leader->idle_enabled != 0;
 	return 0;
 }
 
@@ -723,10 +724,9 @@ int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n)
 		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_read: the counter is not open"));
 	bool any_idle = false;
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
-		int err = read_group(c, g);
+		int err = read_group(c, g, &any_idle);
 		if (err)
 			return fail(c, err);
-		any_idle |= c->ev[tly_plan_members(&c->plan, g)[0]].idle_enabled != 0;
 	}
 	size_t count = n < c->nr ? n : c->nr;
 	for (size_t i = 0; i < count; i++)

@@ -492,33 +492,12 @@ int tally_evsel_read_group(tally_evsel *leader, size_t cpu_idx, size_t thread_id
 	return tly_evsel_read_group_slot(leader, tly_fdgrid_slot(&leader->grid, cpu_idx, thread_idx), counts);
 }
 
-/* A group read of a full read, in the layout the kernel nearly always gives: every entry in the order the
- * members joined (the order of ids[], perf_read_group's sibling list), so each entry is checked against
- * its own position's id while it is copied, with none of tly_read_decode's generality (read_format tests,
- * a search by id). False for anything else: the caller then decodes it the general way, which matches by
- * id or explains what is wrong. */
-static bool decode_in_order(const tally_evsel *leader, const uint64_t *ids, size_t n, struct tally_count *counts)
-{
-	const uint64_t *buf = leader->read_buf, *entry = buf + 3;
-	size_t per = leader->group_entry_u64s;
-	if (per == 0 || buf[0] != n)
-		return false;
-	for (size_t k = 0; k < n; k++, entry += per) {
-		if (entry[1] != ids[k])
-			return false;
-		counts[k] = (struct tally_count){ .value = entry[0], .enabled = buf[1], .running = buf[2],
-			                          .id = ids[k], .lost = per > 2 ? entry[2] : 0 };
-	}
-	return true;
-}
-
-int tly_evsel_read_group_slot(tally_evsel *leader, size_t slot, struct tally_count *counts)
+int tly_evsel_read_group_rest(tally_evsel *leader, size_t slot, ssize_t got, struct tally_count *counts)
 {
 	size_t group = 1 + leader->nr_members;
 	const uint64_t *ids = &leader->group_ids[slot * group];
-	ssize_t got = read_retrying(leader->grid.fd[slot], leader->read_buf, leader->read_size);
-	if (got == (ssize_t)leader->read_size && decode_in_order(leader, ids, group, counts))
-		return 0;
+	if (got < 0 && errno == EINTR)
+		return read_slot(leader, slot, ids, group, counts);
 	return decode_slot(leader, slot, got, ids, group, counts);
 }
 
