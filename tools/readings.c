@@ -21,10 +21,12 @@ int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggrega
 	rd->base = calloc(n, sizeof(*rd->base));
 	rd->counts = calloc(n, sizeof(*rd->counts));
 	rd->parts = calloc(n, sizeof(*rd->parts));
+	rd->labels = calloc(n, sizeof(*rd->labels));
 	rd->parts_cap = calloc(n, sizeof(*rd->parts_cap));
 	rd->reasons = calloc(n, sizeof(*rd->reasons));
 	rd->results = calloc(n, sizeof(*rd->results));
-	if (!rd->results || !rd->current || !rd->previous || !rd->base || !rd->counts || !rd->parts || !rd->parts_cap ||
+	if (!rd->results || !rd->current || !rd->previous || !rd->base || !rd->counts || !rd->parts || !rd->labels ||
+	    !rd->parts_cap ||
 	    !rd->reasons) {
 		readings_free(rd);
 		return -ENOMEM;
@@ -46,7 +48,10 @@ void readings_free(struct readings *rd)
 	free_readings(rd->base, rd->n);
 	for (size_t i = 0; rd->parts && i < rd->n; i++)
 		free(rd->parts[i]);
+	for (size_t i = 0; rd->labels && i < rd->n; i++)
+		free(rd->labels[i]);
 	free(rd->parts);
+	free(rd->labels);
 	free(rd->parts_cap);
 	free(rd->counts);
 	free(rd->reasons);
@@ -216,6 +221,20 @@ static void part_key(const struct readings *rd, const struct tally_part *p, char
 	}
 }
 
+/* The label of a part, made (from /proc or sysfs) once per position: an event's parts keep their (CPU,
+ * thread) order from read to read, and -I would otherwise read every comm or topology file again at every
+ * interval. perf also names the threads once. */
+static const char *part_label(const struct readings *rd, struct part_label *cached, const struct tally_part *p)
+{
+	if (!cached->known || cached->cpu != p->cpu || cached->tid != p->tid) {
+		part_key(rd, p, cached->text, sizeof(cached->text));
+		cached->cpu = p->cpu;
+		cached->tid = p->tid;
+		cached->known = true;
+	}
+	return cached->text;
+}
+
 static int fill_parts(struct readings *rd, size_t i, const struct event_reading *ref)
 {
 	const struct event_reading *cur = &rd->current[i];
@@ -225,6 +244,11 @@ static int fill_parts(struct readings *rd, size_t i, const struct event_reading 
 		if (!grown)
 			return -ENOMEM;
 		rd->parts[i] = grown;
+		struct part_label *labels = realloc(rd->labels[i], cur->nr_parts * sizeof(*labels));
+		if (!labels)
+			return -ENOMEM;
+		memset(labels + rd->parts_cap[i], 0, (cur->nr_parts - rd->parts_cap[i]) * sizeof(*labels));
+		rd->labels[i] = labels;
 		rd->parts_cap[i] = cur->nr_parts;
 	}
 	size_t n = 0;
@@ -240,8 +264,7 @@ static int fill_parts(struct readings *rd, size_t i, const struct event_reading 
 		}
 		struct delta d = difference(p->value, p->enabled, p->running, p->scaled, p->status,
 		                            old ? refs : NULL);
-		char label[48];
-		part_key(rd, p, label, sizeof(label));
+		const char *label = part_label(rd, &rd->labels[i][k], p);
 		struct report_part *into = NULL;
 		for (size_t j = 0; j < n; j++)
 			if (strcmp(rd->parts[i][j].label, label) == 0)

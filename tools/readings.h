@@ -18,6 +18,14 @@ struct event_reading {
 	size_t nr_parts, cap;
 };
 
+/* The label of the part at one position of an event, with the (CPU, thread) it was made for. */
+struct part_label {
+	int cpu;
+	pid_t tid;
+	bool known;
+	char text[48];
+};
+
 struct readings {
 	tally_counter *counter;
 	size_t n;
@@ -28,7 +36,8 @@ struct readings {
 	struct tally_result *results;     /* the read buffer, so that a read allocates nothing here */
 	struct report_count *counts;      /* the report view of the latest fill */
 	struct report_part **parts;       /* per event, the report's parts */
-	size_t *parts_cap;
+	struct part_label **labels;       /* per event, the label of each part by position */
+	size_t *parts_cap;                /* room in parts[i] and labels[i] */
 	char (*reasons)[512];             /* per event, copied: the counter's notes do not outlive a read */
 };
 
