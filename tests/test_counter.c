@@ -392,6 +392,58 @@ static ssize_t idle_read(int fd, void *buf, size_t count)
 	return n;
 }
 
+/* A table whose group reads list the members last to first: the kernel lists them in the order they
+ * joined, and the counter's one-pass decode counts on that; anything else must still be matched by id. */
+static int reversed_reads;
+
+static ssize_t reversed_read(int fd, void *buf, size_t count)
+{
+	ssize_t n = fault_read(fd, buf, count);
+	uint64_t *v = buf;
+	if (n < 24 || fd < 0 || fd >= 1024 || !fd_reads_group[fd] || v[0] < 2)
+		return n;
+	size_t nr = v[0], per = ((size_t)n / sizeof(uint64_t) - 3) / nr;
+	for (size_t i = 0, j = nr - 1; i < j; i++, j--)
+		for (size_t w = 0; w < per; w++) {
+			uint64_t t = v[3 + i * per + w];
+			v[3 + i * per + w] = v[3 + j * per + w];
+			v[3 + j * per + w] = t;
+		}
+	reversed_reads++;
+	return n;
+}
+
+static void group_read_in_another_order_is_matched_by_id(void)
+{
+	fault_install();
+	struct tly_sys table = *tly_sys;
+	table.perf_event_open = idle_open;
+	table.read = reversed_read;
+	tly_sys_replace(&table);
+
+	tally_counter *c = open_on("{task-clock,page-faults}", NULL, NULL);
+	char *pages = fresh_pages(PAGES);
+	CHECK(pages != NULL);
+	if (c && pages) {
+		struct tally_result r[2];
+		CHECK_INT(tally_counter_start(c), 0);
+		touch(pages, PAGES);
+		CHECK_INT(tally_counter_stop(c), 0);
+		reversed_reads = 0;
+		CHECK_INT(tally_counter_read(c, r, 2), 2);
+		CHECK(reversed_reads > 0);
+		/* By position, task-clock would read the page faults and page-faults the nanoseconds. */
+		CHECK(r[1].value >= PAGES && r[1].value <= PAGES + SLACK);
+		CHECK(r[0].value > PAGES + SLACK);
+		CHECK_INT(r[0].status, TALLY_STATUS_EXACT);
+		CHECK_INT(r[1].status, TALLY_STATUS_EXACT);
+	}
+	if (pages)
+		munmap(pages, PAGES * (size_t)page_size());
+	tally_counter_free(c);
+	fault_uninstall();
+}
+
 static void never_run_packed_group_is_split(void)
 {
 	fault_install();
@@ -633,6 +685,7 @@ int main(void)
 		{ "origins_sum_results", origins_sum_results },
 		{ "hybrid_expansions_sum_by_origin", hybrid_expansions_sum_by_origin },
 		{ "pmu_cpumask_limits_cpu_wide_events", pmu_cpumask_limits_cpu_wide_events },
+		{ "group_read_in_another_order_is_matched_by_id", group_read_in_another_order_is_matched_by_id },
 		{ "calls_out_of_order_are_refused", calls_out_of_order_are_refused },
 		{ NULL, NULL },
 	};
