@@ -4,13 +4,16 @@
 #include "cpumap.h"
 #include "error.h"
 #include "opts.h"
+#include "threadmap.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* One map of every thread of every process in pids (each listed from /proc/<pid>/task). */
+/* One map of every thread of every process in pids (each listed from /proc/<pid>/task), each thread once:
+ * a pid listed twice, or a thread's id next to its process's (/proc/<tid>/task lists the whole thread
+ * group), would otherwise open those threads twice and count them twice. */
 static int threads_of_pids(const pid_t *pids, size_t nr_pids, tally_threads **out)
 {
 	if (!pids)
@@ -40,7 +43,7 @@ static int threads_of_pids(const pid_t *pids, size_t nr_pids, tally_threads **ou
 		tally_threads_free(one);
 	}
 	if (!err)
-		err = tally_threads_new(tids, nr_tids, out);
+		err = tally_threads_new(tids, tly_tids_sort_unique(tids, nr_tids), out);
 	free(tids);
 	return err;
 }

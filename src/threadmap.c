@@ -65,6 +65,16 @@ static int compare_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+size_t tly_tids_sort_unique(pid_t *tids, size_t n)
+{
+	qsort(tids, n, sizeof(*tids), compare_pid);
+	size_t nr_unique = 0;
+	for (size_t i = 0; i < n; i++)
+		if (nr_unique == 0 || tids[nr_unique - 1] != tids[i])
+			tids[nr_unique++] = tids[i];
+	return nr_unique;
+}
+
 /* A /proc/<pid>/task entry names a thread when it is all digits ("." and ".." are not). */
 static bool parse_tid(const char *name, pid_t *tid)
 {
@@ -129,8 +139,7 @@ int tally_threads_of_pid(pid_t pid, tally_threads **out)
 		free(threads);
 		return err;
 	}
-	threads->nr = nr;
-	qsort(threads->tid, nr, sizeof(pid_t), compare_pid);
+	threads->nr = tly_tids_sort_unique(threads->tid, nr);
 	*out = threads;
 	return 0;
 }

@@ -13,4 +13,7 @@ struct tally_threads {
 /* A copy of threads (NULL: the dummy map). */
 int tly_threads_dup(const tally_threads *threads, tally_threads **out);
 
+/* Sorts tids[0 .. n) and drops repeats; returns how many distinct tids remain at the front. */
+size_t tly_tids_sort_unique(pid_t *tids, size_t n);
+
 #endif

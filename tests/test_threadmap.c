@@ -2,6 +2,7 @@
 /* Thread maps: explicit lists, the calling-thread dummy, every thread of a process from /proc. */
 #include "fault.h"
 #include "harness.h"
+#include "target.h"
 
 #include <pthread.h>
 #include <sys/wait.h>
@@ -80,6 +81,27 @@ static void exited_process(void)
 	CHECK_INT(tally_threads_of_pid(0, &threads), -EINVAL);
 }
 
+/* A pid target listing the same process twice (or a thread next to its process) counts each thread once. */
+static void pid_list_counts_each_thread_once(void)
+{
+	__atomic_store_n(&worker_tid, 0, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&hold);
+	pthread_t t;
+	CHECK_INT(pthread_create(&t, NULL, worker, NULL), 0);
+	while (!__atomic_load_n(&worker_tid, __ATOMIC_ACQUIRE))
+		usleep(100);
+	const pid_t pids[] = { getpid(), worker_tid, getpid() };
+	TALLY_OPTS(tally_target, target, .kind = TALLY_TARGET_PID, .pids = pids, .nr_pids = 3);
+	struct tly_target resolved;
+	CHECK_INT(tly_target_resolve(&target, NULL, false, &resolved), 0);
+	CHECK_INT(tally_threads_count(resolved.threads), 2);
+	CHECK_INT(tally_threads_at(resolved.threads, 0), getpid());
+	CHECK_INT(tally_threads_at(resolved.threads, 1), worker_tid);
+	tly_target_fini(&resolved);
+	pthread_mutex_unlock(&hold);
+	pthread_join(t, NULL);
+}
+
 static void listing_failures_through_the_table(void)
 {
 	tally_threads *threads = NULL;
@@ -110,6 +132,7 @@ int main(void)
 		{ "dummies", dummies },
 		{ "threads_of_this_process", threads_of_this_process },
 		{ "exited_process", exited_process },
+		{ "pid_list_counts_each_thread_once", pid_list_counts_each_thread_once },
 		{ "listing_failures_through_the_table", listing_failures_through_the_table },
 		{ NULL, NULL },
 	};
