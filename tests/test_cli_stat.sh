@@ -135,6 +135,13 @@ sleep 5 & victim2=$!
 "$TALLY" stat --per-thread -x, -e task-clock -p $victim,$victim2 --duration 0.2 2>"$WORK/err"; st=$?
 [ $st -eq 0 ] && grep -q "^sleep-$victim," "$WORK/err" && grep -q "^sleep-$victim2," "$WORK/err" \
 	&& ok "-p with two processes counts the threads of both" || fail "-p list: $st $(cat "$WORK/err")"
+# perf's `perf stat -p PID -- sleep N`: the process is counted while the command runs; the command's status.
+"$TALLY" stat -x, -e context-switches -p $victim -- sh -c 'sleep 0.1; exit 3' 2>"$WORK/err"; st=$?
+[ $st -eq 3 ] && grep -q ",context-switches," "$WORK/err" && ok "-p with a command: counted while it runs (exit $st)" ||
+	fail "-p with a command: $st $(cat "$WORK/err")"
+"$TALLY" stat -e task-clock -t $victim -- sleep 0.05 2>"$WORK/err"; st=$?
+[ $st -eq 0 ] && grep -q "thread id '$victim'" "$WORK/err" && ok "-t with a command: headed by the thread" ||
+	fail "-t with a command: $st $(cat "$WORK/err")"
 kill $victim $victim2 2>/dev/null; wait $victim $victim2 2>/dev/null
 # A command's thread is labelled before tally reaps it (its /proc entry goes with it).
 "$TALLY" stat --per-thread -x, -e page-faults -- sh -c true 2>"$WORK/err"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The command of `tally stat -a -- command`: system-wide counting is opened on CPUs, not on the command,
- * so the command is an ordinary child here (a command target is launched by the library instead).
+ * The command of `tally stat -a -- command` (or -C, -p, -t): the events are opened on CPUs or on other
+ * processes, not on the command, so the command is an ordinary child here that only decides how long
+ * counting lasts (a command target is launched by the library instead).
  */
 #ifndef TALLY_TOOLS_LAUNCH_H
 #define TALLY_TOOLS_LAUNCH_H

@@ -164,8 +164,6 @@ static enum options_result check_combinations(const struct stat_options *o)
 		return usage_error("-p/-t and -a/-C name two different targets: choose one");
 	if (o->nr_pids && o->nr_tids)
 		return usage_error("-p and -t: choose one");
-	if (o->argv && attached)
-		return usage_error("a command and -p/-t: tally counts one target; drop one of them");
 	if (!o->argv && !attached && !system_wide)
 		return usage_error("nothing to count: give a command, or -p, -t, -a or -C");
 	if (o->repeat > 1 && !o->argv)

@@ -113,18 +113,30 @@ static int describe_events(struct stat_session *s)
 	return 0;
 }
 
+static bool system_wide(const struct stat_options *o)
+{
+	return o->all_cpus || o->cpu_list;
+}
+
+/* The library launches and counts the command itself unless the events count something else (-a/-C,
+ * -p/-t) while the command only sets how long, as in perf's `perf stat -p PID -- sleep 5`. */
+static bool counts_command(const struct stat_options *o)
+{
+	return o->argv && !system_wide(o) && !o->nr_pids && !o->nr_tids;
+}
+
 /* "'sleep 0.1'", "process 1234", "system wide", ... as perf heads its table. */
 static void describe_target(struct stat_session *s)
 {
 	const struct stat_options *o = &s->opt;
 	size_t used = 0;
-	if (o->all_cpus || o->cpu_list) {
+	if (system_wide(o)) {
 		s->report.target_kind = "cpus";
 		if (o->all_cpus)
 			used = (size_t)snprintf(s->target, sizeof(s->target), "'system wide'");
 		else
 			used = (size_t)snprintf(s->target, sizeof(s->target), "'CPU(s) %s'", o->cpu_list);
-	} else if (o->argv) {
+	} else if (counts_command(o)) {
 		s->report.target_kind = "command";
 		used = (size_t)snprintf(s->target, sizeof(s->target), "'");
 		for (char **a = o->argv; *a && used < sizeof(s->target); a++)
@@ -151,11 +163,6 @@ static void describe_target(struct stat_session *s)
 	}
 	s->report.target = s->target;
 	s->report.argv = o->argv;
-}
-
-static bool system_wide(const struct stat_options *o)
-{
-	return o->all_cpus || o->cpu_list;
 }
 
 /* The child whose exit ends a run: the library's launched command, or our own child with -a. */
@@ -257,7 +264,7 @@ static void record_run(struct stat_session *s, unsigned run, double seconds, dou
 static int count_once(struct stat_session *s, unsigned run)
 {
 	const struct stat_options *o = &s->opt;
-	bool library_command = o->argv && !system_wide(o);
+	bool library_command = counts_command(o);
 	TALLY_OPTS(tally_target, t);
 	if (library_command) {
 		t.kind = TALLY_TARGET_COMMAND;
