@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Machine facts: the real machine against independent readings, fixture trees, and a replaced table. */
+#include "diagnose.h"
 #include "fixture_tree.h"
 #include "harness.h"
 #include "sys.h"
@@ -19,11 +20,17 @@
 #define PERF_FORMAT_LOST (1U << 4)
 #endif
 
+/* The procfs fixture tree `name` (tests/fixtures/procfs/<name>). */
+static void fixture_procfs(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/procfs/%s", fixtures_dir(), name);
+}
+
 static int probe_roots(const char *sysfs, const char *procfs, struct tally_facts *f)
 {
 	char sys_path[4096], proc_path[4096];
 	fixture_sysfs(sys_path, sizeof(sys_path), sysfs);
-	snprintf(proc_path, sizeof(proc_path), "%s/procfs/%s", fixtures_dir(), procfs);
+	fixture_procfs(proc_path, sizeof(proc_path), procfs);
 	TALLY_OPTS(tally_facts_opts, opts, .sysfs_root = sys_path, .procfs_root = proc_path);
 	*f = (struct tally_facts){ .sz = sizeof(*f) };
 	return tally_facts_probe(&opts, f);
@@ -107,15 +114,6 @@ static void real_limits_and_kernel(void)
 	CHECK(f.kernel_major >= 3);
 }
 
-static bool is_software_pmu(const char *name)
-{
-	static const char *const names[] = { "software", "tracepoint", "breakpoint", "kprobe", "uprobe", "msr" };
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
-}
-
 static void real_pmus_match_sysfs(void)
 {
 	struct tally_facts f;
@@ -133,7 +131,7 @@ static void real_pmus_match_sysfs(void)
 		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/cpus", e->d_name);
 		if (access(path, F_OK) == 0 || strcmp(e->d_name, "cpu") == 0)
 			any_core = true;
-		if (!is_software_pmu(e->d_name))
+		if (!tly_pmu_is_software_context(e->d_name))
 			any_hw = true;
 		CHECK_CONTAINS(f.pmu_names, e->d_name);
 	}
@@ -232,7 +230,7 @@ static void given_pmus_replace_the_scan(void)
 		return;
 	char sys_path[4096], proc_path[4096];
 	fixture_sysfs(sys_path, sizeof(sys_path), "novpmu");
-	snprintf(proc_path, sizeof(proc_path), "%s/procfs/paranoid2-nmi1", fixtures_dir());
+	fixture_procfs(proc_path, sizeof(proc_path), "paranoid2-nmi1");
 	TALLY_OPTS(tally_facts_opts, opts, .sysfs_root = sys_path, .procfs_root = proc_path, .pmus = intel);
 	TALLY_OPTS(tally_facts, f);
 	CHECK_INT(tally_facts_probe(&opts, &f), 0);
@@ -267,7 +265,7 @@ static void fixture_missing_sysfs_is_unknown(void)
 static void env_roots_are_the_defaults(void)
 {
 	char proc_path[4096], sys_path[4096];
-	snprintf(proc_path, sizeof(proc_path), "%s/procfs/paranoid3-seccomp2", fixtures_dir());
+	fixture_procfs(proc_path, sizeof(proc_path), "paranoid3-seccomp2");
 	fixture_sysfs(sys_path, sizeof(sys_path), "novpmu");
 	setenv("TALLY_PROCFS_ROOT", proc_path, 1);
 	setenv("TALLY_SYSFS_ROOT", sys_path, 1);
