@@ -149,6 +149,9 @@ grep -q "^sh-[0-9]*," "$WORK/err" && ok "--per-thread with a command labels comm
 ncpu=$(nproc)
 "$TALLY" stat -a -A -x, -e task-clock -- sleep 0.1 2>"$WORK/err"
 [ "$(grep -c '^CPU[0-9]*,' "$WORK/err")" -eq "$ncpu" ] && ok "-a -A: one record per CPU" || fail "-A: $(cat "$WORK/err")"
+"$TALLY" stat -a -e task-clock -- true 2>"$WORK/err"
+grep -q "seconds time elapsed" "$WORK/err" && ! grep -q "seconds user" "$WORK/err" &&
+	ok "-a with a command: no user/sys of the command (as perf)" || fail "-a user/sys: $(cat "$WORK/err")"
 "$TALLY" stat -C 0 -x, -e task-clock -- sleep 0.1 2>"$WORK/err"
 v=$(cut -d, -f1 "$WORK/err")
 python3 -c "import sys; sys.exit(0 if 50 < float('$v') < 200 else 1)" && ok "-C 0: one CPU's task-clock ($v ms over 0.1 s)" ||

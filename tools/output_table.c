@@ -105,7 +105,9 @@ static void table_finish(struct output *o, const struct report_totals *t)
 			        t->elapsed_stddev, t->elapsed > 0 ? 100.0 * t->elapsed_stddev / t->elapsed : 0);
 		else
 			fprintf(o->out, "\n %17.9f seconds time elapsed\n", t->elapsed);
-		if (r->argv && t->nr_runs == 1)
+		/* The command's CPU times, as perf prints them: only when the command is what was counted (with
+		 * -a, -C, -p or -t it only set the duration). */
+		if (strcmp(r->target_kind, "command") == 0 && t->nr_runs == 1)
 			fprintf(o->out, "\n %17.9f seconds user\n %17.9f seconds sys\n", t->user, t->sys);
 	}
 	if (t->interrupted)
