@@ -37,12 +37,23 @@ void tally_evlist_free(tally_evlist *evlist)
 	free(evlist);
 }
 
+static bool in_list(const tally_evlist *evlist, const tally_evsel *evsel)
+{
+	for (size_t i = 0; i < evlist->nr; i++)
+		if (evlist->evsels[i] == evsel)
+			return true;
+	return false;
+}
+
 int tally_evlist_add(tally_evlist *evlist, tally_evsel *evsel)
 {
 	if (!evlist || !evsel) {
 		tally_evsel_free(evsel);
 		return tly_error(-EINVAL, "tally_evlist_add: NULL argument");
 	}
+	/* Already the list's: freeing it here, or listing it twice, would free it twice. */
+	if (in_list(evlist, evsel))
+		return tly_error(-EINVAL, "event '%s' is already in the list", tally_evsel_name(evsel));
 	if (evlist->open) {
 		int err = tly_error(-TALLY_ESTATE, "event '%s': cannot join an open event list",
 		                    tally_evsel_name(evsel));
@@ -110,14 +121,6 @@ int tally_evlist_set_leader(tally_evlist *evlist)
 			return err;
 	}
 	return 0;
-}
-
-static bool in_list(const tally_evlist *evlist, const tally_evsel *evsel)
-{
-	for (size_t i = 0; i < evlist->nr; i++)
-		if (evlist->evsels[i] == evsel)
-			return true;
-	return false;
 }
 
 /* tally_evlist_read fills members' slots from their leader's read: both must be in the list. */

@@ -264,12 +264,27 @@ static void per_cpu_system_wide(void)
 	tally_threads_free(every);
 }
 
+/* The list owns what it holds: adding an evsel twice must not list it twice (a double free at the end). */
+static void an_event_added_twice(void)
+{
+	tally_evlist *list = NULL;
+	CHECK_INT(tally_evlist_new(&list), 0);
+	tally_evsel *faults = software_event(PERF_COUNT_SW_PAGE_FAULTS, "page-faults", true);
+	CHECK_INT(tally_evlist_add(list, faults), 0);
+	CHECK_INT(tally_evlist_add(list, faults), -EINVAL);
+	CHECK_CONTAINS(tally_last_error(), "'page-faults' is already in the list");
+	CHECK_INT(tally_evlist_count(list), 1);
+	CHECK(tally_evlist_at(list, 0) == faults);
+	tally_evlist_free(list);
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
 		{ "group_on_calling_thread", group_on_calling_thread },
 		{ "group_on_forked_child", group_on_forked_child },
 		{ "per_cpu_system_wide", per_cpu_system_wide },
+		{ "an_event_added_twice", an_event_added_twice },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);

@@ -208,7 +208,7 @@ TALLY_API int tally_evlist_new(tally_evlist **out);
 TALLY_API void tally_evlist_free(tally_evlist *evlist);
 
 /* Appends an evsel; the list owns it from now on (also when this call fails with -TALLY_ESTATE because
- * the list is open; then it is freed). */
+ * the list is open; then it is freed). An evsel already in the list: -EINVAL, and it stays there. */
 TALLY_API int tally_evlist_add(tally_evlist *evlist, tally_evsel *evsel);
 
 TALLY_API size_t tally_evlist_count(const tally_evlist *evlist);
