@@ -87,6 +87,11 @@ int tally_cpus_parse(const char *list, tally_cpus **out)
 					err = tly_error(-EINVAL, "CPU list \"%s\": range %d-%d runs backwards", list,
 					                first, last);
 			}
+			/* The map holds each CPU once, so a list naming more than TLY_MAX_CPU repeats itself
+			 * ("0-1048575,0-1048575,...": 4 MiB of map per 10 bytes of list); refused before the
+			 * second pass allocates and fills it. */
+			if (!err && n + (size_t)(last - first) + 1 > TLY_MAX_CPU)
+				err = tly_error(-ERANGE, "CPU list \"%s\": names more than %d CPUs", list, TLY_MAX_CPU);
 			if (err) {
 				free(cpus);
 				return err;

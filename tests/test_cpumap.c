@@ -59,6 +59,9 @@ static void rejects_malformed_lists(void)
 	CHECK_INT(tally_cpus_parse("3-1", &cpus), -EINVAL);
 	CHECK_CONTAINS(tally_last_error(), "backwards");
 	CHECK_INT(tally_cpus_parse("0-2000000000", &cpus), -ERANGE);
+	/* Every CPU number is in range, but the list repeats them past what a map can hold. */
+	CHECK_INT(tally_cpus_parse("0-1048575,0", &cpus), -ERANGE);
+	CHECK(cpus == NULL);
 }
 
 static void dummy_map(void)
