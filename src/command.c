@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -31,7 +32,7 @@ static void __attribute__((noreturn)) run_child(int go_fd, int err_fd, char *con
 	do
 		n = read(go_fd, &go, 1);
 	while (n < 0 && errno == EINTR);
-	/* EOF without the byte: the parent gave up (its open failed); leave without running anything. */
+	/* EOF without the byte: the parent is gone; leave without running anything. */
 	if (n != 1)
 		_exit(EXEC_FAILED);
 	execvp(argv[0], argv);
@@ -145,7 +146,11 @@ int tly_command_wait(struct tly_command *cmd)
 
 void tly_command_end(struct tly_command *cmd)
 {
-	/* Closing the go pipe unreleased makes the child exit without exec'ing. */
+	/* An unreleased child runs none of its own code yet: kill it. Closing our go socket alone is no
+	 * signal while another child forked later (another counter's command, still held) keeps a copy of it
+	 * until its own exec; waiting for the EOF would hang. */
+	if (cmd->pid > 0 && !cmd->released && !cmd->reaped)
+		kill(cmd->pid, SIGKILL);
 	close_fd(&cmd->go_fd);
 	close_fd(&cmd->exec_err_fd);
 	if (cmd->pid > 0 && !cmd->reaped)

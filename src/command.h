@@ -31,8 +31,8 @@ int tly_command_release(struct tly_command *cmd);
 /* Waits for the released child to exit (retrying EINTR) and fills cmd->exit. */
 int tly_command_wait(struct tly_command *cmd);
 
-/* Ends a child: one that was never released is told to exit (closing its socket) and reaped; a released
- * one that has not been waited for is waited for. Closes the descriptors. */
+/* Ends a child: one that was never released is killed (SIGKILL: it has run nothing of its own) and
+ * reaped; a released one that has not been waited for is waited for. Closes the descriptors. */
 void tly_command_end(struct tly_command *cmd);
 
 #endif

@@ -154,6 +154,29 @@ static void unstarted_command_is_reaped(void)
 	tally_counter_free(c);
 }
 
+/* Two launched commands held at once: ending the first, never started, must not wait on the second.
+ * (The second child inherited the first one's go descriptor, so closing ours was no signal to the first
+ * child while the second waited: the end hung.) alarm() turns a hang into a failure. */
+static void two_unstarted_commands_end_in_any_order(void)
+{
+	char *argv[] = { "sh", "-c", "echo this must not run; exit 9", NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	tally_counter *first, *second;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &first), 0);
+	CHECK_INT(tally_counter_new("task-clock", NULL, &second), 0);
+	CHECK_INT(tally_counter_open(first, &t), 0);
+	CHECK_INT(tally_counter_open(second, &t), 0);
+	alarm(10);
+	CHECK_INT(tally_counter_close(first), 0);
+	CHECK_INT(tally_counter_start(second), 0);
+	struct tally_exit ex;
+	CHECK_INT(tally_counter_wait(second, &ex), 0);
+	CHECK_INT(ex.code, 9);
+	alarm(0);
+	tally_counter_free(first);
+	tally_counter_free(second);
+}
+
 /* A command that dies before its release (killed while it waits for it): the release reports it gone.
  * The release must not raise SIGPIPE, whose default action would kill this process. */
 static void command_dead_before_release(void)
@@ -223,6 +246,7 @@ int main(int argc, char **argv)
 		{ "exec_failure_is_127", exec_failure_is_127 },
 		{ "unstarted_command_is_reaped", unstarted_command_is_reaped },
 		{ "command_dead_before_release", command_dead_before_release },
+		{ "two_unstarted_commands_end_in_any_order", two_unstarted_commands_end_in_any_order },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);
