@@ -507,8 +507,8 @@ static void explain_mmap(struct text *t, const struct tly_diag *d, const struct 
 		       "CAP_IPC_LOCK.\n", d->event);
 		break;
 	case EINVAL:
-		put(t, "  the mapping must be MAP_SHARED and 1 + 2^n pages long, at offset 0.\n  Fix: correct the "
-		       "mapping (a bug in the caller).\n");
+		put(t, "  the mapping must be MAP_SHARED, at offset 0, and one page long (the counter page alone) "
+		       "or 1 + 2^n pages (with a ring buffer).\n  Fix: correct the mapping (a bug in the caller).\n");
 		break;
 	case ENODEV:
 	case EOPNOTSUPP:

@@ -214,7 +214,7 @@ static const struct row rows[] = {
 	{ "mmap over the mlock allowance", BARE_METAL, { .op = TLY_DIAG_MMAP, .err = EPERM, .event = "cycles" },
 	  { "cannot map event 'cycles' (mmap:", "perf_event_mlock_kb", "RLIMIT_MEMLOCK" } },
 	{ "mmap bad size", BARE_METAL, { .op = TLY_DIAG_MMAP, .err = EINVAL, .event = "cycles" },
-	  { "1 + 2^n pages" } },
+	  { "one page long", "1 + 2^n pages" } },
 };
 
 static void table_of_failures(void)
