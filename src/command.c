@@ -2,6 +2,7 @@
 #include "command.h"
 
 #include "error.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,10 +17,11 @@
 /* The exit status of a child whose exec failed, as shells use it. */
 #define EXEC_FAILED 127
 
+/* The parent's side goes through the syscall table (fault injection); the child's calls the C library. */
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
-		close(*fd);
+		tly_sys->close(*fd);
 	*fd = -1;
 }
 
@@ -54,21 +56,21 @@ int tly_command_fork(struct tly_command *cmd, char *const argv[])
 	 * before it fails with EPIPE, where a write to a pipe would raise SIGPIPE, whose default action kills
 	 * the process that uses libtally. */
 	int go[2], err[2];
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) < 0)
+	if (tly_sys->socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) < 0)
 		return tly_error(-errno, "cannot launch '%s': socketpair: %s", argv[0], strerror(errno));
-	if (pipe2(err, O_CLOEXEC) < 0) {
+	if (tly_sys->pipe2(err, O_CLOEXEC) < 0) {
 		int e = errno;
-		close(go[0]);
-		close(go[1]);
+		close_fd(&go[0]);
+		close_fd(&go[1]);
 		return tly_error(-e, "cannot launch '%s': pipe: %s", argv[0], strerror(e));
 	}
-	pid_t pid = fork();
+	pid_t pid = tly_sys->fork();
 	if (pid < 0) {
 		int e = errno;
-		close(go[0]);
-		close(go[1]);
-		close(err[0]);
-		close(err[1]);
+		close_fd(&go[0]);
+		close_fd(&go[1]);
+		close_fd(&err[0]);
+		close_fd(&err[1]);
 		return tly_error(-e, "cannot launch '%s': fork: %s", argv[0], strerror(e));
 	}
 	if (pid == 0) {
@@ -76,8 +78,8 @@ int tly_command_fork(struct tly_command *cmd, char *const argv[])
 		close(err[0]);
 		run_child(go[0], err[1], argv);
 	}
-	close(go[0]);
-	close(err[1]);
+	close_fd(&go[0]);
+	close_fd(&err[1]);
 	cmd->pid = pid;
 	cmd->go_fd = go[1];
 	cmd->exec_err_fd = err[0];
@@ -104,9 +106,13 @@ int tly_command_release(struct tly_command *cmd)
 	/* The pipe's write end closes at a successful exec (O_CLOEXEC): EOF. Otherwise the child's errno. */
 	int child_err = 0;
 	do
-		n = read(cmd->exec_err_fd, &child_err, sizeof(child_err));
+		n = tly_sys->read(cmd->exec_err_fd, &child_err, sizeof(child_err));
 	while (n < 0 && errno == EINTR);
+	int rerr = errno;
 	close_fd(&cmd->exec_err_fd);
+	if (n < 0)
+		return tly_error(-rerr, "cannot tell whether '%s' started: reading its exec status: %s", name,
+		                 strerror(rerr));
 	if (n == (ssize_t)sizeof(child_err) && child_err > 0)
 		return tly_error(-child_err, "cannot run '%s': %s (the command exits with %d)", name,
 		                 strerror(child_err), EXEC_FAILED);
@@ -126,7 +132,7 @@ int tly_command_wait(struct tly_command *cmd)
 	struct rusage ru;
 	pid_t got;
 	do
-		got = wait4(cmd->pid, &status, 0, &ru);
+		got = tly_sys->wait4(cmd->pid, &status, 0, &ru);
 	while (got < 0 && errno == EINTR);
 	if (got < 0)
 		return tly_error(-errno, "waiting for command %d: %s", (int)cmd->pid, strerror(errno));

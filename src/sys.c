@@ -6,7 +6,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int real_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -51,6 +53,10 @@ const struct tly_sys tly_sys_real = {
 	.capget = real_capget,
 	.getrlimit = real_getrlimit,
 	.uname = uname,
+	.socketpair = socketpair,
+	.pipe2 = pipe2,
+	.fork = fork,
+	.wait4 = wait4,
 };
 
 const struct tly_sys *tly_sys = &tly_sys_real;

@@ -31,6 +31,11 @@ struct tly_sys {
 	int (*capget)(struct __user_cap_header_struct *header, struct __user_cap_data_struct *data);
 	int (*getrlimit)(int resource, struct rlimit *rlim);
 	int (*uname)(struct utsname *buf);
+	/* Launching a command (command.c), the parent's side: the held child calls the C library itself. */
+	int (*socketpair)(int domain, int type, int protocol, int sv[2]);
+	int (*pipe2)(int fds[2], int flags);
+	pid_t (*fork)(void);
+	pid_t (*wait4)(pid_t pid, int *status, int options, struct rusage *rusage);
 };
 
 /* The real system calls. */

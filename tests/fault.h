@@ -36,6 +36,10 @@ enum fault_call {
 	FAULT_OPENDIR,
 	FAULT_READDIR,
 	FAULT_CLOSEDIR,
+	FAULT_SOCKETPAIR,
+	FAULT_PIPE2,
+	FAULT_FORK,
+	FAULT_WAIT4,
 	FAULT_NR_CALLS
 };
 
@@ -55,6 +59,7 @@ static inline const char *fault_call_name(enum fault_call call)
 	static const char *const names[FAULT_NR_CALLS] = {
 		"perf_event_open", "ioctl", "read", "close", "mmap",
 		"munmap", "open", "opendir", "readdir", "closedir",
+		"socketpair", "pipe2", "fork", "wait4",
 	};
 	return call < FAULT_NR_CALLS ? names[call] : "?";
 }
@@ -160,6 +165,26 @@ static inline int fault_closedir(DIR *dir)
 	return -1;
 }
 
+static inline int fault_socketpair(int domain, int type, int protocol, int sv[2])
+{
+	return fault_hit(FAULT_SOCKETPAIR) ? -1 : tly_sys_real.socketpair(domain, type, protocol, sv);
+}
+
+static inline int fault_pipe2(int fds[2], int flags)
+{
+	return fault_hit(FAULT_PIPE2) ? -1 : tly_sys_real.pipe2(fds, flags);
+}
+
+static inline pid_t fault_fork(void)
+{
+	return fault_hit(FAULT_FORK) ? -1 : tly_sys_real.fork();
+}
+
+static inline pid_t fault_wait4(pid_t pid, int *status, int options, struct rusage *rusage)
+{
+	return fault_hit(FAULT_WAIT4) ? -1 : tly_sys_real.wait4(pid, status, options, rusage);
+}
+
 /* Counts to zero and nothing armed. */
 static inline void fault_reset(void)
 {
@@ -183,6 +208,10 @@ static inline void fault_install(void)
 	table.opendir = fault_opendir;
 	table.readdir = fault_readdir;
 	table.closedir = fault_closedir;
+	table.socketpair = fault_socketpair;
+	table.pipe2 = fault_pipe2;
+	table.fork = fault_fork;
+	table.wait4 = fault_wait4;
 	fault_reset();
 	tly_sys_replace(&table);
 }

@@ -5,6 +5,7 @@
  * The workload is this test binary itself, re-executed as "test_command children N"; the same binary,
  * run as "test_command count SPEC -- COMMAND...", is tally's side of tests/test_perf_stat_agreement.sh.
  */
+#include "fault.h"
 #include "harness.h"
 
 #include <errno.h>
@@ -159,7 +160,7 @@ static void unstarted_command_is_reaped(void)
  * child while the second waited: the end hung.) alarm() turns a hang into a failure. */
 static void two_unstarted_commands_end_in_any_order(void)
 {
-	char *argv[] = { "sh", "-c", "echo this must not run; exit 9", NULL };
+	char *argv[] = { "sh", "-c", "exit 9", NULL };
 	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
 	tally_counter *first, *second;
 	CHECK_INT(tally_counter_new("task-clock", NULL, &first), 0);
@@ -198,6 +199,91 @@ static void command_dead_before_release(void)
 	CHECK_INT(tally_counter_wait(c, &ex), 0);
 	CHECK_INT(ex.code, 128 + SIGKILL);
 	tally_counter_free(c);
+}
+
+/* open -> start -> wait -> read of a command target; 0 or the first failure. */
+static int command_sequence(tally_counter *c, const struct tally_target *target)
+{
+	struct tally_exit ex;
+	struct tally_result r[2];
+	int err = tally_counter_open(c, target);
+	if (!err)
+		err = tally_counter_start(c);
+	if (!err)
+		err = tally_counter_wait(c, &ex);
+	if (!err) {
+		int n = tally_counter_read(c, r, 2);
+		err = n < 0 ? n : 0;
+	}
+	return err;
+}
+
+static bool is_launcher_call(enum fault_call call)
+{
+	return call == FAULT_SOCKETPAIR || call == FAULT_PIPE2 || call == FAULT_FORK || call == FAULT_WAIT4;
+}
+
+/* Every call of a counted command's life fails in turn, the launcher's socketpair, pipe2, fork and wait4
+ * among them: a failed launcher call or read is reported naming its error (EINTR is retried where the
+ * kernel can return it), and no run leaves a descriptor open or a child unreaped. */
+static void every_call_fails_in_turn(void)
+{
+	char *argv[] = { "true", NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("task-clock,page-faults", NULL, &c), 0);
+	if (!c)
+		return;
+	static const enum fault_call calls[] = { FAULT_SOCKETPAIR, FAULT_PIPE2,           FAULT_FORK,  FAULT_WAIT4,
+		                                 FAULT_READ,       FAULT_PERF_EVENT_OPEN, FAULT_IOCTL, FAULT_CLOSE };
+	const int *errs;
+	size_t nr_errs = fault_standard_errors(&errs);
+	unsigned runs = 0, reported = 0, per_call[sizeof(calls) / sizeof(calls[0])] = { 0 };
+	fault_install();
+	for (size_t k = 0; k < sizeof(calls) / sizeof(calls[0]); k++)
+		for (size_t e = 0; e < nr_errs; e++) {
+			if (errs[e] == FAULT_SHORT_READ && calls[k] != FAULT_READ)
+				continue;
+			for (unsigned long nth = 1;; nth++) {
+				int fds = fault_open_fds();
+				fault_reset();
+				fault_arm(calls[k], nth, errs[e]);
+				int err = command_sequence(c, &t);
+				bool fired = fault_fired();
+				fault_disarm();
+				const char *text = tally_counter_last_error(c);
+				/* A short read of the exec status is its EOF, halved: nothing to report. */
+				bool must_report = fired && errs[e] != EINTR && errs[e] != FAULT_SHORT_READ &&
+				                   (is_launcher_call(calls[k]) || calls[k] == FAULT_READ);
+				if (must_report && err == 0)
+					fprintf(stderr, "%s #%lu %s went unreported\n", fault_call_name(calls[k]), nth,
+					        fault_err_name(errs[e]));
+				CHECK(!must_report || err < 0);
+				if (must_report)
+					CHECK_CONTAINS(text, strerror(errs[e]));
+				CHECK_INT(tally_counter_close(c), 0);
+				CHECK_INT(fault_open_fds(), fds);
+				errno = 0;
+				CHECK_INT(waitpid(-1, NULL, WNOHANG), -1);
+				CHECK_INT(errno, ECHILD);
+				if (!fired) {
+					CHECK_INT(err, 0);
+					break;
+				}
+				runs++;
+				per_call[k]++;
+				reported += err != 0;
+			}
+		}
+	fault_uninstall();
+	tally_counter_free(c);
+	printf("  %u injected failures over a command's life, %u reported, the rest retried or survived\n", runs,
+	       reported);
+	for (size_t k = 0; k < sizeof(calls) / sizeof(calls[0]); k++) {
+		if (!per_call[k])
+			fprintf(stderr, "%s was never reached\n", fault_call_name(calls[k]));
+		CHECK(per_call[k] > 0);
+	}
 }
 
 /* "count SPEC -- COMMAND...": counts COMMAND with every event alone (as perf stat opens them) and prints
@@ -247,6 +333,7 @@ int main(int argc, char **argv)
 		{ "unstarted_command_is_reaped", unstarted_command_is_reaped },
 		{ "command_dead_before_release", command_dead_before_release },
 		{ "two_unstarted_commands_end_in_any_order", two_unstarted_commands_end_in_any_order },
+		{ "every_call_fails_in_turn", every_call_fails_in_turn },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);
