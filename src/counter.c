@@ -42,6 +42,7 @@ struct event {
 	struct perf_event_attr attr; /* as parsed; exclude_kernel set by a user-only retry */
 	const char *name;            /* owned by counter->events */
 	char *mask;                  /* its PMU's cpumask (or hybrid `cpus`), NULL for none */
+	uint32_t pmu;                /* the type of the PMU that counts it: what automatic groups share */
 	int spec_group;
 };
 
@@ -89,7 +90,7 @@ static void note_add(struct event *e, const char *fmt, ...)
 
 /* ---- new / free ------------------------------------------------------------------------------------ */
 
-static int copy_masks(tally_counter *c, const tally_pmus *pmus)
+static int copy_events(tally_counter *c, const tally_pmus *pmus)
 {
 	for (size_t i = 0; i < c->nr; i++) {
 		struct tally_event_info info = { .sz = sizeof(info) };
@@ -104,6 +105,7 @@ static int copy_masks(tally_counter *c, const tally_pmus *pmus)
 		if (info.origin + 1 > c->nr_origins)
 			c->nr_origins = info.origin + 1;
 		const tally_pmu *pmu = info.pmu ? tally_pmus_find(pmus, info.pmu) : NULL;
+		e->pmu = tly_pack_pmu(&e->attr, pmu);
 		struct tally_pmu_info pi = { .sz = sizeof(pi) };
 		if (!pmu || tally_pmu_get_info(pmu, &pi) != 0)
 			continue;
@@ -156,7 +158,7 @@ int tally_counter_new(const char *spec, const struct tally_counter_opts *opts, t
 	if (!err) {
 		for (size_t i = 0; i < c->nr; i++)
 			c->ev[i].note = c->notes + i * NOTE_MAX;
-		err = copy_masks(c, pmus);
+		err = copy_events(c, pmus);
 	}
 	tally_pmus_free(loaded);
 	if (err) {
@@ -488,7 +490,7 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 	struct tly_pack_event *pack = calloc(c->nr, sizeof(*pack));
 	err = pack ? 0 : tly_error(-ENOMEM, "out of memory");
 	for (size_t i = 0; pack && i < c->nr; i++)
-		pack[i] = (struct tly_pack_event){ .type = c->ev[i].attr.type, .spec_group = c->ev[i].spec_group };
+		pack[i] = (struct tly_pack_event){ .pmu = c->ev[i].pmu, .spec_group = c->ev[i].spec_group };
 	if (!err)
 		err = tly_plan_init(&c->plan, pack, c->nr, !c->no_packing);
 	free(pack);

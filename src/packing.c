@@ -5,12 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The group an event outside braces joins: the packed group already holding its PMU type, if any. */
+/* A PMU known from the snapshot is its type; else hybrid x86 names the PMU in config[63:32] (5.13+). */
+uint32_t tly_pack_pmu(const struct perf_event_attr *attr, const tally_pmu *pmu)
+{
+	struct tally_pmu_info pi = { .sz = sizeof(pi) };
+	if (pmu && tally_pmu_get_info(pmu, &pi) == 0)
+		return pi.type;
+	bool generic = attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE;
+	if (generic && attr->config >> PERF_PMU_TYPE_SHIFT)
+		return (uint32_t)(attr->config >> PERF_PMU_TYPE_SHIFT);
+	return attr->type;
+}
+
+/* The group an event outside braces joins: the packed group already holding its PMU, if any. */
 static size_t packed_group_for(const struct tly_plan *plan, const struct tly_pack_event *events,
                                const size_t *group_of, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
-		if (events[j].spec_group < 0 && events[j].type == events[i].type)
+		if (events[j].spec_group < 0 && events[j].pmu == events[i].pmu)
 			return group_of[j];
 	return plan->nr_groups;
 }

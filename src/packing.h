@@ -11,12 +11,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/perf_event.h>
+#include <tally/pmu.h>
 
 /* What packing needs to know of one event. */
 struct tly_pack_event {
-	uint32_t type;     /* perf_event_attr.type: automatic groups never mix PMUs */
+	uint32_t pmu;      /* type of the PMU that counts it (not attr.type): automatic groups never mix PMUs */
 	int spec_group;    /* index of its {...} group in the spec, -1 outside braces */
 };
+
+/* The type of the PMU that counts an event (pmu: its PMU in the snapshot, NULL when none was named):
+ * the key automatic groups share. Not attr.type: generic, cache, raw and sysfs events of one core PMU
+ * share it, and hybrid expansions of one generic event do not. */
+uint32_t tly_pack_pmu(const struct perf_event_attr *attr, const tally_pmu *pmu);
 
 struct tly_plan {
 	size_t *order;     /* event indices, group after group */

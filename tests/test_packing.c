@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Automatic grouping: the plan from constructed events, and how it reshapes (split, remove). */
+#include "fixture_tree.h"
 #include "harness.h"
 #include "packing.h"
 
 #include <linux/perf_event.h>
+#include <tally/events.h>
 
 enum { SW = PERF_TYPE_SOFTWARE, HW = PERF_TYPE_HARDWARE, TP = PERF_TYPE_TRACEPOINT };
 
@@ -21,6 +23,44 @@ static const char *show(const struct tly_plan *p)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "]");
 	}
 	return buf;
+}
+
+/* The packing key of every event of spec on a fixture machine, as "k,k,...". */
+static const char *pack_keys(const char *machine, const char *spec)
+{
+	static char buf[256];
+	buf[0] = '\0';
+	tally_pmus *pmus = fixture_pmus(machine);
+	TALLY_OPTS(tally_parse_opts, opts, .pmus = pmus);
+	tally_events *events = NULL;
+	if (pmus && tally_events_parse(spec, &opts, &events) == 0) {
+		size_t len = 0;
+		for (size_t i = 0; i < tally_events_count(events); i++) {
+			TALLY_OPTS(tally_event_info, info);
+			tally_events_at(events, i, &info);
+			const tally_pmu *pmu = info.pmu ? tally_pmus_find(pmus, info.pmu) : NULL;
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%u", i ? "," : "",
+			                        tly_pack_pmu(info.attr, pmu));
+		}
+	} else {
+		fprintf(stderr, "%s on %s: %s\n", spec, machine, tally_last_error());
+	}
+	tally_events_free(events);
+	tally_pmus_free(pmus);
+	return buf;
+}
+
+/* The key is the counting PMU, not attr.type: one core PMU's generic (type 0), cache (3), raw (4) and
+ * sysfs events share it; hybrid x86 expansions (type 0 both, PMU in config[63:32]) and big.LITTLE
+ * clusters do not; without a core PMU a hardware event keeps its attr.type. */
+static void key_is_the_counting_pmu(void)
+{
+	CHECK_STR(pack_keys("intel", "cycles,L1-dcache-loads,r1c2,cpu/event=0x3c/,topdown-retiring,task-clock"),
+	          "4,4,4,4,4,1");
+	/* Expansions come in PMU-name order: cpu_atom (type 10), then cpu_core (4). */
+	CHECK_STR(pack_keys("hybrid", "cycles,instructions"), "10,4,10,4");
+	CHECK_STR(pack_keys("arm64-biglittle", "cycles,inst_retired"), "8,9,8,9");
+	CHECK_STR(pack_keys("novpmu", "cycles,page-faults"), "0,1");
 }
 
 static void packs_by_pmu_in_spec_order(void)
@@ -122,6 +162,7 @@ static void remove_keeps_the_rest(void)
 int main(void)
 {
 	static const struct harness_case cases[] = {
+		{ "key_is_the_counting_pmu", key_is_the_counting_pmu },
 		{ "packs_by_pmu_in_spec_order", packs_by_pmu_in_spec_order },
 		{ "braces_stay_as_written", braces_stay_as_written },
 		{ "no_packing_opens_each_alone", no_packing_opens_each_alone },
