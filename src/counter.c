@@ -41,6 +41,7 @@ struct event {
 	/* From tally_counter_new on. */
 	struct perf_event_attr attr; /* as parsed; exclude_kernel set by a user-only retry */
 	const char *name;            /* owned by counter->events */
+	const char *pmu_name;        /* its PMU's name, NULL for none (owned by counter->events) */
 	char *mask;                  /* its PMU's cpumask (or hybrid `cpus`), NULL for none */
 	uint32_t pmu;                /* the type of the PMU that counts it: what automatic groups share */
 	int spec_group;
@@ -100,6 +101,7 @@ static int copy_events(tally_counter *c, const tally_pmus *pmus)
 		struct event *e = &c->ev[i];
 		e->attr = *info.attr;
 		e->name = info.name;
+		e->pmu_name = info.pmu;
 		e->origin = info.origin;
 		e->spec_group = info.group;
 		if (info.origin + 1 > c->nr_origins)
@@ -211,7 +213,7 @@ const char *tally_counter_last_error(const tally_counter *c)
 /* ---- opening groups ------------------------------------------------------------------------------- */
 
 /* What the kernel's answer to opening an event means for the counter. */
-enum open_outcome { OPENED, UNSUPPORTED, NO_ROOM, RETRY_USER_ONLY, FATAL };
+enum open_outcome { OPENED, UNSUPPORTED, NO_ROOM, RETRY_USER_ONLY, RETRY_WITHOUT_GUEST_BITS, FATAL };
 
 static enum open_outcome classify(tally_counter *c, struct event *e, int err, bool packed_member)
 {
@@ -231,6 +233,11 @@ static enum open_outcome classify(tally_counter *c, struct event *e, int err, bo
 		/* A member that does not fit: the group is full. (Alone, EINVAL means the event itself.) */
 		if (packed_member)
 			return NO_ROOM;
+		/* Every event carries perf's default exclude_guest, and PMUs that count no guest/host split
+		 * (x86 msr, many uncore PMUs) refuse it with EINVAL: drop both bits and try again, as perf stat
+		 * does ("switching off exclude_guest, exclude_host"). */
+		if (-err == EINVAL && (e->attr.exclude_guest || e->attr.exclude_host))
+			return RETRY_WITHOUT_GUEST_BITS;
 		return -err == EINVAL ? UNSUPPORTED : FATAL;
 	case ENOENT:
 	case EOPNOTSUPP:
@@ -308,7 +315,9 @@ static int explain_open_failure(tally_counter *c, size_t g, size_t k, int err)
 		.err = -err,
 		.event = e->name,
 		.attr = &e->attr,
+		.pmu = e->pmu_name,
 		.leader = size > 1 ? c->ev[m[0]].name : NULL,
+		.leader_pmu = size > 1 ? c->ev[m[0]].pmu_name : NULL,
 		.group_size = size,
 		.group_index = k,
 		.cpu_wide = c->target.cpu_wide,
@@ -395,13 +404,19 @@ static int open_group(tally_counter *c, size_t g)
 			break;
 		case RETRY_USER_ONLY: {
 			char note[NOTE_MAX];
-			tly_diag_user_only_note(e->name, NULL, note, sizeof(note));
+			tly_diag_user_only_note(e->name, tly_facts_cache_get(&c->facts), note, sizeof(note));
 			e->attr.exclude_kernel = 1;
 			e->user_only = true;
 			note_add(e, "%s", note);
 			tly_log(TALLY_LOG_WARN, "%s\n", note);
 			continue;
 		}
+		case RETRY_WITHOUT_GUEST_BITS:
+			tly_log(TALLY_LOG_DEBUG, "'%s' refuses exclude_guest/exclude_host: opening it without them\n",
+			        e->name);
+			e->attr.exclude_guest = 0;
+			e->attr.exclude_host = 0;
+			continue;
 		case NO_ROOM:
 			tly_log(TALLY_LOG_DEBUG, "group led by '%s' is full at %zu events; '%s' starts another\n",
 			        c->ev[m[0]].name, k, e->name);

@@ -347,6 +347,30 @@ static void unsupported_event_beside_software(void)
 	tally_counter_free(c);
 }
 
+/* The x86 msr PMU refuses the exclude_guest bit every event carries by default (perf's default too):
+ * tally drops it and retries, as perf stat does, so msr/tsc/ counts alone and inside a group. */
+static void pmu_refusing_exclude_guest_still_counts(void)
+{
+	char type[32];
+	if (tly_sys_read_file("/sys/bus/event_source/devices/msr/events/tsc", type, sizeof(type)) < 0)
+		SKIP("no msr PMU with a tsc event here");
+	tally_counter *c = open_on("msr/tsc/,{task-clock,msr/tsc/}", NULL, NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_start(c), 0);
+	for (volatile unsigned i = 0; i < 1000000; i++)
+		;
+	CHECK_INT(tally_counter_stop(c), 0);
+	struct tally_result r[3];
+	CHECK_INT(tally_counter_read(c, r, 3), 3);
+	CHECK_INT(r[0].status, TALLY_STATUS_EXACT);
+	CHECK(r[0].value > 0);
+	CHECK_INT(r[2].status, TALLY_STATUS_EXACT);
+	CHECK(r[2].value > 0);
+	CHECK_INT(r[2].group, 1);
+	tally_counter_free(c);
+}
+
 static void unsupported_leader_leaves_members_counting(void)
 {
 	if (have_hw_pmu())
@@ -679,6 +703,7 @@ int main(void)
 		{ "attach_to_pid", attach_to_pid },
 		{ "system_wide_per_cpu_and_sum", system_wide_per_cpu_and_sum },
 		{ "unsupported_event_beside_software", unsupported_event_beside_software },
+		{ "pmu_refusing_exclude_guest_still_counts", pmu_refusing_exclude_guest_still_counts },
 		{ "unsupported_leader_leaves_members_counting", unsupported_leader_leaves_members_counting },
 		{ "never_run_packed_group_is_split", never_run_packed_group_is_split },
 		{ "no_packing_opens_every_event_alone", no_packing_opens_every_event_alone },
