@@ -237,8 +237,10 @@ int tally_facts_probe(const struct tally_facts_opts *opts, struct tally_facts *o
 {
 	if (!tly_opts_valid(opts, sizeof(*opts), "tally_facts_opts"))
 		return -TALLY_EOPTS;
-	if (!out || out->sz < sizeof(out->sz))
-		return tly_error(-EINVAL, "tally_facts_probe: out is NULL or out->sz is not set");
+	if (!out)
+		return tly_error(-EINVAL, "tally_facts_probe: out is NULL");
+	if (out->sz < sizeof(out->sz))
+		return tly_error(-TALLY_EOPTS, "struct tally_facts: sz is %zu; declare it with TALLY_OPTS()", out->sz);
 	const char *sysfs_root = TLY_OPT(opts, sysfs_root, NULL);
 	const char *procfs_root = TLY_OPT(opts, procfs_root, NULL);
 	if (!sysfs_root)
@@ -262,13 +264,5 @@ int tally_facts_probe(const struct tally_facts_opts *opts, struct tally_facts *o
 	probe_features(&f);
 	probe_cpu_model(procfs_root, &f);
 
-	/* A caller built against a newer header passes a larger struct: the fields this build does not know
-	 * read as zero. An older, smaller struct receives the fields it has room for. */
-	size_t sz = out->sz;
-	if (sz > sizeof(f)) {
-		memset((char *)out + sizeof(f), 0, sz - sizeof(f));
-		sz = sizeof(f);
-	}
-	memcpy(out, &f, sz);
-	return 0;
+	return tly_info_copy(out, &f, sizeof(f), "tally_facts");
 }

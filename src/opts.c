@@ -33,5 +33,8 @@ int tly_info_copy(void *dst, const void *src, size_t known_size, const char *typ
 		return tly_error(-TALLY_EOPTS, "struct %s: sz is %zu; declare it with TALLY_OPTS()", type_name, sz);
 	memcpy((char *)dst + sizeof(size_t), (const char *)src + sizeof(size_t),
 	       (sz < known_size ? sz : known_size) - sizeof(size_t));
+	/* A newer caller's larger struct: the fields this build does not know read as zero. */
+	if (sz > known_size)
+		memset((char *)dst + known_size, 0, sz - known_size);
 	return 0;
 }

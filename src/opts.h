@@ -17,8 +17,9 @@ bool tly_opts_valid(const void *opts, size_t known_size, const char *type_name);
 
 /* Copies a filled output struct (src, known_size bytes, sz first) into a caller's (dst, sz first), no
  * further than the caller's sz reaches: a caller built against an older header passes a smaller struct
- * and gets the fields it has room for; a newer, larger one keeps its extra bytes. Returns 0, or
- * -TALLY_EOPTS (with a last-error text naming type_name) when the caller's sz is below sizeof(size_t). */
+ * and gets the fields it has room for; a newer, larger one has the bytes this build does not know zeroed.
+ * Returns 0, or -TALLY_EOPTS (with a last-error text naming type_name) when the caller's sz is below
+ * sizeof(size_t). */
 int tly_info_copy(void *dst, const void *src, size_t known_size, const char *type_name);
 
 #endif

@@ -386,7 +386,9 @@ static void opts_and_output_size(void)
 {
 	CHECK_INT(tally_facts_probe(NULL, NULL), -EINVAL);
 	struct tally_facts f = { 0 };
-	CHECK_INT(tally_facts_probe(NULL, &f), -EINVAL);
+	/* A bad sz is a bad options-style struct, as for every other sz-carrying struct of the API. */
+	CHECK_INT(tally_facts_probe(NULL, &f), -TALLY_EOPTS);
+	CHECK_CONTAINS(tally_last_error(), "tally_facts");
 	struct tally_facts_opts bad = { .sz = 1 };
 	f.sz = sizeof(f);
 	CHECK_INT(tally_facts_probe(&bad, &f), -TALLY_EOPTS);
