@@ -70,7 +70,7 @@ struct tally_facts {
 
 /* Probes this machine: reads sysfs and procfs files, asks capget, getrlimit and uname, and opens, maps and
  * closes one software dummy event of the calling thread. A fact that cannot be read is reported as
- * unknown, not as a failure. Returns 0; -EINVAL when out is NULL or out->sz is too small to hold sz;
+ * unknown, not as a failure. Returns 0; -EINVAL when out is NULL; -TALLY_EOPTS when out->sz is too small to hold sz;
  * -TALLY_EOPTS for a bad options struct. Thread-safe (it touches no shared state). */
 TALLY_API int tally_facts_probe(const struct tally_facts_opts *opts, struct tally_facts *out);
 
