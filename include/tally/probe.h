@@ -70,8 +70,8 @@ struct tally_facts {
 
 /* Probes this machine: reads sysfs and procfs files, asks capget, getrlimit and uname, and opens, maps and
  * closes one software dummy event of the calling thread. A fact that cannot be read is reported as
- * unknown, not as a failure. Returns 0; -EINVAL when out is NULL; -TALLY_EOPTS when out->sz is too small to hold sz;
- * -TALLY_EOPTS for a bad options struct. Thread-safe (it touches no shared state). */
+ * unknown, not as a failure. Returns 0; -EINVAL when out is NULL; -TALLY_EOPTS when out->sz is too small
+ * to hold sz or the options struct is bad. Thread-safe (it touches no shared state). */
 TALLY_API int tally_facts_probe(const struct tally_facts_opts *opts, struct tally_facts *out);
 
 #ifdef __cplusplus
