@@ -6,7 +6,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 60
 
-.PHONY: all configure test run install check-asan fuzz check-nopfm check-arm64 clean
+.PHONY: all configure test run install check-asan check-valgrind fuzz check-nopfm check-arm64 clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -38,6 +38,10 @@ check-asan:
 	cmake --build build-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+# Every C test under valgrind's memcheck (errors and definite leaks fail), on the `make test` build.
+check-valgrind: all
+	bash tests/run_valgrind.sh $(abspath $(BUILD))
 
 # libFuzzer targets, each for FUZZ_SECONDS, starting from the seed corpora under fuzz/corpus/.
 fuzz:
