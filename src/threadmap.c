@@ -160,3 +160,20 @@ void tally_threads_free(tally_threads *threads)
 {
 	free(threads);
 }
+
+int tally_thread_name(pid_t tid, char *buf, size_t len)
+{
+	if (tid <= 0 || !buf || len == 0)
+		return tly_error(-EINVAL, "tally_thread_name: tid %d, buffer %p of %zu bytes", (int)tid, (void *)buf,
+		                 len);
+	char path[64], comm[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	int n = tly_sys_read_file(path, comm, sizeof(comm));
+	if (n < 0)
+		return tly_error(n, "thread %d: no name (%s: %s)", (int)tid, path, tally_strerror(n));
+	if ((size_t)n >= len)
+		return tly_error(-ERANGE, "thread %d: its name '%s' needs %d bytes, the buffer has %zu", (int)tid, comm,
+		                 n + 1, len);
+	memcpy(buf, comm, (size_t)n + 1);
+	return 0;
+}

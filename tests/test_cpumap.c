@@ -169,6 +169,69 @@ static void online_from_fake_sysfs(void)
 	remove_fake_sysfs(root);
 }
 
+/* Writes <root>/devices/system/cpu/cpu<cpu>/topology/<file> (directories made as needed). */
+static void write_topology(const char *root, int cpu, const char *file, const char *text)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d", root, cpu);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology", root, cpu);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/%s", root, cpu, file);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void topology_from_fake_sysfs(void)
+{
+	char root[64];
+	make_fake_sysfs(root, sizeof(root), "0-1\n");
+	write_topology(root, 0, "physical_package_id", "1\n");
+	write_topology(root, 0, "core_id", "12\n");
+	write_topology(root, 0, "die_id", "3\n");
+	write_topology(root, 1, "physical_package_id", "0\n");
+	write_topology(root, 1, "core_id", "7\n");
+	TALLY_OPTS(tally_cpu_topology, t);
+	CHECK_INT(tally_cpu_topology(root, 0, &t), 0);
+	CHECK_INT(t.package, 1);
+	CHECK_INT(t.die, 3);
+	CHECK_INT(t.core, 12);
+	/* No die_id (kernels before 5.2): one die per package. */
+	CHECK_INT(tally_cpu_topology(root, 1, &t), 0);
+	CHECK_INT(t.package, 0);
+	CHECK_INT(t.die, -1);
+	CHECK_INT(t.core, 7);
+	/* A CPU without topology files, and one whose file is not a number. */
+	CHECK_INT(tally_cpu_topology(root, 2, &t), -ENOENT);
+	CHECK_CONTAINS(tally_last_error(), "cpu2/topology/physical_package_id");
+	write_topology(root, 1, "core_id", "seven\n");
+	CHECK_INT(tally_cpu_topology(root, 1, &t), -TALLY_ESYSFS);
+	CHECK_INT(tally_cpu_topology(root, -1, &t), -EINVAL);
+	struct tally_cpu_topology unsized = { 0 };
+	CHECK_INT(tally_cpu_topology(root, 0, &unsized), -TALLY_EOPTS);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	CHECK_INT(system(cmd), 0);
+}
+
+static void topology_on_this_machine(void)
+{
+	TALLY_OPTS(tally_cpu_topology, t);
+	CHECK_INT(tally_cpu_topology(NULL, 0, &t), 0);
+	FILE *f = fopen("/sys/devices/system/cpu/cpu0/topology/core_id", "r");
+	int core = -2;
+	if (f) {
+		CHECK_INT(fscanf(f, "%d", &core), 1);
+		fclose(f);
+	}
+	CHECK_INT(t.core, core);
+	CHECK(t.package >= 0);
+}
+
 static void online_on_this_machine(void)
 {
 	tally_cpus *cpus = NULL;
@@ -188,6 +251,8 @@ int main(void)
 		{ "index_and_bounds", index_and_bounds },
 		{ "intersects_pmu_cpumask", intersects_pmu_cpumask },
 		{ "online_from_fake_sysfs", online_from_fake_sysfs },
+		{ "topology_from_fake_sysfs", topology_from_fake_sysfs },
+		{ "topology_on_this_machine", topology_on_this_machine },
 		{ "online_on_this_machine", online_on_this_machine },
 		{ NULL, NULL },
 	};

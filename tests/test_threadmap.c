@@ -5,6 +5,8 @@
 #include "target.h"
 
 #include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <tally/evlist.h>
 #include <unistd.h>
@@ -81,6 +83,22 @@ static void exited_process(void)
 	CHECK_INT(tally_threads_of_pid(0, &threads), -EINVAL);
 }
 
+static void thread_names(void)
+{
+	char name[32];
+	CHECK_INT(prctl(PR_SET_NAME, "tally-namer"), 0);
+	CHECK_INT(tally_thread_name((pid_t)syscall(SYS_gettid), name, sizeof(name)), 0);
+	CHECK_STR(name, "tally-namer");
+	CHECK_INT(tally_thread_name(getpid(), name, 4), -ERANGE);
+	pid_t child = fork();
+	if (child == 0)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	/* Reaped: its /proc entry is gone. */
+	CHECK_INT(tally_thread_name(child, name, sizeof(name)), -ENOENT);
+	CHECK_INT(tally_thread_name(0, name, sizeof(name)), -EINVAL);
+}
+
 /* A pid target listing the same process twice (or a thread next to its process) counts each thread once. */
 static void pid_list_counts_each_thread_once(void)
 {
@@ -128,6 +146,7 @@ static void listing_failures_through_the_table(void)
 int main(void)
 {
 	static const struct harness_case cases[] = {
+		{ "thread_names", thread_names },
 		{ "explicit_list", explicit_list },
 		{ "dummies", dummies },
 		{ "threads_of_this_process", threads_of_this_process },

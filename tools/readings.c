@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topology.h"
 
 int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggregation aggregation, bool no_scale)
 {
@@ -191,24 +190,17 @@ static const struct tally_part *find_part(const struct event_reading *r, const s
 /* The label and grouping key of a part under the chosen aggregation. */
 static void part_key(const struct readings *rd, const struct tally_part *p, char *label, size_t len)
 {
-	int package, core;
+	TALLY_OPTS(tally_cpu_topology, topology);
 	switch (rd->aggregation) {
 	case AGGR_CORE:
-		if (p->cpu >= 0 && topology_core_of(p->cpu, &package, &core))
-			snprintf(label, len, "S%d-C%d", package, core);
+		if (p->cpu >= 0 && tally_cpu_topology(NULL, p->cpu, &topology) == 0)
+			snprintf(label, len, "S%d-C%d", topology.package, topology.core);
 		else
 			snprintf(label, len, "CPU%d", p->cpu);
 		break;
 	case AGGR_THREAD: {
-		char path[64], comm[32] = "";
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->tid);
-		FILE *f = p->tid > 0 ? fopen(path, "r") : NULL;
-		if (f) {
-			if (fgets(comm, sizeof(comm), f))
-				comm[strcspn(comm, "\n")] = '\0';
-			fclose(f);
-		}
-		if (comm[0])
+		char comm[32];
+		if (p->tid > 0 && tally_thread_name(p->tid, comm, sizeof(comm)) == 0)
 			snprintf(label, len, "%s-%d", comm, (int)p->tid);
 		else
 			snprintf(label, len, "%d", (int)p->tid);

@@ -51,6 +51,18 @@ TALLY_API int tally_cpus_parse(const char *list, tally_cpus **out);
  * when set, else "/sys". */
 TALLY_API int tally_cpus_online(const char *sysfs_root, tally_cpus **out);
 
+/* Where a CPU sits, for per-core and per-socket aggregation: from
+ * <sysfs_root>/devices/system/cpu/cpu<N>/topology/{physical_package_id,die_id,core_id} (sysfs_root as for
+ * tally_cpus_online). die is -1 where the kernel has no die_id (before 5.2). A CPU without topology
+ * files: the read's negative errno (-ENOENT). */
+struct tally_cpu_topology {
+	size_t sz;
+	int package;
+	int die;
+	int core;
+};
+TALLY_API int tally_cpu_topology(const char *sysfs_root, int cpu, struct tally_cpu_topology *out);
+
 /* The dummy map {-1}: events open on "any CPU" and follow their threads. */
 TALLY_API int tally_cpus_any(tally_cpus **out);
 
@@ -87,6 +99,10 @@ TALLY_API int tally_threads_any(tally_threads **out);
 /* Every thread of process `pid`, from /proc/<pid>/task, sorted by tid. A process that has exited:
  * -ESRCH. Threads created after the call are not in the map (open the pid with attr.inherit for them). */
 TALLY_API int tally_threads_of_pid(pid_t pid, tally_threads **out);
+
+/* The command name of thread `tid` (/proc/<tid>/comm, at most 15 characters), for per-thread labels.
+ * A thread that has exited (or was reaped): -ENOENT; buf too small for the name: -ERANGE. */
+TALLY_API int tally_thread_name(pid_t tid, char *buf, size_t len);
 
 /* Number of entries (1 for the dummy map). NULL counts as the dummy map. */
 TALLY_API size_t tally_threads_count(const tally_threads *threads);

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* CPU topology from sysfs: which package, die and core a CPU belongs to. */
+#include "error.h"
+#include "opts.h"
+#include "pmu.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <tally/evlist.h>
+
+/* One topology file of a CPU as an int: 0, a negative errno when it cannot be read, or -TALLY_ESYSFS. */
+static int read_topology(const char *root, int cpu, const char *file, int *value, char *path, size_t size)
+{
+	char text[32];
+	snprintf(path, size, "%s/devices/system/cpu/cpu%d/topology/%s", root, cpu, file);
+	int n = tly_sys_read_file(path, text, sizeof(text));
+	if (n < 0)
+		return n;
+	char *end;
+	long v = strtol(text, &end, 10);
+	if (end == text || *end != '\0' || v < INT_MIN || v > INT_MAX)
+		return -TALLY_ESYSFS;
+	*value = (int)v;
+	return 0;
+}
+
+int tally_cpu_topology(const char *sysfs_root, int cpu, struct tally_cpu_topology *out)
+{
+	if (!out || cpu < 0)
+		return tly_error(-EINVAL, "tally_cpu_topology: NULL out or negative CPU %d", cpu);
+	const char *root = sysfs_root ? sysfs_root : tly_default_sysfs_root();
+	struct tally_cpu_topology t = { .sz = sizeof(t) };
+	char path[PATH_MAX];
+	int err = read_topology(root, cpu, "physical_package_id", &t.package, path, sizeof(path));
+	if (!err)
+		err = read_topology(root, cpu, "core_id", &t.core, path, sizeof(path));
+	if (err)
+		return tly_error(err, "CPU %d: cannot read its topology (%s): %s", cpu, path, tally_strerror(err));
+	/* die_id arrived in 5.2; without it a package is one die. */
+	char die_path[PATH_MAX];
+	if (read_topology(root, cpu, "die_id", &t.die, die_path, sizeof(die_path)) < 0)
+		t.die = -1;
+	return tly_info_copy(out, &t, sizeof(t), "tally_cpu_topology");
+}
