@@ -53,7 +53,7 @@ struct tally_counter {
 	size_t nr;
 	unsigned nr_origins;
 	char *sysfs_root;
-	bool no_packing, no_inherit, no_user_only_retry, unsupported_is_error;
+	bool no_packing, no_inherit, no_user_only_retry, unsupported_is_error, open_without_events;
 
 	bool open;
 	bool started;
@@ -132,6 +132,7 @@ int tally_counter_new(const char *spec, const struct tally_counter_opts *opts, t
 	c->no_inherit = TLY_OPT(opts, no_inherit, false);
 	c->no_user_only_retry = TLY_OPT(opts, no_user_only_retry, false);
 	c->unsupported_is_error = TLY_OPT(opts, unsupported_is_error, false);
+	c->open_without_events = TLY_OPT(opts, open_without_events, false);
 	const char *root = TLY_OPT(opts, sysfs_root, NULL);
 	int err = 0;
 	if (root && !(c->sysfs_root = strdup(root)))
@@ -518,7 +519,7 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 		else
 			g += (size_t)r;
 	}
-	if (!err && c->plan.nr_groups == 0)
+	if (!err && c->plan.nr_groups == 0 && !c->open_without_events)
 		err = nothing_opened(c);
 	if (err) {
 		/* Keep the explanation: closing may log but must not overwrite it. */

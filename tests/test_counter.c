@@ -345,6 +345,23 @@ static void unsupported_event_beside_software(void)
 	CHECK(tally_counter_open(c, NULL) < 0);
 	CHECK_CONTAINS(tally_counter_last_error(c), "cycles");
 	tally_counter_free(c);
+
+	/* Unless asked to open anyway: a launched command still runs, and cycles reads not supported. */
+	TALLY_OPTS(tally_counter_opts, anyway, .open_without_events = true);
+	CHECK_INT(tally_counter_new("cycles", &anyway, &c), 0);
+	char *const argv[] = { "sh", "-c", "exit 5", NULL };
+	TALLY_OPTS(tally_target, command, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	CHECK_INT(tally_counter_open(c, &command), 0);
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_exit ex;
+	memset(&ex, 0, sizeof(ex));
+	CHECK_INT(tally_counter_wait(c, &ex), 0);
+	CHECK_INT(tally_counter_stop(c), 0);
+	CHECK_INT(tally_counter_read(c, r, 1), 1);
+	CHECK_INT(r[0].status, TALLY_STATUS_NOT_SUPPORTED);
+	CHECK_CONTAINS(tally_counter_note(c, 0), "no hardware PMU");
+	CHECK_INT(ex.code, 5);
+	tally_counter_free(c);
 }
 
 /* The x86 msr PMU refuses the exclude_guest bit every event carries by default (perf's default too):

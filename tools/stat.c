@@ -467,8 +467,10 @@ static int prepare(struct stat_session *s)
 	bool has_core = tally_pmus_core_count(s->pmus) > 0;
 	const char *spec = o->events ? o->events : default_events_spec(has_core);
 	s->report.note = o->events ? NULL : default_events_note(has_core);
+	/* Like perf stat, a command runs even when none of its events can be counted here: the report then
+	 * says <not supported> and why, and the exit status is still the command's. */
 	TALLY_OPTS(tally_counter_opts, copts, .pmus = s->pmus, .no_packing = o->no_group,
-	           .no_inherit = o->no_inherit);
+	           .no_inherit = o->no_inherit, .open_without_events = true);
 	if (tally_counter_new(spec, &copts, &s->counter) < 0) {
 		fprintf(stderr, "tally stat: bad event spec:\n%s\n", tally_last_error());
 		return EXIT_USAGE;

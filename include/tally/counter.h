@@ -64,6 +64,11 @@ struct tally_counter_opts {
 	bool no_user_only_retry;
 	/* An event that cannot be opened fails tally_counter_open instead of reading "not supported". */
 	bool unsupported_is_error;
+	/* tally_counter_open succeeds even when no event at all could be opened (every one reads "not
+	 * supported" with its reason), so that a launched command still runs: `tally stat -e cycles -- cmd` on
+	 * a machine without a hardware PMU runs cmd and reports, as perf stat does. Without it, such an open
+	 * fails with the first event's reason. */
+	bool open_without_events;
 };
 
 /* Parses spec and prepares a closed counter. A bad spec: -TALLY_ESPEC with the caret text in
