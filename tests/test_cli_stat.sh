@@ -174,8 +174,10 @@ without=$("$TALLY" stat -i -x, -e page-faults -- sh -c 'dd if=/dev/zero of=/dev/
 # --- --no-scale, --no-group, -D, --pin ------------------------------------------------------------------
 expect_status 0 "--no-scale" -- stat --no-scale -e task-clock -- true
 expect_status 0 "--no-group" -- stat --no-group -e '{task-clock,page-faults},cs' -- true
-"$TALLY" stat -D 300 -x, -e task-clock -- sh -c 'sleep 0.2; dd if=/dev/zero of=/dev/null bs=1M count=1 2>/dev/null' 2>"$WORK/err"
-"$TALLY" stat -x, -e task-clock -- sh -c 'sleep 0.2; dd if=/dev/zero of=/dev/null bs=1M count=1 2>/dev/null' 2>"$WORK/err2"
+# Work before and after the delay's end: -D counts only the second half (a counter reset at its end).
+work="dd if=/dev/zero of=/dev/null bs=64k count=100000 2>/dev/null; sleep 0.4; dd if=/dev/zero of=/dev/null bs=1M count=64 2>/dev/null"
+"$TALLY" stat -D 300 -x, -e task-clock -- sh -c "$work" 2>"$WORK/err"
+"$TALLY" stat -x, -e task-clock -- sh -c "$work" 2>"$WORK/err2"
 d=$(cut -d, -f1 "$WORK/err"); nd=$(cut -d, -f1 "$WORK/err2")
 python3 -c "import sys; sys.exit(0 if float('$d') < float('$nd') else 1)" && ok "-D 300 counts less ($d < $nd ms)" ||
 	fail "-D: $d vs $nd"

@@ -17,14 +17,13 @@ int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggrega
 	size_t n = rd->n ? rd->n : 1;
 	rd->current = calloc(n, sizeof(*rd->current));
 	rd->previous = calloc(n, sizeof(*rd->previous));
-	rd->base = calloc(n, sizeof(*rd->base));
 	rd->counts = calloc(n, sizeof(*rd->counts));
 	rd->parts = calloc(n, sizeof(*rd->parts));
 	rd->labels = calloc(n, sizeof(*rd->labels));
 	rd->parts_cap = calloc(n, sizeof(*rd->parts_cap));
 	rd->reasons = calloc(n, sizeof(*rd->reasons));
 	rd->results = calloc(n, sizeof(*rd->results));
-	if (!rd->results || !rd->current || !rd->previous || !rd->base || !rd->counts || !rd->parts || !rd->labels ||
+	if (!rd->results || !rd->current || !rd->previous || !rd->counts || !rd->parts || !rd->labels ||
 	    !rd->parts_cap ||
 	    !rd->reasons) {
 		readings_free(rd);
@@ -44,7 +43,6 @@ void readings_free(struct readings *rd)
 {
 	free_readings(rd->current, rd->n);
 	free_readings(rd->previous, rd->n);
-	free_readings(rd->base, rd->n);
 	for (size_t i = 0; rd->parts && i < rd->n; i++)
 		free(rd->parts[i]);
 	for (size_t i = 0; rd->labels && i < rd->n; i++)
@@ -99,36 +97,9 @@ int readings_take(struct readings *rd)
 	return 0;
 }
 
-static int copy_reading(struct event_reading *to, const struct event_reading *from)
-{
-	if (from->nr_parts > to->cap) {
-		struct tally_part *grown = realloc(to->parts, from->nr_parts * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		to->parts = grown;
-		to->cap = from->nr_parts;
-	}
-	to->result = from->result;
-	to->nr_parts = from->nr_parts;
-	if (from->nr_parts)
-		memcpy(to->parts, from->parts, from->nr_parts * sizeof(*from->parts));
-	return 0;
-}
-
-int readings_set_base(struct readings *rd)
-{
-	for (size_t i = 0; i < rd->n; i++) {
-		int err = copy_reading(&rd->base[i], &rd->current[i]);
-		if (err < 0)
-			return err;
-	}
-	rd->have_base = true;
-	return 0;
-}
-
 void readings_restart(struct readings *rd)
 {
-	rd->have_current = rd->have_previous = rd->have_base = false;
+	rd->have_current = rd->have_previous = false;
 }
 
 /* a - b for cumulative counters; a reading below its reference means the group was reopened (split
@@ -283,8 +254,7 @@ static int fill_parts(struct readings *rd, size_t i, const struct event_reading 
 
 void readings_fill(struct readings *rd, bool since_previous)
 {
-	const struct event_reading *refs = since_previous ? (rd->have_previous ? rd->previous : NULL)
-	                                                  : (rd->have_base ? rd->base : NULL);
+	const struct event_reading *refs = since_previous && rd->have_previous ? rd->previous : NULL;
 	for (size_t i = 0; i < rd->n; i++) {
 		const struct tally_result *r = &rd->current[i].result;
 		const struct event_reading *ref = refs ? &refs[i] : NULL;

@@ -31,8 +31,8 @@ struct readings {
 	size_t n;
 	enum stat_aggregation aggregation;
 	bool no_scale;
-	struct event_reading *current, *previous, *base;
-	bool have_current, have_previous, have_base;
+	struct event_reading *current, *previous;
+	bool have_current, have_previous;
 	struct tally_result *results;     /* the read buffer, so that a read allocates nothing here */
 	struct report_count *counts;      /* the report view of the latest fill */
 	struct report_part **parts;       /* per event, the report's parts */
@@ -47,13 +47,10 @@ void readings_free(struct readings *rd);
 /* Reads the counter into `current` (the old current becomes `previous`). */
 int readings_take(struct readings *rd);
 
-/* Makes the current reading the zero point that readings_fill(rd, false) subtracts (-D). */
-int readings_set_base(struct readings *rd);
-
-/* Fills rd->counts with current minus previous (since_previous) or minus the base (else). */
+/* Fills rd->counts with current minus previous (since_previous), else with current as it is. */
 void readings_fill(struct readings *rd, bool since_previous);
 
-/* Forgets previous and base readings (a new run starts from zero). */
+/* Forgets the previous reading (a new run, or a counter reset, starts from zero). */
 void readings_restart(struct readings *rd);
 
 #endif

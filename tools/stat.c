@@ -320,8 +320,14 @@ static int count_once(struct stat_session *s, unsigned run)
 			if (signo == SIGINT || signo == SIGTERM)
 				s->interrupted = signo;
 		}
-		if (readings_take(&s->rd) == 0)
-			readings_set_base(&s->rd);
+		/* The counter's reset begins a new window (counts and enabled/running times from zero), which
+		 * is what perf's -D gives by enabling the events only now. */
+		if (tally_counter_reset(s->counter) < 0) {
+			fprintf(stderr, "tally stat: -D: %s\n", tally_counter_last_error(s->counter));
+			tally_counter_close(s->counter);
+			return EXIT_FAILED;
+		}
+		readings_restart(&s->rd);
 		started = now_seconds();
 	}
 	err = s->interrupted && child <= 0 ? 0 : wait_for_end(s, child, started);
