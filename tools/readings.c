@@ -124,9 +124,10 @@ static enum report_status status_of(enum tally_status s)
  * (an event that did not run in an interval is <not counted> there). */
 static enum report_status status_of_delta(enum report_status cumulative, uint64_t enabled, uint64_t running)
 {
-	if (cumulative == REPORT_NOT_SUPPORTED || enabled == 0)
+	if (cumulative == REPORT_NOT_SUPPORTED)
 		return cumulative;
-	if (running == 0)
+	/* A task's events are enabled only while it runs: a sleeping command's interval has no time at all. */
+	if (enabled == 0 || running == 0)
 		return REPORT_NOT_COUNTED;
 	return running < enabled ? REPORT_SCALED : REPORT_COUNTED;
 }
