@@ -17,7 +17,7 @@ static void usage(FILE *out)
 	fputs("usage: tally <command> [options]\n"
 	      "\n"
 	      "  stat [options] [--] command [args...]   count events while a command runs (perf stat's flags)\n"
-	      "  list [PATTERN] [--json]                 the events usable on this machine\n"
+	      "  list [PATTERN] [--pfm] [--json]         the events usable on this machine\n"
 	      "  doctor [--json]                         what this machine allows, and how to fix what it does not\n"
 	      "\n"
 	      "  tally <command> --help    options of one command\n"

@@ -90,8 +90,23 @@ struct tally_builtin_info {
 TALLY_API size_t tally_builtin_count(void);
 TALLY_API int tally_builtin_at(size_t i, struct tally_builtin_info *info);
 
-/* Whether this build can encode libpfm4 names. */
+/* Whether this build can encode libpfm4 names. Says nothing about libpfm.so.4 being loadable: it loads
+ * nothing (a build with libpfm4 loads it on the first libpfm4 name or listing). Thread-safe. */
 TALLY_API bool tally_have_libpfm(void);
+
+/* Receives one libpfm4 event: name as "pmu::event" (the form the parser takes), description (libpfm4's,
+ * possibly several lines; "" when it has none). Both are valid only during the call. Non-zero stops the
+ * walk. */
+typedef int (*tally_pfm_event_fn)(const char *name, const char *description, void *arg);
+/* Calls fn for every event of every PMU that libpfm4 finds present on this machine (its generic perf::
+ * PMU always; a CPU's own PMU as libpfm4 detects it from CPUID, which a VM without a virtual PMU may
+ * still report: its events then fail to open). Loads libpfm4 on first use. Returns 0 after the last
+ * event; fn's non-zero value when fn stopped the walk (return a positive value to tell it from the
+ * walk's own errors); -TALLY_ENOPFM when the build has no libpfm4 or libpfm.so.4 cannot be loaded or
+ * initialised, -EINVAL for a NULL fn, -EIO when libpfm4 cannot describe an event it lists; each with a
+ * last-error text. Thread-safe: libpfm4 is initialised once
+ * (pthread_once) and the walk only reads its tables; fn may run on several threads at once. */
+TALLY_API int tally_pfm_events(tally_pfm_event_fn fn, void *arg);
 
 #ifdef __cplusplus
 }
