@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# tally list (sections, only PMUs that exist, PATTERN as substring and glob, --json) and tally doctor
+# tally list (sections, only PMUs that exist, PATTERN as substring and glob, --json, libpfm4's events on
+# request or the reason there are none) and tally doctor
 # (checklist, a verdict, exit 0 when the default events count, --json), plus the top-level dispatch.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
@@ -55,6 +56,65 @@ assert {"task-clock", "page-faults", "context-switches"} <= names
 assert all(e["kind"] in ("hardware", "software", "cache", "sysfs") for e in d["events"])
 assert isinstance(d["raw"], list) and isinstance(d["hardware_pmu"], bool)
 PY
+
+# libpfm4's events: listed with --pfm or a PATTERN with "::" when the build has libpfm4 (the default listing
+# says so instead of loading it); without libpfm4 the section says why it is empty.
+if grep -q "libpfm4 names (PMU::EVENT:UMASK) are accepted too; tally list --pfm lists them" "$WORK/list"; then
+	grep -q "^libpfm4 events" "$WORK/list" && fail "list: libpfm4 events without --pfm" ||
+		ok "list: libpfm4 events only on request"
+	"$TALLY" list --pfm >"$WORK/pfm"; st=$?
+	[ $st -eq 0 ] || fail "list --pfm: exit $st"
+	# The libpfm4 section: from its title to the end, every entry one line (descriptions trimmed).
+	sed -n '/^libpfm4 events/,$p' "$WORK/pfm" >"$WORK/pfm_section"
+	grep -q "^  perf::PERF_COUNT_SW_PAGE_FAULTS  *PERF_COUNT_SW_PAGE_FAULTS$" "$WORK/pfm_section" &&
+		ok "list --pfm: perf::PERF_COUNT_SW_PAGE_FAULTS with its description" ||
+		fail "list --pfm: no perf::PERF_COUNT_SW_PAGE_FAULTS: $(head -5 "$WORK/pfm_section")"
+	tail -n +2 "$WORK/pfm_section" | grep -v "^  " && fail "list --pfm: an entry spans lines"
+	grep -q "^Software events:" "$WORK/pfm" && grep -q "^  task-clock " "$WORK/pfm" ||
+		fail "list --pfm: the other sections are gone"
+	"$TALLY" list 'perf::*PAGE_FAULTS*' >"$WORK/pfm_glob"
+	grep -q "^  perf::PERF_COUNT_SW_PAGE_FAULTS_MIN " "$WORK/pfm_glob" &&
+		! grep -q "^  perf::PERF_COUNT_SW_CPU_CLOCK" "$WORK/pfm_glob" && ! grep -q "^  task-clock" "$WORK/pfm_glob" &&
+		ok "list 'perf::*PAGE_FAULTS*': a PATTERN with :: lists libpfm4 events, filtered" ||
+		fail "list 'perf::*PAGE_FAULTS*': $(cat "$WORK/pfm_glob")"
+	"$TALLY" list --pfm sw_cpu_clock >"$WORK/pfm_sub"
+	[ "$(grep -c '^  perf::' "$WORK/pfm_sub")" -eq 1 ] && grep -q "^  perf::PERF_COUNT_SW_CPU_CLOCK " "$WORK/pfm_sub" &&
+		ok "list --pfm PATTERN: substring filter" || fail "list --pfm sw_cpu_clock: $(cat "$WORK/pfm_sub")"
+	"$TALLY" list --pfm --json >"$WORK/pfm.json"
+	python3 - "$WORK/pfm.json" "$(grep -c '^  [a-z0-9_]*::' "$WORK/pfm_section")" <<'PY' && ok "list --pfm --json" || fail "list --pfm --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["libpfm4"] is True and d["libpfm4_listed"] is True and d["libpfm4_unavailable"] is None
+events = d["libpfm4_events"]
+assert len(events) == int(sys.argv[2]), (len(events), sys.argv[2])
+assert all(e["name"] == e["pmu"] + "::" + e["name"].split("::", 1)[1] for e in events)
+assert any(e["name"] == "perf::PERF_COUNT_SW_PAGE_FAULTS" and e["description"] for e in events)
+assert {"task-clock", "page-faults"} <= {e["name"] for e in d["events"]}
+PY
+	python3 - "$WORK/list.json" <<'PY' && ok "list --json: no libpfm4 events without --pfm" || fail "list --json: libpfm4 keys"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["libpfm4_listed"] is False and d["libpfm4_events"] == [] and d["libpfm4_unavailable"] is None
+PY
+	# A libpfm.so.4 that lacks libpfm4's functions (found first through LD_LIBRARY_PATH): the listing says so.
+	if command -v cc >/dev/null && cc -shared -o "$WORK/libpfm.so.4" -x c /dev/null 2>/dev/null; then
+		LD_LIBRARY_PATH=$WORK "$TALLY" list --pfm >"$WORK/pfm_broken"; st=$?
+		[ $st -eq 0 ] && grep -q "^  (not available: .*libpfm4 cannot be loaded: libpfm.so.4 lacks" "$WORK/pfm_broken" &&
+			ok "list --pfm: an unusable libpfm.so.4 is explained" ||
+			fail "list --pfm with a broken libpfm.so.4: exit $st: $(sed -n '/^libpfm4 events/,$p' "$WORK/pfm_broken")"
+	else
+		echo "note: no C compiler to build a broken libpfm.so.4; that case is not checked"
+	fi
+else
+	sed -n '/^libpfm4 events/,$p' "$WORK/list" | grep -q "^  (not available: .*built without it" &&
+		ok "list: libpfm4 section says the build has no libpfm4" || fail "list: no libpfm4 reason"
+	grep -q "^  [a-z0-9_]*::" "$WORK/list" && fail "list: libpfm4 events without libpfm4"
+	python3 - "$WORK/list.json" <<'PY' && ok "list --json: libpfm4 unavailable, with the reason" || fail "list --json: libpfm4 keys"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["libpfm4"] is False and d["libpfm4_events"] == [] and "built without" in d["libpfm4_unavailable"]
+PY
+fi
 "$TALLY" list --bogus >/dev/null 2>&1; [ $? -eq 2 ] && ok "list: bad option exit 2" || fail "list bad option"
 
 "$TALLY" doctor >"$WORK/doctor"; st=$?

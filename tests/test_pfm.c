@@ -1,12 +1,32 @@
 /* SPDX-License-Identifier: MIT */
-/* The libpfm4 encoder in both build modes: with libpfm4 its generic perf:: and perf_raw:: PMUs (present
- * on every machine, hardware PMU or not) encode to the kernel's generic values; without it every name is
- * refused with an explanation. */
+/* The libpfm4 encoder and listing in both build modes: with libpfm4 its generic perf:: and perf_raw:: PMUs
+ * (present on every machine, hardware PMU or not) are listed and encode to the kernel's generic values;
+ * without it every name and the listing are refused with an explanation. */
 #include "harness.h"
 #include "pfm.h"
 
 #include <pthread.h>
 #include <tally/events.h>
+
+/* Counts the events a walk reports; stops with stop_with after stop_after of them (0: never). */
+struct pfm_walk {
+	unsigned seen;
+	unsigned stop_after;
+	int stop_with;
+	bool page_faults_seen;   /* perf::PERF_COUNT_SW_PAGE_FAULTS */
+	bool malformed_seen;     /* a name without "::", or a NULL name or description */
+};
+
+static int count_pfm_event(const char *name, const char *description, void *arg)
+{
+	struct pfm_walk *walk = arg;
+	walk->seen++;
+	if (!name || !description || !strstr(name, "::"))
+		walk->malformed_seen = true;
+	else if (strcmp(name, "perf::PERF_COUNT_SW_PAGE_FAULTS") == 0)
+		walk->page_faults_seen = true;
+	return walk->stop_after && walk->seen == walk->stop_after ? walk->stop_with : 0;
+}
 
 #if TALLY_HAVE_LIBPFM
 
@@ -92,7 +112,8 @@ static void sampling_modifiers_refused(void)
 	CHECK_CONTAINS(tally_last_error(), "period=/freq=");
 }
 
-/* The first encode initialises libpfm4; racing threads must all see a finished initialisation. */
+/* The first encode or listing initialises libpfm4; racing threads must all see a finished
+ * initialisation. */
 static void *encode_in_thread(void *arg)
 {
 	struct perf_event_attr attr = { 0 };
@@ -101,16 +122,90 @@ static void *encode_in_thread(void *arg)
 	return NULL;
 }
 
+static void *list_in_thread(void *arg)
+{
+	struct pfm_walk walk = { 0 };
+	*(int *)arg = tally_pfm_events(count_pfm_event, &walk) == 0 && walk.page_faults_seen;
+	return NULL;
+}
+
 static void concurrent_first_use(void)
 {
 	pthread_t threads[8];
 	int ok[8] = { 0 };
 	for (int i = 0; i < 8; i++)
-		CHECK_INT(pthread_create(&threads[i], NULL, encode_in_thread, &ok[i]), 0);
+		CHECK_INT(pthread_create(&threads[i], NULL, i % 2 ? list_in_thread : encode_in_thread, &ok[i]), 0);
 	for (int i = 0; i < 8; i++) {
 		pthread_join(threads[i], NULL);
 		CHECK(ok[i]);
 	}
+}
+
+/* libpfm4's generic perf PMU is present everywhere, so its software events are always listed. */
+static void lists_present_pmus(void)
+{
+	struct pfm_walk walk = { 0 };
+	int ret = tally_pfm_events(count_pfm_event, &walk);
+	if (ret != 0)
+		fprintf(stderr, "  tally_pfm_events: %d %s\n", ret, tally_last_error());
+	CHECK_INT(ret, 0);
+	CHECK(walk.page_faults_seen);
+	CHECK(!walk.malformed_seen);
+	/* perf:: alone has a name and an alias for each of the kernel's generic and software events. */
+	CHECK(walk.seen >= 2 * PERF_COUNT_SW_MAX);
+}
+
+/* Every listed perf:: software event (PERF_COUNT_SW_* and its alias, whose description libpfm4 gives as
+ * the PERF_COUNT_SW_* name) parses back through the spec parser as a software event. */
+struct round_trip {
+	unsigned checked;
+	unsigned failed;
+};
+
+static int parse_software_event(const char *name, const char *description, void *arg)
+{
+	struct round_trip *rt = arg;
+	if (strncmp(name, "perf::", 6) != 0 ||
+	    (strncmp(name, "perf::PERF_COUNT_SW_", 20) != 0 && strncmp(description, "PERF_COUNT_SW_", 14) != 0))
+		return 0;
+	rt->checked++;
+	tally_events *events = NULL;
+	int ret = tally_events_parse(name, NULL, &events);
+	TALLY_OPTS(tally_event_info, info);
+	if (ret != 0 || tally_events_count(events) != 1 || tally_events_at(events, 0, &info) != 0 ||
+	    info.attr->type != PERF_TYPE_SOFTWARE || info.attr->config >= PERF_COUNT_SW_MAX) {
+		fprintf(stderr, "  %s (%s) does not parse to one software event: %d %s\n", name, description, ret,
+		        ret ? tally_last_error() : "");
+		rt->failed++;
+	}
+	tally_events_free(events);
+	return 0;
+}
+
+static void listed_software_events_parse(void)
+{
+	struct round_trip rt = { 0 };
+	CHECK_INT(tally_pfm_events(parse_software_event, &rt), 0);
+	CHECK_INT(rt.failed, 0);
+	/* At least the software events every kernel since 3.x has: cpu-clock to emulation-faults. */
+	CHECK(rt.checked >= PERF_COUNT_SW_EMULATION_FAULTS + 1);
+}
+
+static void callback_stops_walk(void)
+{
+	struct pfm_walk walk = { .stop_after = 3, .stop_with = 42 };
+	CHECK_INT(tally_pfm_events(count_pfm_event, &walk), 42);
+	CHECK_INT(walk.seen, 3);
+	/* A negative value comes back as it is, too: the caller's to tell from the walk's own codes. */
+	walk = (struct pfm_walk){ .stop_after = 1, .stop_with = -7 };
+	CHECK_INT(tally_pfm_events(count_pfm_event, &walk), -7);
+	CHECK_INT(walk.seen, 1);
+}
+
+static void null_callback_refused(void)
+{
+	CHECK_INT(tally_pfm_events(NULL, NULL), -EINVAL);
+	CHECK_CONTAINS(tally_last_error(), "fn is NULL");
 }
 
 int main(void)
@@ -122,6 +217,10 @@ int main(void)
 		{ "encodes_generic_perf_pmu", encodes_generic_perf_pmu },
 		{ "unknown_names_get_libpfm_message", unknown_names_get_libpfm_message },
 		{ "sampling_modifiers_refused", sampling_modifiers_refused },
+		{ "lists_present_pmus", lists_present_pmus },
+		{ "listed_software_events_parse", listed_software_events_parse },
+		{ "callback_stops_walk", callback_stops_walk },
+		{ "null_callback_refused", null_callback_refused },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);
@@ -149,11 +248,21 @@ static void every_name_refused_with_advice(void)
 	}
 }
 
+static void listing_refused_with_advice(void)
+{
+	struct pfm_walk walk = { 0 };
+	CHECK_INT(tally_pfm_events(count_pfm_event, &walk), -TALLY_ENOPFM);
+	CHECK_INT(walk.seen, 0);
+	CHECK_CONTAINS(tally_last_error(), "built without");
+	CHECK_CONTAINS(tally_last_error(), "install libpfm4-dev and rebuild");
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
 		{ "reports_no_libpfm", reports_no_libpfm },
 		{ "every_name_refused_with_advice", every_name_refused_with_advice },
+		{ "listing_refused_with_advice", listing_refused_with_advice },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);
