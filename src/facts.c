@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* Probing the machine facts behind the diagnostics (tally_facts_probe). */
-#include "diagnose.h"
 #include "error.h"
 #include "opts.h"
 #include "pmu.h"

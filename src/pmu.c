@@ -627,3 +627,12 @@ int tally_pmu_cap_at(const tally_pmu *pmu, size_t i, const char **name, const ch
 		*value = pmu->caps[i].value;
 	return 0;
 }
+
+bool tly_pmu_is_software_context(const char *pmu)
+{
+	static const char *const names[] = { "software", "tracepoint", "breakpoint", "kprobe", "uprobe", "msr" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(pmu, names[i]) == 0)
+			return true;
+	return false;
+}
