@@ -169,7 +169,6 @@ static void json_interval(struct output *o, const struct report_sample *s)
 	json_member_double(w, "seconds", s->seconds);
 	write_events(o, s->counts, s->seconds, NULL);
 	json_end_object(w);
-	fflush(o->out);
 }
 
 static void json_run(struct output *o, const struct report_sample *s)
@@ -222,7 +221,6 @@ static void json_finish(struct output *o, const struct report_totals *t)
 	json_member_double(w, "sys", t->sys);
 	write_events(o, t->counts, t->elapsed, t->stddev);
 	json_end_object(w);
-	fflush(o->out);
 }
 
 const struct output_ops output_json_ops = {
