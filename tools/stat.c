@@ -33,6 +33,7 @@
 #include "run_stats.h"
 #include "signals.h"
 #include "stream.h"
+#include "text_escape.h"
 
 #define EXIT_USAGE 2
 #define EXIT_FAILED 1
@@ -555,6 +556,15 @@ out:
 	return status;
 }
 
+/* The parser's message quotes the spec as written: its control bytes are escaped on their way to the
+ * terminal (the caret under them may then stand a little to the left). */
+static void report_spec_error(const char *detail)
+{
+	fprintf(stderr, "tally stat: bad event spec%s:\n", detail);
+	text_escape_lines(stderr, tally_last_error());
+	fputc('\n', stderr);
+}
+
 /* Each -e is one spec, as in perf: '-e {a -e b}' must not become the group '{a,b}' once joined. Only
  * several -e are parsed one by one (the joined spec is parsed again by the counter). */
 static int check_each_spec(const struct stat_session *s)
@@ -565,8 +575,7 @@ static int check_each_spec(const struct stat_session *s)
 		int err = tally_events_parse(s->opt.specs[i], &popts, &alone);
 		tally_events_free(alone);
 		if (err < 0) {
-			fprintf(stderr, "tally stat: bad event spec (each -e is a spec of its own):\n%s\n",
-			        tally_last_error());
+			report_spec_error(" (each -e is a spec of its own)");
 			return EXIT_USAGE;
 		}
 	}
@@ -595,7 +604,7 @@ static int prepare(struct stat_session *s)
 	TALLY_OPTS(tally_counter_opts, copts, .pmus = s->pmus, .no_packing = o->no_group,
 	           .no_inherit = o->no_inherit, .open_without_events = true);
 	if (tally_counter_new(spec, &copts, &s->counter) < 0) {
-		fprintf(stderr, "tally stat: bad event spec:\n%s\n", tally_last_error());
+		report_spec_error("");
 		return EXIT_USAGE;
 	}
 	if (describe_events(s) < 0 || alloc_statistics(s) < 0 ||
