@@ -77,7 +77,7 @@ void options_print_stat_usage(FILE *out)
 	      "  -a, --all-cpus           count every CPU, system wide\n"
 	      "  -C, --cpu LIST           count these CPUs, system wide (e.g. 0-3,8)\n"
 	      "  -A, --no-aggr            one figure per CPU\n"
-	      "      --per-thread         one figure per thread\n"
+	      "      --per-thread         one figure per thread (with -p or -t)\n"
 	      "      --per-core           one figure per core (where topology is readable)\n"
 	      "  -i, --no-inherit         children of the command are not counted\n"
 	      "      --no-scale           raw counts, not scaled for multiplexing\n"
