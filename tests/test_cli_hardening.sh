@@ -77,6 +77,15 @@ if [ -r /sys/devices/system/cpu/cpu0/topology/core_id ]; then
 	grep -q '^S[0-9]*-C[0-9]*,.*,CPUs utilized$' "$WORK/err" && ok "--per-core rows keep the metric" ||
 		fail "--per-core metric: $(cat "$WORK/err")"
 fi
+run_tally "-a -A -j" 0 -- stat -j -o "$WORK/parts.json" -a -A -e task-clock,page-faults -- true
+python3 "${TALLY_SOURCE:?}/tests/cli_helpers/validate_json_schema.py" "$TALLY_SOURCE/docs/json-schema.json" "$WORK/parts.json" \
+	>"$WORK/why" && ok "-A -j: valid against the schema" || fail "-A -j schema: $(head -5 "$WORK/why")"
+python3 - "$WORK/parts.json" <<'PY' && ok "-A -j: every part has its metric" || fail "-A -j metric: $(cat "$WORK/parts.json")"
+import json, sys
+events = json.load(open(sys.argv[1]))["events"]
+assert all(p["metric"]["unit"] == "CPUs utilized" for p in events[0]["parts"]), events[0]["parts"]
+assert all(p["metric"]["unit"].endswith("/sec") for p in events[1]["parts"]), events[1]["parts"]
+PY
 # A busy process: a sleeping one has no task-clock to rate.
 sh -c 'while :; do :; done' & victim=$!
 run_tally "--per-thread -p" 0 -- stat --per-thread -x, -e task-clock,page-faults -p $victim --duration 0.2

@@ -49,14 +49,19 @@ static struct report_count part_count(const struct report_count *c, const char *
 	return (struct report_count){ .status = c->nr_parts ? REPORT_NOT_COUNTED : c->status };
 }
 
-/* The lines of one part label: every event's count of that part, each with the metric of the part. */
+void output_part_counts(const struct report *r, const struct report_count *counts, const char *label, size_t hint,
+                        struct report_count *into)
+{
+	for (size_t j = 0; j < r->nr_events; j++)
+		into[j] = part_count(&counts[j], label, hint);
+}
+
+/* The line of one event's part: its count of that part, with the metric of the part. */
 static void each_part_line(struct output *o, const struct output_reading *reading, output_line_fn fn,
                            size_t i, const char *label, size_t k, struct report_count *scratch)
 {
-	const struct report *r = o->report;
 	if (scratch)
-		for (size_t j = 0; j < r->nr_events; j++)
-			scratch[j] = part_count(&reading->counts[j], label, k);
+		output_part_counts(o->report, reading->counts, label, k, scratch);
 	struct report_count own = part_count(&reading->counts[i], label, k);
 	struct output_line line = { .event = i, .count = &own, .part = label, .metric_counts = scratch };
 	fn(o, reading, &line);

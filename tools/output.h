@@ -65,6 +65,12 @@ typedef void (*output_line_fn)(struct output *o, const struct output_reading *re
  * every CPU); with no parts anywhere, one line with an empty label. */
 void output_each_line(struct output *o, const struct output_reading *reading, output_line_fn fn);
 
+/* Every event's count of the part labelled `label` (a count with no value where an event has no such
+ * part) into into[0 .. nr_events): what a part's metric is computed from. hint: the part's position in
+ * its own event, where the others usually have it too. */
+void output_part_counts(const struct report *r, const struct report_count *counts, const char *label, size_t hint,
+                        struct report_count *into);
+
 /* Text of a status as the table and CSV print it in the value column ("<not counted>"), or NULL when
  * the event has a value. */
 const char *output_status_placeholder(enum report_status status);
