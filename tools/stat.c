@@ -54,7 +54,7 @@ struct stat_session {
 	char target[512];
 	struct output out;
 	FILE *file;                   /* -o, or a buffered copy of stderr (report_stream) */
-	int output_error;             /* the first failure writing file: an errno, -1 when unknown; 0 */
+	int output_error;             /* 0, or the first failure writing file: its errno, -1 when unknown */
 	int interrupted;              /* the signal that stopped tally, 0 when none */
 	/* -r statistics, one per event, and of the elapsed time. */
 	struct run_stats *values, *raw, *enabled, *running, elapsed;
