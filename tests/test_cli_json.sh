@@ -73,12 +73,12 @@ weird=$(printf 'q"b\\s\tt\001c\x7f\xc3\xa9\xff\xfez')
 "$TALLY" stat -j -e task-clock -- true "$weird" 'line
 break' 2>"$WORK/w.json"
 valid "escaped arguments" "$WORK/w.json"
-python3 - "$WORK/w.json" <<'PY' && ok "arguments round-trip (valid UTF-8 kept, other bytes as U+00XX)" || fail "escaping: $(grep -A4 argv "$WORK/w.json")"
+python3 - "$WORK/w.json" <<'PY' && ok "arguments round-trip (valid UTF-8 kept, each invalid byte as U+FFFD)" || fail "escaping: $(grep -A4 argv "$WORK/w.json")"
 import json, sys
 raw = open(sys.argv[1], "rb").read()
 raw.decode("utf-8")  # the document itself is valid UTF-8
 argv = json.loads(raw)["command"]["argv"]
-assert argv[1] == 'q"b\\s\tt\x01c\x7f\u00e9\u00ff\u00fez', repr(argv[1])
+assert argv[1] == 'q"b\\s\tt\x01c\x7f\u00e9\ufffd\ufffdz', repr(argv[1])
 assert argv[2] == "line\nbreak"
 PY
 

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* The CLI's pure pieces, compiled here from tools/: number formatting (grouping, never the locale's),
- * the JSON writer (escaping of any bytes, nesting, numbers) and the -p/-t id lists. The CLI under a comma-decimal
+ * the JSON writer (escaping of any bytes, nesting, numbers), the escaping of names for the table and CSV,
+ * and the -p/-t id lists. The CLI under a comma-decimal
  * locale is tests/test_cli_locale.sh. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "harness.h"
 
 #include "../tools/cpu_list.c"
+#include "../tools/text_escape.c"
+#include "../tools/utf8.c"
 #include "../tools/json_writer.c"
 #include "../tools/number_format.c"
 
@@ -56,8 +60,10 @@ static void write_bytes(struct json_writer *w)
 static void test_escaping(void)
 {
 	char *text = json_of(write_bytes);
-	CHECK_STR(text, "\"q\\\"b\\\\t\\t\\n\\u0001\\u007f\xc3\xa9\\u00ff\\u00e2\\u0082\\u00c0\\u00af"
-	                "\\u00ed\\u00a0\\u0080\xf0\x9f\x98\x80\"");
+	/* Each invalid byte is U+FFFD: never the Latin-1 character of the byte (\u00ff is 'ÿ', which the
+	 * text did not hold). */
+	CHECK_STR(text, "\"q\\\"b\\\\t\\t\\n\\u0001\\u007f\xc3\xa9\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd"
+	                "\\ufffd\\ufffd\\ufffd\xf0\x9f\x98\x80\"");
 	free(text);
 }
 
@@ -90,19 +96,87 @@ static void test_nesting_and_numbers(void)
 static void test_cpu_list(void)
 {
 	int *list;
-	CHECK_INT(cpu_list_parse("0-3,8,2,10-11", 1000, &list), 7);
+	CHECK_INT(cpu_list_parse("0-3,8,2,10-11", 0, 1000, &list), 7);
 	CHECK_INT(list[0], 0);
 	CHECK_INT(list[3], 3);
 	CHECK_INT(list[4], 8);
 	CHECK_INT(list[6], 11);
 	free(list);
-	CHECK_INT(cpu_list_parse("5", 1000, &list), 1);
+	CHECK_INT(cpu_list_parse("5", 0, 1000, &list), 1);
 	free(list);
 	const char *bad[] = { "", "-1", "3-1", "1,", "a", "1-", "2000", "1,,2" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		CHECK_INT(cpu_list_parse(bad[i], 1000, &list), -1);
+		CHECK_INT(cpu_list_parse(bad[i], 0, 1000, &list), -1);
 		CHECK(list == NULL);
 	}
+}
+
+static char *escaped(const char *s, bool lines)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (lines)
+		text_escape_lines(f, s);
+	else
+		text_escape_write(f, s);
+	fclose(f);
+	return text;
+}
+
+/* Names and labels on their way to a terminal or a CSV record: controls (C0, DEL, C1 in UTF-8) and
+ * invalid bytes become \xHH, a backslash \\; printable UTF-8 passes. */
+static void test_text_escape(void)
+{
+	static const struct {
+		const char *in, *out, *lines;
+	} cases[] = {
+		{ "task-clock", "task-clock", "task-clock" },
+		{ "a\x1b[31mred", "a\\x1b[31mred", "a\\x1b[31mred" },
+		{ "two\nlines\r", "two\\x0alines\\x0d", "two\nlines\\x0d" },
+		{ "del\x7f", "del\\x7f", "del\\x7f" },
+		{ "c1\xc2\x9b", "c1\\xc2\\x9b", "c1\\xc2\\x9b" },
+		{ "bad\xff\xe2\x82", "bad\\xff\\xe2\\x82", "bad\\xff\\xe2\\x82" },
+		{ "back\\slash", "back\\\\slash", "back\\\\slash" },
+		{ "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = escaped(cases[i].in, false);
+		CHECK_STR(text, cases[i].out);
+		free(text);
+		text = escaped(cases[i].in, true);
+		CHECK_STR(text, cases[i].lines);
+		free(text);
+	}
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	text_escape_pad(f, "a\x01", 8);
+	fclose(f);
+	CHECK_STR(text, "a\\x01   ");
+	free(text);
+}
+
+static void test_cpu_list_ids(void)
+{
+	int *list;
+	/* -p and -t: 0 would count tally itself; a sign, an empty item or a word is not an id. */
+	const char *bad[] = { "0", "1,0", "0-2", "-5", "", "1,,2", "x", " 1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_INT(cpu_list_parse(bad[i], 1, 1000, &list), -1);
+	CHECK_INT(cpu_list_parse("1,3-4", 1, 1000, &list), 3);
+	free(list);
+}
+
+static void test_cpu_list_format(void)
+{
+	char buf[64];
+	const int list[] = { 0, 1, 2, 3, 5, 7, 8 };
+	CHECK_STR(cpu_list_format(list, 7, buf, sizeof(buf)), "0-3,5,7-8");
+	CHECK_STR(cpu_list_format(list + 4, 1, buf, sizeof(buf)), "5");
+	CHECK_STR(cpu_list_format(list, 0, buf, sizeof(buf)), "");
+	char tiny[4];
+	CHECK_STR(cpu_list_format(list, 7, tiny, sizeof(tiny)), "0-3");
 }
 
 int main(void)
@@ -113,6 +187,9 @@ int main(void)
 		{ "json_escaping", test_escaping },
 		{ "json_nesting_and_numbers", test_nesting_and_numbers },
 		{ "cpu_list", test_cpu_list },
+		{ "cpu_list_ids", test_cpu_list_ids },
+		{ "cpu_list_format", test_cpu_list_format },
+		{ "text_escape", test_text_escape },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static int compare_ints(const void *a, const void *b)
@@ -13,21 +14,21 @@ static int compare_ints(const void *a, const void *b)
 }
 
 /* Reads one decimal number at *p, advancing it. */
-static bool read_number(const char **p, int max, int *value)
+static bool read_number(const char **p, int min, int max, int *value)
 {
 	if (!isdigit((unsigned char)**p))
 		return false;
 	char *end;
 	errno = 0;
 	long v = strtol(*p, &end, 10);
-	if (errno || v > max)
+	if (errno || v < min || v > max)
 		return false;
 	*p = end;
 	*value = (int)v;
 	return true;
 }
 
-long cpu_list_parse(const char *text, int max, int **out)
+long cpu_list_parse(const char *text, int min, int max, int **out)
 {
 	size_t n = 0, cap = 0;
 	int *list = NULL;
@@ -35,12 +36,12 @@ long cpu_list_parse(const char *text, int max, int **out)
 	*out = NULL;
 	while (*p) {
 		int lo, hi;
-		if (!read_number(&p, max, &lo))
+		if (!read_number(&p, min, max, &lo))
 			goto bad;
 		hi = lo;
 		if (*p == '-') {
 			p++;
-			if (!read_number(&p, max, &hi) || hi < lo)
+			if (!read_number(&p, min, max, &hi) || hi < lo)
 				goto bad;
 		}
 		for (long v = lo; v <= hi; v++) {
@@ -70,4 +71,23 @@ long cpu_list_parse(const char *text, int max, int **out)
 bad:
 	free(list);
 	return -1;
+}
+
+const char *cpu_list_format(const int *list, size_t n, char *buf, size_t len)
+{
+	size_t used = 0;
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++) {
+		size_t last = i;
+		while (last + 1 < n && list[last + 1] == list[last] + 1)
+			last++;
+		int w = last > i ? snprintf(buf + used, len - used, "%s%d-%d", i ? "," : "", list[i], list[last])
+		                 : snprintf(buf + used, len - used, "%s%d", i ? "," : "", list[i]);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+		i = last;
+	}
+	return buf;
 }

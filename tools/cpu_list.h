@@ -6,8 +6,12 @@
 
 #include <stddef.h>
 
-/* Parses text into a sorted, duplicate-free array of non-negative ints (malloc'd, *out). Ranges "a-b"
- * need a <= b. Returns the count, or -1 on malformed text or a value above max. */
-long cpu_list_parse(const char *text, int max, int **out);
+/* Parses text into a sorted, duplicate-free array of ints in [min, max] (malloc'd, *out). Ranges "a-b"
+ * need a <= b. Returns the count, or -1 on malformed text (a sign, an empty item) or a value out of
+ * range. */
+long cpu_list_parse(const char *text, int min, int max, int **out);
+
+/* Writes the sorted list as ranges ("0-3,8") into buf, truncated to fit; returns buf. */
+const char *cpu_list_format(const int *list, size_t n, char *buf, size_t len);
 
 #endif

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 void json_init(struct json_writer *w, FILE *out)
 {
 	memset(w, 0, sizeof(*w));
@@ -65,49 +67,18 @@ void json_key(struct json_writer *w, const char *key)
 	w->after_key = true;
 }
 
-/* Length of the valid UTF-8 sequence starting at s (at most n bytes), or 0 when it is not one. Overlong
- * forms, surrogates and code points past U+10FFFF are invalid (RFC 3629). */
-static size_t utf8_sequence(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 void json_escape(FILE *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
 	while (i < n) {
 		unsigned char c = p[i];
-		size_t seq = utf8_sequence(p + i, n - i);
+		uint32_t cp;
+		size_t seq = utf8_sequence(p + i, n - i, &cp);
 		if (seq == 0) {
-			fprintf(out, "\\u%04x", c);
+			/* A reader's decoder does the same with the byte (U+FFFD, the replacement character);
+			 * \u00XX would claim the text held the Latin-1 character XX, which it never did. */
+			fputs("\\ufffd", out);
 			i++;
 			continue;
 		}

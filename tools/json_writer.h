@@ -5,8 +5,9 @@
  * indentation are tracked here; callers only say what comes next.
  *
  * Strings may hold any bytes. Valid UTF-8 passes through; '"', '\\' and control characters are escaped;
- * each byte that is not part of a valid UTF-8 sequence is written as \u00XX (its Latin-1 reading), so the
- * document is always valid JSON and distinct byte strings stay distinct.
+ * each byte that is not part of a valid UTF-8 sequence is written as \ufffd (U+FFFD, the replacement
+ * character, as a UTF-8 decoder reads it), so the document is always valid JSON and never shows a
+ * character the text did not hold.
  */
 #ifndef TALLY_TOOLS_JSON_WRITER_H
 #define TALLY_TOOLS_JSON_WRITER_H

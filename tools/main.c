@@ -11,6 +11,20 @@
 #include <tally/common.h>
 
 #include "commands.h"
+#include "stream.h"
+
+/* What tally printed on stdout (a listing, a report, --help) must have reached it: `tally list >
+ * /dev/full` fails with a message and status 1, as perf list does, instead of exiting 0 with nothing
+ * written. A status that already says a failure is kept. */
+static int close_stdout(const char *command, int status)
+{
+	int err = stream_flush(stdout);
+	if (err == 0)
+		return status;
+	fprintf(stderr, "tally%s%s: cannot write to standard output: %s\n", command ? " " : "", command ? command : "",
+	        stream_strerror(err));
+	return status ? status : 1;
+}
 
 static void usage(FILE *out)
 {
@@ -43,15 +57,15 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
-		return 0;
+		return close_stdout(NULL, 0);
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
 		printf("tally %s\n", tally_version());
-		return 0;
+		return close_stdout(NULL, 0);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+			return close_stdout(commands[i].name, commands[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "tally: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

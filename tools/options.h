@@ -18,6 +18,8 @@ enum stat_aggregation {
 
 struct stat_options {
 	char *events;            /* the -e specs joined with ',' (malloc'd), NULL for the defaults */
+	const char **specs;      /* each -e as given (malloc'd array into argv): each must parse alone */
+	size_t nr_specs;
 	unsigned repeat;         /* -r, at least 1 */
 	unsigned interval_ms;    /* -I, 0 when off */
 	const char *separator;   /* -x, NULL for the table */

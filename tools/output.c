@@ -2,6 +2,9 @@
 /* What the writers share: how a count is displayed. */
 #include "output.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 const char *output_status_placeholder(enum report_status status)
 {
 	switch (status) {
@@ -30,27 +33,67 @@ double output_percent_running(const struct report_count *c)
 	return 100.0 * (double)c->running / (double)c->enabled;
 }
 
+/* The part labelled `label` of count c, as a count of its own, or a count with no value when c has no such
+ * part. */
+static struct report_count part_count(const struct report_count *c, const char *label, size_t hint)
+{
+	for (size_t n = 0; n < c->nr_parts; n++) {
+		/* Every event's parts usually come in the same order: the hint's position first. */
+		const struct report_part *p = &c->parts[(hint + n) % c->nr_parts];
+		if (strcmp(p->label, label) == 0)
+			return (struct report_count){
+				.value = p->value, .scaled = p->scaled, .enabled = p->enabled,
+				.running = p->running, .status = p->status,
+			};
+	}
+	return (struct report_count){ .status = c->nr_parts ? REPORT_NOT_COUNTED : c->status };
+}
+
+void output_part_counts(const struct report *r, const struct report_count *counts, const char *label, size_t hint,
+                        struct report_count *into)
+{
+	for (size_t j = 0; j < r->nr_events; j++)
+		into[j] = part_count(&counts[j], label, hint);
+}
+
+/* The line of one event's part: its count of that part, with the metric of the part. */
+static void each_part_line(struct output *o, const struct output_reading *reading, output_line_fn fn,
+                           size_t i, const char *label, size_t k, struct report_count *scratch)
+{
+	if (scratch)
+		output_part_counts(o->report, reading->counts, label, k, scratch);
+	struct report_count own = part_count(&reading->counts[i], label, k);
+	struct output_line line = { .event = i, .count = &own, .part = label, .metric_counts = scratch };
+	fn(o, reading, &line);
+}
+
 void output_each_line(struct output *o, const struct output_reading *reading, output_line_fn fn)
 {
 	const struct report *r = o->report;
+	const struct report_count *model = NULL;
+	for (size_t i = 0; r->show_parts && i < r->nr_events && !model; i++)
+		if (reading->counts[i].nr_parts)
+			model = &reading->counts[i];
+	/* Without memory for it, a part's line goes without its metric rather than not at all. */
+	struct report_count *scratch = r->show_parts ? calloc(r->nr_events ? r->nr_events : 1, sizeof(*scratch)) : NULL;
 	for (size_t i = 0; i < r->nr_events; i++) {
 		const struct report_count *c = &reading->counts[i];
-		if (!r->show_parts || c->nr_parts == 0) {
+		if (!r->show_parts) {
 			struct output_line line = {
-				.event = i, .count = c, .has_metric = true,
+				.event = i, .count = c, .metric_counts = reading->counts,
 				.stddev = reading->stddev ? reading->stddev[i] : 0,
 			};
 			fn(o, reading, &line);
 			continue;
 		}
-		for (size_t k = 0; k < c->nr_parts; k++) {
-			const struct report_part *p = &c->parts[k];
-			struct report_count part = {
-				.value = p->value, .scaled = p->scaled, .enabled = p->enabled,
-				.running = p->running, .status = p->status,
-			};
-			struct output_line line = { .event = i, .count = &part, .part = p->label };
+		const struct report_count *labels = c->nr_parts ? c : model;
+		if (!labels) {
+			struct output_line line = { .event = i, .count = c, .part = "" };
 			fn(o, reading, &line);
+			continue;
 		}
+		for (size_t k = 0; k < labels->nr_parts; k++)
+			each_part_line(o, reading, fn, i, labels->parts[k].label, k, scratch);
 	}
+	free(scratch);
 }

@@ -49,15 +49,27 @@ struct output_line {
 	size_t event;
 	const struct report_count *count;
 	const char *part;          /* the part's label, NULL for the event's own line */
-	bool has_metric;           /* parts have no metric: their partners are not split the same way */
+	/* The counts the metric is computed from: the reading's for an event's own line, the same part of
+	 * every event for a part's line (CPU3's IPC is CPU3's instructions over CPU3's cycles, as perf
+	 * computes it); NULL when there is none. */
+	const struct report_count *metric_counts;
 	double stddev;             /* 0 for parts and single runs */
 };
 
 typedef void (*output_line_fn)(struct output *o, const struct output_reading *reading,
                                const struct output_line *line);
 
-/* Calls fn for every line of a reading, in event order, parts in the order the counter gave them. */
+/* Calls fn for every line of a reading, in event order, parts in the order the counter gave them. With
+ * parts shown, an event that has none (it could not be opened) still gets one line per part of the
+ * others, labelled alike, so that every CSV record has the part column (perf prints such an event on
+ * every CPU); with no parts anywhere, one line with an empty label. */
 void output_each_line(struct output *o, const struct output_reading *reading, output_line_fn fn);
+
+/* Every event's count of the part labelled `label` (a count with no value where an event has no such
+ * part) into into[0 .. nr_events): what a part's metric is computed from. hint: the part's position in
+ * its own event, where the others usually have it too. */
+void output_part_counts(const struct report *r, const struct report_count *counts, const char *label, size_t hint,
+                        struct report_count *into);
 
 /* Text of a status as the table and CSV print it in the value column ("<not counted>"), or NULL when
  * the event has a value. */

@@ -9,6 +9,7 @@
 
 #include "metrics.h"
 #include "output.h"
+#include "text_escape.h"
 
 static void print_record(struct output *o, const struct output_reading *reading, const struct output_line *line)
 {
@@ -19,8 +20,10 @@ static void print_record(struct output *o, const struct output_reading *reading,
 	FILE *out = o->out;
 	if (reading->timestamp)
 		fprintf(out, "%s%s", reading->timestamp, sep);
-	if (line->part)
-		fprintf(out, "%s%s", line->part, sep);
+	if (line->part) {
+		text_escape_write(out, line->part);
+		fputs(sep, out);
+	}
 	const char *placeholder = output_status_placeholder(c->status);
 	if (placeholder)
 		fputs(placeholder, out);
@@ -28,12 +31,16 @@ static void print_record(struct output *o, const struct output_reading *reading,
 		fprintf(out, "%.2f", output_display_value(e, c));
 	else
 		fprintf(out, "%.0f", c->scaled);
-	fprintf(out, "%s%s%s%s", sep, e->unit, sep, e->name);
+	/* Escaped: a newline in a name would end the record. */
+	fprintf(out, "%s", sep);
+	text_escape_write(out, e->unit);
+	fputs(sep, out);
+	text_escape_write(out, e->name);
 	if (reading->stddev)
 		fprintf(out, "%s%.2f%%", sep, c->scaled > 0 ? 100.0 * line->stddev / c->scaled : 0.0);
 	fprintf(out, "%s%llu%s%.2f%s", sep, (unsigned long long)c->running, sep, output_percent_running(c), sep);
 	struct metric m;
-	if (line->has_metric && metrics_compute(r, reading->counts, line->event, reading->seconds, &m))
+	if (line->metric_counts && metrics_compute(r, line->metric_counts, line->event, reading->seconds, &m))
 		fprintf(out, "%.3f%s%s", m.value, sep, m.unit);
 	else
 		fputs(sep, out);
@@ -67,7 +74,6 @@ static void csv_interval(struct output *o, const struct report_sample *s)
 	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL };
 	output_each_line(o, &reading, print_record);
-	fflush(o->out);
 }
 
 static void csv_run(struct output *o, const struct report_sample *s)

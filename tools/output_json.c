@@ -4,6 +4,7 @@
  * begin, interval and run records as they happen (so `-j -I` shows progress), and the closing totals,
  * the command's exit status and the times at finish.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <tally/common.h>
@@ -22,8 +23,28 @@ static const char *status_name(enum report_status status)
 	return "unknown";
 }
 
-static void write_part(struct json_writer *w, const struct report_part *p)
+static void write_metric(struct json_writer *w, const struct report *r, const struct report_count *counts, size_t i,
+                         double seconds)
 {
+	struct metric m;
+	json_key(w, "metric");
+	if (counts && metrics_compute(r, counts, i, seconds, &m)) {
+		json_begin_object(w);
+		json_member_double(w, "value", m.value);
+		json_member_string(w, "unit", m.unit);
+		json_end_object(w);
+	} else {
+		json_null(w);
+	}
+}
+
+/* A part, with its metric computed from the same part of every event (scratch: room for them, or NULL
+ * for a null metric). */
+static void write_part(struct output *o, const struct report_count *counts, size_t i, size_t k, double seconds,
+                       struct report_count *scratch)
+{
+	struct json_writer *w = &o->json;
+	const struct report_part *p = &counts[i].parts[k];
 	json_begin_object(w);
 	json_member_string(w, "label", p->label);
 	json_key(w, "cpu");
@@ -41,6 +62,9 @@ static void write_part(struct json_writer *w, const struct report_part *p)
 	json_member_uint(w, "enabled", p->enabled);
 	json_member_uint(w, "running", p->running);
 	json_member_string(w, "status", status_name(p->status));
+	if (scratch)
+		output_part_counts(o->report, counts, p->label, k, scratch);
+	write_metric(w, o->report, scratch, i, seconds);
 	json_end_object(w);
 }
 
@@ -73,25 +97,19 @@ static void write_event(struct output *o, size_t i, const struct report_count *c
 	json_member_uint(w, "running", c->running);
 	json_member_string(w, "status", status_name(c->status));
 	json_member_string(w, "reason", c->reason);
-	struct metric m;
-	json_key(w, "metric");
-	if (metrics_compute(r, counts, i, seconds, &m)) {
-		json_begin_object(w);
-		json_member_double(w, "value", m.value);
-		json_member_string(w, "unit", m.unit);
-		json_end_object(w);
-	} else {
-		json_null(w);
-	}
+	write_metric(w, r, counts, i, seconds);
 	if (stddev) {
 		json_member_double(w, "stddev", stddev[i]);
 	}
 	if (r->show_parts) {
+		/* Without memory for them, the parts go without their metrics rather than not at all. */
+		struct report_count *scratch = calloc(r->nr_events, sizeof(*scratch));
 		json_key(w, "parts");
 		json_begin_array(w);
 		for (size_t k = 0; k < c->nr_parts; k++)
-			write_part(w, &c->parts[k]);
+			write_part(o, counts, i, k, seconds, scratch);
 		json_end_array(w);
+		free(scratch);
 	}
 	json_end_object(w);
 }
@@ -169,7 +187,6 @@ static void json_interval(struct output *o, const struct report_sample *s)
 	json_member_double(w, "seconds", s->seconds);
 	write_events(o, s->counts, s->seconds, NULL);
 	json_end_object(w);
-	fflush(o->out);
 }
 
 static void json_run(struct output *o, const struct report_sample *s)
@@ -222,7 +239,6 @@ static void json_finish(struct output *o, const struct report_totals *t)
 	json_member_double(w, "sys", t->sys);
 	write_events(o, t->counts, t->elapsed, t->stddev);
 	json_end_object(w);
-	fflush(o->out);
 }
 
 const struct output_ops output_json_ops = {

@@ -6,6 +6,7 @@
 #include "metrics.h"
 #include "number_format.h"
 #include "output.h"
+#include "text_escape.h"
 
 static void print_value(FILE *out, const struct report_event *e, const struct report_count *c)
 {
@@ -18,7 +19,10 @@ static void print_value(FILE *out, const struct report_event *e, const struct re
 		                             sizeof(text));
 	else
 		number_format_grouped((uint64_t)llround(c->scaled), text, sizeof(text));
-	fprintf(out, "%18s %-4s %-32s", text, e->unit, e->name);
+	fprintf(out, "%18s ", text);
+	text_escape_pad(out, e->unit, 4);
+	fputc(' ', out);
+	text_escape_pad(out, e->name, 32);
 }
 
 /* One line: value, unit, event, then "# metric", the relative stddev with -r, and the share of time the
@@ -31,10 +35,10 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 	if (reading->timestamp)
 		fprintf(o->out, "%16s ", reading->timestamp);
 	if (line->part)
-		fprintf(o->out, "%-16s", line->part);
+		text_escape_pad(o->out, line->part, 16);
 	print_value(o->out, e, c);
 	struct metric m;
-	if (line->has_metric && metrics_compute(r, reading->counts, line->event, reading->seconds, &m))
+	if (line->metric_counts && metrics_compute(r, line->metric_counts, line->event, reading->seconds, &m))
 		fprintf(o->out, " # %8.3f %-20s", m.value, m.unit);
 	else if (output_status_placeholder(c->status) == NULL)
 		fprintf(o->out, "   %8s %-20s", "", "");
@@ -50,7 +54,7 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 static void table_begin(struct output *o)
 {
 	if (o->report->note)
-		fprintf(o->out, "note: %s\n", o->report->note);
+		fprintf(o->out, "note: %s\n", o->report->note); /* tally's own text */
 }
 
 static void table_interval(struct output *o, const struct report_sample *s)
@@ -61,7 +65,6 @@ static void table_interval(struct output *o, const struct report_sample *s)
 	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL };
 	output_each_line(o, &reading, print_line);
-	fflush(o->out);
 }
 
 static void table_run(struct output *o, const struct report_sample *s)
@@ -82,8 +85,12 @@ static void print_footnotes(struct output *o, const struct report_count *counts)
 		if (!any)
 			fputc('\n', o->out);
 		any = true;
-		fprintf(o->out, " %s %s: %s\n", placeholder, r->events[i].name,
-		        counts[i].reason ? counts[i].reason : "no reason given");
+		fprintf(o->out, " %s ", placeholder);
+		text_escape_write(o->out, r->events[i].name);
+		fputs(": ", o->out);
+		/* A reason quotes the event's name (and the kernel's words): escaped as the name is. */
+		text_escape_lines(o->out, counts[i].reason ? counts[i].reason : "no reason given");
+		fputc('\n', o->out);
 	}
 }
 
@@ -91,7 +98,8 @@ static void table_finish(struct output *o, const struct report_totals *t)
 {
 	const struct report *r = o->report;
 	if (o->intervals == 0) {
-		fprintf(o->out, "\n Performance counter stats for %s", r->target);
+		fputs("\n Performance counter stats for ", o->out);
+		text_escape_write(o->out, r->target); /* the command's argv, as written */
 		if (t->nr_runs > 1)
 			fprintf(o->out, " (%u runs)", t->nr_runs);
 		fputs(":\n\n", o->out);
@@ -110,6 +118,9 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		if (strcmp(r->target_kind, "command") == 0 && t->nr_runs == 1)
 			fprintf(o->out, "\n %17.9f seconds user\n %17.9f seconds sys\n", t->user, t->sys);
 	}
+	if (t->nr_runs > 1 && t->killed_runs)
+		fprintf(o->out, "\n (%u of %u runs killed by a signal: their counts are in the mean)\n", t->killed_runs,
+		        t->nr_runs);
 	if (t->interrupted)
 		fputs("\n (interrupted: counts up to Ctrl-C)\n", o->out);
 	fputc('\n', o->out);

@@ -73,6 +73,7 @@ struct report_totals {
 	double user, sys;          /* summed over runs */
 	int exit_status;           /* what tally exits with */
 	bool interrupted;          /* stopped by Ctrl-C */
+	unsigned killed_runs;      /* runs whose command was killed by a signal (their counts are in the means) */
 };
 
 /* The session: what was counted on what. */

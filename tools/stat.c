@@ -4,7 +4,8 @@
  * --duration) and prints the result as a table, CSV or JSON, with perf stat's flags and exit statuses:
  * the command's own status, 128 + signal when it was killed, 127 when it could not be executed, 2 for a
  * usage error or a bad event spec (found before anything runs), 128 + signal when tally itself was
- * interrupted (130 for Ctrl-C, after printing what was counted), 1 when counting failed.
+ * interrupted (130 for Ctrl-C, after printing what was counted), 1 when counting failed, 125 when the
+ * results could not be written (the command ran and its status is not what tally exits with).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include <tally/events.h>
 
 #include "commands.h"
+#include "cpu_list.h"
 #include "default_events.h"
 #include "launch.h"
 #include "machine.h"
@@ -30,10 +32,15 @@
 #include "readings.h"
 #include "run_stats.h"
 #include "signals.h"
+#include "stream.h"
+#include "text_escape.h"
 
 #define EXIT_USAGE 2
 #define EXIT_FAILED 1
 #define EXIT_CANNOT_EXEC 127
+/* The results were lost (-o on a full disk, stderr closed): as timeout(1) and env(1) say that they
+ * themselves failed, with a status that a command's own exit rarely takes. */
+#define EXIT_OUTPUT 125
 
 struct stat_session {
 	struct stat_options opt;
@@ -47,6 +54,7 @@ struct stat_session {
 	char target[512];
 	struct output out;
 	FILE *file;                   /* -o, or a buffered copy of stderr (report_stream) */
+	int output_error;             /* 0, or the first failure writing file: its errno, -1 when unknown */
 	int interrupted;              /* the signal that stopped tally, 0 when none */
 	/* -r statistics, one per event, and of the elapsed time. */
 	struct run_stats *values, *raw, *enabled, *running, elapsed;
@@ -54,6 +62,8 @@ struct stat_session {
 	double *stddev;
 	double user, sys;
 	int exit_status;
+	int run_signal;               /* the signal that ended this run's command, 0 when it exited */
+	unsigned killed_runs;         /* -r: runs whose command a signal ended */
 	enum report_status *worst;
 };
 
@@ -62,6 +72,38 @@ static double now_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *results_name(const struct stat_session *s)
+{
+	return s->opt.output ? s->opt.output : "standard error";
+}
+
+/* The results written so far go out now (they keep their order with the command's own output). A failure
+ * is said once, at once, and makes the exit status EXIT_OUTPUT; counting goes on, since the command must
+ * not be harmed by tally's loss. */
+static void flush_results(struct stat_session *s)
+{
+	int err = stream_flush(s->file);
+	if (err == 0 || s->output_error)
+		return;
+	s->output_error = err;
+	fprintf(stderr, "tally stat: cannot write the results to %s: %s\n", results_name(s), stream_strerror(err));
+}
+
+/* The last flush and the close of -o's file (where a network file system reports what the writes did
+ * not). */
+static void close_results(struct stat_session *s)
+{
+	if (!s->file)
+		return;
+	flush_results(s);
+	if (s->file != stderr && fclose(s->file) != 0 && !s->output_error) {
+		s->output_error = errno;
+		fprintf(stderr, "tally stat: cannot write the results to %s: %s\n", results_name(s),
+		        stream_strerror(errno));
+	}
+	s->file = NULL;
 }
 
 /* The display unit of an event: the clocks count ns and are shown in msec as perf does; a sysfs alias
@@ -192,7 +234,7 @@ static int print_interval(struct stat_session *s, double started, double *last_t
 	*last_tick = now;
 	if (!s->opt.quiet)
 		s->out.ops->interval(&s->out, &sample);
-	fflush(s->file);
+	flush_results(s);
 	return 0;
 }
 
@@ -249,14 +291,25 @@ static void record_run(struct stat_session *s, unsigned run, double seconds, dou
 	run_stats_add(&s->elapsed, seconds);
 	s->user += user;
 	s->sys += sys;
-	s->exit_status = exit_status;
+	if (s->run_signal) {
+		s->killed_runs++;
+		/* perf only names the signal; a run cut short is in the mean either way (as perf's), and this
+		 * says so where the mean is read. */
+		if (s->opt.repeat > 1)
+			fprintf(stderr, "tally stat: run %u of %u: the command was killed by signal %d (%s); its "
+			        "counts are in the mean\n", run, s->opt.repeat, s->run_signal, sigdescr_np(s->run_signal));
+	}
+	/* The last run's status, as perf exits with, unless a run was killed: then the last killed run's
+	 * 128 + signal, so that a script does not take a mean over a cut-short run for a clean one. */
+	if (s->run_signal || !s->killed_runs)
+		s->exit_status = exit_status;
 	struct report_sample sample = {
 		.counts = s->rd.counts, .timestamp = seconds, .seconds = seconds, .run = run,
 		.user = user, .sys = sys, .exit_status = exit_status,
 	};
 	if (!s->opt.quiet)
 		s->out.ops->run(&s->out, &sample);
-	fflush(s->file);
+	flush_results(s);
 }
 
 /* One run: open on the target, start, wait, stop, read, print. Returns an exit status for tally when
@@ -310,7 +363,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	/* The output begins once counting has: a command that cannot run leaves no half document. */
 	if (run == 1 && !o->quiet) {
 		s->out.ops->begin(&s->out);
-		fflush(s->file);
+		flush_results(s);
 	}
 	if (o->delay_ms) {
 		/* -D: let the command run unobserved, then take the zero point. */
@@ -350,17 +403,19 @@ static int count_once(struct stat_session *s, unsigned run)
 		                                   : 0;
 		last.seconds = elapsed - previous;
 		s->out.ops->interval(&s->out, &last);
-		fflush(s->file);
+		flush_results(s);
 	}
 	/* Before the command is reaped: --per-thread labels its threads with their /proc comm, which goes
 	 * with the reaping. */
 	readings_fill(&s->rd, false);
 	int exit_status = 0;
 	double user = 0, sys = 0;
+	s->run_signal = 0;
 	if (library_command) {
 		struct tally_exit ex;
 		if (tally_counter_wait(s->counter, &ex) == 0) {
 			exit_status = ex.code;
+			s->run_signal = WIFSIGNALED(ex.status) ? WTERMSIG(ex.status) : 0;
 			user = ex.user_s;
 			sys = ex.sys_s;
 			/* From the exec on, without tally's fork; with -D the window opened later, and tally's
@@ -406,10 +461,11 @@ static void finish(struct stat_session *s)
 		.sys = s->sys,
 		.exit_status = s->interrupted ? 128 + s->interrupted : s->exit_status,
 		.interrupted = s->interrupted != 0,
+		.killed_runs = s->killed_runs,
 	};
 	if (!s->opt.quiet)
 		s->out.ops->finish(&s->out, &totals);
-	fflush(s->file);
+	flush_results(s);
 }
 
 static int alloc_statistics(struct stat_session *s)
@@ -432,8 +488,7 @@ static void session_free(struct stat_session *s)
 	readings_free(&s->rd);
 	tally_counter_free(s->counter);
 	tally_pmus_free(s->pmus);
-	if (s->file && s->file != stderr)
-		fclose(s->file);
+	close_results(s);
 	free(s->events);
 	free(s->encodings);
 	free(s->values);
@@ -462,14 +517,85 @@ static FILE *report_stream(void)
 	return stderr;
 }
 
+/* -C names CPUs this machine has online, all of them: an event cannot be opened on the others (the kernel
+ * says EINVAL or ENODEV), and one such CPU would fail the whole list. Refused before anything runs, with
+ * the CPUs that can be counted. Returns -1 to go on, or an exit status. */
+static int check_cpu_list(const char *list)
+{
+	tally_cpus *wanted = NULL, *online = NULL;
+	int status = -1;
+	if (tally_cpus_parse(list, &wanted) < 0 || tally_cpus_online(NULL, &online) < 0) {
+		fprintf(stderr, "tally stat: -C %s: %s\n", list, tally_last_error());
+		status = EXIT_FAILED;
+		goto out;
+	}
+	size_t n = tally_cpus_count(wanted), nr_online = tally_cpus_count(online), nr_missing = 0;
+	int *missing = calloc(n, sizeof(*missing)), *have = calloc(nr_online ? nr_online : 1, sizeof(*have));
+	if (!missing || !have) {
+		fprintf(stderr, "tally stat: out of memory\n");
+		status = EXIT_FAILED;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			if (tally_cpus_index(online, tally_cpus_at(wanted, i)) < 0)
+				missing[nr_missing++] = tally_cpus_at(wanted, i);
+		for (size_t i = 0; i < nr_online; i++)
+			have[i] = tally_cpus_at(online, i);
+	}
+	if (nr_missing) {
+		char absent[256], present[256];
+		fprintf(stderr, "tally stat: -C %s: not online here (absent or offline): %s; the online CPUs are %s\n"
+		        "(see tally stat --help)\n", list, cpu_list_format(missing, nr_missing, absent, sizeof(absent)),
+		        cpu_list_format(have, nr_online, present, sizeof(present)));
+		status = EXIT_USAGE;
+	}
+	free(missing);
+	free(have);
+out:
+	tally_cpus_free(wanted);
+	tally_cpus_free(online);
+	return status;
+}
+
+/* The parser's message quotes the spec as written: its control bytes are escaped on their way to the
+ * terminal (the caret under them may then stand a little to the left). */
+static void report_spec_error(const char *detail)
+{
+	fprintf(stderr, "tally stat: bad event spec%s:\n", detail);
+	text_escape_lines(stderr, tally_last_error());
+	fputc('\n', stderr);
+}
+
+/* Each -e is one spec, as in perf: '-e {a -e b}' must not become the group '{a,b}' once joined. Only
+ * several -e are parsed one by one (the joined spec is parsed again by the counter). */
+static int check_each_spec(const struct stat_session *s)
+{
+	for (size_t i = 0; s->opt.nr_specs > 1 && i < s->opt.nr_specs; i++) {
+		TALLY_OPTS(tally_parse_opts, popts, .pmus = s->pmus);
+		tally_events *alone = NULL;
+		int err = tally_events_parse(s->opt.specs[i], &popts, &alone);
+		tally_events_free(alone);
+		if (err < 0) {
+			report_spec_error(" (each -e is a spec of its own)");
+			return EXIT_USAGE;
+		}
+	}
+	return -1;
+}
+
 /* Everything that can be refused is checked here, before the command is started. */
 static int prepare(struct stat_session *s)
 {
 	const struct stat_options *o = &s->opt;
+	int status = o->cpu_list ? check_cpu_list(o->cpu_list) : -1;
+	if (status >= 0)
+		return status;
 	if (tally_pmus_load(NULL, &s->pmus) < 0) {
 		fprintf(stderr, "tally stat: %s\n", tally_last_error());
 		return EXIT_FAILED;
 	}
+	status = check_each_spec(s);
+	if (status >= 0)
+		return status;
 	bool has_core = tally_pmus_core_count(s->pmus) > 0;
 	const char *spec = o->events ? o->events : default_events_spec(has_core);
 	s->report.note = o->events ? NULL : default_events_note(has_core);
@@ -478,7 +604,7 @@ static int prepare(struct stat_session *s)
 	TALLY_OPTS(tally_counter_opts, copts, .pmus = s->pmus, .no_packing = o->no_group,
 	           .no_inherit = o->no_inherit, .open_without_events = true);
 	if (tally_counter_new(spec, &copts, &s->counter) < 0) {
-		fprintf(stderr, "tally stat: bad event spec:\n%s\n", tally_last_error());
+		report_spec_error("");
 		return EXIT_USAGE;
 	}
 	if (describe_events(s) < 0 || alloc_statistics(s) < 0 ||
@@ -531,6 +657,11 @@ int command_stat(int argc, char **argv)
 	}
 	if (status < 0)
 		status = EXIT_FAILED;
+	close_results(&s);
+	/* Lost results outrank the command's status (a script must not take an empty file for a result);
+	 * a signal that ended tally keeps its 128 + signal, since it is why the writing stopped. */
+	if (s.output_error && !s.interrupted)
+		status = EXIT_OUTPUT;
 	session_free(&s);
 	return status;
 }
