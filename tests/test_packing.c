@@ -75,6 +75,32 @@ static void packs_by_pmu_in_spec_order(void)
 	tly_plan_fini(&p);
 }
 
+/* A packed group stops at max_group events (the kernel's limit on a group's read) and its PMU's next
+ * events start another; explicit groups are left as written, even past it (the kernel is the judge). */
+static void packed_groups_stay_within_the_limit(void)
+{
+	const struct tly_pack_event ev[] = {
+		{ SW, -1 }, { HW, -1 }, { SW, -1 }, { SW, -1 }, { SW, -1 }, { HW, -1 }, { SW, 0 }, { SW, 0 },
+		{ SW, 0 }, { SW, -1 },
+	};
+	struct tly_plan p;
+	CHECK_INT(tly_plan_init(&p, ev, 10, true, 2), 0);
+	CHECK_STR(show(&p), "P[0,2]P[1,5]P[3,4][6,7,8]P[9]");
+	tly_plan_fini(&p);
+
+	/* 1100 software events with tally's layout: 1022 (tly_read_max_group) and 78. */
+	enum { N = 1100 };
+	static struct tly_pack_event many[N];
+	for (size_t i = 0; i < N; i++)
+		many[i] = (struct tly_pack_event){ SW, -1 };
+	CHECK_INT(tly_plan_init(&p, many, N, true, 1022), 0);
+	CHECK_INT(p.nr_groups, 2);
+	CHECK_INT(tly_plan_size(&p, 0), 1022);
+	CHECK_INT(tly_plan_size(&p, 1), 78);
+	CHECK_INT(tly_plan_members(&p, 1)[0], 1022);
+	tly_plan_fini(&p);
+}
+
 static void braces_stay_as_written(void)
 {
 	/* task-clock,{cycles,page-faults},minor-faults,{instructions}: the explicit groups keep a software
@@ -164,6 +190,7 @@ int main(void)
 	static const struct harness_case cases[] = {
 		{ "key_is_the_counting_pmu", key_is_the_counting_pmu },
 		{ "packs_by_pmu_in_spec_order", packs_by_pmu_in_spec_order },
+		{ "packed_groups_stay_within_the_limit", packed_groups_stay_within_the_limit },
 		{ "braces_stay_as_written", braces_stay_as_written },
 		{ "no_packing_opens_each_alone", no_packing_opens_each_alone },
 		{ "split_makes_a_packed_group", split_makes_a_packed_group },
