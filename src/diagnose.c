@@ -291,6 +291,15 @@ static void explain_precise(struct text *t, const struct tly_diag *d)
 
 static void explain_einval(struct text *t, const struct tly_diag *d, const struct tally_facts *f)
 {
+	/* perf_event_open: "Only a group leader can be exclusive or pinned". */
+	if (in_group(d) && d->group_index > 0 && d->attr && (d->attr->pinned || d->attr->exclusive)) {
+		put(t, "  '%s' is a member of the group led by '%s' and asks to be %s: the kernel lets only a "
+		       "group's leader be pinned or exclusive.\n",
+		    d->event, d->leader, d->attr->pinned ? "pinned (:D)" : "exclusive (:e)");
+		put(t, "  Fix: put the modifier after the braces ({...}:D pins the whole group through its "
+		       "leader) or on the group's first event.\n");
+		return;
+	}
 	if (mixed_pmus(d)) {
 		put(t, "  '%s' (PMU %s) cannot join the group led by '%s' (PMU %s): a group's events must share "
 		       "one hardware PMU; only software events may join any group.\n",

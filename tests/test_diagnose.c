@@ -104,6 +104,10 @@ static const struct perf_event_attr faults_attr = { .size = sizeof(struct perf_e
 	                                            .type = PERF_TYPE_SOFTWARE,
 	                                            .config = PERF_COUNT_SW_PAGE_FAULTS };
 
+static const struct perf_event_attr pinned_faults_attr = { .size = sizeof(struct perf_event_attr),
+	                                                   .type = PERF_TYPE_SOFTWARE,
+	                                                   .config = PERF_COUNT_SW_PAGE_FAULTS, .pinned = 1 };
+
 struct row {
 	const char *name;
 	enum machine machine;
@@ -198,6 +202,11 @@ static const struct row rows[] = {
 	  { "exclusive", "Intel PT" } },
 	{ "E2BIG", OLD_KERNEL, { .op = TLY_DIAG_OPEN, .err = E2BIG, .event = "x", .attr = &big_attr },
 	  { "E2BIG", "200 bytes", "5.4.0-100-generic", "config3" } },
+	{ "pinned member", BARE_METAL,
+	  { .op = TLY_DIAG_OPEN, .err = EINVAL, .event = "page-faults:D", .attr = &pinned_faults_attr,
+	    .leader = "task-clock", .group_size = 2, .group_index = 1 },
+	  { "EINVAL", "member of the group led by 'task-clock'", "pinned (:D)", "only a group's leader",
+	    "{...}:D" } },
 	/* The other E2BIG: the 1023rd member of a group read with tally's layout (perf_event_validate_size). */
 	{ "E2BIG: group read past 16 KiB", BARE_METAL,
 	  { .op = TLY_DIAG_OPEN, .err = E2BIG, .event = "page-faults", .attr = &faults_attr, .leader = "task-clock",
