@@ -24,8 +24,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The layout tally asks for: GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING | ID, plus LOST where the
- * kernel has it (read back from the attr, so the bare decode follows the same format). */
+/* The layout tally asks for: GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING | ID, plus LOST if the attr
+ * has it (read back from the attr, so the bare decode follows the same format). */
 struct bare {
 	int fd;
 	uint64_t ids[NR_EVENTS];

@@ -321,6 +321,7 @@ static int explain_open_failure(tally_counter *c, size_t g, size_t k, int err)
 		.leader_pmu = size > 1 ? c->ev[m[0]].pmu_name : NULL,
 		.group_size = size,
 		.group_index = k,
+		.leader_read_format = tly_evsel_read_format(c->ev[m[0]].attr.read_format, size > 1),
 		.cpu_wide = c->target.cpu_wide,
 		.fds_needed = c->nr * tally_cpus_count(c->target.cpus) * tally_threads_count(c->target.threads),
 		.facts = tly_facts_cache_get(&c->facts),
@@ -508,7 +509,9 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 	for (size_t i = 0; pack && i < c->nr; i++)
 		pack[i] = (struct tly_pack_event){ .pmu = c->ev[i].pmu, .spec_group = c->ev[i].spec_group };
 	if (!err)
-		err = tly_plan_init(&c->plan, pack, c->nr, !c->no_packing);
+		err = tly_plan_init(&c->plan, pack, c->nr, !c->no_packing,
+		                    /* Parsed events ask for no read_format of their own. */
+		                    tly_read_max_group(tly_evsel_read_format(0, true)));
 	free(pack);
 	if (!err)
 		err = alloc_counts(c);

@@ -3,6 +3,7 @@
 #include "diagnose.h"
 
 #include "error.h"
+#include "group_read.h"
 #include "pmu.h"
 
 #include <errno.h>
@@ -282,6 +283,15 @@ static void explain_precise(struct text *t, const struct tly_diag *d)
 
 static void explain_einval(struct text *t, const struct tly_diag *d, const struct tally_facts *f)
 {
+	/* perf_event_open: "Only a group leader can be exclusive or pinned". */
+	if (in_group(d) && d->group_index > 0 && d->attr && (d->attr->pinned || d->attr->exclusive)) {
+		put(t, "  '%s' is a member of the group led by '%s' and asks to be %s: the kernel lets only a "
+		       "group's leader be pinned or exclusive.\n",
+		    d->event, d->leader, d->attr->pinned ? "pinned (:D)" : "exclusive (:e)");
+		put(t, "  Fix: put the modifier after the braces ({...}:D pins the whole group through its "
+		       "leader) or on the group's first event.\n");
+		return;
+	}
 	if (mixed_pmus(d)) {
 		put(t, "  '%s' (PMU %s) cannot join the group led by '%s' (PMU %s): a group's events must share "
 		       "one hardware PMU; only software events may join any group.\n",
@@ -377,6 +387,30 @@ static void explain_ebusy(struct text *t, const struct tly_diag *d, const struct
 }
 
 /* A generic or raw hardware event refused on a machine without a CPU PMU: the cause needs no other guess. */
+/* perf_event_open's E2BIG has two causes: a group whose read would pass the kernel's limit once this
+ * member joins (perf_event_validate_size), or an attr larger than the kernel's with a newer field set
+ * (perf_copy_attr). The group's read size tells them apart. */
+static void explain_e2big(struct text *t, const struct tly_diag *d, const struct tally_facts *f)
+{
+	/* The group as it would be with this member in: the kernel checks each joining member. */
+	size_t joined = d->group_index + 1, read_size = tly_read_size(d->leader_read_format, joined);
+	if (in_group(d) && (d->leader_read_format & PERF_FORMAT_GROUP) && read_size > TLY_GROUP_READ_MAX) {
+		size_t fit = tly_read_max_group(d->leader_read_format);
+		put(t, "  as event %zu of the group led by '%s', '%s' would make one read of the group %zu bytes, "
+		       "more than the kernel's limit of %zu bytes (16 KiB) on a group's read "
+		       "(perf_event_validate_size, Linux 6.7+): with this read_format a group holds at most %zu "
+		       "events, and this one has %zu. perf stat refuses such a group too.\n"
+		       "  Fix: split the group into groups of at most %zu events, or leave the events outside "
+		       "braces: tally packs those into groups that fit.\n",
+		    joined, d->leader, d->event, read_size, TLY_GROUP_READ_MAX, fit, d->group_size, fit);
+		return;
+	}
+	put(t, "  the attr is %u bytes, more than this kernel's (%s) perf_event_attr, and some of the extra "
+	       "bytes are set: a field newer than this kernel (e.g. config3 needs 6.3).\n"
+	       "  Fix: leave fields this kernel lacks at zero.\n",
+	    d->attr ? d->attr->size : 0, f->kernel_release[0] ? f->kernel_release : "unknown release");
+}
+
 static bool cause_is_no_core_pmu(const struct tly_diag *d, const struct tally_facts *f)
 {
 	return d->op == TLY_DIAG_OPEN && is_core_type(d->attr) && no_core_pmu(f) &&
@@ -416,10 +450,7 @@ static void explain_open(struct text *t, const struct tly_diag *d, const struct 
 		explain_ebusy(t, d, f);
 		break;
 	case E2BIG:
-		put(t, "  the attr is %u bytes, more than this kernel's (%s) perf_event_attr, and some of the "
-		       "extra bytes are set: a field newer than this kernel (e.g. config3 needs 6.3).\n"
-		       "  Fix: leave fields this kernel lacks at zero.\n",
-		    d->attr ? d->attr->size : 0, f->kernel_release[0] ? f->kernel_release : "unknown release");
+		explain_e2big(t, d, f);
 		break;
 	case ESRCH:
 		put(t, "  the target process or thread does not exist (it may have exited).\n  Fix: check the "

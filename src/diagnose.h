@@ -33,6 +33,7 @@ struct tly_diag {
 	const char *leader_pmu;              /* its PMU's name (NULL: unknown) */
 	size_t group_size;                   /* events in the group, leader included */
 	size_t group_index;                  /* this event's position in it (0 = leader) */
+	uint64_t leader_read_format;         /* the leader's read_format (explains E2BIG); 0: unknown */
 	bool cpu_wide;                       /* opened with pid == -1 (counts a whole CPU) */
 	size_t fds_needed;                   /* descriptors the whole open needs (explains EMFILE) */
 	size_t read_size;                    /* TLY_DIAG_READ: bytes the buffer offered (explains ENOSPC) */

@@ -10,54 +10,22 @@
 #include "threadmap.h"
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Process-wide by nature (a property of the running kernel) and written once under pthread_once, so it
- * is the one global of this layer: probing it per evsel would cost a perf_event_open each time. */
-static bool lost_supported;
-static pthread_once_t lost_probe_once = PTHREAD_ONCE_INIT;
-
-static void probe_lost(void)
+/* Never PERF_FORMAT_LOST unless the caller asks: it counts lost samples, always 0 for counting, and
+ * costs 8 bytes per member on every read and room in the kernel's 16 KiB limit on a group's read. */
+uint64_t tly_evsel_read_format(uint64_t caller_read_format, bool group)
 {
-	/* A software dummy event (3.12+) counting user space only on the calling thread opens under any
-	 * perf_event_paranoid below 3; only EINVAL means the kernel (before 6.0) rejects PERF_FORMAT_LOST. */
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_DUMMY,
-		.disabled = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.read_format = PERF_FORMAT_LOST,
-	};
-	int fd = tly_sys->perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	lost_supported = fd >= 0;
-	if (fd >= 0)
-		tly_sys->close(fd);
-	tly_log(TALLY_LOG_DEBUG, "PERF_FORMAT_LOST %s\n", lost_supported ? "supported" : "not supported");
+	uint64_t f = (caller_read_format & ~(uint64_t)PERF_FORMAT_GROUP) | PERF_FORMAT_TOTAL_TIME_ENABLED |
+	             PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+	return group ? f | PERF_FORMAT_GROUP : f;
 }
 
-bool tly_read_format_has_lost(void)
-{
-	pthread_once(&lost_probe_once, probe_lost);
-	return lost_supported;
-}
-
-/* Everything the reads rely on is always asked for; GROUP only where there is a group to read. */
 static uint64_t evsel_read_format(const tally_evsel *e)
 {
-	uint64_t f = (e->caller_read_format & ~(uint64_t)PERF_FORMAT_GROUP) | PERF_FORMAT_TOTAL_TIME_ENABLED |
-	             PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
-	if (tly_read_format_has_lost())
-		f |= PERF_FORMAT_LOST;
-	else
-		f &= ~(uint64_t)PERF_FORMAT_LOST;
-	if (e->nr_members)
-		f |= PERF_FORMAT_GROUP;
-	return f;
+	return tly_evsel_read_format(e->caller_read_format, e->nr_members != 0);
 }
 
 int tally_evsel_new(const struct perf_event_attr *attr, tally_evsel **out)
@@ -200,6 +168,7 @@ static int report_failure(const tally_evsel *e, size_t slot, enum tly_diag_op op
 		.leader = group > 1 ? leader->name : NULL,
 		.group_size = group,
 		.group_index = leader == e ? 0 : 1 + e->member_index,
+		.leader_read_format = leader->attr.read_format,
 		.cpu_wide = tid_of(e, slot) == -1,
 		.fds_needed = e->grid.ncpus * e->grid.nthreads * group,
 		.read_size = e->read_size,
@@ -256,7 +225,7 @@ static void release(tally_evsel *e)
 	e->group_ids = NULL;
 	e->group_counts = NULL;
 	e->read_size = 0;
-	e->group_entry_u64s = 0;
+	e->group_entry_size = 0;
 	e->open = false;
 }
 
@@ -273,10 +242,12 @@ static int alloc_open_state(tally_evsel *e, const tally_cpus *cpus, const tally_
 	size_t slots = e->grid.ncpus * e->grid.nthreads;
 	e->read_size = tly_read_size(e->attr.read_format, e->leader == e ? group : 1);
 	e->read_buf = malloc(e->read_size);
+	/* The layout of struct tly_group_head: what tly_read_decode_group_in_order takes. */
 	uint64_t group_read = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
 	                      PERF_FORMAT_TOTAL_TIME_RUNNING;
-	e->group_entry_u64s = (e->attr.read_format & group_read) == group_read ?
-	                      2 + !!(e->attr.read_format & PERF_FORMAT_LOST) : 0;
+	if ((e->attr.read_format & group_read) == group_read)
+		e->group_entry_size = sizeof(struct tly_group_entry) +
+		                      ((e->attr.read_format & PERF_FORMAT_LOST) ? sizeof(uint64_t) : 0);
 	if (e->leader == e) {
 		e->group_ids = calloc(slots * group, sizeof(*e->group_ids));
 		e->group_counts = calloc(group, sizeof(*e->group_counts));

@@ -4,30 +4,39 @@
 #include "error.h"
 
 #include <linux/perf_event.h>
-#include <string.h>
 
-/* Buffers may come from anywhere (tests build them byte by byte): load each u64 without assuming
- * alignment. The compiler turns this into one load. */
-static inline uint64_t load_u64(const unsigned char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
+#define U64 sizeof(uint64_t)
 
 static size_t has(uint64_t read_format, uint64_t flag)
 {
 	return (read_format & flag) ? 1 : 0;
 }
 
+/* u64s of the fixed part before the values: the times asked for (and nr, counted by the callers). */
+static size_t times_u64s(uint64_t read_format)
+{
+	return has(read_format, PERF_FORMAT_TOTAL_TIME_ENABLED) + has(read_format, PERF_FORMAT_TOTAL_TIME_RUNNING);
+}
+
+/* u64s of one event's entry: value, then id and lost when asked. */
+static size_t entry_u64s(uint64_t read_format)
+{
+	return 1 + has(read_format, PERF_FORMAT_ID) + has(read_format, PERF_FORMAT_LOST);
+}
+
 size_t tly_read_size(uint64_t read_format, size_t nr)
 {
-	size_t times = has(read_format, PERF_FORMAT_TOTAL_TIME_ENABLED) +
-	               has(read_format, PERF_FORMAT_TOTAL_TIME_RUNNING);
-	size_t per_event = 1 + has(read_format, PERF_FORMAT_ID) + has(read_format, PERF_FORMAT_LOST);
 	if (read_format & PERF_FORMAT_GROUP)
-		return sizeof(uint64_t) * (1 + times + nr * per_event);
-	return sizeof(uint64_t) * (times + per_event);
+		return U64 * (1 + times_u64s(read_format) + nr * entry_u64s(read_format));
+	return U64 * (times_u64s(read_format) + entry_u64s(read_format));
+}
+
+size_t tly_read_max_group(uint64_t read_format)
+{
+	if (!(read_format & PERF_FORMAT_GROUP))
+		return 1;
+	size_t fixed = U64 * (1 + times_u64s(read_format));
+	return (TLY_GROUP_READ_MAX - fixed) / (U64 * entry_u64s(read_format));
 }
 
 static int decode_single(const unsigned char *p, size_t len, uint64_t read_format, const uint64_t *ids,
@@ -36,21 +45,22 @@ static int decode_single(const unsigned char *p, size_t len, uint64_t read_forma
 	size_t need = tly_read_size(read_format, 1);
 	if (len < need)
 		return tly_error(-EIO, "short read: %zu of %zu bytes", len, need);
-	count->value = load_u64(p);
-	p += 8;
-	count->enabled = has(read_format, PERF_FORMAT_TOTAL_TIME_ENABLED) ? load_u64(p) : 0;
-	p += 8 * has(read_format, PERF_FORMAT_TOTAL_TIME_ENABLED);
-	count->running = has(read_format, PERF_FORMAT_TOTAL_TIME_RUNNING) ? load_u64(p) : 0;
-	p += 8 * has(read_format, PERF_FORMAT_TOTAL_TIME_RUNNING);
+	/* Walked field by field in the order of the layout above: each present field is the next u64. */
+	count->value = tly_load_u64(p);
+	p += U64;
+	count->enabled = has(read_format, PERF_FORMAT_TOTAL_TIME_ENABLED) ? tly_load_u64(p) : 0;
+	p += U64 * has(read_format, PERF_FORMAT_TOTAL_TIME_ENABLED);
+	count->running = has(read_format, PERF_FORMAT_TOTAL_TIME_RUNNING) ? tly_load_u64(p) : 0;
+	p += U64 * has(read_format, PERF_FORMAT_TOTAL_TIME_RUNNING);
 	count->id = ids[0];
 	if (read_format & PERF_FORMAT_ID) {
-		uint64_t id = load_u64(p);
-		p += 8;
+		uint64_t id = tly_load_u64(p);
+		p += U64;
 		if (id != ids[0])
 			return tly_error(-EPROTO, "read returned id %#llx, expected %#llx",
 			                 (unsigned long long)id, (unsigned long long)ids[0]);
 	}
-	count->lost = has(read_format, PERF_FORMAT_LOST) ? load_u64(p) : 0;
+	count->lost = has(read_format, PERF_FORMAT_LOST) ? tly_load_u64(p) : 0;
 	return 0;
 }
 
@@ -66,13 +76,41 @@ static long find_slot(const uint64_t *ids, size_t n, size_t position, uint64_t i
 	return -1;
 }
 
+/* Entries (struct tly_group_entry, then lost when has_lost) matched to their slots by id, whatever their
+ * order: the kernel's order is not part of its ABI. */
+static int decode_by_id(const unsigned char *p, size_t entry_size, uint64_t enabled, uint64_t running,
+                        const uint64_t *ids, size_t n, struct tally_count *counts)
+{
+	bool has_lost = entry_size > sizeof(struct tly_group_entry);
+	/* counts[k].id stays 0 until slot k is filled: that is how a repeated id is caught. */
+	for (size_t k = 0; k < n; k++)
+		counts[k].id = 0;
+	for (size_t i = 0; i < n; i++, p += entry_size) {
+		uint64_t id = tly_load_u64(p + offsetof(struct tly_group_entry, id));
+		long k = find_slot(ids, n, i, id);
+		if (k < 0)
+			return tly_error(-EPROTO, "group read: entry %zu has id %#llx, which belongs to no event of "
+			                 "the group", i, (unsigned long long)id);
+		if (counts[k].id != 0)
+			return tly_error(-EPROTO, "group read: id %#llx appears twice", (unsigned long long)id);
+		counts[k] = (struct tally_count){
+			.value = tly_load_u64(p + offsetof(struct tly_group_entry, value)),
+			.enabled = enabled,
+			.running = running,
+			.id = id,
+			.lost = has_lost ? tly_load_u64(p + sizeof(struct tly_group_entry)) : 0,
+		};
+	}
+	return 0;
+}
+
 static int decode_group(const unsigned char *p, size_t len, uint64_t read_format, const uint64_t *ids,
                         size_t n, struct tally_count *counts)
 {
-	if (len < sizeof(uint64_t))
+	if (len < U64)
 		return tly_error(-EIO, "short read: %zu bytes, not even the group size", len);
-	uint64_t nr = load_u64(p);
-	p += 8;
+	uint64_t nr = tly_load_u64(p);
+	p += U64;
 	if (nr != n)
 		return tly_error(-EPROTO, "the group read has %llu events, expected %zu", (unsigned long long)nr,
 		                 n);
@@ -81,56 +119,31 @@ static int decode_group(const unsigned char *p, size_t len, uint64_t read_format
 		return tly_error(-EIO, "short read: %zu of %zu bytes for a group of %zu", len, need, n);
 	uint64_t enabled = 0, running = 0;
 	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) {
-		enabled = load_u64(p);
-		p += 8;
+		enabled = tly_load_u64(p);
+		p += U64;
 	}
 	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) {
-		running = load_u64(p);
-		p += 8;
+		running = tly_load_u64(p);
+		p += U64;
 	}
 	if (!(read_format & PERF_FORMAT_ID)) {
 		/* A group of one needs no matching; a bigger group read without ids could only be matched by
 		 * position, which is what this decoder exists to avoid. */
 		if (n != 1)
 			return tly_error(-EINVAL, "a group read of %zu events without PERF_FORMAT_ID", n);
-		counts[0] = (struct tally_count){ .value = load_u64(p), .enabled = enabled, .running = running,
-		                                  .id = ids[0],
-		                                  .lost = has(read_format, PERF_FORMAT_LOST) ? load_u64(p + 8) : 0 };
+		counts[0] = (struct tally_count){
+			.value = tly_load_u64(p),
+			.enabled = enabled,
+			.running = running,
+			.id = ids[0],
+			.lost = has(read_format, PERF_FORMAT_LOST) ? tly_load_u64(p + U64) : 0,
+		};
 		return 0;
 	}
-	size_t has_lost = has(read_format, PERF_FORMAT_LOST), stride = 8 * (2 + has_lost);
-	/* The kernel lists a group in the order its members joined, which is the order of ids[]: when every
-	 * entry carries the id of its own position (ids are never 0), each slot is filled exactly once and
-	 * the read is decoded in one pass. Anything else goes through matching by id below. */
-	size_t i = 0;
-	while (i < n && ids[i] != 0 && load_u64(p + i * stride + 8) == ids[i])
-		i++;
-	if (i == n) {
-		for (i = 0; i < n; i++, p += stride)
-			counts[i] = (struct tally_count){ .value = load_u64(p), .enabled = enabled, .running = running,
-				                          .id = ids[i], .lost = has_lost ? load_u64(p + 16) : 0 };
+	size_t entry_size = U64 * entry_u64s(read_format);
+	if (tly_read_decode_in_order(p, entry_size, enabled, running, ids, n, counts))
 		return 0;
-	}
-	for (size_t k = 0; k < n; k++)
-		if (ids[k] == 0)
-			return tly_error(-EINVAL, "tly_read_decode: id of slot %zu is 0", k);
-	/* counts[k].id stays 0 until slot k is filled: that is how a repeated id is caught. */
-	for (size_t k = 0; k < n; k++)
-		counts[k].id = 0;
-	for (i = 0; i < n; i++) {
-		uint64_t value = load_u64(p), id = load_u64(p + 8);
-		uint64_t lost = has_lost ? load_u64(p + 16) : 0;
-		p += stride;
-		long k = find_slot(ids, n, i, id);
-		if (k < 0)
-			return tly_error(-EPROTO, "group read: entry %zu has id %#llx, which belongs to no event of "
-			                 "the group", i, (unsigned long long)id);
-		if (counts[k].id != 0)
-			return tly_error(-EPROTO, "group read: id %#llx appears twice", (unsigned long long)id);
-		counts[k] = (struct tally_count){ .value = value, .enabled = enabled, .running = running,
-		                                  .id = id, .lost = lost };
-	}
-	return 0;
+	return decode_by_id(p, entry_size, enabled, running, ids, n, counts);
 }
 
 int tly_read_decode(const void *buf, size_t len, uint64_t read_format, const uint64_t *ids, size_t n,
@@ -138,9 +151,7 @@ int tly_read_decode(const void *buf, size_t len, uint64_t read_format, const uin
 {
 	if (!buf || !ids || !counts || n == 0)
 		return tly_error(-EINVAL, "tly_read_decode: bad arguments");
-	/* A group read with ids checks them as it matches entries (the hot path, where a loop more counts). */
-	bool checked_later = (read_format & PERF_FORMAT_GROUP) && (read_format & PERF_FORMAT_ID);
-	for (size_t k = 0; k < n && !checked_later; k++)
+	for (size_t k = 0; k < n; k++)
 		if (ids[k] == 0)
 			return tly_error(-EINVAL, "tly_read_decode: id of slot %zu is 0", k);
 	if (read_format & PERF_FORMAT_GROUP)

@@ -17,25 +17,28 @@ uint32_t tly_pack_pmu(const struct perf_event_attr *attr, const tally_pmu *pmu)
 	return attr->type;
 }
 
-/* The group an event outside braces joins: the packed group already holding its PMU, if any. */
+/* The group an event outside braces joins: the first packed group of its PMU with room left, if any. */
 static size_t packed_group_for(const struct tly_plan *plan, const struct tly_pack_event *events,
-                               const size_t *group_of, size_t i)
+                               const size_t *group_of, const size_t *group_size, size_t max_group, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
-		if (events[j].spec_group < 0 && events[j].pmu == events[i].pmu)
+		if (events[j].spec_group < 0 && events[j].pmu == events[i].pmu && group_size[group_of[j]] < max_group)
 			return group_of[j];
 	return plan->nr_groups;
 }
 
-int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, size_t n, bool packing)
+int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, size_t n, bool packing,
+                  size_t max_group)
 {
 	memset(plan, 0, sizeof(*plan));
 	size_t *group_of = calloc(n ? n : 1, sizeof(*group_of));
+	size_t *group_size = calloc(n ? n : 1, sizeof(*group_size));
 	plan->order = calloc(n ? n : 1, sizeof(*plan->order));
 	plan->first = calloc(n + 1, sizeof(*plan->first));
 	plan->packed = calloc(n ? n : 1, sizeof(*plan->packed));
-	if (!group_of || !plan->order || !plan->first || !plan->packed) {
+	if (!group_of || !group_size || !plan->order || !plan->first || !plan->packed) {
 		free(group_of);
+		free(group_size);
 		tly_plan_fini(plan);
 		return -ENOMEM;
 	}
@@ -48,14 +51,16 @@ int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, si
 				if (events[j].spec_group == events[i].spec_group)
 					g = group_of[j];
 		} else if (packing) {
-			g = packed_group_for(plan, events, group_of, i);
+			g = packed_group_for(plan, events, group_of, group_size, max_group, i);
 		}
 		if (g == plan->nr_groups) {
 			plan->packed[g] = events[i].spec_group < 0;
 			plan->nr_groups++;
 		}
 		group_of[i] = g;
+		group_size[g]++;
 	}
+	free(group_size);
 
 	/* Second pass: lay the events out group after group, spec order kept inside each. */
 	size_t pos = 0;

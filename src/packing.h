@@ -34,9 +34,11 @@ struct tly_plan {
 };
 
 /* Groups n events: each {...} group of the spec as written; the events outside braces, in spec order,
- * into one group per PMU type (packing) or each alone (!packing). Groups are ordered by their first
- * event. -ENOMEM. */
-int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, size_t n, bool packing);
+ * into groups of one PMU type of at most max_group events each (packing: the kernel refuses a group whose
+ * read passes its limit, see tly_read_max_group) or each alone (!packing). Groups are ordered by their
+ * first event. -ENOMEM. */
+int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, size_t n, bool packing,
+                  size_t max_group);
 void tly_plan_fini(struct tly_plan *plan);
 
 /* Inline: every read of a counter asks them once per group. */

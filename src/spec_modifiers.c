@@ -23,11 +23,14 @@ void tly_modifiers_clear(struct perf_event_attr *attr, bool *exclude_gh)
  * three privilege levels and each letter then includes its own; G/H likewise between guest and host; u
  * and p also exclude the guest unless G or H was given (guest time cannot be split by privilege level
  * from the host, and x86 PEBS did not work inside guests). */
-int tly_modifiers_apply(struct perf_event_attr *a, bool *exclude_gh, const char *letters, size_t n)
+int tly_modifiers_apply(struct perf_event_attr *a, bool *exclude_gh, const char *letters, size_t n, bool leader)
 {
 	bool eu = a->exclude_user, ek = a->exclude_kernel, eh = a->exclude_hv;
 	bool eG = a->exclude_guest, eH = a->exclude_host, eI = a->exclude_idle;
 	bool exclude = eu || ek || eh, gh = *exclude_gh;
+	/* A member keeps its own bits: perf gives a group's D and e to the leader only (parse-events.c,
+	 * evsel__is_group_leader), since the kernel refuses a pinned or exclusive member with EINVAL
+	 * (perf_event_open: "Only a group leader can be exclusive or pinned"). */
 	bool pinned = a->pinned, exclusive = a->exclusive;
 	unsigned precise = a->precise_ip;
 	for (size_t i = 0; i < n; i++) {
@@ -53,9 +56,9 @@ int tly_modifiers_apply(struct perf_event_attr *a, bool *exclude_gh, const char 
 		} else if (c == 'I') {
 			eI = true;
 		} else if (c == 'D') {
-			pinned = true;
+			pinned = pinned || leader;
 		} else if (c == 'e') {
-			exclusive = true;
+			exclusive = exclusive || leader;
 		} else if (c == 'p') {
 			precise++;
 			if (!gh)
@@ -121,7 +124,7 @@ void tly_modifiers_text(const struct perf_event_attr *a, char out[static 17])
 		struct perf_event_attr trial;
 		bool gh = false;
 		memset(&trial, 0, sizeof(trial));
-		if (tly_modifiers_apply(&trial, &gh, letters, strlen(letters)) == 0 && same_bits(&trial, a)) {
+		if (tly_modifiers_apply(&trial, &gh, letters, strlen(letters), true) == 0 && same_bits(&trial, a)) {
 			strcpy(out, letters);
 			return;
 		}

@@ -21,8 +21,11 @@ void tly_modifiers_clear(struct perf_event_attr *attr, bool *exclude_gh);
 
 /* Applies modifier letters (already checked: only u k h G H I D e p, no repeats but p) from the attr's
  * current bits. *exclude_gh carries perf's "G or H was given" state between an event's own and its
- * group's modifiers. Returns -ERANGE when the precise level would pass TLY_MAX_PRECISE. */
-int tly_modifiers_apply(struct perf_event_attr *attr, bool *exclude_gh, const char *letters, size_t n);
+ * group's modifiers. D (pinned) and e (exclusive) set their bit only when leader is true: an event's own
+ * modifiers (it leads itself then) or a group's on its first event, never on a group's other members.
+ * Returns -ERANGE when the precise level would pass TLY_MAX_PRECISE. */
+int tly_modifiers_apply(struct perf_event_attr *attr, bool *exclude_gh, const char *letters, size_t n,
+                        bool leader);
 
 /* Writes the shortest modifier letters (at most 16, NUL-terminated) that reproduce attr's bits on a
  * fresh event; empty when the bits are the defaults. */

@@ -104,7 +104,8 @@ static int parse_modifiers(struct parser *p, struct modifiers *mods)
 }
 
 /* Applies modifiers to the events added since first: an event's own (fresh: replacing the defaults, as
- * perf does) or a group's (on top of what each member has). */
+ * perf does) or a group's (on top of what each member has; D and e on the leader, the event at first,
+ * only). */
 static int apply_modifiers(struct parser *p, size_t first, const struct modifiers *mods, bool fresh)
 {
 	if (!mods->len)
@@ -113,7 +114,8 @@ static int apply_modifiers(struct parser *p, size_t first, const struct modifier
 		struct tly_event *ev = &p->list->v[i];
 		if (fresh)
 			tly_modifiers_clear(&ev->attr, &ev->exclude_gh);
-		if (tly_modifiers_apply(&ev->attr, &ev->exclude_gh, p->spec + mods->offset, mods->len) < 0)
+		bool leader = fresh || i == first;
+		if (tly_modifiers_apply(&ev->attr, &ev->exclude_gh, p->spec + mods->offset, mods->len, leader) < 0)
 			return SPEC_ERROR(p, mods->offset, mods->len,
 			                  "precise level of '%s' would pass ppp with these modifiers", ev->name);
 	}

@@ -412,7 +412,7 @@ static void unsupported_leader_leaves_members_counting(void)
 /* ---- a table whose group reads say the group never ran ----------------------------------------------- */
 
 /* Groups of more than this many events "never get a counter", like a PMU with 2 free counters. */
-#define FAKE_CAPACITY 2
+static uint64_t fake_capacity = 2;
 static bool fd_reads_group[1024];
 
 static int idle_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
@@ -428,7 +428,7 @@ static ssize_t idle_read(int fd, void *buf, size_t count)
 	ssize_t n = fault_read(fd, buf, count);
 	uint64_t *v = buf;
 	/* PERF_FORMAT_GROUP with times: nr, time_enabled, time_running, then the values. */
-	if (n >= 24 && fd >= 0 && fd < 1024 && fd_reads_group[fd] && v[0] > FAKE_CAPACITY)
+	if (n >= 24 && fd >= 0 && fd < 1024 && fd_reads_group[fd] && v[0] > fake_capacity)
 		v[2] = 0;
 	return n;
 }
@@ -541,6 +541,41 @@ static void never_run_packed_group_is_split(void)
 		CHECK_CONTAINS(tally_counter_note(c, 1), "task-clock");
 		tally_counter_free(c);
 	}
+	fault_uninstall();
+}
+
+/* The smallest group tally splits: two events, on a PMU with room for one. */
+static void never_run_packed_pair_is_split(void)
+{
+	fault_install();
+	struct tly_sys table = *tly_sys;
+	table.perf_event_open = idle_open;
+	table.read = idle_read;
+	tly_sys_replace(&table);
+	fake_capacity = 1;
+
+	tally_counter *c = open_on("task-clock,page-faults", NULL, NULL);
+	if (c) {
+		struct tally_result r[2];
+		CHECK_INT(tally_counter_start(c), 0);
+		touch(fresh_pages(16), 16);
+		CHECK_INT(tally_counter_read(c, r, 2), 2);
+		for (int i = 0; i < 2; i++) {
+			CHECK_INT(r[i].status, TALLY_STATUS_NOT_COUNTED);
+			CHECK_INT(r[i].group, 0);
+			CHECK_CONTAINS(tally_counter_note(c, (size_t)i), "split this group of 2");
+		}
+		/* Each alone now: both count from the reopening on. */
+		touch(fresh_pages(PAGES), PAGES);
+		CHECK_INT(tally_counter_read(c, r, 2), 2);
+		CHECK_INT(r[0].status, TALLY_STATUS_EXACT);
+		CHECK_INT(r[1].status, TALLY_STATUS_EXACT);
+		CHECK_INT(r[0].group, 0);
+		CHECK_INT(r[1].group, 1);
+		CHECK(r[1].value >= PAGES);
+		tally_counter_free(c);
+	}
+	fake_capacity = 2;
 	fault_uninstall();
 }
 
@@ -723,6 +758,7 @@ int main(void)
 		{ "pmu_refusing_exclude_guest_still_counts", pmu_refusing_exclude_guest_still_counts },
 		{ "unsupported_leader_leaves_members_counting", unsupported_leader_leaves_members_counting },
 		{ "never_run_packed_group_is_split", never_run_packed_group_is_split },
+		{ "never_run_packed_pair_is_split", never_run_packed_pair_is_split },
 		{ "no_packing_opens_every_event_alone", no_packing_opens_every_event_alone },
 		{ "origins_sum_results", origins_sum_results },
 		{ "hybrid_expansions_sum_by_origin", hybrid_expansions_sum_by_origin },

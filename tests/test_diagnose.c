@@ -104,6 +104,10 @@ static const struct perf_event_attr faults_attr = { .size = sizeof(struct perf_e
 	                                            .type = PERF_TYPE_SOFTWARE,
 	                                            .config = PERF_COUNT_SW_PAGE_FAULTS };
 
+static const struct perf_event_attr pinned_faults_attr = { .size = sizeof(struct perf_event_attr),
+	                                                   .type = PERF_TYPE_SOFTWARE,
+	                                                   .config = PERF_COUNT_SW_PAGE_FAULTS, .pinned = 1 };
+
 struct row {
 	const char *name;
 	enum machine machine;
@@ -198,6 +202,25 @@ static const struct row rows[] = {
 	  { "exclusive", "Intel PT" } },
 	{ "E2BIG", OLD_KERNEL, { .op = TLY_DIAG_OPEN, .err = E2BIG, .event = "x", .attr = &big_attr },
 	  { "E2BIG", "200 bytes", "5.4.0-100-generic", "config3" } },
+	{ "pinned member", BARE_METAL,
+	  { .op = TLY_DIAG_OPEN, .err = EINVAL, .event = "page-faults:D", .attr = &pinned_faults_attr,
+	    .leader = "task-clock", .group_size = 2, .group_index = 1 },
+	  { "EINVAL", "member of the group led by 'task-clock'", "pinned (:D)", "only a group's leader",
+	    "{...}:D" } },
+	/* The other E2BIG: the 1023rd member of a group read with tally's layout (perf_event_validate_size). */
+	{ "E2BIG: group read past 16 KiB", BARE_METAL,
+	  { .op = TLY_DIAG_OPEN, .err = E2BIG, .event = "page-faults", .attr = &faults_attr, .leader = "task-clock",
+	    .group_size = 1100, .group_index = 1022,
+	    .leader_read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+	                          PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID },
+	  { "E2BIG", "event 1023 of the group led by 'task-clock'", "16392 bytes", "limit of 16384 bytes (16 KiB)",
+	    "at most 1022 events, and this one has 1100", "perf stat refuses" } },
+	{ "E2BIG: group within the limit is the attr", OLD_KERNEL,
+	  { .op = TLY_DIAG_OPEN, .err = E2BIG, .event = "x", .attr = &big_attr, .leader = "task-clock",
+	    .group_size = 3, .group_index = 2,
+	    .leader_read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+	                          PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID },
+	  { "E2BIG", "200 bytes", "config3" } },
 	{ "ESRCH", BARE_METAL, { .op = TLY_DIAG_OPEN, .err = ESRCH, .event = "cycles" },
 	  { "ESRCH", "does not exist" } },
 	{ "unknown errno", BARE_METAL, { .op = TLY_DIAG_OPEN, .err = EXDEV, .event = "cycles" },
@@ -239,6 +262,23 @@ static void table_of_failures(void)
 			CHECK_CONTAINS(text, r->phrases[p]);
 	}
 	harness_case = "table_of_failures";
+}
+
+/* Each E2BIG explanation names one cause, never the other's. */
+static void e2big_names_one_cause(void)
+{
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		if (rows[i].d.err != E2BIG)
+			continue;
+		struct tally_facts f = facts_for(rows[i].machine);
+		struct tly_diag d = rows[i].d;
+		d.facts = &f;
+		char text[TLY_ERROR_MAX];
+		tly_diagnose(&d, text, sizeof(text));
+		bool group = d.group_size > 1000;
+		CHECK(group == (strstr(text, "16 KiB") != NULL));
+		CHECK(group != (strstr(text, "perf_event_attr") != NULL));
+	}
 }
 
 static void error_records_and_codes(void)
@@ -370,6 +410,7 @@ int main(void)
 {
 	static const struct harness_case cases[] = {
 		{ "table_of_failures", table_of_failures },
+		{ "e2big_names_one_cause", e2big_names_one_cause },
 		{ "error_records_and_codes", error_records_and_codes },
 		{ "truncation_keeps_snprintf_semantics", truncation_keeps_snprintf_semantics },
 		{ "retry_policy", retry_policy },

@@ -124,8 +124,6 @@ static void inject(enum fault_call call, unsigned long position, int err, struct
 
 static void every_call_position_every_error(void)
 {
-	/* The PERF_FORMAT_LOST probe is once per process: take it now, outside the counted sequences. */
-	(void)tly_read_format_has_lost();
 	fault_install();
 	const char *step;
 	CHECK_INT(run_sequence(&step), 0);

@@ -69,9 +69,35 @@ static void packs_by_pmu_in_spec_order(void)
 		{ SW, -1 }, { HW, -1 }, { SW, -1 }, { TP, -1 }, { HW, -1 },
 	};
 	struct tly_plan p;
-	CHECK_INT(tly_plan_init(&p, ev, 5, true), 0);
+	CHECK_INT(tly_plan_init(&p, ev, 5, true, SIZE_MAX), 0);
 	CHECK_STR(show(&p), "P[0,2]P[1,4]P[3]");
 	CHECK_INT(p.nr, 5);
+	tly_plan_fini(&p);
+}
+
+/* A packed group stops at max_group events (the kernel's limit on a group's read) and its PMU's next
+ * events start another; explicit groups are left as written, even past it (the kernel is the judge). */
+static void packed_groups_stay_within_the_limit(void)
+{
+	const struct tly_pack_event ev[] = {
+		{ SW, -1 }, { HW, -1 }, { SW, -1 }, { SW, -1 }, { SW, -1 }, { HW, -1 }, { SW, 0 }, { SW, 0 },
+		{ SW, 0 }, { SW, -1 },
+	};
+	struct tly_plan p;
+	CHECK_INT(tly_plan_init(&p, ev, 10, true, 2), 0);
+	CHECK_STR(show(&p), "P[0,2]P[1,5]P[3,4][6,7,8]P[9]");
+	tly_plan_fini(&p);
+
+	/* 1100 software events with tally's layout: 1022 (tly_read_max_group) and 78. */
+	enum { N = 1100 };
+	static struct tly_pack_event many[N];
+	for (size_t i = 0; i < N; i++)
+		many[i] = (struct tly_pack_event){ SW, -1 };
+	CHECK_INT(tly_plan_init(&p, many, N, true, 1022), 0);
+	CHECK_INT(p.nr_groups, 2);
+	CHECK_INT(tly_plan_size(&p, 0), 1022);
+	CHECK_INT(tly_plan_size(&p, 1), 78);
+	CHECK_INT(tly_plan_members(&p, 1)[0], 1022);
 	tly_plan_fini(&p);
 }
 
@@ -83,7 +109,7 @@ static void braces_stay_as_written(void)
 		{ SW, -1 }, { HW, 0 }, { SW, 0 }, { SW, -1 }, { HW, 1 },
 	};
 	struct tly_plan p;
-	CHECK_INT(tly_plan_init(&p, ev, 5, true), 0);
+	CHECK_INT(tly_plan_init(&p, ev, 5, true, SIZE_MAX), 0);
 	CHECK_STR(show(&p), "P[0,3][1,2][4]");
 	tly_plan_fini(&p);
 }
@@ -94,7 +120,7 @@ static void no_packing_opens_each_alone(void)
 		{ SW, -1 }, { SW, -1 }, { HW, 0 }, { SW, 0 }, { SW, -1 },
 	};
 	struct tly_plan p;
-	CHECK_INT(tly_plan_init(&p, ev, 5, false), 0);
+	CHECK_INT(tly_plan_init(&p, ev, 5, false, SIZE_MAX), 0);
 	CHECK_STR(show(&p), "P[0]P[1][2,3]P[4]");
 	tly_plan_fini(&p);
 }
@@ -105,7 +131,7 @@ static void split_makes_a_packed_group(void)
 		{ SW, -1 }, { SW, -1 }, { SW, -1 }, { SW, -1 }, { HW, 0 }, { SW, 0 },
 	};
 	struct tly_plan p;
-	CHECK_INT(tly_plan_init(&p, ev, 6, true), 0);
+	CHECK_INT(tly_plan_init(&p, ev, 6, true, SIZE_MAX), 0);
 	CHECK_STR(show(&p), "P[0,1,2,3][4,5]");
 	/* The kernel refused member 3: it starts the next group. */
 	tly_plan_split(&p, 0, 3);
@@ -123,7 +149,7 @@ static void halving_until_alone(void)
 	for (size_t i = 0; i < 8; i++)
 		ev[i] = (struct tly_pack_event){ SW, -1 };
 	struct tly_plan p;
-	CHECK_INT(tly_plan_init(&p, ev, 8, true), 0);
+	CHECK_INT(tly_plan_init(&p, ev, 8, true, SIZE_MAX), 0);
 	/* What the never-run handling does: halve any group of more than one, until none is left. */
 	for (size_t g = 0; g < p.nr_groups;) {
 		size_t size = tly_plan_size(&p, g);
@@ -142,7 +168,7 @@ static void remove_keeps_the_rest(void)
 		{ HW, 0 }, { SW, 0 }, { SW, 0 }, { SW, -1 },
 	};
 	struct tly_plan p;
-	CHECK_INT(tly_plan_init(&p, ev, 4, true), 0);
+	CHECK_INT(tly_plan_init(&p, ev, 4, true, SIZE_MAX), 0);
 	CHECK_STR(show(&p), "[0,1,2]P[3]");
 	/* An unsupported leader (cycles in a VM): the members stay a group, led by the next one. */
 	tly_plan_remove(&p, 0, 0);
@@ -164,6 +190,7 @@ int main(void)
 	static const struct harness_case cases[] = {
 		{ "key_is_the_counting_pmu", key_is_the_counting_pmu },
 		{ "packs_by_pmu_in_spec_order", packs_by_pmu_in_spec_order },
+		{ "packed_groups_stay_within_the_limit", packed_groups_stay_within_the_limit },
 		{ "braces_stay_as_written", braces_stay_as_written },
 		{ "no_packing_opens_each_alone", no_packing_opens_each_alone },
 		{ "split_makes_a_packed_group", split_makes_a_packed_group },

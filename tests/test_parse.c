@@ -232,6 +232,16 @@ static const struct row rows[] = {
 	NTH(INTEL, "{cycles:G}:u", 0, 1, HW("0") ",exclude_kernel=1,exclude_hv=1,exclude_host=1", "cycles:G", 0, true),
 	NTH(INTEL, "{cycles:p,instructions}:p", 0, 2, HW("0") ",exclude_guest=1,precise_ip=2", "cycles:p", 0, true),
 	NTH(INTEL, "{cycles}:D", 0, 1, HW("0") ",exclude_guest=1,pinned=1", "cycles", 0, true),
+	/* D and e of a group pin or reserve the leader only: the kernel refuses a pinned or exclusive member
+	 * (EINVAL), and perf sets them on the leader alone. */
+	NTH(INTEL, "{task-clock,page-faults,minor-faults}:D", 0, 3, SW("0x1") ",exclude_guest=1,pinned=1", "task-clock", 0, true),
+	NTH(INTEL, "{task-clock,page-faults,minor-faults}:D", 1, 3, SW("0x2") PLAIN, "page-faults", 0, false),
+	NTH(INTEL, "{task-clock,page-faults,minor-faults}:D", 2, 3, SW("0x5") PLAIN, "minor-faults", 0, false),
+	NTH(INTEL, "{task-clock,page-faults,minor-faults}:e", 0, 3, SW("0x1") ",exclude_guest=1,exclusive=1", "task-clock", 0, true),
+	NTH(INTEL, "{task-clock,page-faults,minor-faults}:e", 1, 3, SW("0x2") PLAIN, "page-faults", 0, false),
+	NTH(INTEL, "{task-clock,page-faults,minor-faults}:e", 2, 3, SW("0x5") PLAIN, "minor-faults", 0, false),
+	NTH(INTEL, "{cycles,instructions,branches}:uD", 0, 3, HW("0") U ",pinned=1", "cycles", 0, true),
+	NTH(INTEL, "{cycles,instructions,branches}:uD", 2, 3, HW("0x4") U, "branches", 0, false),
 	NTH(INTEL, "{cycles,instructions},{cache-misses,branches}:k", 2, 4, HW("0x3") K PLAIN, "cache-misses", 1, true),
 	NTH(INTEL, "{cycles,instructions},{cache-misses,branches}:k", 3, 4, HW("0x4") K PLAIN, "branches", 1, false),
 	NTH(INTEL, "cycles,{instructions,branches}", 0, 3, HW("0") PLAIN, "cycles", -1, false),

@@ -46,6 +46,7 @@ specs=(
 	software/config=2/u software/config=3/kG
 	'{cpu-clock,task-clock}:u' '{task-clock:k,page-faults}:u' '{cpu-clock,task-clock:G}:k'
 	'{cycles,instructions}:k' cpu-clock:u,task-clock:k
+	'{task-clock,page-faults,minor-faults}:D' '{task-clock,page-faults,minor-faults}:e' '{cpu-clock,task-clock}:uD'
 )
 
 keys='type|config|config1|config2|exclude_user|exclude_kernel|exclude_hv|exclude_idle|exclude_host|exclude_guest|pinned|exclusive|precise_ip'

@@ -114,8 +114,8 @@ TALLY_API void tally_threads_free(tally_threads *threads);
 
 /* ---- counts and scaling -------------------------------------------------------------------------- */
 
-/* One reading of one event at one (cpu, thread). Times are in nanoseconds. lost is 0 unless the kernel
- * has PERF_FORMAT_LOST (6.0+). */
+/* One reading of one event at one (cpu, thread). Times are in nanoseconds. lost is 0 unless the evsel's
+ * caller asked for PERF_FORMAT_LOST (6.0+) in read_format: tally's counting reads never do. */
 struct tally_count {
 	uint64_t value;
 	uint64_t enabled;   /* time the event was enabled */
@@ -148,7 +148,7 @@ TALLY_API int tally_count_delta(const struct tally_count *before, const struct t
  * from different threads. tally_evsel_new is thread-safe. */
 
 /* A new, closed event from a copy of attr. attr->size is set by tally; read_format becomes
- * attr->read_format | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING | ID (| LOST where the kernel has it), and
+ * attr->read_format | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING | ID (no LOST unless attr asks for it), and
  * GROUP is added when the event leads a group with members. The name defaults to "<type>:<config>". */
 TALLY_API int tally_evsel_new(const struct perf_event_attr *attr, tally_evsel **out);
 
