@@ -60,7 +60,7 @@ void readings_free(struct readings *rd)
 static int take_parts(tally_counter *counter, size_t i, struct event_reading *r)
 {
 	for (;;) {
-		int total = tally_counter_parts(counter, i, r->parts, r->cap);
+		int total = tally_counter_parts(counter, i, r->parts, r->cap, sizeof(r->parts[0]));
 		if (total < 0)
 			return total;
 		if ((size_t)total <= r->cap) {
@@ -80,7 +80,7 @@ int readings_take(struct readings *rd)
 	struct event_reading *old = rd->previous;
 	rd->previous = rd->current;
 	rd->current = old;
-	int got = tally_counter_read(rd->counter, rd->results, rd->n);
+	int got = tally_counter_read(rd->counter, rd->results, rd->n, sizeof(rd->results[0]));
 	if (got < 0)
 		return got;
 	for (size_t i = 0; i < rd->n; i++) {

@@ -359,7 +359,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	double user = 0, sys = 0;
 	if (library_command) {
 		struct tally_exit ex;
-		if (tally_counter_wait(s->counter, &ex) == 0) {
+		if (tally_counter_wait(s->counter, &ex, sizeof(ex)) == 0) {
 			exit_status = ex.code;
 			user = ex.user_s;
 			sys = ex.sys_s;

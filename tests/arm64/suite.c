@@ -433,7 +433,7 @@ static int counter_round(tally_counter *c, const struct loop_shape *shape, uint6
 		shape->run(n);
 		err = tally_counter_stop(c);
 	}
-	int got = err ? err : tally_counter_read(c, r, nr);
+	int got = err ? err : tally_counter_read(c, r, nr, sizeof(r[0]));
 	if (got >= 0 && (size_t)got != nr)
 		got = -EPROTO;
 	if (got < 0)
@@ -702,7 +702,7 @@ static void counter_without_pmu(void)
 	if (!err)
 		err = tally_counter_stop(c);
 	CHECK_INT(err, 0);
-	CHECK_INT(tally_counter_read(c, r, 4), 4);
+	CHECK_INT(tally_counter_read(c, r, 4, sizeof(r[0])), 4);
 	for (size_t k = 0; k < 2; k++) {
 		CHECK_INT(r[k].status, TALLY_STATUS_NOT_SUPPORTED);
 		CHECK_INT(r[k].error, -TALLY_ENOPMU);
