@@ -583,7 +583,7 @@ static int begin_window(tally_counter *c, size_t g)
 	for (size_t ci = 0; ci < leader->ncpus && !err; ci++) {
 		for (size_t ti = 0; ti < leader->nthreads && !err; ti++, slot++) {
 			struct tally_count *block = leader->counts + slot * size;
-			err = tally_evsel_read_group(leader->evsel, ci, ti, block, size);
+			err = tally_evsel_read_group(leader->evsel, ci, ti, block, size, sizeof(*block));
 			if (!err)
 				leader->window[slot] = (struct tly_window){ .start_enabled = block->enabled,
 					                                    .start_running = block->running };

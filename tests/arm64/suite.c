@@ -170,7 +170,7 @@ static int evsel_group_count(const struct perf_event_attr *attrs, size_t n_attrs
 		err = tally_evsel_disable(ev[0]);
 	}
 	if (!err)
-		err = tally_evsel_read_group(ev[0], 0, 0, counts, n_attrs);
+		err = tally_evsel_read_group(ev[0], 0, 0, counts, n_attrs, sizeof(counts[0]));
 	for (size_t k = 0; !err && k < n_attrs; k++)
 		expect_u64(counts[k].id, tally_evsel_id(ev[k], 0, 0), "id of event %zu", k);
 	for (size_t k = n_attrs; k-- > 0;)
@@ -408,7 +408,7 @@ static void evsel_multiplexed(void)
 	for (size_t k = 0; !err && k < NR; k++) {
 		struct tally_count c;
 		uint64_t scaled;
-		CHECK_INT(tally_evsel_read(ev[k], 0, 0, &c), 0);
+		CHECK_INT(tally_evsel_read(ev[k], 0, 0, &c, sizeof(c)), 0);
 		CHECK_INT(tally_count_scale(&c, &scaled), TALLY_COUNT_SCALED);
 		double error = ((double)scaled - truth) / truth;
 		printf("  event %zu: running/enabled %.3f, scaled %" PRIu64 ", error %+.4f%%\n", k,
