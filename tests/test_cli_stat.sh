@@ -135,6 +135,21 @@ PY
 "$TALLY" stat -I 100 -e task-clock -- sleep 0.25 2>"$WORK/err"
 grep -q "^# *time *counts" "$WORK/err" && ok "-I table header" || fail "-I table header"
 
+# An interval in which the command did not run at all (sleep between its exec and its exit) has no time:
+# it reads <not counted>, never a plain 0; part by part too (--per-thread: the sleeping process's rows,
+# while a busy one counts).
+"$TALLY" stat -I 100 -x, -e task-clock -- sleep 0.35 2>"$WORK/err"
+grep -q "^[0-9.]*,<not counted>,msec,task-clock," "$WORK/err" && ! grep -q "^[0-9.]*,0\.00,msec,task-clock," "$WORK/err" &&
+	ok "-I: an interval without time reads <not counted>" || fail "-I idle interval: $(cat "$WORK/err")"
+sleep 5 & sleeper=$!
+(while :; do :; done) & busy=$!
+"$TALLY" stat --per-thread -I 100 -x, -e task-clock -p $sleeper,$busy --duration 0.3 2>"$WORK/err"
+kill $sleeper $busy 2>/dev/null; wait $sleeper $busy 2>/dev/null
+grep -q "^[0-9.]*,sleep-$sleeper,<not counted>,msec,task-clock," "$WORK/err" &&
+	grep -qE "^[0-9.]*,[^,]*-$busy,[0-9]+\.[0-9]+,msec,task-clock," "$WORK/err" &&
+	ok "-I --per-thread: a thread that did not run reads <not counted>, the busy one counts" ||
+	fail "-I --per-thread idle part: $(cat "$WORK/err")"
+
 # --duration a multiple of -I: every interval's rate from its measured length. The last tick was merged
 # into a 0.3 ms "partial" interval and printed "403 CPUs utilized" on 2 CPUs. The bound is physical:
 # task-clock summed over every CPU cannot run faster than the CPUs online (1% for the clock reads).
