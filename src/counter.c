@@ -17,6 +17,12 @@
 #include <tally/counter.h>
 #include <tally/evlist.h>
 
+/* The output structs as they are now are the first versions: a field added later (at the end) makes these
+ * fail, and then the code that fills the struct writes the new field only where elem_sz has room. */
+_Static_assert(sizeof(struct tally_result) == TLY_RESULT_SZ_V1, "tally_result grew: see out_array.h");
+_Static_assert(sizeof(struct tally_part) == TLY_PART_SZ_V1, "tally_part grew: see out_array.h");
+_Static_assert(sizeof(struct tally_exit) == TLY_EXIT_SZ_V1, "tally_exit grew: see out_array.h");
+
 /* Room for one event's note: a diagnosis (a few lines) plus a line on how it was regrouped. */
 #define NOTE_MAX 1024
 

@@ -479,6 +479,8 @@ static int read_slot(tally_evsel *e, size_t slot, const uint64_t *ids, size_t n,
 	return decode_slot(e, slot, read_retrying(e->grid.fd[slot], e->read_buf, e->read_size), ids, n, counts);
 }
 
+_Static_assert(sizeof(struct tally_count) == TLY_COUNT_SZ_V1, "tally_count grew: see out_array.h");
+
 static bool count_sz_valid(size_t count_sz)
 {
 	return tly_out_valid(count_sz, TLY_COUNT_SZ_V1, alignof(struct tally_count), "tally_count");

@@ -8,9 +8,6 @@
 
 #include <stdlib.h>
 
-_Static_assert(sizeof(struct tally_result) == TLY_RESULT_SZ_V1, "tally_result changed: append, keep V1");
-_Static_assert(sizeof(struct tally_part) == TLY_PART_SZ_V1, "tally_part changed: append, keep V1");
-
 int tly_snapshot_alloc(const void *owner, size_t nr_events, size_t max_slots, tally_snapshot **out)
 {
 	tally_snapshot *s = calloc(1, sizeof(*s));

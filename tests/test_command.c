@@ -314,6 +314,34 @@ static int count_command(const char *spec, char **argv)
 	return ex.code;
 }
 
+/* tally_exit is caller-allocated output: a newer caller's larger struct gets zeros past the known
+ * fields, one below the first version is refused (and the command is still waited for by close). */
+static void wait_fills_a_larger_exit(void)
+{
+	char *argv[] = { "sh", "-c", "exit 7", NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	if (tally_counter_open(c, &t) != 0) {
+		fprintf(stderr, "%s\n", tally_counter_last_error(c));
+		harness_failed++;
+		tally_counter_free(c);
+		return;
+	}
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_exit small;
+	CHECK_INT(tally_counter_wait(c, &small, sizeof(small) - 8), -TALLY_EOPTS);
+	struct {
+		struct tally_exit ex;
+		uint64_t newer[2];
+	} grown;
+	memset(&grown, 0xff, sizeof(grown));
+	CHECK_INT(tally_counter_wait(c, &grown.ex, sizeof(grown)), 0);
+	CHECK_INT(grown.ex.code, 7);
+	CHECK_U64(grown.newer[0] | grown.newer[1], 0);
+	tally_counter_free(c);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "children") == 0)
@@ -327,6 +355,7 @@ int main(int argc, char **argv)
 	}
 	self[n] = '\0';
 	static const struct harness_case cases[] = {
+		{ "wait_fills_a_larger_exit", wait_fills_a_larger_exit },
 		{ "inherit_counts_the_children", inherit_counts_the_children },
 		{ "exit_code_and_signal", exit_code_and_signal },
 		{ "exec_failure_is_127", exec_failure_is_127 },
