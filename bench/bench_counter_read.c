@@ -161,8 +161,8 @@ int main(int argc, char **argv)
 			uint64_t t0 = now_ns();
 			if (tally_side)
 				for (long i = 0; i < n && !err; i++) {
-					err = tally_counter_read(c, r, NR_EVENTS) == NR_EVENTS ? 0 : -1;
-					sink += r[1].delta;
+					err = tally_counter_read(c, r, NR_EVENTS, sizeof(r[0])) == NR_EVENTS ? 0 : -1;
+					sink += r[1].scaled;
 				}
 			else
 				for (long i = 0; i < n && !err; i++) {
@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* The two sides read one group: the same page-faults but for faults taken in between (none here). */
-	tally_counter_read(c, r, NR_EVENTS);
+	tally_counter_read(c, r, NR_EVENTS, sizeof(r[0]));
 	bare_read(&b, values);
 	size_t nr = (size_t)rounds;
 	double best_tally = best(tally_ns, nr), best_bare = best(bare_ns, nr);

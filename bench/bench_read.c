@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 	for (int round = 0; round < ROUNDS && !err; round++) {
 		uint64_t t0 = now_ns();
 		for (long i = 0; i < n && !err; i++) {
-			err = tally_evsel_read_group(leader, 0, 0, counts, NR_EVENTS);
+			err = tally_evsel_read_group(leader, 0, 0, counts, NR_EVENTS, sizeof(counts[0]));
 			sink += counts[1].value;
 		}
 		uint64_t t1 = now_ns();

@@ -64,7 +64,7 @@ int main(void)
 	}
 	for (size_t i = 0; !err && i < tally_evlist_count(evlist); i++) {
 		struct tally_count counts;
-		err = tally_evsel_read(tally_evlist_at(evlist, i), 0, 0, &counts);
+		err = tally_evsel_read(tally_evlist_at(evlist, i), 0, 0, &counts, sizeof(counts));
 		if (!err)
 			printf("count %" PRIu64 ", enabled %" PRIu64 ", run %" PRIu64 "\n", counts.value,
 			       counts.enabled, counts.running);

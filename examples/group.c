@@ -44,7 +44,7 @@ int main(void)
 	do_something();
 	if (!err)
 		err = tally_counter_stop(counter);
-	if (!err && tally_counter_read(counter, r, 2) < 0)
+	if (!err && tally_counter_read(counter, r, 2, sizeof(r[0])) < 0)
 		err = -1;
 	if (err) {
 		fprintf(stderr, "group: %s\n", tally_counter_last_error(counter));

@@ -9,5 +9,6 @@
 #include <tally/evlist.h>
 #include <tally/pmu.h>
 #include <tally/probe.h>
+#include <tally/snapshot.h>
 
 #endif

@@ -36,33 +36,43 @@ static struct tally_count in_window(const struct tally_count *count, const struc
 	return c;
 }
 
+void tly_sum_add(struct tly_sum *sum, const struct tally_count *part)
+{
+	uint64_t s;
+	enum tally_count_status status = tally_count_scale(part, &s);
+	/* A part whose thread or CPU never ran with the event enabled says nothing; one that was enabled and
+	 * never ran has no value to add. */
+	sum->any_counted |= status != TALLY_COUNT_NOT_COUNTED;
+	sum->any_scaled |= status == TALLY_COUNT_SCALED;
+	sum->value = add_sat(sum->value, part->value);
+	sum->enabled = add_sat(sum->enabled, part->enabled);
+	sum->running = add_sat(sum->running, part->running);
+	sum->scaled = add_sat(sum->scaled, s);
+	sum->n++;
+}
+
+void tly_sum_result(const struct tly_sum *sum, struct tally_result *r)
+{
+	r->value = sum->value;
+	r->enabled = sum->enabled;
+	r->running = sum->running;
+	r->scaled = sum->scaled;
+	r->status = !sum->any_counted ? TALLY_STATUS_NOT_COUNTED
+	          : sum->any_scaled  ? TALLY_STATUS_SCALED
+	                             : TALLY_STATUS_EXACT;
+	r->ratio = ratio_of(sum->running, sum->enabled);
+	r->nr_parts = sum->n;
+}
+
 void tly_aggregate_sum_parts(const struct tally_count *counts, size_t stride, const struct tly_window *windows,
                              size_t n, struct tally_result *r)
 {
-	uint64_t value = 0, enabled = 0, running = 0, scaled_sum = 0, lost = 0;
-	bool any_counted = false, any_scaled = false;
+	struct tly_sum sum = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		struct tally_count part = in_window(&counts[i * stride], &windows[i]);
-		uint64_t scaled;
-		enum tally_count_status s = tally_count_scale(&part, &scaled);
-		/* A part whose thread or CPU never ran with the event enabled says nothing; one that was
-		 * enabled and never ran has no value to add. */
-		any_counted |= s != TALLY_COUNT_NOT_COUNTED;
-		any_scaled |= s == TALLY_COUNT_SCALED;
-		value = add_sat(value, part.value);
-		enabled = add_sat(enabled, part.enabled);
-		running = add_sat(running, part.running);
-		scaled_sum = add_sat(scaled_sum, scaled);
-		lost = add_sat(lost, part.lost);
+		tly_sum_add(&sum, &part);
 	}
-	r->value = value;
-	r->enabled = enabled;
-	r->running = running;
-	r->scaled = scaled_sum;
-	r->lost = lost;
-	r->status = !any_counted ? TALLY_STATUS_NOT_COUNTED : any_scaled ? TALLY_STATUS_SCALED : TALLY_STATUS_EXACT;
-	r->ratio = ratio_of(running, enabled);
-	r->nr_parts = n;
+	tly_sum_result(&sum, r);
 }
 
 void tly_aggregate_part(const struct tally_count *count, const struct tly_window *window, int cpu, pid_t tid,
@@ -103,8 +113,6 @@ void tly_aggregate_add(struct tally_result *acc, const struct tally_result *r, b
 	acc->enabled = add_sat(acc->enabled, r->enabled);
 	acc->running = add_sat(acc->running, r->running);
 	acc->scaled = add_sat(acc->scaled, r->scaled);
-	acc->delta = add_sat(acc->delta, r->delta);
-	acc->lost = add_sat(acc->lost, r->lost);
 	acc->nr_parts += r->nr_parts;
 	acc->user_only |= r->user_only;
 	acc->has_note |= r->has_note;

@@ -24,10 +24,22 @@ static inline uint64_t tly_window_since(uint64_t now, uint64_t then)
 	return now >= then ? now - then : now;
 }
 
-/* Sums the n parts of one event into r's value, enabled, running, scaled (each part scaled on its own, as
- * parts multiplex independently; sums saturate at 2^64-1), lost, ratio, status and nr_parts. Part s is
- * the value and lost of counts[s * stride] (the layout of group reads, one block per slot) with the
- * times of windows[s]. Leaves the other fields of r alone. */
+/* A sum over the parts of one event: each part scaled on its own (parts multiplex independently), sums
+ * saturating at 2^64-1. Zero-initialise, add every part, then tly_sum_result. */
+struct tly_sum {
+	uint64_t value, enabled, running, scaled;
+	size_t n;
+	bool any_counted, any_scaled;
+};
+
+/* Adds one part: a value with its times. */
+void tly_sum_add(struct tly_sum *sum, const struct tally_count *part);
+
+/* r's value, enabled, running, scaled, ratio, status and nr_parts from the sum; the rest of r untouched. */
+void tly_sum_result(const struct tly_sum *sum, struct tally_result *r);
+
+/* Sums the n parts of one event into r (tly_sum_result's fields). Part s is the value of
+ * counts[s * stride] (the layout of group reads, one block per slot) with the times of windows[s]. */
 void tly_aggregate_sum_parts(const struct tally_count *counts, size_t stride, const struct tly_window *windows,
                              size_t n, struct tally_result *r);
 
@@ -41,7 +53,6 @@ static inline void tly_aggregate_parts(const struct tally_count *counts, size_t 
 	if (n == 1 && windows->running == windows->enabled && windows->running) {
 		r->value = r->scaled = counts->value;
 		r->enabled = r->running = windows->running;
-		r->lost = counts->lost;
 		r->status = TALLY_STATUS_EXACT;
 		r->ratio = 1.0;
 		r->nr_parts = 1;

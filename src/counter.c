@@ -5,14 +5,23 @@
 #include "error.h"
 #include "evsel.h"
 #include "opts.h"
+#include "out_array.h"
 #include "packing.h"
+#include "snapshot.h"
 #include "target.h"
 
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tally/counter.h>
 #include <tally/evlist.h>
+
+/* The output structs as they are now are the first versions: a field added later (at the end) makes these
+ * fail, and then the code that fills the struct writes the new field only where elem_sz has room. */
+_Static_assert(sizeof(struct tally_result) == TLY_RESULT_SZ_V1, "tally_result grew: see out_array.h");
+_Static_assert(sizeof(struct tally_part) == TLY_PART_SZ_V1, "tally_part grew: see out_array.h");
+_Static_assert(sizeof(struct tally_exit) == TLY_EXIT_SZ_V1, "tally_exit grew: see out_array.h");
 
 /* Room for one event's note: a diagnosis (a few lines) plus a line on how it was regrouped. */
 #define NOTE_MAX 1024
@@ -30,7 +39,7 @@ struct event {
 	size_t ncpus, nthreads;      /* a leader's maps, kept at open so that reads look nothing up */
 	uint64_t idle_enabled;       /* a leader's: its group's enabled time in the latest read if it never
 	                              * ran in it, else 0 */
-	uint64_t prev_scaled;        /* for deltas */
+	uint64_t epoch;              /* the counter's number of its current window (snapshots compare it) */
 	unsigned origin;
 	int group;                   /* the leader's event index */
 	int error;                   /* not supported: the open's code */
@@ -65,6 +74,7 @@ struct tally_counter {
 	struct tly_window *windows;
 	size_t max_slots;
 	char *notes;
+	uint64_t epochs;              /* windows begun so far, over every open: numbers each new one */
 	struct tly_facts_cache facts; /* for explaining failures: probed once per open, at the first one */
 	char last_error[TLY_ERROR_MAX];
 };
@@ -387,12 +397,14 @@ static int open_group(tally_counter *c, size_t g)
 			/* New descriptors: their times start at zero (also when a never-run group reopens). */
 			struct tly_window *window = c->windows + m[0] * c->max_slots;
 			memset(window, 0, leader->ncpus * leader->nthreads * sizeof(*window));
+			uint64_t epoch = ++c->epochs;
 			for (k = 0; k < size; k++) {
 				struct event *e = &c->ev[m[k]];
 				e->counts = c->counts + c->plan.first[g] * c->max_slots + k;
 				e->stride = size;
 				e->nr_counts = 0;
 				e->window = window;
+				e->epoch = epoch;
 			}
 			return 1;
 		}
@@ -492,7 +504,6 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 		e->error = 0;
 		e->user_only = false;
 		e->group = -1;
-		e->prev_scaled = 0;
 		/* Back to the attr as parsed: a user-only retry of the previous open may have narrowed it. */
 		struct tally_event_info info = { .sz = sizeof(info) };
 		if (tally_events_at(c->events, i, &info) == 0)
@@ -571,13 +582,17 @@ static int each_leader(tally_counter *c, int (*op)(tally_evsel *))
  * (tally_counter_reset), it begins at this read, a few hundred ns after the reset. */
 static int begin_window(tally_counter *c, size_t g)
 {
-	struct event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
+	const size_t *m = tly_plan_members(&c->plan, g);
+	struct event *leader = &c->ev[m[0]];
 	size_t size = leader->stride, slot = 0;
+	uint64_t epoch = ++c->epochs;
+	for (size_t k = 0; k < size; k++)
+		c->ev[m[k]].epoch = epoch;
 	int err = tally_evsel_reset(leader->evsel);
 	for (size_t ci = 0; ci < leader->ncpus && !err; ci++) {
 		for (size_t ti = 0; ti < leader->nthreads && !err; ti++, slot++) {
 			struct tally_count *block = leader->counts + slot * size;
-			err = tally_evsel_read_group(leader->evsel, ci, ti, block, size);
+			err = tally_evsel_read_group(leader->evsel, ci, ti, block, size, sizeof(*block));
 			if (!err)
 				leader->window[slot] = (struct tly_window){ .start_enabled = block->enabled,
 					                                    .start_running = block->running };
@@ -586,7 +601,7 @@ static int begin_window(tally_counter *c, size_t g)
 	return err;
 }
 
-/* Every group begins a new window; the next read's deltas are from zero. */
+/* Every group begins a new window: reads count from zero. */
 static int begin_windows(tally_counter *c)
 {
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
@@ -594,8 +609,6 @@ static int begin_windows(tally_counter *c)
 		if (err)
 			return err;
 	}
-	for (size_t i = 0; i < c->nr; i++)
-		c->ev[i].prev_scaled = 0;
 	return 0;
 }
 
@@ -609,8 +622,6 @@ int tally_counter_start(tally_counter *c)
 	if (c->target.kind == TALLY_TARGET_COMMAND && !cmd->released) {
 		/* enable_on_exec starts the counting at the exec itself; the times are still those of the open
 		 * (zero), so the windows need no reading. */
-		for (size_t i = 0; i < c->nr; i++)
-			c->ev[i].prev_scaled = 0;
 		c->started = true;
 		int err = tly_command_release(cmd);
 		return err ? fail(c, err) : 0;
@@ -720,10 +731,11 @@ static int handle_idle_group(tally_counter *c, size_t g, uint64_t enabled, size_
 }
 
 /* restrict: the result and the event never overlap, and without saying so every store into the result
- * (uint64_t fields, as the event's) would make the compiler load the event's fields again. */
-static void fill_result(struct event *restrict e, struct tally_result *restrict r)
+ * (uint64_t fields, as the event's) would make the compiler load the event's fields again. Every field
+ * written lies within the first version's size, which every caller's element has; a newer caller's bytes
+ * past the fields known here read zero. */
+static void fill_result(const struct event *restrict e, struct tally_result *restrict r, size_t elem_sz)
 {
-	uint64_t prev_scaled = e->prev_scaled;
 	r->origin = e->origin;
 	r->group = e->group;
 	r->user_only = e->user_only;
@@ -733,14 +745,16 @@ static void fill_result(struct event *restrict e, struct tally_result *restrict 
 	tly_aggregate_parts(e->counts, e->stride, e->window, e->nr_counts, r);
 	if (!e->evsel)
 		r->status = TALLY_STATUS_NOT_SUPPORTED;
-	r->delta = r->scaled >= prev_scaled ? r->scaled - prev_scaled : r->scaled;
-	e->prev_scaled = r->scaled;
+	const size_t known = tly_offsetofend(struct tally_result, has_note);
+	memset((char *)r + known, 0, elem_sz - known);
 }
 
-int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n)
+int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n, size_t elem_sz)
 {
 	if (!c || (n && !results))
 		return tly_error(-EINVAL, "tally_counter_read: NULL counter or results");
+	if (!tly_out_valid(elem_sz, TLY_RESULT_SZ_V1, alignof(struct tally_result), "tally_result"))
+		return fail(c, -TALLY_EOPTS);
 	if (!c->open)
 		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_read: the counter is not open"));
 	bool any_idle = false;
@@ -751,7 +765,7 @@ int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n)
 	}
 	size_t count = n < c->nr ? n : c->nr;
 	for (size_t i = 0; i < count; i++)
-		fill_result(&c->ev[i], &results[i]);
+		fill_result(&c->ev[i], tly_out_at(results, i, elem_sz), elem_sz);
 
 	/* Only now reshape never-run groups: the results above already say NOT_COUNTED for them. */
 	for (size_t g = 0; any_idle && g < c->plan.nr_groups;) {
@@ -760,7 +774,7 @@ int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n)
 		if (enabled) {
 			int err = handle_idle_group(c, g, enabled, &next);
 			for (size_t i = 0; i < count; i++)
-				results[i].has_note = c->ev[i].has_note;
+				((struct tally_result *)tly_out_at(results, i, elem_sz))->has_note = c->ev[i].has_note;
 			if (err)
 				return fail(c, err);
 		}
@@ -769,39 +783,124 @@ int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n)
 	return (int)count;
 }
 
-int tally_counter_parts(const tally_counter *c, size_t i, struct tally_part *parts, size_t n)
+int tally_counter_parts(const tally_counter *c, size_t i, struct tally_part *parts, size_t n, size_t elem_sz)
 {
 	if (!c || i >= c->nr || (n && !parts))
 		return tly_error(-EINVAL, "tally_counter_parts: NULL counter or event %zu out of range", i);
+	if (!tly_out_valid(elem_sz, TLY_PART_SZ_V1, alignof(struct tally_part), "tally_part"))
+		return -TALLY_EOPTS;
 	const struct event *e = &c->ev[i];
 	if (!c->open || !e->evsel)
 		return 0;
 	const tally_cpus *cpus = tally_evsel_cpus(e->evsel);
 	const tally_threads *threads = tally_evsel_threads(e->evsel);
 	size_t nthreads = tally_threads_count(threads);
-	for (size_t s = 0; s < e->nr_counts && s < n; s++)
+	for (size_t s = 0; s < e->nr_counts && s < n; s++) {
+		struct tally_part p;
 		tly_aggregate_part(&e->counts[s * e->stride], &e->window[s], tally_cpus_at(cpus, s / nthreads),
-		                   tally_threads_at(threads, s % nthreads), &parts[s]);
+		                   tally_threads_at(threads, s % nthreads), &p);
+		tly_out_put(tly_out_at(parts, s, elem_sz), elem_sz, &p, tly_offsetofend(struct tally_part, status));
+	}
 	return (int)e->nr_counts;
 }
 
 int tally_counter_sum_origins(const tally_counter *c, const struct tally_result *results, size_t n_results,
-                              struct tally_result *out, size_t n_out)
+                              struct tally_result *out, size_t n_out, size_t elem_sz)
 {
 	if (!c || (n_results && !results) || (n_out && !out))
 		return tly_error(-EINVAL, "tally_counter_sum_origins: NULL argument");
+	if (!tly_out_valid(elem_sz, TLY_RESULT_SZ_V1, alignof(struct tally_result), "tally_result"))
+		return -TALLY_EOPTS;
+	const size_t known = tly_offsetofend(struct tally_result, has_note);
 	for (unsigned o = 0; o < c->nr_origins && o < n_out; o++) {
+		struct tally_result acc;
+		memset(&acc, 0, sizeof(acc));
 		bool first = true;
 		for (size_t i = 0; i < n_results && i < c->nr; i++) {
-			if (results[i].origin != o)
+			struct tally_result r;
+			tly_in_get(&r, known, tly_out_at_const(results, i, elem_sz), elem_sz);
+			if (r.origin != o)
 				continue;
-			tly_aggregate_add(&out[o], &results[i], first);
+			tly_aggregate_add(&acc, &r, first);
 			first = false;
 		}
-		if (first)
-			memset(&out[o], 0, sizeof(out[o]));
+		tly_out_put(tly_out_at(out, o, elem_sz), elem_sz, &acc, known);
 	}
 	return (int)c->nr_origins;
+}
+
+/* ---- snapshots ------------------------------------------------------------------------------------ */
+
+int tally_snapshot_new(const tally_counter *c, tally_snapshot **out)
+{
+	if (!c || !out)
+		return tly_error(-EINVAL, "tally_snapshot_new: NULL counter or out");
+	*out = NULL;
+	if (!c->open)
+		return tly_error(-TALLY_ESTATE, "tally_snapshot_new: the counter is not open");
+	return tly_snapshot_alloc(c, c->nr, c->max_slots, out);
+}
+
+/* Reads group g into the snapshot, laid out as the counter's own readings, with the times of its window:
+ * the counter's latest read (tally_counter_read, _parts) stays as it was. */
+static int snapshot_group(const tally_counter *c, size_t g, tally_snapshot *snap)
+{
+	const struct event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
+	struct tally_count *counts = snap->counts + (leader->counts - c->counts);
+	struct tly_snapshot_slot *slots = snap->slots + (leader->window - c->windows);
+	const tally_cpus *cpus = tally_evsel_cpus(leader->evsel);
+	const tally_threads *threads = tally_evsel_threads(leader->evsel);
+	for (size_t slot = 0; slot < leader->ncpus * leader->nthreads; slot++) {
+		struct tally_count *block = counts + slot * leader->stride;
+		int err = tly_evsel_read_group_slot(leader->evsel, slot, block);
+		if (err)
+			return err;
+		const struct tly_window *w = &leader->window[slot];
+		slots[slot] = (struct tly_snapshot_slot){
+			.enabled = tly_window_since(block->enabled, w->start_enabled),
+			.running = tly_window_since(block->running, w->start_running),
+			.cpu = tally_cpus_at(cpus, slot / leader->nthreads),
+			.tid = tally_threads_at(threads, slot % leader->nthreads),
+		};
+	}
+	return 0;
+}
+
+int tally_counter_snapshot(tally_counter *c, tally_snapshot *snap)
+{
+	if (!c || !snap)
+		return tly_error(-EINVAL, "tally_counter_snapshot: NULL counter or snapshot");
+	if (!c->open)
+		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_snapshot: the counter is not open"));
+	if (snap->owner != c || snap->nr_events != c->nr)
+		return fail(c, tly_error(-EINVAL, "tally_counter_snapshot: the snapshot was made for another counter"));
+	if (snap->max_slots < c->max_slots)
+		return fail(c, tly_error(-ENOSPC, "tally_counter_snapshot: the snapshot was made for a smaller "
+		                         "target (%zu positions, now %zu): make a new one", snap->max_slots,
+		                         c->max_slots));
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
+		int err = snapshot_group(c, g, snap);
+		if (err)
+			return fail(c, err);
+	}
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct event *e = &c->ev[i];
+		const struct event *leader = e->evsel ? &c->ev[e->group] : NULL;
+		snap->ev[i] = (struct tly_snapshot_event){
+			.counts_at = leader ? (size_t)(e->counts - c->counts) : 0,
+			.stride = e->stride,
+			.slots_at = leader ? (size_t)(e->window - c->windows) : 0,
+			.nr_slots = leader ? leader->ncpus * leader->nthreads : 0,
+			.epoch = e->epoch,
+			.origin = e->origin,
+			.group = e->group,
+			.error = e->error,
+			.user_only = e->user_only,
+			.has_note = e->has_note,
+			.supported = e->evsel != NULL,
+		};
+	}
+	return 0;
 }
 
 /* ---- launched commands ---------------------------------------------------------------------------- */
@@ -811,15 +910,17 @@ pid_t tally_counter_pid(const tally_counter *c)
 	return c && c->open && c->target.kind == TALLY_TARGET_COMMAND ? c->target.command.pid : 0;
 }
 
-int tally_counter_wait(tally_counter *c, struct tally_exit *exit)
+int tally_counter_wait(tally_counter *c, struct tally_exit *exit, size_t exit_sz)
 {
 	if (!c || !exit)
 		return tly_error(-EINVAL, "tally_counter_wait: NULL argument");
+	if (!tly_out_valid(exit_sz, TLY_EXIT_SZ_V1, alignof(struct tally_exit), "tally_exit"))
+		return fail(c, -TALLY_EOPTS);
 	if (!c->open || c->target.kind != TALLY_TARGET_COMMAND || !c->target.command.released)
 		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_wait: no launched command has been started"));
 	int err = tly_command_wait(&c->target.command);
 	if (err)
 		return fail(c, err);
-	*exit = c->target.command.exit;
+	tly_out_put(exit, exit_sz, &c->target.command.exit, tly_offsetofend(struct tally_exit, code));
 	return 0;
 }

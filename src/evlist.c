@@ -3,8 +3,10 @@
 #include "cpumap.h"
 #include "error.h"
 #include "evsel.h"
+#include "out_array.h"
 #include "threadmap.h"
 
+#include <stdalign.h>
 #include <stdlib.h>
 
 struct tally_evlist {
@@ -228,10 +230,12 @@ size_t tally_evlist_count_index(const tally_evlist *evlist, size_t i, size_t cpu
 	return e->evlist_slot + tly_fdgrid_slot(&e->grid, cpu_idx, thread_idx);
 }
 
-int tally_evlist_read(tally_evlist *evlist, struct tally_count *counts, size_t n)
+int tally_evlist_read(tally_evlist *evlist, struct tally_count *counts, size_t n, size_t count_sz)
 {
 	if (!evlist || !counts)
 		return tly_error(-EINVAL, "tally_evlist_read: NULL argument");
+	if (!tly_out_valid(count_sz, TLY_COUNT_SZ_V1, alignof(struct tally_count), "tally_count"))
+		return -TALLY_EOPTS;
 	if (!evlist->open)
 		return tly_error(-TALLY_ESTATE, "tally_evlist_read: the event list is not open");
 	if (n < evlist->nr_counts)
@@ -244,17 +248,17 @@ int tally_evlist_read(tally_evlist *evlist, struct tally_count *counts, size_t n
 		for (size_t c = 0; c < e->grid.ncpus; c++)
 			for (size_t t = 0; t < e->grid.nthreads; t++) {
 				size_t slot = tly_fdgrid_slot(&e->grid, c, t);
-				/* A lone event reads straight into its slot; a group through the leader's scratch,
-				 * then out to each member's slot. */
-				struct tally_count *dst = group == 1 ? &counts[e->evlist_slot + slot] : e->group_counts;
-				int err = tally_evsel_read_group(e, c, t, dst, group);
+				/* Through the leader's scratch (a lone event's own), then out to each member's
+				 * slot. */
+				struct tally_count one, *dst = group == 1 ? &one : e->group_counts;
+				int err = tally_evsel_read_group(e, c, t, dst, group, sizeof(*dst));
 				if (err)
 					return err;
-				if (group == 1)
-					continue;
-				counts[e->evlist_slot + slot] = dst[0];
+				tly_out_put(tly_out_at(counts, e->evlist_slot + slot, count_sz), count_sz, &dst[0],
+				            sizeof(dst[0]));
 				for (size_t k = 0; k < e->nr_members; k++)
-					counts[e->members[k]->evlist_slot + slot] = dst[1 + k];
+					tly_out_put(tly_out_at(counts, e->members[k]->evlist_slot + slot, count_sz), count_sz,
+					            &dst[1 + k], sizeof(dst[1 + k]));
 			}
 	}
 	return 0;

@@ -6,10 +6,13 @@
 #include "diagnose.h"
 #include "error.h"
 #include "group_read.h"
+#include "out_array.h"
 #include "sys.h"
 #include "threadmap.h"
 
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -448,19 +451,36 @@ static int read_slot(tally_evsel *e, size_t slot, const uint64_t *ids, size_t n,
 	return decode_slot(e, slot, read_retrying(e->grid.fd[slot], e->read_buf, e->read_size), ids, n, counts);
 }
 
+_Static_assert(sizeof(struct tally_count) == TLY_COUNT_SZ_V1, "tally_count grew: see out_array.h");
+
+static bool count_sz_valid(size_t count_sz)
+{
+	return tly_out_valid(count_sz, TLY_COUNT_SZ_V1, alignof(struct tally_count), "tally_count");
+}
+
 int tally_evsel_read_group(tally_evsel *leader, size_t cpu_idx, size_t thread_idx,
-                           struct tally_count *counts, size_t n)
+                           struct tally_count *counts, size_t n, size_t count_sz)
 {
 	int err = check_read(leader, cpu_idx, thread_idx, counts);
 	if (err)
 		return err;
+	if (!count_sz_valid(count_sz))
+		return -TALLY_EOPTS;
 	if (leader->leader != leader)
 		return tly_error(-EINVAL, "event '%s' is a member of '%s''s group; read the group by its leader",
 		                 leader->name, leader->leader->name);
 	size_t group = 1 + leader->nr_members;
 	if (n < group)
 		return tly_error(-ENOSPC, "group of '%s' has %zu events; %zu counts given", leader->name, group, n);
-	return tly_evsel_read_group_slot(leader, tly_fdgrid_slot(&leader->grid, cpu_idx, thread_idx), counts);
+	size_t slot = tly_fdgrid_slot(&leader->grid, cpu_idx, thread_idx);
+	if (count_sz == sizeof(struct tally_count))
+		return tly_evsel_read_group_slot(leader, slot, counts);
+	/* A caller of another version: through scratch, then out element by element. */
+	struct tally_count one, *scratch = group == 1 ? &one : leader->group_counts;
+	err = tly_evsel_read_group_slot(leader, slot, scratch);
+	for (size_t k = 0; k < group && !err; k++)
+		tly_out_put(tly_out_at(counts, k, count_sz), count_sz, &scratch[k], sizeof(scratch[k]));
+	return err;
 }
 
 int tly_evsel_read_group_rest(tally_evsel *leader, size_t slot, ssize_t got, struct tally_count *counts)
@@ -472,17 +492,22 @@ int tly_evsel_read_group_rest(tally_evsel *leader, size_t slot, ssize_t got, str
 	return decode_slot(leader, slot, got, ids, group, counts);
 }
 
-int tally_evsel_read(tally_evsel *evsel, size_t cpu_idx, size_t thread_idx, struct tally_count *count)
+int tally_evsel_read(tally_evsel *evsel, size_t cpu_idx, size_t thread_idx, struct tally_count *count,
+                     size_t count_sz)
 {
 	int err = check_read(evsel, cpu_idx, thread_idx, count);
 	if (err)
 		return err;
+	if (!count_sz_valid(count_sz))
+		return -TALLY_EOPTS;
 	size_t slot = tly_fdgrid_slot(&evsel->grid, cpu_idx, thread_idx);
+	struct tally_count one;
 	if (evsel->nr_members == 0)
-		return read_slot(evsel, slot, &evsel->grid.id[slot], 1, count);
-	err = read_slot(evsel, slot, &evsel->group_ids[slot * (1 + evsel->nr_members)], 1 + evsel->nr_members,
-	                evsel->group_counts);
+		err = read_slot(evsel, slot, &evsel->grid.id[slot], 1, &one);
+	else
+		err = read_slot(evsel, slot, &evsel->group_ids[slot * (1 + evsel->nr_members)],
+		                1 + evsel->nr_members, evsel->group_counts);
 	if (!err)
-		*count = evsel->group_counts[0];
+		tly_out_put(count, count_sz, evsel->nr_members ? &evsel->group_counts[0] : &one, sizeof(one));
 	return err;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Extrapolating multiplexed counts to their enabled time, and differences between readings. */
 #include "error.h"
+#include "out_array.h"
 
 #include <tally/evlist.h>
 
@@ -28,11 +29,17 @@ enum tally_count_status tally_count_scale(const struct tally_count *count, uint6
 	return status;
 }
 
-int tally_count_delta(const struct tally_count *before, const struct tally_count *after,
-                      struct tally_count *delta)
+int tally_count_delta(const struct tally_count *before_in, const struct tally_count *after_in,
+                      struct tally_count *delta, size_t count_sz)
 {
-	if (!before || !after || !delta)
+	if (!before_in || !after_in || !delta)
 		return tly_error(-EINVAL, "tally_count_delta: NULL argument");
+	if (!tly_out_valid(count_sz, TLY_COUNT_SZ_V1, _Alignof(struct tally_count), "tally_count"))
+		return -TALLY_EOPTS;
+	struct tally_count b, a;
+	tly_in_get(&b, sizeof(b), before_in, count_sz);
+	tly_in_get(&a, sizeof(a), after_in, count_sz);
+	const struct tally_count *before = &b, *after = &a;
 	if (before->id != after->id)
 		return tly_error(-EINVAL, "tally_count_delta: readings of different events (ids %#llx, %#llx)",
 		                 (unsigned long long)before->id, (unsigned long long)after->id);
@@ -40,12 +47,13 @@ int tally_count_delta(const struct tally_count *before, const struct tally_count
 	    after->running < before->running || after->lost < before->lost)
 		return tly_error(-EINVAL, "tally_count_delta: the later reading is smaller (was the event "
 		                 "reset in between?)");
-	*delta = (struct tally_count){
+	struct tally_count d = {
 		.value = after->value - before->value,
 		.enabled = after->enabled - before->enabled,
 		.running = after->running - before->running,
 		.id = after->id,
 		.lost = after->lost - before->lost,
 	};
+	tly_out_put(delta, count_sz, &d, sizeof(d));
 	return 0;
 }

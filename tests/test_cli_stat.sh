@@ -23,6 +23,20 @@ expect_status 2 "unknown option" -- stat --no-such-flag -- true
 expect_status 2 "no command and no target" -- stat -e task-clock
 expect_status 2 "-x and -j together" -- stat -x, -j -- true
 expect_status 2 "-I below 10 ms" -- stat -I 5 -- true
+# Waits beyond poll's int of milliseconds, negative, or not numbers are usage errors that name the option
+# and its maximum (they reached a double-to-int cast, and poll waited forever). timeout: the old code hung.
+for bad in "-I 4294967295" "-I -1" "-I 1e309" "-D 4294967295" "-D -1" "--duration 4294967295" \
+	"--duration 3000000" "--duration 1e309" "--duration -1" "--duration nan" "--duration inf"; do
+	opt=${bad%% *}
+	if [ "$opt" = --duration ]; then target=(-a); else target=(-- true); fi
+	timeout 10 "$TALLY" stat $bad -e task-clock "${target[@]}" >"$WORK/out" 2>"$WORK/err"; st=$?
+	if [ $st -eq 2 ] && grep -q -- "$opt wants" "$WORK/err" && grep -qE "(2147483647|2147483)[,]" "$WORK/err"; then
+		ok "$bad: usage error naming the maximum"
+	else
+		fail "$bad: exit $st: $(cat "$WORK/err")"
+	fi
+done
+expect_status 0 "-I 3000000 (50 minutes) is a valid interval" -- stat -I 3000000 -e task-clock -- true
 expect_status 2 "-r 0" -- stat -r 0 -- true
 expect_status 2 "-C with a backward range" -- stat -C 3-1 -- true
 expect_status 2 "--pin with a bad list" -- stat --pin 0,x -- true
@@ -120,6 +134,36 @@ sys.exit(0 if all(0.08 < b - a < 0.2 for a, b in zip(t[:-2], t[1:-1])) else 1)
 PY
 "$TALLY" stat -I 100 -e task-clock -- sleep 0.25 2>"$WORK/err"
 grep -q "^# *time *counts" "$WORK/err" && ok "-I table header" || fail "-I table header"
+
+# An interval in which the command did not run at all (sleep between its exec and its exit) has no time:
+# it reads <not counted>, never a plain 0; part by part too (--per-thread: the sleeping process's rows,
+# while a busy one counts).
+"$TALLY" stat -I 100 -x, -e task-clock -- sleep 0.35 2>"$WORK/err"
+grep -q "^[0-9.]*,<not counted>,msec,task-clock," "$WORK/err" && ! grep -q "^[0-9.]*,0\.00,msec,task-clock," "$WORK/err" &&
+	ok "-I: an interval without time reads <not counted>" || fail "-I idle interval: $(cat "$WORK/err")"
+sleep 5 & sleeper=$!
+(while :; do :; done) & busy=$!
+"$TALLY" stat --per-thread -I 100 -x, -e task-clock -p $sleeper,$busy --duration 0.3 2>"$WORK/err"
+kill $sleeper $busy 2>/dev/null; wait $sleeper $busy 2>/dev/null
+grep -q "^[0-9.]*,sleep-$sleeper,<not counted>,msec,task-clock," "$WORK/err" &&
+	grep -qE "^[0-9.]*,[^,]*-$busy,[0-9]+\.[0-9]+,msec,task-clock," "$WORK/err" &&
+	ok "-I --per-thread: a thread that did not run reads <not counted>, the busy one counts" ||
+	fail "-I --per-thread idle part: $(cat "$WORK/err")"
+
+# --duration a multiple of -I: every interval's rate from its measured length. The last tick was merged
+# into a 0.3 ms "partial" interval and printed "403 CPUs utilized" on 2 CPUs. The bound is physical:
+# task-clock summed over every CPU cannot run faster than the CPUs online (1% for the clock reads).
+"$TALLY" stat -a -I 100 --duration 0.5 -x, -e task-clock 2>"$WORK/err"
+python3 - "$WORK/err" <<'PY' && ok "-a -I 100 --duration 0.5: never more CPUs utilized than online" ||
+import os, sys
+cpus = os.cpu_count()
+rows = [l.rstrip("\n").split(",") for l in open(sys.argv[1]) if l[0].isdigit()]
+utilized = [float(r[6]) for r in rows if r[7] == "CPUs utilized"]
+stamps = [float(r[0]) for r in rows]
+ok = rows and len(utilized) == len(rows) and max(utilized) <= cpus * 1.01 and len(set(stamps)) == len(stamps)
+sys.exit(0 if ok else 1)
+PY
+	fail "-I with --duration: $(cat "$WORK/err")"
 
 # --- -r 5: mean and relative stddev ----------------------------------------------------------------------
 "$TALLY" stat -r 5 -e task-clock,page-faults -- true 2>"$WORK/err"

@@ -64,9 +64,9 @@ static uint64_t launched_faults(bool no_inherit, struct tally_exit *ex)
 	}
 	CHECK(tally_counter_pid(c) > 0);
 	CHECK_INT(tally_counter_start(c), 0);
-	CHECK_INT(tally_counter_wait(c, ex), 0);
+	CHECK_INT(tally_counter_wait(c, ex, sizeof(ex[0])), 0);
 	struct tally_result r[2];
-	CHECK_INT(tally_counter_read(c, r, 2), 2);
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
 	CHECK_INT(r[0].status, TALLY_STATUS_EXACT);
 	tally_counter_free(c);
 	return r[0].value;
@@ -96,13 +96,13 @@ static void exit_code_and_signal(void)
 	CHECK_INT(tally_counter_open(c, &t), 0);
 	struct tally_exit ex;
 	/* Not started: nothing to wait for. */
-	CHECK_INT(tally_counter_wait(c, &ex), -TALLY_ESTATE);
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), -TALLY_ESTATE);
 	CHECK_INT(tally_counter_start(c), 0);
-	CHECK_INT(tally_counter_wait(c, &ex), 0);
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
 	CHECK_INT(ex.code, 3);
 	CHECK(WIFEXITED(ex.status));
 	/* Waiting twice gives the same answer. */
-	CHECK_INT(tally_counter_wait(c, &ex), 0);
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
 	CHECK_INT(ex.code, 3);
 	CHECK_INT(tally_counter_close(c), 0);
 
@@ -110,7 +110,7 @@ static void exit_code_and_signal(void)
 	TALLY_OPTS(tally_target, t2, .kind = TALLY_TARGET_COMMAND, .argv = killer);
 	CHECK_INT(tally_counter_open(c, &t2), 0);
 	CHECK_INT(tally_counter_start(c), 0);
-	CHECK_INT(tally_counter_wait(c, &ex), 0);
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
 	CHECK_INT(ex.code, 128 + SIGTERM);
 	tally_counter_free(c);
 }
@@ -126,7 +126,7 @@ static void exec_failure_is_127(void)
 	CHECK_CONTAINS(tally_counter_last_error(c), "tally-no-such-command");
 	CHECK_CONTAINS(tally_counter_last_error(c), "No such file or directory");
 	struct tally_exit ex;
-	CHECK_INT(tally_counter_wait(c, &ex), 0);
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
 	CHECK_INT(ex.code, 127);
 	tally_counter_free(c);
 
@@ -171,7 +171,7 @@ static void two_unstarted_commands_end_in_any_order(void)
 	CHECK_INT(tally_counter_close(first), 0);
 	CHECK_INT(tally_counter_start(second), 0);
 	struct tally_exit ex;
-	CHECK_INT(tally_counter_wait(second, &ex), 0);
+	CHECK_INT(tally_counter_wait(second, &ex, sizeof(ex)), 0);
 	CHECK_INT(ex.code, 9);
 	alarm(0);
 	tally_counter_free(first);
@@ -196,7 +196,7 @@ static void command_dead_before_release(void)
 	CHECK_INT(tally_counter_start(c), -EPIPE);
 	CHECK_CONTAINS(tally_counter_last_error(c), "gone");
 	struct tally_exit ex;
-	CHECK_INT(tally_counter_wait(c, &ex), 0);
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
 	CHECK_INT(ex.code, 128 + SIGKILL);
 	tally_counter_free(c);
 }
@@ -210,9 +210,9 @@ static int command_sequence(tally_counter *c, const struct tally_target *target)
 	if (!err)
 		err = tally_counter_start(c);
 	if (!err)
-		err = tally_counter_wait(c, &ex);
+		err = tally_counter_wait(c, &ex, sizeof(ex));
 	if (!err) {
-		int n = tally_counter_read(c, r, 2);
+		int n = tally_counter_read(c, r, 2, sizeof(r[0]));
 		err = n < 0 ? n : 0;
 	}
 	return err;
@@ -300,9 +300,9 @@ static int count_command(const char *spec, char **argv)
 		err = tally_counter_start(c);
 	struct tally_exit ex;
 	if (!err)
-		err = tally_counter_wait(c, &ex);
+		err = tally_counter_wait(c, &ex, sizeof(ex));
 	struct tally_result r[16];
-	int n = err ? err : tally_counter_read(c, r, 16);
+	int n = err ? err : tally_counter_read(c, r, 16, sizeof(r[0]));
 	if (n < 0) {
 		fprintf(stderr, "count: %s\n", c ? tally_counter_last_error(c) : tally_last_error());
 		tally_counter_free(c);
@@ -312,6 +312,34 @@ static int count_command(const char *spec, char **argv)
 		printf("%llu,%s\n", (unsigned long long)r[i].scaled, tally_counter_name(c, (size_t)i));
 	tally_counter_free(c);
 	return ex.code;
+}
+
+/* tally_exit is caller-allocated output: a newer caller's larger struct gets zeros past the known
+ * fields, one below the first version is refused (and the command is still waited for by close). */
+static void wait_fills_a_larger_exit(void)
+{
+	char *argv[] = { "sh", "-c", "exit 7", NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	if (tally_counter_open(c, &t) != 0) {
+		fprintf(stderr, "%s\n", tally_counter_last_error(c));
+		harness_failed++;
+		tally_counter_free(c);
+		return;
+	}
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_exit small;
+	CHECK_INT(tally_counter_wait(c, &small, sizeof(small) - 8), -TALLY_EOPTS);
+	struct {
+		struct tally_exit ex;
+		uint64_t newer[2];
+	} grown;
+	memset(&grown, 0xff, sizeof(grown));
+	CHECK_INT(tally_counter_wait(c, &grown.ex, sizeof(grown)), 0);
+	CHECK_INT(grown.ex.code, 7);
+	CHECK_U64(grown.newer[0] | grown.newer[1], 0);
+	tally_counter_free(c);
 }
 
 int main(int argc, char **argv)
@@ -327,6 +355,7 @@ int main(int argc, char **argv)
 	}
 	self[n] = '\0';
 	static const struct harness_case cases[] = {
+		{ "wait_fills_a_larger_exit", wait_fills_a_larger_exit },
 		{ "inherit_counts_the_children", inherit_counts_the_children },
 		{ "exit_code_and_signal", exit_code_and_signal },
 		{ "exec_failure_is_127", exec_failure_is_127 },

@@ -93,7 +93,7 @@ static void group_counts_page_faults_in_one_read(void)
 
 	struct tally_result r[3];
 	fault_install();
-	CHECK_INT(tally_counter_read(c, r, 3), 3);
+	CHECK_INT(tally_counter_read(c, r, 3, sizeof(r[0])), 3);
 	/* One group on one thread: one read(2) brings all three. */
 	CHECK_INT(fault_calls(FAULT_READ), 1);
 	fault_uninstall();
@@ -116,7 +116,7 @@ static void group_counts_page_faults_in_one_read(void)
 	/* Start again: counting restarts from zero. */
 	CHECK_INT(tally_counter_start(c), 0);
 	CHECK_INT(tally_counter_stop(c), 0);
-	CHECK_INT(tally_counter_read(c, r, 3), 3);
+	CHECK_INT(tally_counter_read(c, r, 3, sizeof(r[0])), 3);
 	CHECK(r[1].value < SLACK);
 	munmap(pages, PAGES * (size_t)page_size());
 	tally_counter_free(c);
@@ -133,15 +133,13 @@ static void context_switches_rise_with_sleeps(void)
 		sched_yield();
 	}
 	struct tally_result first, second;
-	CHECK_INT(tally_counter_read(c, &first, 1), 1);
+	CHECK_INT(tally_counter_read(c, &first, 1, sizeof(first)), 1);
 	/* Each sleep blocks, so each is at least one switch away from this thread. */
 	CHECK(first.value >= 20);
-	CHECK_U64(first.delta, first.scaled);
 	for (int i = 0; i < 10; i++)
 		usleep(500);
-	CHECK_INT(tally_counter_read(c, &second, 1), 1);
+	CHECK_INT(tally_counter_read(c, &second, 1, sizeof(second)), 1);
 	CHECK(second.value >= first.value + 10);
-	CHECK_U64(second.delta, second.scaled - first.scaled);
 	CHECK_INT(tally_counter_stop(c), 0);
 	tally_counter_free(c);
 }
@@ -182,7 +180,7 @@ static uint64_t faults_of_new_thread(enum tally_target_kind kind)
 	pthread_join(th, NULL);
 	CHECK_INT(tally_counter_stop(c), 0);
 	struct tally_result r;
-	CHECK_INT(tally_counter_read(c, &r, 1), 1);
+	CHECK_INT(tally_counter_read(c, &r, 1, sizeof(r)), 1);
 	tally_counter_free(c);
 	return r.value;
 }
@@ -220,11 +218,11 @@ static void tid_list_counts_those_threads(void)
 		return;
 	CHECK_INT(tally_counter_stop(c), 0);
 	struct tally_result r[2];
-	CHECK_INT(tally_counter_read(c, r, 2), 2);
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
 	CHECK_INT(r[0].nr_parts, 2);
 	CHECK(r[0].value >= 3 * PAGES && r[0].value <= 3 * PAGES + 2 * SLACK + SHADOW_PAGES(2 * PAGES));
 	struct tally_part parts[4];
-	CHECK_INT(tally_counter_parts(c, 0, parts, 4), 2);
+	CHECK_INT(tally_counter_parts(c, 0, parts, 4, sizeof(parts[0])), 2);
 	for (int i = 0; i < 2; i++) {
 		CHECK_INT(parts[i].cpu, -1);
 		/* Parts come in the thread map's order (as given). */
@@ -264,7 +262,7 @@ static void attach_to_pid(void)
 		return;
 	struct tally_result r;
 	/* The task is gone, its counts stay in the descriptor. */
-	CHECK_INT(tally_counter_read(c, &r, 1), 1);
+	CHECK_INT(tally_counter_read(c, &r, 1, sizeof(r)), 1);
 	CHECK(r.value >= PAGES);
 	tally_counter_free(c);
 
@@ -291,10 +289,10 @@ static void system_wide_per_cpu_and_sum(void)
 	usleep(20000);
 	CHECK_INT(tally_counter_stop(c), 0);
 	struct tally_result r[2];
-	CHECK_INT(tally_counter_read(c, r, 2), 2);
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
 	CHECK_INT(r[0].nr_parts, ncpus);
 	struct tally_part parts[256];
-	int n = tally_counter_parts(c, 0, parts, 256);
+	int n = tally_counter_parts(c, 0, parts, 256, sizeof(parts[0]));
 	CHECK_INT(n, ncpus);
 	uint64_t sum = 0;
 	for (int i = 0; i < n && i < 256; i++) {
@@ -321,7 +319,7 @@ static void unsupported_event_beside_software(void)
 	CHECK_INT(tally_counter_start(c), 0);
 	CHECK_INT(tally_counter_stop(c), 0);
 	struct tally_result r[2];
-	CHECK_INT(tally_counter_read(c, r, 2), 2);
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
 	CHECK_INT(r[0].status, TALLY_STATUS_NOT_SUPPORTED);
 	CHECK(r[0].error < 0);
 	CHECK(r[0].has_note);
@@ -330,7 +328,7 @@ static void unsupported_event_beside_software(void)
 	CHECK_INT(r[1].status, TALLY_STATUS_EXACT);
 	CHECK_STR(tally_counter_note(c, 1), "");
 	struct tally_part part;
-	CHECK_INT(tally_counter_parts(c, 0, &part, 1), 0);
+	CHECK_INT(tally_counter_parts(c, 0, &part, 1, sizeof(part)), 0);
 	tally_counter_free(c);
 
 	/* As an error on request. */
@@ -355,9 +353,9 @@ static void unsupported_event_beside_software(void)
 	CHECK_INT(tally_counter_start(c), 0);
 	struct tally_exit ex;
 	memset(&ex, 0, sizeof(ex));
-	CHECK_INT(tally_counter_wait(c, &ex), 0);
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
 	CHECK_INT(tally_counter_stop(c), 0);
-	CHECK_INT(tally_counter_read(c, r, 1), 1);
+	CHECK_INT(tally_counter_read(c, r, 1, sizeof(r[0])), 1);
 	CHECK_INT(r[0].status, TALLY_STATUS_NOT_SUPPORTED);
 	CHECK_CONTAINS(tally_counter_note(c, 0), "no hardware PMU");
 	CHECK_INT(ex.code, 5);
@@ -379,7 +377,7 @@ static void pmu_refusing_exclude_guest_still_counts(void)
 		;
 	CHECK_INT(tally_counter_stop(c), 0);
 	struct tally_result r[3];
-	CHECK_INT(tally_counter_read(c, r, 3), 3);
+	CHECK_INT(tally_counter_read(c, r, 3, sizeof(r[0])), 3);
 	CHECK_INT(r[0].status, TALLY_STATUS_EXACT);
 	CHECK(r[0].value > 0);
 	CHECK_INT(r[2].status, TALLY_STATUS_EXACT);
@@ -398,7 +396,7 @@ static void unsupported_leader_leaves_members_counting(void)
 	CHECK_INT(tally_counter_start(c), 0);
 	CHECK_INT(tally_counter_stop(c), 0);
 	struct tally_result r[3];
-	CHECK_INT(tally_counter_read(c, r, 3), 3);
+	CHECK_INT(tally_counter_read(c, r, 3, sizeof(r[0])), 3);
 	CHECK_INT(r[0].status, TALLY_STATUS_NOT_SUPPORTED);
 	CHECK_INT(r[1].status, TALLY_STATUS_EXACT);
 	CHECK_INT(r[2].status, TALLY_STATUS_EXACT);
@@ -471,7 +469,7 @@ static void group_read_in_another_order_is_matched_by_id(void)
 		touch(pages, PAGES);
 		CHECK_INT(tally_counter_stop(c), 0);
 		reversed_reads = 0;
-		CHECK_INT(tally_counter_read(c, r, 2), 2);
+		CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
 		CHECK(reversed_reads > 0);
 		/* By position, task-clock would read the page faults and page-faults the nanoseconds. */
 		CHECK(r[1].value >= PAGES && r[1].value <= PAGES + SLACK);
@@ -498,7 +496,7 @@ static void never_run_packed_group_is_split(void)
 		struct tally_result r[5];
 		CHECK_INT(tally_counter_start(c), 0);
 		touch(fresh_pages(16), 16);
-		CHECK_INT(tally_counter_read(c, r, 5), 5);
+		CHECK_INT(tally_counter_read(c, r, 5, sizeof(r[0])), 5);
 		for (int i = 0; i < 5; i++) {
 			CHECK_INT(r[i].status, TALLY_STATUS_NOT_COUNTED);
 			CHECK(r[i].has_note);
@@ -508,7 +506,7 @@ static void never_run_packed_group_is_split(void)
 		/* Halved: 2 + 3; the 3 still does not run, so the next read halves it again. */
 		char *more = fresh_pages(PAGES);
 		touch(more, PAGES / 2);
-		CHECK_INT(tally_counter_read(c, r, 5), 5);
+		CHECK_INT(tally_counter_read(c, r, 5, sizeof(r[0])), 5);
 		CHECK_INT(r[0].status, TALLY_STATUS_EXACT);
 		CHECK_INT(r[1].status, TALLY_STATUS_EXACT);
 		CHECK_INT(r[1].group, 0);
@@ -516,7 +514,7 @@ static void never_run_packed_group_is_split(void)
 		CHECK_INT(r[2].status, TALLY_STATUS_NOT_COUNTED);
 		CHECK_INT(r[2].group, 2);
 		touch(more + PAGES / 2 * page_size(), PAGES / 2);
-		CHECK_INT(tally_counter_read(c, r, 5), 5);
+		CHECK_INT(tally_counter_read(c, r, 5, sizeof(r[0])), 5);
 		for (int i = 0; i < 5; i++)
 			CHECK_INT(r[i].status, TALLY_STATUS_EXACT);
 		CHECK_INT(r[2].group, 2);
@@ -532,7 +530,7 @@ static void never_run_packed_group_is_split(void)
 		struct tally_result r[3];
 		CHECK_INT(tally_counter_start(c), 0);
 		for (int round = 0; round < 2; round++) {
-			CHECK_INT(tally_counter_read(c, r, 3), 3);
+			CHECK_INT(tally_counter_read(c, r, 3, sizeof(r[0])), 3);
 			for (int i = 0; i < 3; i++) {
 				CHECK_INT(r[i].status, TALLY_STATUS_NOT_COUNTED);
 				CHECK_INT(r[i].group, 0);
@@ -559,7 +557,7 @@ static void never_run_packed_pair_is_split(void)
 		struct tally_result r[2];
 		CHECK_INT(tally_counter_start(c), 0);
 		touch(fresh_pages(16), 16);
-		CHECK_INT(tally_counter_read(c, r, 2), 2);
+		CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
 		for (int i = 0; i < 2; i++) {
 			CHECK_INT(r[i].status, TALLY_STATUS_NOT_COUNTED);
 			CHECK_INT(r[i].group, 0);
@@ -567,7 +565,7 @@ static void never_run_packed_pair_is_split(void)
 		}
 		/* Each alone now: both count from the reopening on. */
 		touch(fresh_pages(PAGES), PAGES);
-		CHECK_INT(tally_counter_read(c, r, 2), 2);
+		CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
 		CHECK_INT(r[0].status, TALLY_STATUS_EXACT);
 		CHECK_INT(r[1].status, TALLY_STATUS_EXACT);
 		CHECK_INT(r[0].group, 0);
@@ -591,7 +589,7 @@ static void no_packing_opens_every_event_alone(void)
 	CHECK_INT(tally_counter_stop(c), 0);
 	struct tally_result r[4];
 	fault_install();
-	CHECK_INT(tally_counter_read(c, r, 4), 4);
+	CHECK_INT(tally_counter_read(c, r, 4, sizeof(r[0])), 4);
 	CHECK_INT(fault_calls(FAULT_READ), 3);
 	fault_uninstall();
 	CHECK_INT(r[0].group, 0);
@@ -604,7 +602,7 @@ static void no_packing_opens_every_event_alone(void)
 	c = open_on("task-clock,page-faults,{minor-faults,major-faults}", NULL, NULL);
 	if (!c)
 		return;
-	CHECK_INT(tally_counter_read(c, r, 4), 4);
+	CHECK_INT(tally_counter_read(c, r, 4, sizeof(r[0])), 4);
 	CHECK_INT(r[0].group, 0);
 	CHECK_INT(r[1].group, 0);
 	CHECK_INT(r[2].group, 2);
@@ -623,14 +621,14 @@ static void origins_sum_results(void)
 	touch(fresh_pages(8), 8);
 	CHECK_INT(tally_counter_stop(c), 0);
 	struct tally_result r[2], o[2];
-	CHECK_INT(tally_counter_read(c, r, 2), 2);
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
 	/* Without a hybrid expansion every spec item is its own origin. */
-	CHECK_INT(tally_counter_sum_origins(c, r, 2, o, 2), 2);
+	CHECK_INT(tally_counter_sum_origins(c, r, 2, o, 2, sizeof(o[0])), 2);
 	CHECK_U64(o[0].value, r[0].value);
 	CHECK_U64(o[1].scaled, r[1].scaled);
 	CHECK_INT(o[1].status, r[1].status);
 	/* A short result array: only the first event. */
-	CHECK_INT(tally_counter_read(c, r, 1), 1);
+	CHECK_INT(tally_counter_read(c, r, 1, sizeof(r[0])), 1);
 	tally_counter_free(c);
 }
 
@@ -663,7 +661,7 @@ static void hybrid_expansions_sum_by_origin(void)
 		  .status = TALLY_STATUS_EXACT, .nr_parts = 1 },
 	};
 	struct tally_result o2[2];
-	CHECK_INT(tally_counter_sum_origins(c, r, 3, o2, 2), 2);
+	CHECK_INT(tally_counter_sum_origins(c, r, 3, o2, 2, sizeof(o2[0])), 2);
 	CHECK_U64(o2[0].value, 150);
 	CHECK_U64(o2[0].scaled, 200);
 	CHECK_U64(o2[0].enabled, 20);
@@ -674,7 +672,7 @@ static void hybrid_expansions_sum_by_origin(void)
 	CHECK_U64(o2[1].value, 7);
 	/* A half that cannot count (the atom half, say) leaves the other's value standing. */
 	r[1] = (struct tally_result){ .status = TALLY_STATUS_NOT_SUPPORTED, .error = -ENOENT, .origin = 0 };
-	CHECK_INT(tally_counter_sum_origins(c, r, 3, o2, 1), 2);
+	CHECK_INT(tally_counter_sum_origins(c, r, 3, o2, 1, sizeof(o2[0])), 2);
 	CHECK_U64(o2[0].value, 100);
 	CHECK_INT(o2[0].status, TALLY_STATUS_EXACT);
 	CHECK_INT(o2[0].error, 0);
@@ -712,16 +710,16 @@ static void calls_out_of_order_are_refused(void)
 	tally_counter *c;
 	CHECK_INT(tally_counter_new("page-faults", NULL, &c), 0);
 	struct tally_result r;
-	CHECK_INT(tally_counter_read(c, &r, 1), -TALLY_ESTATE);
+	CHECK_INT(tally_counter_read(c, &r, 1, sizeof(r)), -TALLY_ESTATE);
 	CHECK_CONTAINS(tally_counter_last_error(c), "not open");
 	CHECK_INT(tally_counter_start(c), -TALLY_ESTATE);
 	CHECK_INT(tally_counter_stop(c), -TALLY_ESTATE);
 	CHECK_INT(tally_counter_reset(c), -TALLY_ESTATE);
 	struct tally_exit ex;
-	CHECK_INT(tally_counter_wait(c, &ex), -TALLY_ESTATE);
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), -TALLY_ESTATE);
 	CHECK_INT(tally_counter_open(c, NULL), 0);
 	CHECK_INT(tally_counter_open(c, NULL), -TALLY_ESTATE);
-	CHECK_INT(tally_counter_wait(c, &ex), -TALLY_ESTATE);
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), -TALLY_ESTATE);
 	CHECK_INT(tally_counter_pid(c), 0);
 	CHECK_INT(tally_counter_reset(c), 0);
 	CHECK_INT(tally_counter_close(c), 0);

@@ -72,7 +72,7 @@ static int count(const char *spec, struct tally_result *r, size_t n, char *why, 
 		for (size_t i = 0; pages != MAP_FAILED && i < PAGES; i++)
 			((volatile char *)pages)[i * (size_t)page] = 1;
 		CHECK_INT(tally_counter_stop(c), 0);
-		CHECK_INT(tally_counter_read(c, r, n), (int)n);
+		CHECK_INT(tally_counter_read(c, r, n, sizeof(r[0])), (int)n);
 		if (pages != MAP_FAILED)
 			munmap(pages, PAGES * (size_t)page);
 	}

@@ -54,7 +54,7 @@ static tally_counter *counted_around_loop(const char *spec, struct tally_result 
 		return NULL;
 	busy_loop();
 	CHECK_INT(tally_counter_stop(c), 0);
-	CHECK_INT(tally_counter_read(c, r, n), (long long)n);
+	CHECK_INT(tally_counter_read(c, r, n, sizeof(r[0])), (long long)n);
 	return c;
 }
 
@@ -110,7 +110,7 @@ static void more_events_than_counters_all_count(void)
 	/* A group that opened but never ran is split at a read; a few reads settle every group. */
 	for (int round = 0; round < 6; round++) {
 		busy_loop();
-		CHECK_INT(tally_counter_read(c, r, 16), 16);
+		CHECK_INT(tally_counter_read(c, r, 16, sizeof(r[0])), 16);
 	}
 	int groups = 0, counted = 0;
 	for (int i = 0; i < 16; i++) {

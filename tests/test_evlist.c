@@ -103,7 +103,7 @@ static void group_on_calling_thread(void)
 
 	fault_install();
 	struct tally_count counts[3];
-	CHECK_INT(tally_evsel_read_group(leader, 0, 0, counts, 3), 0);
+	CHECK_INT(tally_evsel_read_group(leader, 0, 0, counts, 3, sizeof(counts[0])), 0);
 	CHECK_INT(fault_calls(FAULT_READ), 1);
 	fault_uninstall();
 
@@ -124,34 +124,54 @@ static void group_on_calling_thread(void)
 	/* The whole-list read agrees, and a member read on its own fd gives its own value. */
 	struct tally_count all[3];
 	CHECK_INT(tally_evlist_nr_counts(list), 3);
-	CHECK_INT(tally_evlist_read(list, all, 3), 0);
+	CHECK_INT(tally_evlist_read(list, all, 3, sizeof(all[0])), 0);
 	for (int i = 0; i < 3; i++)
 		CHECK_U64(all[tally_evlist_count_index(list, (size_t)i, 0, 0)].value, counts[i].value);
 	struct tally_count one;
-	CHECK_INT(tally_evsel_read(tally_evlist_at(list, 1), 0, 0, &one), 0);
+	CHECK_INT(tally_evsel_read(tally_evlist_at(list, 1), 0, 0, &one, sizeof(one)), 0);
 	CHECK_U64(one.value, counts[1].value);
-	CHECK_INT(tally_evsel_read(leader, 0, 0, &one), 0);
+	CHECK_INT(tally_evsel_read(leader, 0, 0, &one, sizeof(one)), 0);
 	CHECK_U64(one.value, counts[0].value);
-	CHECK_INT(tally_evsel_read_group(leader, 0, 0, counts, 2), -ENOSPC);
-	CHECK_INT(tally_evsel_read_group(tally_evlist_at(list, 1), 0, 0, counts, 3), -EINVAL);
+	CHECK_INT(tally_evsel_read_group(leader, 0, 0, counts, 2, sizeof(counts[0])), -ENOSPC);
+	CHECK_INT(tally_evsel_read_group(tally_evlist_at(list, 1), 0, 0, counts, 3, sizeof(counts[0])), -EINVAL);
+	/* A newer caller's larger elements: the fields, then zeros; a smaller one than the first version is
+	 * refused before anything is read. */
+	struct {
+		struct tally_count c;
+		uint64_t newer;
+	} grown[3];
+	memset(grown, 0xff, sizeof(grown));
+	CHECK_INT(tally_evsel_read_group(leader, 0, 0, &grown[0].c, 3, sizeof(grown[0])), 0);
+	CHECK_U64(grown[2].c.value, counts[2].value);
+	CHECK_U64(grown[0].newer | grown[1].newer | grown[2].newer, 0);
+	memset(grown, 0xff, sizeof(grown));
+	CHECK_INT(tally_evlist_read(list, &grown[0].c, 3, sizeof(grown[0])), 0);
+	CHECK_U64(grown[tally_evlist_count_index(list, 1, 0, 0)].c.value, counts[1].value);
+	CHECK_U64(grown[0].newer | grown[1].newer | grown[2].newer, 0);
+	memset(grown, 0xff, sizeof(grown));
+	CHECK_INT(tally_evsel_read(leader, 0, 0, &grown[0].c, sizeof(grown[0])), 0);
+	CHECK_U64(grown[0].newer, 0);
+	CHECK_INT(tally_evsel_read(leader, 0, 0, &one, sizeof(one) - 8), -TALLY_EOPTS);
+	CHECK_INT(tally_evsel_read_group(leader, 0, 0, counts, 3, 1 << 30), -TALLY_EOPTS);
+	CHECK_INT(tally_evlist_read(list, all, 3, 0), -TALLY_EOPTS);
 
 	/* Reset zeroes the group; a delta of two readings counts the pages in between. */
 	CHECK_INT(tally_evlist_reset(list), 0);
 	CHECK_INT(tally_evlist_enable(list), 0);
 	struct tally_count before[3], after[3], delta;
-	CHECK_INT(tally_evsel_read_group(leader, 0, 0, before, 3), 0);
+	CHECK_INT(tally_evsel_read_group(leader, 0, 0, before, 3, sizeof(before[0])), 0);
 	touch_fresh_pages(PAGE_COUNT / 2);
-	CHECK_INT(tally_evsel_read_group(leader, 0, 0, after, 3), 0);
+	CHECK_INT(tally_evsel_read_group(leader, 0, 0, after, 3, sizeof(after[0])), 0);
 	CHECK_INT(tally_evlist_disable(list), 0);
 	CHECK(before[1].value < PAGE_COUNT / 2);
-	CHECK_INT(tally_count_delta(&before[1], &after[1], &delta), 0);
+	CHECK_INT(tally_count_delta(&before[1], &after[1], &delta, sizeof(delta)), 0);
 	printf("  page-faults %llu before, %llu after touching %d pages\n", (unsigned long long)before[1].value,
 	       (unsigned long long)after[1].value, PAGE_COUNT / 2);
 	CHECK(delta.value >= PAGE_COUNT / 2 && delta.value <= PAGE_COUNT / 2 + FAULT_SLACK(PAGE_COUNT / 2));
 
 	tally_evlist_close(list);
 	CHECK_INT(tally_evsel_fd(leader, 0, 0), -1);
-	CHECK_INT(tally_evlist_read(list, all, 3), -TALLY_ESTATE);
+	CHECK_INT(tally_evlist_read(list, all, 3, sizeof(all[0])), -TALLY_ESTATE);
 	tally_evlist_free(list);
 }
 
@@ -207,7 +227,7 @@ static void group_on_forked_child(void)
 	}
 	/* The events of an exited task keep their final values. */
 	struct tally_count counts[2] = { 0 };
-	CHECK_INT(tally_evsel_read_group(tally_evlist_at(list, 0), 0, 0, counts, 2), 0);
+	CHECK_INT(tally_evsel_read_group(tally_evlist_at(list, 0), 0, 0, counts, 2, sizeof(counts[0])), 0);
 	printf("  child %d: page-faults %llu, context-switches %llu\n", (int)child,
 	       (unsigned long long)counts[0].value, (unsigned long long)counts[1].value);
 	CHECK(counts[0].value >= PAGE_COUNT);
@@ -249,7 +269,7 @@ static void per_cpu_system_wide(void)
 	struct tally_count counts[64];
 	CHECK(ncpus <= 64);
 	if (!err && ncpus <= 64) {
-		CHECK_INT(tally_evlist_read(list, counts, 64), 0);
+		CHECK_INT(tally_evlist_read(list, counts, 64, sizeof(counts[0])), 0);
 		uint64_t sum = 0;
 		for (size_t c = 0; c < ncpus; c++) {
 			struct tally_count *cnt = &counts[tally_evlist_count_index(list, 0, c, 0)];

@@ -27,7 +27,7 @@ static enum step run_sequence(tally_counter *c, const struct tally_target *targe
 		return STEP_OPEN;
 	if (tally_counter_start(c) != 0)
 		return STEP_START;
-	if (tally_counter_read(c, r, NR_EVENTS) < 0)
+	if (tally_counter_read(c, r, NR_EVENTS, sizeof(r[0])) < 0)
 		return STEP_READ;
 	if (tally_counter_stop(c) != 0)
 		return STEP_STOP;
@@ -199,7 +199,7 @@ static void kernel_mode_refused_retries_user_only(void)
 	CHECK_INT(tally_counter_start(c), 0);
 	CHECK_INT(tally_counter_stop(c), 0);
 	struct tally_result r[2];
-	CHECK_INT(tally_counter_read(c, r, 2), 2);
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
 	CHECK(r[0].user_only);
 	CHECK(r[0].has_note);
 	CHECK_CONTAINS(tally_counter_note(c, 0), "page-faults");

@@ -61,9 +61,9 @@ static int run_sequence(const char **failed_step)
 	STEP("open", tally_evlist_open(list));
 	STEP("reset", tally_evlist_reset(list));
 	STEP("enable", tally_evlist_enable(list));
-	STEP("read", tally_evlist_read(list, counts, NR_EVENTS));
+	STEP("read", tally_evlist_read(list, counts, NR_EVENTS, sizeof(counts[0])));
 	STEP("disable", tally_evlist_disable(list));
-	STEP("read", tally_evlist_read(list, counts, NR_EVENTS));
+	STEP("read", tally_evlist_read(list, counts, NR_EVENTS, sizeof(counts[0])));
 #undef STEP
 	tally_evlist_close(list);
 	tally_evlist_free(list);

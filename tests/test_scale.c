@@ -64,22 +64,22 @@ static void deltas(void)
 	struct tally_count a = { .value = 100, .enabled = 1000, .running = 800, .id = 7, .lost = 1 };
 	struct tally_count b = { .value = 250, .enabled = 2000, .running = 1700, .id = 7, .lost = 1 };
 	struct tally_count d;
-	CHECK_INT(tally_count_delta(&a, &b, &d), 0);
+	CHECK_INT(tally_count_delta(&a, &b, &d, sizeof(d)), 0);
 	CHECK_U64(d.value, 150);
 	CHECK_U64(d.enabled, 1000);
 	CHECK_U64(d.running, 900);
 	CHECK_U64(d.id, 7);
 	CHECK_U64(d.lost, 0);
-	CHECK_INT(tally_count_delta(&b, &a, &d), -EINVAL);
+	CHECK_INT(tally_count_delta(&b, &a, &d, sizeof(d)), -EINVAL);
 	CHECK_CONTAINS(tally_last_error(), "smaller");
 	b.id = 8;
-	CHECK_INT(tally_count_delta(&a, &b, &d), -EINVAL);
+	CHECK_INT(tally_count_delta(&a, &b, &d, sizeof(d)), -EINVAL);
 	CHECK_CONTAINS(tally_last_error(), "different events");
-	CHECK_INT(tally_count_delta(&a, NULL, &d), -EINVAL);
+	CHECK_INT(tally_count_delta(&a, NULL, &d, sizeof(d)), -EINVAL);
 	/* Full 64-bit range differences. */
 	struct tally_count lo = { .id = 1 }, hi = { .value = UINT64_MAX, .enabled = UINT64_MAX,
 		                                    .running = UINT64_MAX, .id = 1 };
-	CHECK_INT(tally_count_delta(&lo, &hi, &d), 0);
+	CHECK_INT(tally_count_delta(&lo, &hi, &d, sizeof(d)), 0);
 	CHECK_U64(d.value, UINT64_MAX);
 }
 

@@ -150,7 +150,7 @@ static bool check_default_events(struct doctor *d, const struct tally_facts *f, 
 			sink += i;
 		(void)sink; /* clang's -Wunused-but-set-variable wants the result read */
 		tally_counter_stop(c);
-		got = tally_counter_read(c, results, n);
+		got = tally_counter_read(c, results, n, sizeof(results[0]));
 	}
 	if (got < 0) {
 		check(d, CHECK_FAIL, "default events", NULL, "%s", tally_counter_last_error(c));

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,10 @@
 
 /* perf refuses intervals under 10 ms: the reads themselves would dominate them. */
 #define MIN_INTERVAL_MS 10
+/* -I, -D and --duration end up as poll(2) timeouts, an int of milliseconds: longer ones are refused
+ * rather than wrapped (a cast of a larger double to int is undefined, and poll took it as "forever"). */
+#define MAX_WAIT_MS INT_MAX
+#define MAX_DURATION_S (INT_MAX / 1000)
 /* Ids above this are not pids any kernel hands out (PID_MAX_LIMIT is 4M). */
 #define MAX_ID (1 << 22)
 
@@ -218,9 +221,9 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 				return usage_error("-r wants a count from 1 to 100000, not '%s'", optarg);
 			break;
 		case 'I':
-			if (!parse_unsigned(optarg, MIN_INTERVAL_MS, UINT_MAX, &o->interval_ms))
-				return usage_error("-I wants milliseconds, at least %d, not '%s'", MIN_INTERVAL_MS,
-				                   optarg);
+			if (!parse_unsigned(optarg, MIN_INTERVAL_MS, MAX_WAIT_MS, &o->interval_ms))
+				return usage_error("-I wants whole milliseconds from %d to %d, not '%s'", MIN_INTERVAL_MS,
+				                   MAX_WAIT_MS, optarg);
 			break;
 		case 'x':
 			if (!*optarg)
@@ -255,8 +258,9 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		case 'i': o->no_inherit = true; break;
 		case OPT_NO_SCALE: o->no_scale = true; break;
 		case 'D':
-			if (!parse_unsigned(optarg, 0, UINT_MAX, &o->delay_ms))
-				return usage_error("-D wants milliseconds, not '%s'", optarg);
+			if (!parse_unsigned(optarg, 0, MAX_WAIT_MS, &o->delay_ms))
+				return usage_error("-D wants whole milliseconds from 0 to %d, not '%s'", MAX_WAIT_MS,
+				                   optarg);
 			break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
@@ -269,8 +273,10 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 			char *end;
 			errno = 0;
 			o->duration = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !(o->duration > 0) || !isfinite(o->duration))
-				return usage_error("--duration wants seconds greater than 0, not '%s'", optarg);
+			/* ERANGE: beyond a double (1e309 reads as inf) or below its precision. */
+			if (errno || *end || end == optarg || !(o->duration > 0) || !(o->duration <= MAX_DURATION_S))
+				return usage_error("--duration wants seconds greater than 0 and at most %d, not '%s'",
+				                   MAX_DURATION_S, optarg);
 			break;
 		}
 		case 'h':

@@ -16,15 +16,13 @@ int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggrega
 	rd->no_scale = no_scale;
 	size_t n = rd->n ? rd->n : 1;
 	rd->current = calloc(n, sizeof(*rd->current));
-	rd->previous = calloc(n, sizeof(*rd->previous));
 	rd->counts = calloc(n, sizeof(*rd->counts));
 	rd->parts = calloc(n, sizeof(*rd->parts));
 	rd->labels = calloc(n, sizeof(*rd->labels));
 	rd->parts_cap = calloc(n, sizeof(*rd->parts_cap));
 	rd->reasons = calloc(n, sizeof(*rd->reasons));
 	rd->results = calloc(n, sizeof(*rd->results));
-	if (!rd->results || !rd->current || !rd->previous || !rd->counts || !rd->parts || !rd->labels ||
-	    !rd->parts_cap ||
+	if (!rd->results || !rd->current || !rd->counts || !rd->parts || !rd->labels || !rd->parts_cap ||
 	    !rd->reasons) {
 		readings_free(rd);
 		return -ENOMEM;
@@ -32,17 +30,21 @@ int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggrega
 	return 0;
 }
 
-static void free_readings(struct event_reading *r, size_t n)
+static void free_snapshots(struct readings *rd)
 {
-	for (size_t i = 0; r && i < n; i++)
-		free(r[i].parts);
-	free(r);
+	tally_snapshot_free(rd->zero);
+	tally_snapshot_free(rd->taken[0]);
+	tally_snapshot_free(rd->taken[1]);
+	rd->zero = rd->taken[0] = rd->taken[1] = NULL;
+	rd->base = NULL;
 }
 
 void readings_free(struct readings *rd)
 {
-	free_readings(rd->current, rd->n);
-	free_readings(rd->previous, rd->n);
+	for (size_t i = 0; rd->current && i < rd->n; i++)
+		free(rd->current[i].parts);
+	free(rd->current);
+	free_snapshots(rd);
 	for (size_t i = 0; rd->parts && i < rd->n; i++)
 		free(rd->parts[i]);
 	for (size_t i = 0; rd->labels && i < rd->n; i++)
@@ -56,11 +58,29 @@ void readings_free(struct readings *rd)
 	memset(rd, 0, sizeof(*rd));
 }
 
-/* Fetches the parts of event i, growing the buffer until they fit. */
-static int take_parts(tally_counter *counter, size_t i, struct event_reading *r)
+int readings_open(struct readings *rd)
 {
+	free_snapshots(rd);
+	int err = tally_snapshot_new(rd->counter, &rd->zero);
+	for (int k = 0; k < 2 && !err; k++)
+		err = tally_snapshot_new(rd->counter, &rd->taken[k]);
+	rd->base = rd->zero;
+	return err;
+}
+
+void readings_restart(struct readings *rd)
+{
+	rd->base = rd->zero;
+}
+
+/* The parts of event i (of the window, or between two snapshots when `after` is given), growing the buffer
+ * until they fit. */
+static int take_parts(struct readings *rd, size_t i, const tally_snapshot *before, const tally_snapshot *after)
+{
+	struct event_reading *r = &rd->current[i];
 	for (;;) {
-		int total = tally_counter_parts(counter, i, r->parts, r->cap);
+		int total = after ? tally_snapshot_delta_parts(before, after, i, r->parts, r->cap, sizeof(r->parts[0]))
+		                  : tally_counter_parts(rd->counter, i, r->parts, r->cap, sizeof(r->parts[0]));
 		if (total < 0)
 			return total;
 		if ((size_t)total <= r->cap) {
@@ -75,38 +95,50 @@ static int take_parts(tally_counter *counter, size_t i, struct event_reading *r)
 	}
 }
 
-int readings_take(struct readings *rd)
+static int take_all_parts(struct readings *rd, const tally_snapshot *before, const tally_snapshot *after)
 {
-	struct event_reading *old = rd->previous;
-	rd->previous = rd->current;
-	rd->current = old;
-	int got = tally_counter_read(rd->counter, rd->results, rd->n);
-	if (got < 0)
-		return got;
 	for (size_t i = 0; i < rd->n; i++) {
-		rd->current[i].result = rd->results[i];
 		rd->current[i].nr_parts = 0;
 		if (rd->aggregation != AGGR_GLOBAL) {
-			int err = take_parts(rd->counter, i, &rd->current[i]);
+			int err = take_parts(rd, i, before, after);
 			if (err < 0)
 				return err;
 		}
 	}
-	rd->have_previous = rd->have_current;
-	rd->have_current = true;
 	return 0;
 }
 
-void readings_restart(struct readings *rd)
+int readings_take(struct readings *rd)
 {
-	rd->have_current = rd->have_previous = false;
+	int got = tally_counter_read(rd->counter, rd->results, rd->n, sizeof(rd->results[0]));
+	if (got < 0)
+		return got;
+	for (size_t i = 0; i < rd->n; i++)
+		rd->current[i].result = rd->results[i];
+	return take_all_parts(rd, NULL, NULL);
 }
 
-/* a - b for cumulative counters; a reading below its reference means the group was reopened (split
- * after it never ran), so counting restarted from zero and a itself is the delta. */
-static uint64_t since(uint64_t a, uint64_t b)
+int readings_interval(struct readings *rd)
 {
-	return a >= b ? a - b : a;
+	tally_snapshot *end = rd->base == rd->taken[0] ? rd->taken[1] : rd->taken[0];
+	int err = tally_counter_snapshot(rd->counter, end);
+	if (!err) {
+		int got = tally_snapshot_delta(rd->base, end, rd->results, rd->n, sizeof(rd->results[0]));
+		err = got < 0 ? got : 0;
+	}
+	for (size_t i = 0; i < rd->n && !err; i++)
+		rd->current[i].result = rd->results[i];
+	if (!err)
+		err = take_all_parts(rd, rd->base, end);
+	/* After the snapshot: a group split here reopens from zero, and the next interval counts it from
+	 * then on. The notes it leaves explain this interval's <not counted>. */
+	int got = err ? err : tally_counter_read(rd->counter, rd->results, rd->n, sizeof(rd->results[0]));
+	if (got < 0)
+		return got;
+	for (size_t i = 0; i < rd->n; i++)
+		rd->current[i].result.has_note = rd->results[i].has_note;
+	rd->base = end;
+	return 0;
 }
 
 static enum report_status status_of(enum tally_status s)
@@ -118,45 +150,6 @@ static enum report_status status_of(enum tally_status s)
 	case TALLY_STATUS_NOT_SUPPORTED: return REPORT_NOT_SUPPORTED;
 	}
 	return REPORT_NOT_COUNTED;
-}
-
-/* The status of a difference of two readings: what the times did in between, as perf judges intervals
- * (an event that did not run in an interval is <not counted> there). */
-static enum report_status status_of_delta(enum report_status cumulative, uint64_t enabled, uint64_t running)
-{
-	if (cumulative == REPORT_NOT_SUPPORTED)
-		return cumulative;
-	/* A task's events are enabled only while it runs: a sleeping command's interval has no time at all. */
-	if (enabled == 0 || running == 0)
-		return REPORT_NOT_COUNTED;
-	return running < enabled ? REPORT_SCALED : REPORT_COUNTED;
-}
-
-struct delta {
-	uint64_t value, enabled, running, scaled;
-	enum report_status status;
-};
-
-static struct delta difference(uint64_t value, uint64_t enabled, uint64_t running, uint64_t scaled,
-                               enum tally_status status, const uint64_t *ref)
-{
-	struct delta d = { value, enabled, running, scaled, status_of(status) };
-	if (ref) {
-		d.value = since(value, ref[0]);
-		d.enabled = since(enabled, ref[1]);
-		d.running = since(running, ref[2]);
-		d.scaled = since(scaled, ref[3]);
-		d.status = status_of_delta(d.status, d.enabled, d.running);
-	}
-	return d;
-}
-
-static const struct tally_part *find_part(const struct event_reading *r, const struct tally_part *p)
-{
-	for (size_t k = 0; r && k < r->nr_parts; k++)
-		if (r->parts[k].cpu == p->cpu && r->parts[k].tid == p->tid)
-			return &r->parts[k];
-	return NULL;
 }
 
 /* The label and grouping key of a part under the chosen aggregation. */
@@ -199,7 +192,7 @@ static const char *part_label(const struct readings *rd, struct part_label *cach
 	return cached->text;
 }
 
-static int fill_parts(struct readings *rd, size_t i, const struct event_reading *ref)
+static int fill_parts(struct readings *rd, size_t i)
 {
 	const struct event_reading *cur = &rd->current[i];
 	struct report_count *c = &rd->counts[i];
@@ -218,16 +211,7 @@ static int fill_parts(struct readings *rd, size_t i, const struct event_reading 
 	size_t n = 0;
 	for (size_t k = 0; k < cur->nr_parts; k++) {
 		const struct tally_part *p = &cur->parts[k];
-		const struct tally_part *old = find_part(ref, p);
-		uint64_t refs[4];
-		if (old) {
-			refs[0] = old->value;
-			refs[1] = old->enabled;
-			refs[2] = old->running;
-			refs[3] = old->scaled;
-		}
-		struct delta d = difference(p->value, p->enabled, p->running, p->scaled, p->status,
-		                            old ? refs : NULL);
+		enum report_status status = status_of(p->status);
 		const char *label = part_label(rd, &rd->labels[i][k], p);
 		struct report_part *into = NULL;
 		for (size_t j = 0; j < n; j++)
@@ -239,42 +223,31 @@ static int fill_parts(struct readings *rd, size_t i, const struct event_reading 
 			snprintf(into->label, sizeof(into->label), "%s", label);
 			into->cpu = rd->aggregation == AGGR_THREAD ? -1 : p->cpu;
 			into->tid = rd->aggregation == AGGR_THREAD ? (int)p->tid : -1;
-			into->status = d.status;
-		} else if (d.status > into->status) {
-			into->status = d.status;
+			into->status = status;
+		} else if (status > into->status) {
+			into->status = status;
 		}
-		into->value += d.value;
-		into->enabled += d.enabled;
-		into->running += d.running;
-		into->scaled += rd->no_scale ? (double)d.value : (double)d.scaled;
+		into->value += p->value;
+		into->enabled += p->enabled;
+		into->running += p->running;
+		into->scaled += rd->no_scale ? (double)p->value : (double)p->scaled;
 	}
 	c->parts = rd->parts[i];
 	c->nr_parts = n;
 	return 0;
 }
 
-void readings_fill(struct readings *rd, bool since_previous)
+void readings_fill(struct readings *rd)
 {
-	const struct event_reading *refs = since_previous && rd->have_previous ? rd->previous : NULL;
 	for (size_t i = 0; i < rd->n; i++) {
 		const struct tally_result *r = &rd->current[i].result;
-		const struct event_reading *ref = refs ? &refs[i] : NULL;
-		uint64_t ref_values[4];
-		if (ref) {
-			ref_values[0] = ref->result.value;
-			ref_values[1] = ref->result.enabled;
-			ref_values[2] = ref->result.running;
-			ref_values[3] = ref->result.scaled;
-		}
-		struct delta d = difference(r->value, r->enabled, r->running, r->scaled, r->status,
-		                            ref ? ref_values : NULL);
 		struct report_count *c = &rd->counts[i];
 		memset(c, 0, sizeof(*c));
-		c->value = d.value;
-		c->enabled = d.enabled;
-		c->running = d.running;
-		c->scaled = rd->no_scale ? (double)d.value : (double)d.scaled;
-		c->status = d.status;
+		c->value = r->value;
+		c->enabled = r->enabled;
+		c->running = r->running;
+		c->scaled = rd->no_scale ? (double)r->value : (double)r->scaled;
+		c->status = status_of(r->status);
 		rd->reasons[i][0] = '\0';
 		if (r->has_note)
 			snprintf(rd->reasons[i], sizeof(rd->reasons[i]), "%s", tally_counter_note(rd->counter, i));
@@ -285,6 +258,6 @@ void readings_fill(struct readings *rd, bool since_previous)
 			         "it never ran while enabled (an idle target, or its counters were taken)");
 		c->reason = rd->reasons[i][0] ? rd->reasons[i] : NULL;
 		if (rd->aggregation != AGGR_GLOBAL)
-			fill_parts(rd, i, ref);
+			fill_parts(rd, i);
 	}
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Readings of a counter turned into the report model: the latest cumulative reading of every event (and
- * its parts when they are shown), the previous one for -I deltas, and the conversion into report counts
- * with statuses, reasons and part labels (-A: CPU, --per-thread: comm-tid, --per-core: socket-core).
+ * Readings of a counter turned into the report model: the window's reading of every event (and its parts
+ * when they are shown), or an interval's (-I: the library's scaled difference of two snapshots), and the
+ * conversion into report counts with statuses, reasons and part labels (-A: CPU, --per-thread: comm-tid,
+ * --per-core: socket-core).
  */
 #ifndef TALLY_TOOLS_READINGS_H
 #define TALLY_TOOLS_READINGS_H
 
 #include <tally/counter.h>
+#include <tally/snapshot.h>
 
 #include "options.h"
 #include "report.h"
@@ -31,9 +33,12 @@ struct readings {
 	size_t n;
 	enum stat_aggregation aggregation;
 	bool no_scale;
-	struct event_reading *current, *previous;
-	bool have_current, have_previous;
+	struct event_reading *current;    /* what readings_fill shows: the window's or an interval's */
 	struct tally_result *results;     /* the read buffer, so that a read allocates nothing here */
+	/* -I: the interval begins at `base` (`zero`, never taken, stands for the window's beginning) and
+	 * ends at the other of `taken`. Made for each open (their size is the target's). */
+	tally_snapshot *zero, *taken[2];
+	const tally_snapshot *base;
 	struct report_count *counts;      /* the report view of the latest fill */
 	struct report_part **parts;       /* per event, the report's parts */
 	struct part_label **labels;       /* per event, the label of each part by position */
@@ -44,13 +49,21 @@ struct readings {
 int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggregation aggregation, bool no_scale);
 void readings_free(struct readings *rd);
 
-/* Reads the counter into `current` (the old current becomes `previous`). */
+/* After each open of the counter: snapshots for its target, the next interval from the window's start. */
+int readings_open(struct readings *rd);
+
+/* Reads the counter's window (since the latest start or reset) into `current`. */
 int readings_take(struct readings *rd);
 
-/* Fills rd->counts with current minus previous (since_previous), else with current as it is. */
-void readings_fill(struct readings *rd, bool since_previous);
+/* Reads the interval since the previous one (or since the window began) into `current`: every part's
+ * difference scaled on its own; a part that did not run in it is not counted there. Also reads the
+ * window, so that a group that never ran is explained and split as at any read. */
+int readings_interval(struct readings *rd);
 
-/* Forgets the previous reading (a new run, or a counter reset, starts from zero). */
+/* Fills rd->counts from `current`. */
+void readings_fill(struct readings *rd);
+
+/* The next interval begins at the window's start (a new run, or a counter reset). */
 void readings_restart(struct readings *rd);
 
 #endif

@@ -67,11 +67,16 @@ struct stat_session {
 	enum report_status *worst;
 };
 
-static double now_seconds(void)
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double now_seconds(void)
+{
+	return (double)now_ns() / 1e9;
 }
 
 static const char *results_name(const struct stat_session *s)
@@ -218,17 +223,20 @@ static bool child_exited(pid_t pid)
 	return info.si_pid == pid;
 }
 
-static int print_interval(struct stat_session *s, double started, double *last_tick)
+/* Prints the counts since the previous interval (or the start). Its length is measured, from the clock
+ * read just after the previous interval's reads to the one just after these, never the nominal -I: a
+ * late wake-up or the last, partial interval still gives true rates. */
+static int print_interval(struct stat_session *s, uint64_t started, uint64_t *last_tick)
 {
-	int err = readings_take(&s->rd);
+	int err = readings_interval(&s->rd);
 	if (err < 0)
 		return err;
-	readings_fill(&s->rd, true);
-	double now = now_seconds();
+	uint64_t now = now_ns();
+	readings_fill(&s->rd);
 	struct report_sample sample = {
 		.counts = s->rd.counts,
-		.timestamp = now - started,
-		.seconds = now - *last_tick,
+		.timestamp = (double)(now - started) / 1e9,
+		.seconds = (double)(now - *last_tick) / 1e9,
 		.exit_status = -1,
 	};
 	*last_tick = now;
@@ -238,30 +246,39 @@ static int print_interval(struct stat_session *s, double started, double *last_t
 	return 0;
 }
 
-/* Waits until the run ends (child exit, --duration, Ctrl-C), printing -I intervals on the way. */
-static int wait_for_end(struct stat_session *s, pid_t child, double started)
+/* Waits until the run ends (child exit, --duration, Ctrl-C), printing -I intervals on the way. The grid
+ * is in integer nanoseconds, so that a --duration that is a multiple of -I ends exactly on a tick: that
+ * tick is printed as its own interval and *at_tick says the run ended with it (no partial one after). */
+static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, uint64_t *last_tick,
+                        bool *at_tick)
 {
 	const struct stat_options *o = &s->opt;
-	double interval = o->interval_ms / 1000.0, last_tick = started;
-	double next_tick = interval > 0 ? started + interval : INFINITY;
-	double deadline = o->duration > 0 ? started + o->duration : INFINITY;
+	/* Both fit: options.c bounds -I and --duration by poll's int timeout in ms. */
+	uint64_t interval = (uint64_t)o->interval_ms * 1000000u;
+	uint64_t next_tick = interval ? started + interval : UINT64_MAX;
+	uint64_t deadline = o->duration > 0 ? started + (uint64_t)llround(o->duration * 1e9) : UINT64_MAX;
 	unsigned forwarded = 0;
+	*at_tick = false;
 	for (;;) {
 		if (child > 0 && child_exited(child))
 			return 0;
-		double now = now_seconds();
-		if (now >= deadline)
-			return 0;
+		uint64_t now = now_ns();
 		if (now >= next_tick) {
-			int err = print_interval(s, started, &last_tick);
+			int err = print_interval(s, started, last_tick);
 			if (err < 0)
 				return err;
 			while (next_tick <= now)
 				next_tick += interval;
+			if (now >= deadline) {
+				*at_tick = true;
+				return 0;
+			}
 			continue;
 		}
-		double until = fmin(next_tick, deadline);
-		int timeout = isinf(until) ? -1 : (int)ceil((until - now) * 1000.0);
+		if (now >= deadline)
+			return 0;
+		uint64_t until = next_tick < deadline ? next_tick : deadline;
+		int timeout = until == UINT64_MAX ? -1 : (int)((until - now + 999999) / 1000000);
 		/* A child that exits between the check above and the poll wakes it through SIGCHLD. */
 		int signo = signals_wait(timeout);
 		if (signo == SIGINT || signo == SIGTERM) {
@@ -338,14 +355,19 @@ static int count_once(struct stat_session *s, unsigned run)
 		fprintf(stderr, "tally stat: %s\n", tally_counter_last_error(s->counter));
 		return EXIT_FAILED;
 	}
+	if (readings_open(&s->rd) < 0) {
+		fprintf(stderr, "tally stat: %s\n", tally_last_error());
+		tally_counter_close(s->counter);
+		return EXIT_FAILED;
+	}
 	pid_t child = library_command ? tally_counter_pid(s->counter) : 0;
 	if (child > 0 && o->pin && launch_pin(child, o->pin) < 0) {
 		fprintf(stderr, "tally stat: --pin: cannot pin the command to those CPUs: %s\n", strerror(errno));
 		tally_counter_close(s->counter);
 		return EXIT_USAGE;
 	}
-	readings_restart(&s->rd);
-	double started = now_seconds();
+	uint64_t started_ns = now_ns();
+	double started = (double)started_ns / 1e9;
 	int err = tally_counter_start(s->counter);
 	if (err < 0) {
 		fprintf(stderr, "tally stat: %s\n", tally_counter_last_error(s->counter));
@@ -381,11 +403,17 @@ static int count_once(struct stat_session *s, unsigned run)
 			return EXIT_FAILED;
 		}
 		readings_restart(&s->rd);
-		started = now_seconds();
+		started_ns = now_ns();
+		started = (double)started_ns / 1e9;
 	}
-	err = s->interrupted && child <= 0 ? 0 : wait_for_end(s, child, started);
+	uint64_t last_tick = started_ns;
+	bool at_tick = false;
+	err = s->interrupted && child <= 0 ? 0 : wait_for_end(s, child, started_ns, &last_tick, &at_tick);
 	tally_counter_stop(s->counter);
 	double elapsed = now_seconds() - started;
+	/* The last, partial interval: what was counted since the previous tick, unless the run ended on one. */
+	if (err == 0 && o->interval_ms && !o->quiet && !at_tick)
+		err = print_interval(s, started_ns, &last_tick);
 	if (err == 0)
 		err = readings_take(&s->rd);
 	if (err < 0) {
@@ -393,27 +421,15 @@ static int count_once(struct stat_session *s, unsigned run)
 		tally_counter_close(s->counter);
 		return EXIT_FAILED;
 	}
-	if (o->interval_ms && !o->quiet) {
-		/* The last, partial interval: what was counted since the previous tick. */
-		readings_fill(&s->rd, true);
-		struct report_sample last = {
-			.counts = s->rd.counts, .timestamp = elapsed, .exit_status = -1,
-		};
-		double previous = s->out.intervals ? floor(elapsed * 1000.0 / o->interval_ms) * o->interval_ms / 1000.0
-		                                   : 0;
-		last.seconds = elapsed - previous;
-		s->out.ops->interval(&s->out, &last);
-		flush_results(s);
-	}
 	/* Before the command is reaped: --per-thread labels its threads with their /proc comm, which goes
 	 * with the reaping. */
-	readings_fill(&s->rd, false);
+	readings_fill(&s->rd);
 	int exit_status = 0;
 	double user = 0, sys = 0;
 	s->run_signal = 0;
 	if (library_command) {
 		struct tally_exit ex;
-		if (tally_counter_wait(s->counter, &ex) == 0) {
+		if (tally_counter_wait(s->counter, &ex, sizeof(ex)) == 0) {
 			exit_status = ex.code;
 			s->run_signal = WIFSIGNALED(ex.status) ? WTERMSIG(ex.status) : 0;
 			user = ex.user_s;

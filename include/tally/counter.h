@@ -10,7 +10,7 @@
  *   tally_counter_open(c, &t);
  *   tally_counter_start(c);  ...work...;  tally_counter_stop(c);
  *   struct tally_result r[2];
- *   tally_counter_read(c, r, 2);
+ *   tally_counter_read(c, r, 2, sizeof(r[0]));
  *   tally_counter_close(c);  tally_counter_free(c);
  *
  * Groups. Braces make explicit groups. Events outside braces are packed automatically into as few groups
@@ -27,14 +27,15 @@
  *
  * Reads. Every group is read with one read(2) of its leader per (CPU, thread), values matched to events
  * by id; results are summed over CPUs and threads, and the parts stay available
- * (tally_counter_parts). A read allocates nothing (except when it reopens a never-run group). Failures
+ * (tally_counter_parts). A read allocates nothing (except when it reopens a never-run group). Intervals
+ * and regions come from two snapshots (tally/snapshot.h), scaled part by part. Failures
  * leave an explanation (event, errno, cause, fix) in tally_last_error() and in tally_counter_last_error().
  *
- * Thread-safety: a counter is used by one thread at a time (reads keep the previous reading for deltas);
+ * Thread-safety: a counter is used by one thread at a time (reads keep their readings in the handle);
  * distinct counters may be used concurrently. tally_counter_new touches nothing shared and is thread-safe.
  * tally_counter_last_error, _note, _count, _name, _events, _parts, _sum_origins and _pid only read the
  * handle: they may run concurrently with each other, not with the calls that change it (open, start,
- * stop, reset, read, wait, close, free).
+ * stop, reset, read, snapshot, wait, close, free).
  */
 #ifndef TALLY_COUNTER_H
 #define TALLY_COUNTER_H
@@ -147,30 +148,34 @@ enum tally_status {
 	TALLY_STATUS_NOT_SUPPORTED, /* could not be opened here; tally_counter_note says why */
 };
 
-/* One event's reading, summed over its CPUs and threads. */
+/* One event's reading, summed over its CPUs and threads. Fields are never reordered or removed; new ones
+ * come at the end (see "Caller-allocated output" in libtally(3)). */
 struct tally_result {
 	uint64_t value;      /* raw count */
 	uint64_t enabled;    /* ns the event was enabled since the latest start or reset (summed over parts) */
 	uint64_t running;    /* ns it was on a counter in that time (summed over parts) */
 	uint64_t scaled;     /* value extrapolated to the enabled time, part by part, saturating at 2^64-1 */
-	uint64_t delta;      /* scaled minus the previous read's scaled (the first read: scaled) */
-	uint64_t lost;       /* PERF_FORMAT_LOST, 0 for counting */
 	double ratio;        /* running / enabled, 1.0 when exact, 0 when not counted */
+	size_t nr_parts;     /* (CPU, thread) positions summed */
 	enum tally_status status;
 	int error;           /* NOT_SUPPORTED: the open's code (-ENOENT, -TALLY_ENOPMU, ...); else 0 */
-	bool user_only;      /* kernel mode was refused, so tally retried with exclude_kernel (see note) */
-	bool has_note;       /* tally_counter_note(i) has text: why unsupported, narrowed, regrouped, idle */
 	int group;           /* index of the group it was opened in (the leader's event index), -1 if none */
 	unsigned origin;     /* the spec item it came from (hybrid expansions share one) */
-	size_t nr_parts;     /* (CPU, thread) positions summed */
+	bool user_only;      /* kernel mode was refused, so tally retried with exclude_kernel (see note) */
+	bool has_note;       /* tally_counter_note(i) has text: why unsupported, narrowed, regrouped, idle */
 };
 
-/* Reads every event into results[0 .. n) (n may be smaller than tally_counter_count). A group that
- * never ran is reported (NOT_COUNTED + note) and, if packed by tally, split and reopened here (the next
- * read counts it). Returns the number of results written, or a negative code. Not open: -TALLY_ESTATE. */
-TALLY_API int tally_counter_read(tally_counter *counter, struct tally_result *results, size_t n);
+/* Reads every event into results[0 .. n) (n may be smaller than tally_counter_count), elements of elem_sz
+ * bytes: pass sizeof(results[0]) (see "Caller-allocated output" in libtally(3)). The values are those of
+ * the window, since the latest start or reset; for the counts between two moments (intervals), take
+ * snapshots (tally/snapshot.h): the difference of two scaled values is not the scaled difference. A group
+ * that never ran is reported (NOT_COUNTED + note) and, if packed by tally, split and reopened here (the
+ * next read counts it). Returns the number of results written, or a negative code. Not open:
+ * -TALLY_ESTATE; elem_sz too small: -TALLY_EOPTS. */
+TALLY_API int tally_counter_read(tally_counter *counter, struct tally_result *results, size_t n,
+                                 size_t elem_sz);
 
-/* One (CPU, thread) position of an event in the latest read. */
+/* One (CPU, thread) position of an event in the latest read. New fields come at the end. */
 struct tally_part {
 	int cpu;             /* -1: any CPU (the event follows its threads) */
 	pid_t tid;           /* 0: the calling thread; -1: every task (CPU-wide) */
@@ -178,14 +183,18 @@ struct tally_part {
 	enum tally_status status;
 };
 
-/* The parts of event i from the latest read into parts[0 .. n). Returns the number of parts the event
- * has (which may exceed n: call again with more room), or a negative code. */
-TALLY_API int tally_counter_parts(const tally_counter *counter, size_t i, struct tally_part *parts, size_t n);
+/* The parts of event i from the latest read into parts[0 .. n), elements of elem_sz bytes (pass
+ * sizeof(parts[0])). Returns the number of parts the event has (which may exceed n: call again with more
+ * room), or a negative code. */
+TALLY_API int tally_counter_parts(const tally_counter *counter, size_t i, struct tally_part *parts, size_t n,
+                                  size_t elem_sz);
 
 /* Sums results (as tally_counter_read wrote them) by origin: the hybrid expansions of one spec item
- * become one result. out[k] receives origin k; returns the number of origins (which may exceed n_out). */
+ * become one result. out[k] receives origin k; returns the number of origins (which may exceed n_out).
+ * Both arrays have elements of elem_sz bytes (pass sizeof(results[0])). */
 TALLY_API int tally_counter_sum_origins(const tally_counter *counter, const struct tally_result *results,
-                                        size_t n_results, struct tally_result *out, size_t n_out);
+                                        size_t n_results, struct tally_result *out, size_t n_out,
+                                        size_t elem_sz);
 
 /* Why event i is not supported, was narrowed to user space, was regrouped or never ran; "" when there is
  * nothing to say. Valid until the next open/read/close of the counter. */
@@ -197,22 +206,24 @@ TALLY_API const char *tally_counter_last_error(const tally_counter *counter);
 
 /* ---- launched commands -------------------------------------------------------------------------- */
 
+/* New fields come at the end. */
 struct tally_exit {
-	pid_t pid;
-	int status;          /* as waitpid(2) gives it */
-	int code;            /* exit code; 128 + signal number when killed; 127 when the exec failed */
 	double wall_s;       /* from the exec to the exit */
 	double user_s;       /* CPU time of the command and its waited-for children (getrusage) */
 	double sys_s;
+	pid_t pid;
+	int status;          /* as waitpid(2) gives it */
+	int code;            /* exit code; 128 + signal number when killed; 127 when the exec failed */
 };
 
 /* The pid of the launched command (0 when the target is not a command or it is not open). Lets a CLI
  * forward signals to it. */
 TALLY_API pid_t tally_counter_pid(const tally_counter *counter);
 
-/* Waits for the launched command to exit (retrying EINTR) and fills `exit`. Counts stay readable until
- * close. Not a command target, or not started: -TALLY_ESTATE. */
-TALLY_API int tally_counter_wait(tally_counter *counter, struct tally_exit *exit);
+/* Waits for the launched command to exit (retrying EINTR) and fills `exit`, exit_sz bytes (pass
+ * sizeof(*exit)). Counts stay readable until close. Not a command target, or not started: -TALLY_ESTATE;
+ * exit_sz too small: -TALLY_EOPTS. */
+TALLY_API int tally_counter_wait(tally_counter *counter, struct tally_exit *exit, size_t exit_sz);
 
 #ifdef __cplusplus
 }

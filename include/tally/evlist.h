@@ -115,7 +115,9 @@ TALLY_API void tally_threads_free(tally_threads *threads);
 /* ---- counts and scaling -------------------------------------------------------------------------- */
 
 /* One reading of one event at one (cpu, thread). Times are in nanoseconds. lost is 0 unless the evsel's
- * caller asked for PERF_FORMAT_LOST (6.0+) in read_format: tally's counting reads never do. */
+ * caller asked for PERF_FORMAT_LOST (6.0+) in read_format: tally's counting reads never do. Every function
+ * that fills tally_counts takes their size (pass sizeof(struct tally_count)); new fields come at the end
+ * (see "Caller-allocated output" in libtally(3)). */
 struct tally_count {
 	uint64_t value;
 	uint64_t enabled;   /* time the event was enabled */
@@ -134,13 +136,14 @@ enum tally_count_status {
  * that it never overflows on the way; a result beyond 2^64-1 saturates to UINT64_MAX. running == 0 gives
  * 0 and TALLY_COUNT_NOT_COUNTED; running >= enabled gives value unchanged and TALLY_COUNT_EXACT (the
  * kernel never reports running > enabled, but a sum over CPUs may round that way). scaled may be NULL.
- * Thread-safe. */
+ * Reads only value, enabled and running (fields of every version). Thread-safe. */
 TALLY_API enum tally_count_status tally_count_scale(const struct tally_count *count, uint64_t *scaled);
 
-/* after - before, field by field (id copied). Readings of different events (ids differ) or one that went
- * backwards (a reset in between): -EINVAL. Thread-safe. */
+/* after - before, field by field (id copied); all three of count_sz bytes. Readings of different events
+ * (ids differ) or one that went backwards (a reset in between): -EINVAL. A difference of raw readings; to
+ * scale it, pass it to tally_count_scale (never subtract two scaled values). Thread-safe. */
 TALLY_API int tally_count_delta(const struct tally_count *before, const struct tally_count *after,
-                                struct tally_count *delta);
+                                struct tally_count *delta, size_t count_sz);
 
 /* ---- evsel: one event over cpus x threads -------------------------------------------------------- */
 /* Thread-safety: not thread-safe per group: a leader and its members share state (ids, read buffer), so
@@ -205,14 +208,14 @@ TALLY_API int tally_evsel_reset(tally_evsel *evsel);
 /* Reads this event at (cpu_idx, thread_idx). For a leader the whole group comes in one read(2) and
  * this event's entry is picked by id. Allocates nothing. */
 TALLY_API int tally_evsel_read(tally_evsel *evsel, size_t cpu_idx, size_t thread_idx,
-                               struct tally_count *count);
+                               struct tally_count *count, size_t count_sz);
 
 /* Reads the group led by `leader` at (cpu_idx, thread_idx) with ONE read(2): counts[0] is the leader,
  * counts[1 + k] the k-th member in the order tally_evsel_set_leader added them; entries are matched to
  * events by id, never by position. n must be at least 1 + tally_evsel_nr_members(leader) (else
  * -ENOSPC). An event that stands alone is a group of one. Allocates nothing. */
 TALLY_API int tally_evsel_read_group(tally_evsel *leader, size_t cpu_idx, size_t thread_idx,
-                                     struct tally_count *counts, size_t n);
+                                     struct tally_count *counts, size_t n, size_t count_sz);
 
 /* ---- evlist: evsels with shared maps ------------------------------------------------------------- */
 /* Thread-safety: not thread-safe per list: one thread at a time may call these on one evlist (and its
@@ -259,7 +262,8 @@ TALLY_API size_t tally_evlist_count_index(const tally_evlist *evlist, size_t i, 
 
 /* Reads every evsel at every (cpu, thread) into counts[0 .. tally_evlist_nr_counts()): one read(2) per
  * group per (cpu, thread). n too small: -ENOSPC. Allocates nothing. */
-TALLY_API int tally_evlist_read(tally_evlist *evlist, struct tally_count *counts, size_t n);
+TALLY_API int tally_evlist_read(tally_evlist *evlist, struct tally_count *counts, size_t n,
+                                size_t count_sz);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,7 @@
 
 #include <tally/common.h>
 #include <tally/counter.h>
+#include <tally/snapshot.h>
 #include <tally/events.h>
 #include <tally/evlist.h>
 #include <tally/pmu.h>
@@ -170,7 +171,7 @@ static int evsel_group_count(const struct perf_event_attr *attrs, size_t n_attrs
 		err = tally_evsel_disable(ev[0]);
 	}
 	if (!err)
-		err = tally_evsel_read_group(ev[0], 0, 0, counts, n_attrs);
+		err = tally_evsel_read_group(ev[0], 0, 0, counts, n_attrs, sizeof(counts[0]));
 	for (size_t k = 0; !err && k < n_attrs; k++)
 		expect_u64(counts[k].id, tally_evsel_id(ev[k], 0, 0), "id of event %zu", k);
 	for (size_t k = n_attrs; k-- > 0;)
@@ -408,7 +409,7 @@ static void evsel_multiplexed(void)
 	for (size_t k = 0; !err && k < NR; k++) {
 		struct tally_count c;
 		uint64_t scaled;
-		CHECK_INT(tally_evsel_read(ev[k], 0, 0, &c), 0);
+		CHECK_INT(tally_evsel_read(ev[k], 0, 0, &c, sizeof(c)), 0);
 		CHECK_INT(tally_count_scale(&c, &scaled), TALLY_COUNT_SCALED);
 		double error = ((double)scaled - truth) / truth;
 		printf("  event %zu: running/enabled %.3f, scaled %" PRIu64 ", error %+.4f%%\n", k,
@@ -433,7 +434,7 @@ static int counter_round(tally_counter *c, const struct loop_shape *shape, uint6
 		shape->run(n);
 		err = tally_counter_stop(c);
 	}
-	int got = err ? err : tally_counter_read(c, r, nr);
+	int got = err ? err : tally_counter_read(c, r, nr, sizeof(r[0]));
 	if (got >= 0 && (size_t)got != nr)
 		got = -EPROTO;
 	if (got < 0)
@@ -526,6 +527,65 @@ static void counter_multiplexed(void)
 		printf("  10 events on 6 counters: ratio %.3f, scaled %" PRIu64 " for %" PRIu64 "\n", r[0].ratio,
 		       r[0].scaled, shape->insns_per_iter * n);
 	}
+	tally_counter_free(c);
+}
+
+/* Snapshots under multiplexing: ten events on six counters, a snapshot before, between and after two
+ * loops of n. Each interval's scaled difference is within 0.1% of one loop's instructions (scaling the
+ * raw difference by the difference of the times, never subtracting cumulative scaled values), and the raw
+ * values and times of the two intervals add up exactly to those of the whole. */
+static void counter_snapshot_intervals(void)
+{
+	enum { NR = 10 };
+	const struct loop_shape *shape = &loop_shapes[1];
+	const uint64_t n = 50000000;
+	const double truth = (double)(shape->insns_per_iter * n);
+	TALLY_OPTS(tally_counter_opts, opts, .no_packing = true);
+	tally_counter *c = counter_open("instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,"
+	                                "instructions:u,instructions:u,instructions:u,instructions:u,instructions:u",
+	                                &opts);
+	if (!c)
+		return;
+	tally_snapshot *zero = NULL, *mid = NULL, *end = NULL;
+	int err = tally_snapshot_new(c, &zero);
+	if (!err)
+		err = tally_snapshot_new(c, &mid);
+	if (!err)
+		err = tally_snapshot_new(c, &end);
+	if (!err)
+		err = tally_counter_start(c);
+	if (!err) {
+		shape->run(n);
+		err = tally_counter_snapshot(c, mid);
+	}
+	if (!err) {
+		shape->run(n);
+		err = tally_counter_snapshot(c, end);
+	}
+	if (!err)
+		err = tally_counter_stop(c);
+	CHECK_INT(err, 0);
+	struct tally_result first[NR], second[NR], whole[NR];
+	if (!err) {
+		CHECK_INT(tally_snapshot_delta(zero, mid, first, NR, sizeof(first[0])), NR);
+		CHECK_INT(tally_snapshot_delta(mid, end, second, NR, sizeof(second[0])), NR);
+		CHECK_INT(tally_snapshot_delta(zero, end, whole, NR, sizeof(whole[0])), NR);
+		for (size_t k = 0; k < NR; k++) {
+			CHECK_INT(second[k].status, TALLY_STATUS_SCALED);
+			expect_scaled_near(&first[k], truth, "first interval");
+			expect_scaled_near(&second[k], truth, "second interval");
+			CHECK_U64(first[k].value + second[k].value, whole[k].value);
+			CHECK_U64(first[k].enabled + second[k].enabled, whole[k].enabled);
+			CHECK_U64(first[k].running + second[k].running, whole[k].running);
+		}
+		printf("  second interval: ratio %.3f, scaled %" PRIu64 " for %.0f\n", second[0].ratio, second[0].scaled,
+		       truth);
+	} else {
+		fprintf(stderr, "[%s] %s\n", harness_case, tally_counter_last_error(c));
+	}
+	tally_snapshot_free(zero);
+	tally_snapshot_free(mid);
+	tally_snapshot_free(end);
 	tally_counter_free(c);
 }
 
@@ -702,7 +762,7 @@ static void counter_without_pmu(void)
 	if (!err)
 		err = tally_counter_stop(c);
 	CHECK_INT(err, 0);
-	CHECK_INT(tally_counter_read(c, r, 4), 4);
+	CHECK_INT(tally_counter_read(c, r, 4, sizeof(r[0])), 4);
 	for (size_t k = 0; k < 2; k++) {
 		CHECK_INT(r[k].status, TALLY_STATUS_NOT_SUPPORTED);
 		CHECK_INT(r[k].error, -TALLY_ENOPMU);
@@ -1102,6 +1162,7 @@ static const struct harness_case pmu_cases[] = {
 	{"evsel_multiplexed", evsel_multiplexed},
 	{"counter_exact", counter_exact},
 	{"counter_multiplexed", counter_multiplexed},
+	{"counter_snapshot_intervals", counter_snapshot_intervals},
 	{"counter_auto_packing", counter_auto_packing},
 	{"counter_never_running_group", counter_never_running_group},
 	{"example_group", example_group},

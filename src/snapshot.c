@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* Snapshots of a counter and the scaled counts between two of them. */
+#include "snapshot.h"
+
+#include "aggregate.h"
+#include "error.h"
+#include "out_array.h"
+
+#include <stdlib.h>
+
+int tly_snapshot_alloc(const void *owner, size_t nr_events, size_t max_slots, tally_snapshot **out)
+{
+	tally_snapshot *s = calloc(1, sizeof(*s));
+	size_t room = nr_events * max_slots;
+	if (room == 0)
+		room = 1;
+	if (s) {
+		s->owner = owner;
+		s->nr_events = nr_events;
+		s->max_slots = max_slots;
+		s->ev = calloc(nr_events ? nr_events : 1, sizeof(*s->ev));
+		s->counts = calloc(room, sizeof(*s->counts));
+		s->slots = calloc(room, sizeof(*s->slots));
+	}
+	if (!s || !s->ev || !s->counts || !s->slots) {
+		tally_snapshot_free(s);
+		return tly_error(-ENOMEM, "out of memory");
+	}
+	*out = s;
+	return 0;
+}
+
+void tally_snapshot_free(tally_snapshot *s)
+{
+	if (!s)
+		return;
+	free(s->ev);
+	free(s->counts);
+	free(s->slots);
+	free(s);
+}
+
+static int check_pair(const tally_snapshot *before, const tally_snapshot *after, const char *fn)
+{
+	if (!before || !after)
+		return tly_error(-EINVAL, "%s: NULL snapshot", fn);
+	if (before->owner != after->owner || before->nr_events != after->nr_events)
+		return tly_error(-EINVAL, "%s: the two snapshots are of different counters", fn);
+	return 0;
+}
+
+/* Part s of event i: the difference of its raw readings and times between the two snapshots. Readings of
+ * another window (a reopened group, a start or reset in between) are not comparable: the event counted
+ * from zero since, so `before` is taken as zero. */
+static struct tally_count part_delta(const tally_snapshot *before, const tally_snapshot *after, size_t i,
+                                     size_t s, int *cpu, pid_t *tid)
+{
+	const struct tly_snapshot_event *a = &after->ev[i], *b = &before->ev[i];
+	const struct tally_count *va = &after->counts[a->counts_at + s * a->stride];
+	const struct tly_snapshot_slot *ta = &after->slots[a->slots_at + s];
+	struct tally_count d = { .value = va->value, .enabled = ta->enabled, .running = ta->running, .id = va->id };
+	if (b->epoch == a->epoch && s < b->nr_slots) {
+		const struct tally_count *vb = &before->counts[b->counts_at + s * b->stride];
+		const struct tly_snapshot_slot *tb = &before->slots[b->slots_at + s];
+		d.value = tly_window_since(va->value, vb->value);
+		d.enabled = tly_window_since(ta->enabled, tb->enabled);
+		d.running = tly_window_since(ta->running, tb->running);
+	}
+	*cpu = ta->cpu;
+	*tid = ta->tid;
+	return d;
+}
+
+int tally_snapshot_delta(const tally_snapshot *before, const tally_snapshot *after, struct tally_result *out,
+                         size_t n, size_t elem_sz)
+{
+	int err = check_pair(before, after, "tally_snapshot_delta");
+	if (err)
+		return err;
+	if (n && !out)
+		return tly_error(-EINVAL, "tally_snapshot_delta: NULL out");
+	if (!tly_out_valid(elem_sz, TLY_RESULT_SZ_V1, alignof(struct tally_result), "tally_result"))
+		return -TALLY_EOPTS;
+	size_t count = n < after->nr_events ? n : after->nr_events;
+	for (size_t i = 0; i < count; i++) {
+		const struct tly_snapshot_event *a = &after->ev[i];
+		struct tly_sum sum = { 0 };
+		for (size_t s = 0; s < a->nr_slots; s++) {
+			int cpu;
+			pid_t tid;
+			struct tally_count d = part_delta(before, after, i, s, &cpu, &tid);
+			tly_sum_add(&sum, &d);
+		}
+		struct tally_result r;
+		tly_sum_result(&sum, &r);
+		if (!a->supported)
+			r.status = TALLY_STATUS_NOT_SUPPORTED;
+		r.origin = a->origin;
+		r.group = a->group;
+		r.error = a->error;
+		r.user_only = a->user_only;
+		r.has_note = a->has_note;
+		tly_out_put(tly_out_at(out, i, elem_sz), elem_sz, &r, tly_offsetofend(struct tally_result, has_note));
+	}
+	return (int)count;
+}
+
+int tally_snapshot_delta_parts(const tally_snapshot *before, const tally_snapshot *after, size_t i,
+                               struct tally_part *parts, size_t n, size_t elem_sz)
+{
+	int err = check_pair(before, after, "tally_snapshot_delta_parts");
+	if (err)
+		return err;
+	if (i >= after->nr_events || (n && !parts))
+		return tly_error(-EINVAL, "tally_snapshot_delta_parts: NULL parts or event %zu out of range", i);
+	if (!tly_out_valid(elem_sz, TLY_PART_SZ_V1, alignof(struct tally_part), "tally_part"))
+		return -TALLY_EOPTS;
+	const struct tly_snapshot_event *a = &after->ev[i];
+	for (size_t s = 0; s < a->nr_slots && s < n; s++) {
+		int cpu;
+		pid_t tid;
+		struct tally_count d = part_delta(before, after, i, s, &cpu, &tid);
+		struct tly_window times = { .enabled = d.enabled, .running = d.running };
+		struct tally_part p;
+		tly_aggregate_part(&d, &times, cpu, tid, &p);
+		tly_out_put(tly_out_at(parts, s, elem_sz), elem_sz, &p, tly_offsetofend(struct tally_part, status));
+	}
+	return (int)a->nr_slots;
+}
