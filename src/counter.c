@@ -123,7 +123,7 @@ int tally_counter_new(const char *spec, const struct tally_counter_opts *opts, t
 	if (!spec || !out)
 		return tly_error(-EINVAL, "tally_counter_new: NULL spec or out");
 	*out = NULL;
-	if (!tly_opts_valid(opts, sizeof(*opts), "tally_counter_opts"))
+	if (!TLY_OPTS_VALID(opts, tally_counter_opts))
 		return -TALLY_EOPTS;
 	tally_counter *c = calloc(1, sizeof(*c));
 	if (!c)

@@ -485,7 +485,7 @@ int tally_pmus_load(const struct tally_pmus_opts *opts, tally_pmus **out)
 	if (!out)
 		return tly_error(-EINVAL, "tally_pmus_load: out is NULL");
 	*out = NULL;
-	if (!tly_opts_valid(opts, sizeof(struct tally_pmus_opts), "tally_pmus_opts"))
+	if (!TLY_OPTS_VALID(opts, tally_pmus_opts))
 		return -TALLY_EOPTS;
 	const char *root = TLY_OPT(opts, sysfs_root, NULL);
 	if (!root)
@@ -572,7 +572,7 @@ int tally_pmu_get_info(const tally_pmu *pmu, struct tally_pmu_info *info)
 		.nr_aliases = pmu->nr_aliases,
 		.nr_caps = pmu->nr_caps,
 	};
-	return tly_info_copy(info, &full, sizeof(full), "tally_pmu_info");
+	return TLY_INFO_COPY(info, &full, tally_pmu_info);
 }
 
 int tally_pmu_format_at(const tally_pmu *pmu, size_t i, struct tally_format_info *info)
@@ -591,7 +591,7 @@ int tally_pmu_format_at(const tally_pmu *pmu, size_t i, struct tally_format_info
 		.mask = format->mask,
 		.width = tly_format_width(format->mask),
 	};
-	return tly_info_copy(info, &full, sizeof(full), "tally_format_info");
+	return TLY_INFO_COPY(info, &full, tally_format_info);
 }
 
 int tally_pmu_alias_at(const tally_pmu *pmu, size_t i, struct tally_alias_info *info)
@@ -611,7 +611,7 @@ int tally_pmu_alias_at(const tally_pmu *pmu, size_t i, struct tally_alias_info *
 		.per_pkg = alias->per_pkg,
 		.snapshot = alias->snapshot,
 	};
-	return tly_info_copy(info, &full, sizeof(full), "tally_alias_info");
+	return TLY_INFO_COPY(info, &full, tally_alias_info);
 }
 
 int tally_pmu_cap_at(const tally_pmu *pmu, size_t i, const char **name, const char **value)

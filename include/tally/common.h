@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,8 +28,21 @@ extern "C" {
 
 #define TALLY_API __attribute__((visibility("default")))
 
-/* Declares an options struct with its size filled in: TALLY_OPTS(tally_pmus_opts, o, .sysfs_root = "x"); */
-#define TALLY_OPTS(type, name, ...) struct type name = { .sz = sizeof(struct type), __VA_ARGS__ }
+/* Declares a struct that carries its size (options going in, info coming out), zeroed in full and with
+ * sz filled in: TALLY_OPTS(tally_pmus_opts, o, .sysfs_root = "x");
+ * The memset clears the padding too (libbpf's LIBBPF_OPTS does the same): a later version may put a field
+ * where today's struct has trailing padding, and the library refuses a struct whose bytes past the fields
+ * it knows are not zero, so garbage there must never reach it. Needs GNU C (a statement expression). */
+#define TALLY_OPTS(type, name, ...)                                                                 \
+	struct type name = ({                                                                       \
+		memset(&name, 0, sizeof(struct type));                                              \
+		(struct type){ .sz = sizeof(struct type), __VA_ARGS__ };                            \
+	})
+
+/* The largest sz the library accepts in such a struct; a larger one is -TALLY_EOPTS, and the library then
+ * reads and writes nothing past sz's own bytes. Far beyond any struct of this API, so a caller built
+ * against any later header stays under it; a size like 1 << 30 is a bug, not a newer struct. */
+#define TALLY_OPTS_MAX_SZ 4096
 
 /* tally's own error codes, beyond the errno range, returned negated like errno values. */
 enum tally_error {

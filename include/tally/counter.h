@@ -70,6 +70,7 @@ struct tally_counter_opts {
 	 * fails with the first event's reason. */
 	bool open_without_events;
 };
+#define tally_counter_opts__last_field open_without_events
 
 /* Parses spec and prepares a closed counter. A bad spec: -TALLY_ESPEC with the caret text in
  * tally_last_error(). Thread-safe (touches only the new handle). */
@@ -99,6 +100,7 @@ struct tally_target {
 	                           * nr_pids > 0 these replace `pid`; the threads of all of them are counted */
 	size_t nr_pids;
 };
+#define tally_target__last_field nr_pids
 
 /* Opens every event on the target (NULL: the calling thread), disabled. Events of a PMU with a cpumask
  * (uncore-style) open only on the CPUs that mask names. For TALLY_TARGET_COMMAND the command is forked

@@ -61,6 +61,7 @@ struct tally_cpu_topology {
 	int die;
 	int core;
 };
+#define tally_cpu_topology__last_field core
 TALLY_API int tally_cpu_topology(const char *sysfs_root, int cpu, struct tally_cpu_topology *out);
 
 /* The dummy map {-1}: events open on "any CPU" and follow their threads. */
