@@ -73,7 +73,7 @@ struct tally_counter {
 static int fail(tally_counter *c, int err)
 {
 	snprintf(c->last_error, sizeof(c->last_error), "%s", tally_last_error());
-	return err;
+	return tly_give_up(err);
 }
 
 static void note_add(struct event *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -336,7 +336,7 @@ static int mark_unsupported(tally_counter *c, size_t i, int err)
 	note_add(e, "%s", tally_last_error());
 	if (c->unsupported_is_error)
 		return err;
-	tly_log(TALLY_LOG_WARN, "%s: not supported: %s\n", e->name, tally_last_error());
+	tly_log(TALLY_LOG_INFO, "%s: not supported: %s", e->name, tally_last_error());
 	return 0;
 }
 
@@ -409,17 +409,17 @@ static int open_group(tally_counter *c, size_t g)
 			e->attr.exclude_kernel = 1;
 			e->user_only = true;
 			note_add(e, "%s", note);
-			tly_log(TALLY_LOG_WARN, "%s\n", note);
+			tly_log(TALLY_LOG_INFO, "%s", note);
 			continue;
 		}
 		case RETRY_WITHOUT_GUEST_BITS:
-			tly_log(TALLY_LOG_DEBUG, "'%s' refuses exclude_guest/exclude_host: opening it without them\n",
+			tly_log(TALLY_LOG_DEBUG, "'%s' refuses exclude_guest/exclude_host: opening it without them",
 			        e->name);
 			e->attr.exclude_guest = 0;
 			e->attr.exclude_host = 0;
 			continue;
 		case NO_ROOM:
-			tly_log(TALLY_LOG_DEBUG, "group led by '%s' is full at %zu events; '%s' starts another\n",
+			tly_log(TALLY_LOG_DEBUG, "group led by '%s' is full at %zu events; '%s' starts another",
 			        c->ev[m[0]].name, k, e->name);
 			tly_plan_split(&c->plan, g, k);
 			continue;
@@ -484,6 +484,10 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 		return tly_error(-EINVAL, "tally_counter_open: NULL counter");
 	if (c->open)
 		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_open: the counter is already open"));
+	/* Failures the open recovers from (retries, unsupported events that read as such) must not show in
+	 * tally_last_error() when it succeeds. */
+	struct tly_error_saved before;
+	tly_error_save(&before);
 	for (size_t i = 0; i < c->nr; i++) {
 		struct event *e = &c->ev[i];
 		e->note[0] = '\0';
@@ -531,6 +535,7 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 	}
 	c->open = true;
 	c->started = false;
+	tly_error_restore(&before);
 	return 0;
 }
 

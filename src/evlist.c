@@ -166,7 +166,7 @@ int tally_evlist_open(tally_evlist *evlist)
 	}
 	evlist->nr_counts = slot;
 	evlist->open = true;
-	tly_log(TALLY_LOG_DEBUG, "opened an event list of %zu events, %zu counts\n", evlist->nr, slot);
+	tly_log(TALLY_LOG_DEBUG, "opened an event list of %zu events, %zu counts", evlist->nr, slot);
 	return 0;
 }
 

@@ -37,7 +37,7 @@ static void probe_lost(void)
 	lost_supported = fd >= 0;
 	if (fd >= 0)
 		tly_sys->close(fd);
-	tly_log(TALLY_LOG_DEBUG, "PERF_FORMAT_LOST %s\n", lost_supported ? "supported" : "not supported");
+	tly_log(TALLY_LOG_DEBUG, "PERF_FORMAT_LOST %s", lost_supported ? "supported" : "not supported");
 }
 
 bool tly_read_format_has_lost(void)
@@ -243,7 +243,7 @@ static void release(tally_evsel *e)
 {
 	size_t closed = tly_fdgrid_close(&e->grid);
 	if (e->open || closed)
-		tly_log(TALLY_LOG_DEBUG, "closed '%s': %zu descriptors\n", e->name, closed);
+		tly_log(TALLY_LOG_DEBUG, "closed '%s': %zu descriptors", e->name, closed);
 	tly_fdgrid_free(&e->grid);
 	tally_cpus_free(e->cpus);
 	tally_threads_free(e->threads);
@@ -309,7 +309,7 @@ static int open_slot(tally_evsel *e, size_t slot)
 		return report_failure(e, slot, TLY_DIAG_IOCTL, "PERF_EVENT_IOC_ID", errno);
 	e->grid.id[slot] = id;
 	*group_id_slot(e, slot) = id;
-	tly_log(TALLY_LOG_DEBUG, "opened '%s' on cpu %d, tid %d (group fd %d): fd %d, id %" PRIu64 "\n", e->name,
+	tly_log(TALLY_LOG_DEBUG, "opened '%s' on cpu %d, tid %d (group fd %d): fd %d, id %" PRIu64, e->name,
 	        cpu, (int)tid, group_fd, fd, id);
 	return 0;
 }

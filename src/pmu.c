@@ -233,7 +233,7 @@ static int load_formats(struct loader *ld, const char *pmu_dir, struct tally_pmu
 		struct tly_format format = { 0 };
 		err = tly_format_parse(ld->text, &format.field, &format.mask);
 		if (err == -EOPNOTSUPP) {
-			tly_log(TALLY_LOG_DEBUG, "%s: %s; term left out\n", ld->path, tly_format_reason(err));
+			tly_log(TALLY_LOG_DEBUG, "%s: %s; term left out", ld->path, tly_format_reason(err));
 			err = 0;
 			continue;
 		}
@@ -368,7 +368,7 @@ static int load_aliases(struct loader *ld, const char *pmu_dir, struct tally_pmu
 		struct tly_alias *alias = (struct tly_alias *)tly_pmu_alias(pmu, alias_name);
 		if (!alias) {
 			/* perf ignores these as well; nothing can use a companion of no event. */
-			tly_log(TALLY_LOG_DEBUG, "%s/%s: no event %s; ignored\n", dir, files.names[i],
+			tly_log(TALLY_LOG_DEBUG, "%s/%s: no event %s; ignored", dir, files.names[i],
 			        alias_name);
 			continue;
 		}

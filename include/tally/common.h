@@ -16,7 +16,6 @@
 #define TALLY_COMMON_H
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,19 +66,24 @@ TALLY_API const char *tally_strerror(int err);
  * failing tally call on the same thread. Thread-safe (the text is per thread). */
 TALLY_API const char *tally_last_error(void);
 
+/* What a log message is about. Failures are logged where they happen, at DEBUG: the caller learns of
+ * those it must know through return codes, results and tally_last_error(), never only through the log. */
 enum tally_log_level {
-	TALLY_LOG_ERROR,
-	TALLY_LOG_WARN,
-	TALLY_LOG_INFO,
-	TALLY_LOG_DEBUG,
+	TALLY_LOG_ERROR, /* a call gives up: the same explanation is in tally_last_error() */
+	TALLY_LOG_WARN,  /* something the caller asked for is not honoured and no result says so */
+	TALLY_LOG_INFO,  /* a decision that changes what is measured, also told in the results and notes (an
+	                  * event not supported, narrowed to user space, regrouped) */
+	TALLY_LOG_DEBUG, /* each step, and each failure the library recovers from (a retry that worked) */
 };
 
-typedef int (*tally_log_fn)(enum tally_log_level level, const char *fmt, va_list ap);
+/* Receives one message: text is formatted, one message without a trailing newline, valid only during
+ * the call; user is the pointer given to tally_set_log. Called on the thread whose tally call logs. */
+typedef void (*tally_log_fn)(enum tally_log_level level, const char *text, void *user);
 
-/* Sets the callback that receives the library's diagnostic output (NULL: silence, the default).
- * Meant to be called once, before other tally calls, as libperf_init() is; the pointer is stored
- * atomically, so a later call is safe but messages in flight may still reach the old callback. */
-TALLY_API void tally_set_log(tally_log_fn fn);
+/* Sets the callback that receives the library's diagnostic output, with a pointer passed back to it
+ * (NULL fn: silence, the default). Thread-safe: fn and user change together; a message in flight on
+ * another thread may still reach the previous pair. */
+TALLY_API void tally_set_log(tally_log_fn fn, void *user);
 
 /* The library's version, "MAJOR.MINOR.PATCH". Thread-safe. */
 TALLY_API const char *tally_version(void);
