@@ -69,6 +69,11 @@ int tly_error(int code, const char *fmt, ...)
 	return code < 0 ? code : -code;
 }
 
+int tly_null_arg(const char *fn)
+{
+	return tly_error(-EINVAL, "%s: a required pointer argument is NULL", fn);
+}
+
 int tly_give_up(int code)
 {
 	tly_log(TALLY_LOG_ERROR, "%s", last_error);

@@ -14,6 +14,11 @@
  * failure is recorded where it happens, and the layer that gives up logs it at ERROR (tly_give_up). */
 int tly_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The NULL-handle convention of libtally(3): a public function returning int given a NULL handle or a
+ * NULL required pointer returns -EINVAL, with a last-error text naming it: `return tly_null_arg(__func__);`.
+ */
+int tly_null_arg(const char *fn);
+
 /* Appends more text to this thread's last error (for hints and multi-line messages). */
 void tly_error_append(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

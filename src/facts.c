@@ -237,6 +237,8 @@ int tally_facts_probe(const struct tally_facts_opts *opts, struct tally_facts *o
 {
 	if (!TLY_OPTS_VALID(opts, tally_facts_opts))
 		return -TALLY_EOPTS;
+	if (!out)
+		return tly_null_arg(__func__);
 	int err = tly_info_check(out, "tally_facts");
 	if (err)
 		return err;

@@ -65,7 +65,7 @@ static int read_attr(struct loader *ld, const char *dir, const char *name, bool 
 		return tly_error(-TALLY_ESYSFS, "%s: larger than a sysfs page (%d bytes)", ld->path,
 		                 SYSFS_FILE_MAX);
 	if (len < 0)
-		return tly_error(len, "cannot read %s: %s", ld->path, strerror(-len));
+		return tly_error(len, "cannot read %s: %s", ld->path, tally_strerror(len));
 	return len;
 }
 
@@ -127,7 +127,7 @@ static int list_dir(const char *dir, bool optional, bool files_only, struct name
 		int err = errno ? -errno : -EIO;
 		if (err == -ENOENT && optional)
 			return 0;
-		return tly_error(err, "cannot list %s: %s", dir, strerror(-err));
+		return tly_error(err, "cannot list %s: %s", dir, tally_strerror(err));
 	}
 	size_t cap = 0;
 	int err = 0;
@@ -136,7 +136,7 @@ static int list_dir(const char *dir, bool optional, bool files_only, struct name
 		struct dirent *entry = tly_sys->readdir(d);
 		if (!entry) {
 			if (errno)
-				err = tly_error(-errno, "cannot list %s: %s", dir, strerror(errno));
+				err = tly_error(-errno, "cannot list %s: %s", dir, tally_strerror(errno));
 			break;
 		}
 		if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))

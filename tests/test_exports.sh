@@ -5,7 +5,9 @@
 #   links against it);
 # - src/libtally.map lists every symbol by name (no pattern other than the `local: *;` that hides the
 #   rest), each in exactly one version node, and lists nothing that is not declared;
-# - every exported symbol carries the version node the map gives it (readelf shows name@@NODE).
+# - every exported symbol carries the version node the map gives it (readelf shows name@@NODE);
+# - neither the library nor the CLI calls strerror or strerror_r: their texts are translated by the
+#   locale, and tally's messages use the untranslated strerrordesc_np (through tally_strerror).
 set -euo pipefail
 : "${TALLY_BUILD:?}" "${TALLY_SOURCE:?}"
 
@@ -58,6 +60,12 @@ report "declared TALLY_API but absent from src/libtally.map:" \
 expected=$(awk '$1 != "*" { print $1 "@@" $2 }' <<<"$mapped" | sort -u)
 report "exported with a version other than its node in src/libtally.map (built from a stale map?):" \
 	"$(comm -13 <(echo "$expected") <(echo "$versioned"))"
+
+for bin in "$lib" "$TALLY_BUILD/tools/tally"; do
+	[ -f "$bin" ] || continue
+	report "$bin calls the locale's strerror (use tally_strerror / strerrordesc_np):" \
+		"$(nm -D --undefined-only "$bin" | awk '{ print $2 }' | sed 's/@.*//' | grep -xE 'strerror|strerror_r|__xpg_strerror_r|strerror_l' || true)"
+done
 
 echo "$(wc -l <<<"$exported") symbols exported, $(wc -l <<<"$declared") declared, versions:" \
 	"$(sed 's/.*@@//' <<<"$versioned" | sort | uniq -c | awk '{ printf "%s %s  ", $2, $1 }')"

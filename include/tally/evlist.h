@@ -101,8 +101,10 @@ TALLY_API int tally_threads_any(tally_threads **out);
  * -ESRCH. Threads created after the call are not in the map (open the pid with attr.inherit for them). */
 TALLY_API int tally_threads_of_pid(pid_t pid, tally_threads **out);
 
-/* The command name of thread `tid` (/proc/<tid>/comm, at most 15 characters), for per-thread labels.
- * A thread that has exited (or was reaped): -ENOENT; buf too small for the name: -ERANGE. */
+/* The command name of thread `tid` (/proc/<tid>/comm, at most 15 characters), for per-thread labels,
+ * written as snprintf would: returns the name's length, and a buf of len bytes receives as much as fits,
+ * NUL-terminated (buf NULL with len 0 asks for the length only). A thread that has exited (or was
+ * reaped): -ENOENT. */
 TALLY_API int tally_thread_name(pid_t tid, char *buf, size_t len);
 
 /* Number of entries (1 for the dummy map). NULL counts as the dummy map. */
