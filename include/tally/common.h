@@ -7,10 +7,17 @@
  * - Every function that can fail returns int: 0 on success, a negative errno-style code on failure
  *   (-EINVAL, -ENOENT, ... or one of the TALLY_E* codes below). tally_strerror() names the code;
  *   tally_last_error() gives the full explanation of the latest failure on the calling thread.
- * - Options structs start with `size_t sz`; declare them with TALLY_OPTS() so that fields added in later
- *   versions never break a caller built against an older header. A NULL options pointer means defaults.
- * - Handles are opaque. Unless a function says otherwise, a handle may be used by one thread at a time;
- *   distinct handles may be used concurrently from different threads.
+ * - Options and info structs start with `size_t sz`; declare them with TALLY_OPTS() so that fields added
+ *   in later versions never break a caller built against an older header. The library knows each up to
+ *   its last field (<type>__last_field after each struct), not sizeof. A NULL options pointer means
+ *   defaults.
+ * - Handles are opaque. A NULL handle: -EINVAL from a function returning int, a no-op for free and close,
+ *   the "none" value (NULL, 0, "", -1) from a query; NULL CPU and thread maps are the dummy maps.
+ * - A buffer too small: text is cut and NUL-terminated and the length it needed is returned (snprintf);
+ *   a listing returns its full size and fills what fits; a group read without room for all is -ENOSPC.
+ * - Unless a function says otherwise, a handle may be used by one thread at a time; distinct handles may
+ *   be used concurrently from different threads.
+ * libtally(3), CONVENTIONS, states these rules in full.
  */
 #ifndef TALLY_COMMON_H
 #define TALLY_COMMON_H
