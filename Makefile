@@ -1,12 +1,13 @@
 # Thin front door to CMake. `make` builds, `make test` runs every test through CTest, `make run` runs the
-# main job. Other targets: install, check-asan, fuzz, check-nopfm, clean.
+# main job. Other targets: install, check-asan, fuzz, check-nopfm, check-abi, abi-baseline, clean.
 BUILD      ?= build
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 60
 
-.PHONY: all configure test run install check-asan check-valgrind fuzz check-nopfm check-arm64 clean
+.PHONY: all configure test run install check-asan check-valgrind fuzz check-nopfm abi-lib check-abi \
+        abi-baseline check-arm64 clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -63,9 +64,39 @@ check-nopfm:
 	cmake --build build-nopfm -j $(JOBS)
 	ctest --test-dir build-nopfm --output-on-failure -j $(JOBS)
 
+# The library's ABI (libabigail: Debian's abigail-tools) against the committed baseline abi/libtally.abi.
+# libtally.so is built in its own directory with debug info (abidw reads the types from DWARF), whatever
+# $(BUILD) was configured with. The options make the baseline depend on the ABI only: no paths, no source
+# lines, no undefined (libc) symbols, only the types the public headers declare, ids by hash. check-abi
+# passes when the ABI is unchanged or only adds symbols, and fails on anything else (a removed function, a
+# changed signature, a struct that changed size or layout): run `make abi-baseline` to accept a change on
+# purpose and say why in the commit.
+ABI_BUILD    ?= build-abi
+ABI_BASELINE := abi/libtally.abi
+ABIDW_FLAGS  := --no-corpus-path --no-comp-dir-path --no-show-locs --drop-private-types --drop-undefined-syms \
+                --headers-dir include/tally --type-id-style hash
+
+abi-lib:
+	cmake -S . -B $(ABI_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTALLY_TESTS=OFF $(CMAKE_ARGS) >/dev/null
+	cmake --build $(ABI_BUILD) --target tally -j $(JOBS)
+
+# Both sides go through abidw with the same options: abidiff reading the .so itself with --headers-dir2
+# classifies types differently and filtered out a changed field type (uint32_t -> uint64_t) as private.
+check-abi: abi-lib
+	abidw $(ABIDW_FLAGS) --out-file $(ABI_BUILD)/libtally.abi $(ABI_BUILD)/libtally.so
+	abidiff --no-added-syms $(ABI_BASELINE) $(ABI_BUILD)/libtally.abi || \
+	  { echo "check-abi: the ABI of libtally.so differs from $(ABI_BASELINE) (above);" \
+	         "if that is on purpose, run make abi-baseline and commit it"; exit 1; }
+	@echo "check-abi: libtally.so matches $(ABI_BASELINE) (added symbols are allowed)"
+
+abi-baseline: abi-lib
+	@mkdir -p abi
+	abidw $(ABIDW_FLAGS) --out-file $(ABI_BASELINE) $(ABI_BUILD)/libtally.so
+	@echo "abi-baseline: wrote $(ABI_BASELINE); commit it with the reason for the change"
+
 # The hardware suite on an arm64 kernel under QEMU's emulated PMU (see README).
 check-arm64:
 	bash tests/arm64/run.sh
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz build-nopfm
+	rm -rf $(BUILD) build-asan build-fuzz build-nopfm $(ABI_BUILD)

@@ -57,12 +57,12 @@ int tly_command_fork(struct tly_command *cmd, char *const argv[])
 	 * the process that uses libtally. */
 	int go[2], err[2];
 	if (tly_sys->socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) < 0)
-		return tly_error(-errno, "cannot launch '%s': socketpair: %s", argv[0], strerror(errno));
+		return tly_error(-errno, "cannot launch '%s': socketpair: %s", argv[0], tally_strerror(errno));
 	if (tly_sys->pipe2(err, O_CLOEXEC) < 0) {
 		int e = errno;
 		close_fd(&go[0]);
 		close_fd(&go[1]);
-		return tly_error(-e, "cannot launch '%s': pipe: %s", argv[0], strerror(e));
+		return tly_error(-e, "cannot launch '%s': pipe: %s", argv[0], tally_strerror(e));
 	}
 	pid_t pid = tly_sys->fork();
 	if (pid < 0) {
@@ -71,7 +71,7 @@ int tly_command_fork(struct tly_command *cmd, char *const argv[])
 		close_fd(&go[1]);
 		close_fd(&err[0]);
 		close_fd(&err[1]);
-		return tly_error(-e, "cannot launch '%s': fork: %s", argv[0], strerror(e));
+		return tly_error(-e, "cannot launch '%s': fork: %s", argv[0], tally_strerror(e));
 	}
 	if (pid == 0) {
 		close(go[1]);
@@ -101,7 +101,7 @@ int tly_command_release(struct tly_command *cmd)
 	close_fd(&cmd->go_fd);
 	cmd->released = true;
 	if (n != 1)
-		return tly_error(-werr, "cannot start '%s': the launched child is gone (%s)", name, strerror(werr));
+		return tly_error(-werr, "cannot start '%s': the launched child is gone (%s)", name, tally_strerror(werr));
 
 	/* The pipe's write end closes at a successful exec (O_CLOEXEC): EOF. Otherwise the child's errno. */
 	int child_err = 0;
@@ -112,10 +112,10 @@ int tly_command_release(struct tly_command *cmd)
 	close_fd(&cmd->exec_err_fd);
 	if (n < 0)
 		return tly_error(-rerr, "cannot tell whether '%s' started: reading its exec status: %s", name,
-		                 strerror(rerr));
+		                 tally_strerror(rerr));
 	if (n == (ssize_t)sizeof(child_err) && child_err > 0)
 		return tly_error(-child_err, "cannot run '%s': %s (the command exits with %d)", name,
-		                 strerror(child_err), EXEC_FAILED);
+		                 tally_strerror(child_err), EXEC_FAILED);
 	return 0;
 }
 
@@ -135,7 +135,7 @@ int tly_command_wait(struct tly_command *cmd)
 		got = tly_sys->wait4(cmd->pid, &status, 0, &ru);
 	while (got < 0 && errno == EINTR);
 	if (got < 0)
-		return tly_error(-errno, "waiting for command %d: %s", (int)cmd->pid, strerror(errno));
+		return tly_error(-errno, "waiting for command %d: %s", (int)cmd->pid, tally_strerror(errno));
 	struct timespec end;
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	cmd->reaped = true;

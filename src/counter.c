@@ -83,7 +83,7 @@ struct tally_counter {
 static int fail(tally_counter *c, int err)
 {
 	snprintf(c->last_error, sizeof(c->last_error), "%s", tally_last_error());
-	return err;
+	return tly_give_up(err);
 }
 
 static void note_add(struct event *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -133,7 +133,7 @@ int tally_counter_new(const char *spec, const struct tally_counter_opts *opts, t
 	if (!spec || !out)
 		return tly_error(-EINVAL, "tally_counter_new: NULL spec or out");
 	*out = NULL;
-	if (!tly_opts_valid(opts, sizeof(*opts), "tally_counter_opts"))
+	if (!TLY_OPTS_VALID(opts, tally_counter_opts))
 		return -TALLY_EOPTS;
 	tally_counter *c = calloc(1, sizeof(*c));
 	if (!c)
@@ -347,7 +347,7 @@ static int mark_unsupported(tally_counter *c, size_t i, int err)
 	note_add(e, "%s", tally_last_error());
 	if (c->unsupported_is_error)
 		return err;
-	tly_log(TALLY_LOG_WARN, "%s: not supported: %s\n", e->name, tally_last_error());
+	tly_log(TALLY_LOG_INFO, "%s: not supported: %s", e->name, tally_last_error());
 	return 0;
 }
 
@@ -422,17 +422,17 @@ static int open_group(tally_counter *c, size_t g)
 			e->attr.exclude_kernel = 1;
 			e->user_only = true;
 			note_add(e, "%s", note);
-			tly_log(TALLY_LOG_WARN, "%s\n", note);
+			tly_log(TALLY_LOG_INFO, "%s", note);
 			continue;
 		}
 		case RETRY_WITHOUT_GUEST_BITS:
-			tly_log(TALLY_LOG_DEBUG, "'%s' refuses exclude_guest/exclude_host: opening it without them\n",
+			tly_log(TALLY_LOG_DEBUG, "'%s' refuses exclude_guest/exclude_host: opening it without them",
 			        e->name);
 			e->attr.exclude_guest = 0;
 			e->attr.exclude_host = 0;
 			continue;
 		case NO_ROOM:
-			tly_log(TALLY_LOG_DEBUG, "group led by '%s' is full at %zu events; '%s' starts another\n",
+			tly_log(TALLY_LOG_DEBUG, "group led by '%s' is full at %zu events; '%s' starts another",
 			        c->ev[m[0]].name, k, e->name);
 			tly_plan_split(&c->plan, g, k);
 			continue;
@@ -497,6 +497,10 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 		return tly_error(-EINVAL, "tally_counter_open: NULL counter");
 	if (c->open)
 		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_open: the counter is already open"));
+	/* Failures the open recovers from (retries, unsupported events that read as such) must not show in
+	 * tally_last_error() when it succeeds. */
+	struct tly_error_saved before;
+	tly_error_save(&before);
 	for (size_t i = 0; i < c->nr; i++) {
 		struct event *e = &c->ev[i];
 		e->note[0] = '\0';
@@ -545,6 +549,7 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 	}
 	c->open = true;
 	c->started = false;
+	tly_error_restore(&before);
 	return 0;
 }
 
@@ -745,7 +750,7 @@ static void fill_result(const struct event *restrict e, struct tally_result *res
 	tly_aggregate_parts(e->counts, e->stride, e->window, e->nr_counts, r);
 	if (!e->evsel)
 		r->status = TALLY_STATUS_NOT_SUPPORTED;
-	const size_t known = tly_offsetofend(struct tally_result, has_note);
+	const size_t known = TLY_KNOWN_SIZE(tally_result);
 	memset((char *)r + known, 0, elem_sz - known);
 }
 
@@ -799,7 +804,7 @@ int tally_counter_parts(const tally_counter *c, size_t i, struct tally_part *par
 		struct tally_part p;
 		tly_aggregate_part(&e->counts[s * e->stride], &e->window[s], tally_cpus_at(cpus, s / nthreads),
 		                   tally_threads_at(threads, s % nthreads), &p);
-		tly_out_put(tly_out_at(parts, s, elem_sz), elem_sz, &p, tly_offsetofend(struct tally_part, status));
+		tly_out_put(tly_out_at(parts, s, elem_sz), elem_sz, &p, TLY_KNOWN_SIZE(tally_part));
 	}
 	return (int)e->nr_counts;
 }
@@ -811,7 +816,7 @@ int tally_counter_sum_origins(const tally_counter *c, const struct tally_result 
 		return tly_error(-EINVAL, "tally_counter_sum_origins: NULL argument");
 	if (!tly_out_valid(elem_sz, TLY_RESULT_SZ_V1, alignof(struct tally_result), "tally_result"))
 		return -TALLY_EOPTS;
-	const size_t known = tly_offsetofend(struct tally_result, has_note);
+	const size_t known = TLY_KNOWN_SIZE(tally_result);
 	for (unsigned o = 0; o < c->nr_origins && o < n_out; o++) {
 		struct tally_result acc;
 		memset(&acc, 0, sizeof(acc));
@@ -921,6 +926,6 @@ int tally_counter_wait(tally_counter *c, struct tally_exit *exit, size_t exit_sz
 	int err = tly_command_wait(&c->target.command);
 	if (err)
 		return fail(c, err);
-	tly_out_put(exit, exit_sz, &c->target.command.exit, tly_offsetofend(struct tally_exit, code));
+	tly_out_put(exit, exit_sz, &c->target.command.exit, TLY_KNOWN_SIZE(tally_exit));
 	return 0;
 }

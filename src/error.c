@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 #include "error.h"
 
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 /* Per-thread, so that concurrent failures on different handles never mix their texts. */
 static _Thread_local char last_error[TLY_ERROR_MAX];
 
-/* Set once by the application (like libperf_init's callback); atomic so a late change is not a race. */
-static _Atomic(tally_log_fn) log_fn;
+/* The log callback and its user pointer change together, so a reader never pairs one callback with
+ * another's pointer. Logging is off the hot path (opens, failures), so a mutex costs nothing that counts. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static tally_log_fn log_fn;
+static void *log_user;
 
 static const char *const tally_messages[] = {
 	[TALLY_ESPEC - TALLY_EBASE] = "invalid event specification",
@@ -39,19 +42,20 @@ const char *tally_last_error(void)
 	return last_error;
 }
 
-static void log_va(enum tally_log_level level, const char *fmt, va_list ap)
-{
-	tally_log_fn fn = atomic_load_explicit(&log_fn, memory_order_acquire);
-	if (fn)
-		fn(level, fmt, ap);
-}
-
 void tly_log(enum tally_log_level level, const char *fmt, ...)
 {
+	pthread_mutex_lock(&log_lock);
+	tally_log_fn fn = log_fn;
+	void *user = log_user;
+	pthread_mutex_unlock(&log_lock);
+	if (!fn)
+		return;
+	char text[TLY_ERROR_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	log_va(level, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	fn(level, text, user);
 }
 
 int tly_error(int code, const char *fmt, ...)
@@ -60,8 +64,20 @@ int tly_error(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
-	tly_log(TALLY_LOG_ERROR, "%s\n", last_error);
+	/* Where a failure happens, not where it is given up on: an upper layer may still recover (a retry). */
+	tly_log(TALLY_LOG_DEBUG, "%s", last_error);
 	return code < 0 ? code : -code;
+}
+
+int tly_null_arg(const char *fn)
+{
+	return tly_error(-EINVAL, "%s: a required pointer argument is NULL", fn);
+}
+
+int tly_give_up(int code)
+{
+	tly_log(TALLY_LOG_ERROR, "%s", last_error);
+	return code;
 }
 
 void tly_error_append(const char *fmt, ...)
@@ -73,9 +89,22 @@ void tly_error_append(const char *fmt, ...)
 	va_end(ap);
 }
 
-void tally_set_log(tally_log_fn fn)
+void tally_set_log(tally_log_fn fn, void *user)
 {
-	atomic_store_explicit(&log_fn, fn, memory_order_release);
+	pthread_mutex_lock(&log_lock);
+	log_fn = fn;
+	log_user = user;
+	pthread_mutex_unlock(&log_lock);
+}
+
+void tly_error_save(struct tly_error_saved *saved)
+{
+	memcpy(saved->text, last_error, sizeof(saved->text));
+}
+
+void tly_error_restore(const struct tly_error_saved *saved)
+{
+	memcpy(last_error, saved->text, sizeof(last_error));
 }
 
 const char *tally_version(void)

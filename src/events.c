@@ -17,8 +17,7 @@ int tally_events_parse(const char *spec, const struct tally_parse_opts *opts, ta
 		*out = NULL;
 	if (!spec || !out)
 		return tly_error(-EINVAL, "tally_events_parse: spec and out must not be NULL");
-	if (!tly_opts_valid(opts, offsetof(struct tally_parse_opts, error_offset) + sizeof(opts->error_offset),
-	                    "tally_parse_opts"))
+	if (!TLY_OPTS_VALID(opts, tally_parse_opts))
 		return -TALLY_EOPTS;
 	const tally_pmus *pmus = TLY_OPT(opts, pmus, NULL);
 	tally_pmus *loaded = NULL;
@@ -78,7 +77,7 @@ int tally_events_at(const tally_events *events, size_t i, struct tally_event_inf
 		.unit = ev->unit,
 		.scale = ev->scale,
 	};
-	return tly_info_copy(info, &full, sizeof(full), "tally_event_info");
+	return TLY_INFO_COPY(info, &full, tally_event_info);
 }
 
 int tally_events_encoding(const tally_events *events, size_t i, char *buf, size_t len)
@@ -132,5 +131,5 @@ int tally_builtin_at(size_t i, struct tally_builtin_info *info)
 		.type = b->type,
 		.config = b->config,
 	};
-	return tly_info_copy(info, &full, sizeof(full), "tally_builtin_info");
+	return TLY_INFO_COPY(info, &full, tally_builtin_info);
 }

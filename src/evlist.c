@@ -75,12 +75,12 @@ int tally_evlist_add(tally_evlist *evlist, tally_evsel *evsel)
 
 size_t tally_evlist_count(const tally_evlist *evlist)
 {
-	return evlist->nr;
+	return evlist ? evlist->nr : 0;
 }
 
 tally_evsel *tally_evlist_at(const tally_evlist *evlist, size_t i)
 {
-	return i < evlist->nr ? evlist->evsels[i] : NULL;
+	return evlist && i < evlist->nr ? evlist->evsels[i] : NULL;
 }
 
 int tally_evlist_set_maps(tally_evlist *evlist, const tally_cpus *cpus, const tally_threads *threads)
@@ -168,7 +168,7 @@ int tally_evlist_open(tally_evlist *evlist)
 	}
 	evlist->nr_counts = slot;
 	evlist->open = true;
-	tly_log(TALLY_LOG_DEBUG, "opened an event list of %zu events, %zu counts\n", evlist->nr, slot);
+	tly_log(TALLY_LOG_DEBUG, "opened an event list of %zu events, %zu counts", evlist->nr, slot);
 	return 0;
 }
 
@@ -217,12 +217,12 @@ int tally_evlist_reset(tally_evlist *evlist)
 
 size_t tally_evlist_nr_counts(const tally_evlist *evlist)
 {
-	return evlist->open ? evlist->nr_counts : 0;
+	return evlist && evlist->open ? evlist->nr_counts : 0;
 }
 
 size_t tally_evlist_count_index(const tally_evlist *evlist, size_t i, size_t cpu_idx, size_t thread_idx)
 {
-	if (!evlist->open || i >= evlist->nr)
+	if (!evlist || !evlist->open || i >= evlist->nr)
 		return (size_t)-1;
 	const tally_evsel *e = evlist->evsels[i];
 	if (cpu_idx >= e->grid.ncpus || thread_idx >= e->grid.nthreads)

@@ -68,22 +68,22 @@ int tally_evsel_set_name(tally_evsel *evsel, const char *name)
 
 const char *tally_evsel_name(const tally_evsel *evsel)
 {
-	return evsel->name;
+	return evsel ? evsel->name : NULL;
 }
 
 const struct perf_event_attr *tally_evsel_attr(const tally_evsel *evsel)
 {
-	return &evsel->attr;
+	return evsel ? &evsel->attr : NULL;
 }
 
 tally_evsel *tally_evsel_leader(tally_evsel *evsel)
 {
-	return evsel->leader;
+	return evsel ? evsel->leader : NULL;
 }
 
 size_t tally_evsel_nr_members(const tally_evsel *evsel)
 {
-	return evsel->nr_members;
+	return evsel ? evsel->nr_members : 0;
 }
 
 static void detach_from_leader(tally_evsel *member)
@@ -215,7 +215,7 @@ static void release(tally_evsel *e)
 {
 	size_t closed = tly_fdgrid_close(&e->grid);
 	if (e->open || closed)
-		tly_log(TALLY_LOG_DEBUG, "closed '%s': %zu descriptors\n", e->name, closed);
+		tly_log(TALLY_LOG_DEBUG, "closed '%s': %zu descriptors", e->name, closed);
 	tly_fdgrid_free(&e->grid);
 	tally_cpus_free(e->cpus);
 	tally_threads_free(e->threads);
@@ -283,7 +283,7 @@ static int open_slot(tally_evsel *e, size_t slot)
 		return report_failure(e, slot, TLY_DIAG_IOCTL, "PERF_EVENT_IOC_ID", errno);
 	e->grid.id[slot] = id;
 	*group_id_slot(e, slot) = id;
-	tly_log(TALLY_LOG_DEBUG, "opened '%s' on cpu %d, tid %d (group fd %d): fd %d, id %" PRIu64 "\n", e->name,
+	tly_log(TALLY_LOG_DEBUG, "opened '%s' on cpu %d, tid %d (group fd %d): fd %d, id %" PRIu64, e->name,
 	        cpu, (int)tid, group_fd, fd, id);
 	return 0;
 }
@@ -345,17 +345,17 @@ void tally_evsel_free(tally_evsel *evsel)
 
 const tally_cpus *tally_evsel_cpus(const tally_evsel *evsel)
 {
-	return evsel->open ? evsel->cpus : NULL;
+	return evsel && evsel->open ? evsel->cpus : NULL;
 }
 
 const tally_threads *tally_evsel_threads(const tally_evsel *evsel)
 {
-	return evsel->open ? evsel->threads : NULL;
+	return evsel && evsel->open ? evsel->threads : NULL;
 }
 
 static bool valid_slot(const tally_evsel *e, size_t cpu_idx, size_t thread_idx)
 {
-	return e->open && cpu_idx < e->grid.ncpus && thread_idx < e->grid.nthreads;
+	return e && e->open && cpu_idx < e->grid.ncpus && thread_idx < e->grid.nthreads;
 }
 
 int tally_evsel_fd(const tally_evsel *evsel, size_t cpu_idx, size_t thread_idx)
@@ -375,8 +375,6 @@ uint64_t tally_evsel_id(const tally_evsel *evsel, size_t cpu_idx, size_t thread_
 static int ioctl_every_slot(tally_evsel *e, unsigned long request, const char *request_name,
                             unsigned long flag)
 {
-	if (!e)
-		return tly_error(-EINVAL, "%s: NULL evsel", request_name);
 	if (!e->open)
 		return tly_error(-TALLY_ESTATE, "event '%s' is not open (%s)", e->name, request_name);
 	size_t slots = e->grid.ncpus * e->grid.nthreads;
@@ -398,7 +396,9 @@ int tally_evsel_enable(tally_evsel *evsel)
 	 * enabled into a group already on the PMU stays off it until the group is next scheduled in (seen on
 	 * 6.18: 0 of 100 page faults counted after a disable/enable cycle). Members enabled while their
 	 * leader is off wait for it; the leader's own ENABLE then puts the whole group on at once. */
-	for (size_t k = 0; evsel && evsel->open && k < evsel->nr_members; k++) {
+	if (!evsel)
+		return tly_null_arg(__func__);
+	for (size_t k = 0; evsel->open && k < evsel->nr_members; k++) {
 		int err = ioctl_every_slot(evsel->members[k], PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE", 0);
 		if (err)
 			return err;
@@ -408,20 +408,24 @@ int tally_evsel_enable(tally_evsel *evsel)
 
 int tally_evsel_disable(tally_evsel *evsel)
 {
+	if (!evsel)
+		return tly_null_arg(__func__);
 	/* One ioctl stops the whole group at the same instant. */
-	return ioctl_every_slot(evsel, PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE",
-	                        evsel ? group_flag(evsel) : 0);
+	return ioctl_every_slot(evsel, PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE", group_flag(evsel));
 }
 
 int tally_evsel_reset(tally_evsel *evsel)
 {
-	return ioctl_every_slot(evsel, PERF_EVENT_IOC_RESET, "PERF_EVENT_IOC_RESET", evsel ? group_flag(evsel) : 0);
+	if (!evsel)
+		return tly_null_arg(__func__);
+	return ioctl_every_slot(evsel, PERF_EVENT_IOC_RESET, "PERF_EVENT_IOC_RESET", group_flag(evsel));
 }
 
-static int check_read(const tally_evsel *e, size_t cpu_idx, size_t thread_idx, const void *counts)
+static int check_read(const tally_evsel *e, size_t cpu_idx, size_t thread_idx, const void *counts,
+                      const char *fn)
 {
 	if (!e || !counts)
-		return tly_error(-EINVAL, "read: NULL argument");
+		return tly_null_arg(fn);
 	if (!e->open)
 		return tly_error(-TALLY_ESTATE, "event '%s' is not open", e->name);
 	if (cpu_idx >= e->grid.ncpus || thread_idx >= e->grid.nthreads)
@@ -461,7 +465,7 @@ static bool count_sz_valid(size_t count_sz)
 int tally_evsel_read_group(tally_evsel *leader, size_t cpu_idx, size_t thread_idx,
                            struct tally_count *counts, size_t n, size_t count_sz)
 {
-	int err = check_read(leader, cpu_idx, thread_idx, counts);
+	int err = check_read(leader, cpu_idx, thread_idx, counts, __func__);
 	if (err)
 		return err;
 	if (!count_sz_valid(count_sz))
@@ -495,7 +499,7 @@ int tly_evsel_read_group_rest(tally_evsel *leader, size_t slot, ssize_t got, str
 int tally_evsel_read(tally_evsel *evsel, size_t cpu_idx, size_t thread_idx, struct tally_count *count,
                      size_t count_sz)
 {
-	int err = check_read(evsel, cpu_idx, thread_idx, count);
+	int err = check_read(evsel, cpu_idx, thread_idx, count, __func__);
 	if (err)
 		return err;
 	if (!count_sz_valid(count_sz))

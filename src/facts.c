@@ -234,12 +234,13 @@ static void probe_features(struct tally_facts *f)
 
 int tally_facts_probe(const struct tally_facts_opts *opts, struct tally_facts *out)
 {
-	if (!tly_opts_valid(opts, sizeof(*opts), "tally_facts_opts"))
+	if (!TLY_OPTS_VALID(opts, tally_facts_opts))
 		return -TALLY_EOPTS;
 	if (!out)
-		return tly_error(-EINVAL, "tally_facts_probe: out is NULL");
-	if (out->sz < sizeof(out->sz))
-		return tly_error(-TALLY_EOPTS, "struct tally_facts: sz is %zu; declare it with TALLY_OPTS()", out->sz);
+		return tly_null_arg(__func__);
+	int err = tly_info_check(out, "tally_facts");
+	if (err)
+		return err;
 	const char *sysfs_root = TLY_OPT(opts, sysfs_root, NULL);
 	const char *procfs_root = TLY_OPT(opts, procfs_root, NULL);
 	if (!sysfs_root)
@@ -263,5 +264,5 @@ int tally_facts_probe(const struct tally_facts_opts *opts, struct tally_facts *o
 	probe_features(&f);
 	probe_cpu_model(procfs_root, &f);
 
-	return tly_info_copy(out, &f, sizeof(f), "tally_facts");
+	return TLY_INFO_COPY(out, &f, tally_facts);
 }

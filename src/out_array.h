@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "opts.h"
 
 /* Sizes of the first version of each output struct (tally 0.x as frozen): a caller's element is never
  * smaller. These stay as they are when a struct grows. */
@@ -24,18 +25,12 @@
 #define TLY_EXIT_SZ_V1 40
 #define TLY_COUNT_SZ_V1 40
 
-/* Far above any element the library will ever have: a size beyond it is a caller's mistake, refused
- * before anything is written (1 << 30 would have every element land a gigabyte apart). */
-#define TLY_OUT_MAX_SZ 4096
-
-#define tly_offsetofend(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
-
-/* elem_sz of a caller's `type_name` array: at least the first version, at most TLY_OUT_MAX_SZ, a multiple
+/* elem_sz of a caller's `type_name` array: at least the first version, at most TALLY_OPTS_MAX_SZ, a multiple
  * of the struct's alignment (elements of an array of a larger struct stay aligned). Sets the last error
  * and returns false when not. */
 static inline bool tly_out_valid(size_t elem_sz, size_t v1_sz, size_t align, const char *type_name)
 {
-	if (elem_sz >= v1_sz && elem_sz <= TLY_OUT_MAX_SZ && elem_sz % align == 0)
+	if (elem_sz >= v1_sz && elem_sz <= TALLY_OPTS_MAX_SZ && elem_sz % align == 0)
 		return true;
 	tly_error(-TALLY_EOPTS, "struct %s: element size %zu; pass sizeof(struct %s)", type_name, elem_sz,
 	          type_name);

@@ -137,7 +137,7 @@ int tly_pfm_encode(const char *name, struct perf_event_attr *attr)
 int tally_pfm_events(tally_pfm_event_fn fn, void *arg)
 {
 	if (!fn)
-		return tly_error(-EINVAL, "tally_pfm_events: fn is NULL");
+		return tly_null_arg(__func__);
 	int err = pfm_ready(NULL);
 	if (err < 0)
 		return err;
@@ -191,8 +191,9 @@ int tly_pfm_encode(const char *name, struct perf_event_attr *attr)
 
 int tally_pfm_events(tally_pfm_event_fn fn, void *arg)
 {
-	(void)fn;
 	(void)arg;
+	if (!fn)
+		return tly_null_arg(__func__);
 	return tly_error(-TALLY_ENOPFM, "listing libpfm4 events needs libpfm4, but tally was built without it; "
 	                 "install libpfm4-dev and rebuild");
 }

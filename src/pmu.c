@@ -65,7 +65,7 @@ static int read_attr(struct loader *ld, const char *dir, const char *name, bool 
 		return tly_error(-TALLY_ESYSFS, "%s: larger than a sysfs page (%d bytes)", ld->path,
 		                 SYSFS_FILE_MAX);
 	if (len < 0)
-		return tly_error(len, "cannot read %s: %s", ld->path, strerror(-len));
+		return tly_error(len, "cannot read %s: %s", ld->path, tally_strerror(len));
 	return len;
 }
 
@@ -127,7 +127,7 @@ static int list_dir(const char *dir, bool optional, bool files_only, struct name
 		int err = errno ? -errno : -EIO;
 		if (err == -ENOENT && optional)
 			return 0;
-		return tly_error(err, "cannot list %s: %s", dir, strerror(-err));
+		return tly_error(err, "cannot list %s: %s", dir, tally_strerror(err));
 	}
 	size_t cap = 0;
 	int err = 0;
@@ -136,7 +136,7 @@ static int list_dir(const char *dir, bool optional, bool files_only, struct name
 		struct dirent *entry = tly_sys->readdir(d);
 		if (!entry) {
 			if (errno)
-				err = tly_error(-errno, "cannot list %s: %s", dir, strerror(errno));
+				err = tly_error(-errno, "cannot list %s: %s", dir, tally_strerror(errno));
 			break;
 		}
 		if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))
@@ -233,7 +233,7 @@ static int load_formats(struct loader *ld, const char *pmu_dir, struct tally_pmu
 		struct tly_format format = { 0 };
 		err = tly_format_parse(ld->text, &format.field, &format.mask);
 		if (err == -EOPNOTSUPP) {
-			tly_log(TALLY_LOG_DEBUG, "%s: %s; term left out\n", ld->path, tly_format_reason(err));
+			tly_log(TALLY_LOG_DEBUG, "%s: %s; term left out", ld->path, tly_format_reason(err));
 			err = 0;
 			continue;
 		}
@@ -368,7 +368,7 @@ static int load_aliases(struct loader *ld, const char *pmu_dir, struct tally_pmu
 		struct tly_alias *alias = (struct tly_alias *)tly_pmu_alias(pmu, alias_name);
 		if (!alias) {
 			/* perf ignores these as well; nothing can use a companion of no event. */
-			tly_log(TALLY_LOG_DEBUG, "%s/%s: no event %s; ignored\n", dir, files.names[i],
+			tly_log(TALLY_LOG_DEBUG, "%s/%s: no event %s; ignored", dir, files.names[i],
 			        alias_name);
 			continue;
 		}
@@ -485,7 +485,7 @@ int tally_pmus_load(const struct tally_pmus_opts *opts, tally_pmus **out)
 	if (!out)
 		return tly_error(-EINVAL, "tally_pmus_load: out is NULL");
 	*out = NULL;
-	if (!tly_opts_valid(opts, sizeof(struct tally_pmus_opts), "tally_pmus_opts"))
+	if (!TLY_OPTS_VALID(opts, tally_pmus_opts))
 		return -TALLY_EOPTS;
 	const char *root = TLY_OPT(opts, sysfs_root, NULL);
 	if (!root)
@@ -572,7 +572,7 @@ int tally_pmu_get_info(const tally_pmu *pmu, struct tally_pmu_info *info)
 		.nr_aliases = pmu->nr_aliases,
 		.nr_caps = pmu->nr_caps,
 	};
-	return tly_info_copy(info, &full, sizeof(full), "tally_pmu_info");
+	return TLY_INFO_COPY(info, &full, tally_pmu_info);
 }
 
 int tally_pmu_format_at(const tally_pmu *pmu, size_t i, struct tally_format_info *info)
@@ -591,7 +591,7 @@ int tally_pmu_format_at(const tally_pmu *pmu, size_t i, struct tally_format_info
 		.mask = format->mask,
 		.width = tly_format_width(format->mask),
 	};
-	return tly_info_copy(info, &full, sizeof(full), "tally_format_info");
+	return TLY_INFO_COPY(info, &full, tally_format_info);
 }
 
 int tally_pmu_alias_at(const tally_pmu *pmu, size_t i, struct tally_alias_info *info)
@@ -611,7 +611,7 @@ int tally_pmu_alias_at(const tally_pmu *pmu, size_t i, struct tally_alias_info *
 		.per_pkg = alias->per_pkg,
 		.snapshot = alias->snapshot,
 	};
-	return tly_info_copy(info, &full, sizeof(full), "tally_alias_info");
+	return TLY_INFO_COPY(info, &full, tally_alias_info);
 }
 
 int tally_pmu_cap_at(const tally_pmu *pmu, size_t i, const char **name, const char **value)

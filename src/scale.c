@@ -9,7 +9,7 @@ enum tally_count_status tally_count_scale(const struct tally_count *count, uint6
 {
 	uint64_t result;
 	enum tally_count_status status;
-	if (count->running == 0) {
+	if (!count || count->running == 0) {
 		result = 0;
 		status = TALLY_COUNT_NOT_COUNTED;
 	} else if (count->running >= count->enabled) {

@@ -100,7 +100,7 @@ int tally_snapshot_delta(const tally_snapshot *before, const tally_snapshot *aft
 		r.error = a->error;
 		r.user_only = a->user_only;
 		r.has_note = a->has_note;
-		tly_out_put(tly_out_at(out, i, elem_sz), elem_sz, &r, tly_offsetofend(struct tally_result, has_note));
+		tly_out_put(tly_out_at(out, i, elem_sz), elem_sz, &r, TLY_KNOWN_SIZE(tally_result));
 	}
 	return (int)count;
 }
@@ -123,7 +123,7 @@ int tally_snapshot_delta_parts(const tally_snapshot *before, const tally_snapsho
 		struct tly_window times = { .enabled = d.enabled, .running = d.running };
 		struct tally_part p;
 		tly_aggregate_part(&d, &times, cpu, tid, &p);
-		tly_out_put(tly_out_at(parts, s, elem_sz), elem_sz, &p, tly_offsetofend(struct tally_part, status));
+		tly_out_put(tly_out_at(parts, s, elem_sz), elem_sz, &p, TLY_KNOWN_SIZE(tally_part));
 	}
 	return (int)a->nr_slots;
 }

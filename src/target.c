@@ -81,7 +81,7 @@ int tly_target_resolve(const struct tally_target *target, const char *sysfs_root
 {
 	memset(out, 0, sizeof(*out));
 	out->command.go_fd = out->command.exec_err_fd = -1;
-	if (!tly_opts_valid(target, sizeof(*target), "tally_target"))
+	if (!TLY_OPTS_VALID(target, tally_target))
 		return -TALLY_EOPTS;
 	out->kind = TLY_OPT(target, kind, TALLY_TARGET_THREAD);
 	out->cpu_wide = out->kind == TALLY_TARGET_CPUS;

@@ -38,6 +38,8 @@ int tally_threads_new(const pid_t *tids, size_t n, tally_threads **out)
 int tally_threads_self(tally_threads **out)
 {
 	static const pid_t calling_thread = 0;
+	if (!out)
+		return tly_null_arg(__func__);
 	return tally_threads_new(&calling_thread, 1, out);
 }
 
@@ -163,17 +165,17 @@ void tally_threads_free(tally_threads *threads)
 
 int tally_thread_name(pid_t tid, char *buf, size_t len)
 {
-	if (tid <= 0 || !buf || len == 0)
-		return tly_error(-EINVAL, "tally_thread_name: tid %d, buffer %p of %zu bytes", (int)tid, (void *)buf,
-		                 len);
+	if (!buf && len)
+		return tly_null_arg(__func__);
+	if (tid <= 0)
+		return tly_error(-EINVAL, "tally_thread_name: tid %d is not a thread id", (int)tid);
 	char path[64], comm[64];
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
 	int n = tly_sys_read_file(path, comm, sizeof(comm));
 	if (n < 0)
 		return tly_error(n, "thread %d: no name (%s: %s)", (int)tid, path, tally_strerror(n));
-	if ((size_t)n >= len)
-		return tly_error(-ERANGE, "thread %d: its name '%s' needs %d bytes, the buffer has %zu", (int)tid, comm,
-		                 n + 1, len);
-	memcpy(buf, comm, (size_t)n + 1);
-	return 0;
+	/* The "buffer too small" convention of libtally(3): snprintf's. */
+	if (len)
+		snprintf(buf, len, "%s", comm);
+	return n;
 }

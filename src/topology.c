@@ -43,5 +43,5 @@ int tally_cpu_topology(const char *sysfs_root, int cpu, struct tally_cpu_topolog
 	char die_path[PATH_MAX];
 	if (read_topology(root, cpu, "die_id", &t.die, die_path, sizeof(die_path)) < 0)
 		t.die = -1;
-	return tly_info_copy(out, &t, sizeof(t), "tally_cpu_topology");
+	return TLY_INFO_COPY(out, &t, tally_cpu_topology);
 }

@@ -87,9 +87,11 @@ static void thread_names(void)
 {
 	char name[32];
 	CHECK_INT(prctl(PR_SET_NAME, "tally-namer"), 0);
-	CHECK_INT(tally_thread_name((pid_t)syscall(SYS_gettid), name, sizeof(name)), 0);
+	CHECK_INT(tally_thread_name((pid_t)syscall(SYS_gettid), name, sizeof(name)), 11);
 	CHECK_STR(name, "tally-namer");
-	CHECK_INT(tally_thread_name(getpid(), name, 4), -ERANGE);
+	/* Too small a buffer: cut as snprintf cuts (tests/test_conventions.c has the rule). */
+	CHECK_INT(tally_thread_name(getpid(), name, 4), 11);
+	CHECK_STR(name, "tal");
 	pid_t child = fork();
 	if (child == 0)
 		_exit(0);

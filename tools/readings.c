@@ -165,7 +165,8 @@ static void part_key(const struct readings *rd, const struct tally_part *p, char
 		break;
 	case AGGR_THREAD: {
 		char comm[32];
-		if (p->tid > 0 && tally_thread_name(p->tid, comm, sizeof(comm)) == 0)
+		/* A name is at most 15 characters, so it always fits; a cut one would still do. */
+		if (p->tid > 0 && tally_thread_name(p->tid, comm, sizeof(comm)) >= 0)
 			snprintf(label, len, "%s-%d", comm, (int)p->tid);
 		else
 			snprintf(label, len, "%d", (int)p->tid);

@@ -362,7 +362,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	}
 	pid_t child = library_command ? tally_counter_pid(s->counter) : 0;
 	if (child > 0 && o->pin && launch_pin(child, o->pin) < 0) {
-		fprintf(stderr, "tally stat: --pin: cannot pin the command to those CPUs: %s\n", strerror(errno));
+		fprintf(stderr, "tally stat: --pin: cannot pin the command to those CPUs: %s\n", tally_strerror(errno));
 		tally_counter_close(s->counter);
 		return EXIT_USAGE;
 	}
@@ -377,7 +377,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	if (o->argv && !library_command) {
 		child = launch_command(o->argv, o->pin);
 		if (child < 0) {
-			fprintf(stderr, "tally stat: cannot run '%s': %s\n", o->argv[0], strerror((int)-child));
+			fprintf(stderr, "tally stat: cannot run '%s': %s\n", o->argv[0], tally_strerror((int)child));
 			tally_counter_close(s->counter);
 			return EXIT_CANNOT_EXEC;
 		}
@@ -631,7 +631,7 @@ static int prepare(struct stat_session *s)
 	describe_target(s);
 	s->file = o->output ? fopen(o->output, o->append ? "ae" : "we") : report_stream();
 	if (!s->file) {
-		fprintf(stderr, "tally stat: cannot write %s: %s\n", o->output, strerror(errno));
+		fprintf(stderr, "tally stat: cannot write %s: %s\n", o->output, tally_strerror(errno));
 		return EXIT_USAGE;
 	}
 	s->report.show_parts = o->aggregation != AGGR_GLOBAL;
@@ -644,7 +644,7 @@ static int prepare(struct stat_session *s)
 	s->out.out = s->file;
 	s->out.report = &s->report;
 	if (signals_install() < 0) {
-		fprintf(stderr, "tally stat: cannot install signal handlers: %s\n", strerror(errno));
+		fprintf(stderr, "tally stat: cannot install signal handlers: %s\n", tally_strerror(errno));
 		return EXIT_FAILED;
 	}
 	return -1;

@@ -71,6 +71,7 @@ struct tally_counter_opts {
 	 * fails with the first event's reason. */
 	bool open_without_events;
 };
+#define tally_counter_opts__last_field open_without_events
 
 /* Parses spec and prepares a closed counter. A bad spec: -TALLY_ESPEC with the caret text in
  * tally_last_error(). Thread-safe (touches only the new handle). */
@@ -100,6 +101,7 @@ struct tally_target {
 	                           * nr_pids > 0 these replace `pid`; the threads of all of them are counted */
 	size_t nr_pids;
 };
+#define tally_target__last_field nr_pids
 
 /* Opens every event on the target (NULL: the calling thread), disabled. Events of a PMU with a cpumask
  * (uncore-style) open only on the CPUs that mask names. For TALLY_TARGET_COMMAND the command is forked
@@ -164,6 +166,7 @@ struct tally_result {
 	bool user_only;      /* kernel mode was refused, so tally retried with exclude_kernel (see note) */
 	bool has_note;       /* tally_counter_note(i) has text: why unsupported, narrowed, regrouped, idle */
 };
+#define tally_result__last_field has_note
 
 /* Reads every event into results[0 .. n) (n may be smaller than tally_counter_count), elements of elem_sz
  * bytes: pass sizeof(results[0]) (see "Caller-allocated output" in libtally(3)). The values are those of
@@ -182,6 +185,7 @@ struct tally_part {
 	uint64_t value, enabled, running, scaled;
 	enum tally_status status;
 };
+#define tally_part__last_field status
 
 /* The parts of event i from the latest read into parts[0 .. n), elements of elem_sz bytes (pass
  * sizeof(parts[0])). Returns the number of parts the event has (which may exceed n: call again with more
@@ -215,6 +219,7 @@ struct tally_exit {
 	int status;          /* as waitpid(2) gives it */
 	int code;            /* exit code; 128 + signal number when killed; 127 when the exec failed */
 };
+#define tally_exit__last_field code
 
 /* The pid of the launched command (0 when the target is not a command or it is not open). Lets a CLI
  * forward signals to it. */

@@ -36,6 +36,7 @@ struct tally_parse_opts {
 	/* On a rejected spec: receives the byte offset of the bad character (optional). */
 	size_t *error_offset;
 };
+#define tally_parse_opts__last_field error_offset
 
 /* Parses a comma-separated spec. On failure returns -TALLY_ESPEC (or -ENOMEM, -TALLY_ENOPFM, ...) and
  * tally_last_error() holds the message: the spec, a caret under the bad character, and what was
@@ -65,6 +66,7 @@ struct tally_event_info {
 	const char *unit;       /* from a sysfs alias's .unit, else NULL */
 	double scale;           /* from a sysfs alias's .scale, else 1.0 */
 };
+#define tally_event_info__last_field scale
 /* Fills info (declared with TALLY_OPTS) for attr i; the pointers stay valid until tally_events_free().
  * -ERANGE past the end. Thread-safe. */
 TALLY_API int tally_events_at(const tally_events *events, size_t i, struct tally_event_info *info);
@@ -86,6 +88,7 @@ struct tally_builtin_info {
 	uint32_t type;                /* PERF_TYPE_HARDWARE / _SOFTWARE / _HW_CACHE */
 	uint64_t config;
 };
+#define tally_builtin_info__last_field config
 /* Thread-safe (static tables). */
 TALLY_API size_t tally_builtin_count(void);
 TALLY_API int tally_builtin_at(size_t i, struct tally_builtin_info *info);

@@ -11,7 +11,7 @@
  * Flow (examples/counting.c):
  *   tally_evsel_new(&attr, &ev); tally_evlist_add(list, ev); tally_evlist_set_maps(list, NULL, threads);
  *   tally_evlist_open(list); tally_evlist_enable(list); ...work...; tally_evlist_disable(list);
- *   tally_evsel_read(ev, 0, 0, &count); tally_evlist_close(list); tally_evlist_free(list);
+ *   tally_evsel_read(ev, 0, 0, &count, sizeof(count)); tally_evlist_close(list); tally_evlist_free(list);
  *
  * Indexes: a (cpu_idx, thread_idx) pair names a position in the maps an evsel was opened on, not a CPU
  * number or a tid (tally_cpus_at/tally_threads_at translate).
@@ -61,6 +61,7 @@ struct tally_cpu_topology {
 	int die;
 	int core;
 };
+#define tally_cpu_topology__last_field core
 TALLY_API int tally_cpu_topology(const char *sysfs_root, int cpu, struct tally_cpu_topology *out);
 
 /* The dummy map {-1}: events open on "any CPU" and follow their threads. */
@@ -100,8 +101,10 @@ TALLY_API int tally_threads_any(tally_threads **out);
  * -ESRCH. Threads created after the call are not in the map (open the pid with attr.inherit for them). */
 TALLY_API int tally_threads_of_pid(pid_t pid, tally_threads **out);
 
-/* The command name of thread `tid` (/proc/<tid>/comm, at most 15 characters), for per-thread labels.
- * A thread that has exited (or was reaped): -ENOENT; buf too small for the name: -ERANGE. */
+/* The command name of thread `tid` (/proc/<tid>/comm, at most 15 characters), for per-thread labels,
+ * written as snprintf would: returns the name's length, and a buf of len bytes receives as much as fits,
+ * NUL-terminated (buf NULL with len 0 asks for the length only). A thread that has exited (or was
+ * reaped): -ENOENT. */
 TALLY_API int tally_thread_name(pid_t tid, char *buf, size_t len);
 
 /* Number of entries (1 for the dummy map). NULL counts as the dummy map. */
@@ -125,6 +128,7 @@ struct tally_count {
 	uint64_t id;        /* the kernel's id of the event (PERF_EVENT_IOC_ID) */
 	uint64_t lost;      /* lost samples (PERF_FORMAT_LOST); 0 for counting */
 };
+#define tally_count__last_field lost
 
 enum tally_count_status {
 	TALLY_COUNT_EXACT,       /* running == enabled: the value is the count */

@@ -23,6 +23,7 @@ struct tally_pmus_opts {
 	 * fixture tree holding bus/event_source/devices/... */
 	const char *sysfs_root;
 };
+#define tally_pmus_opts__last_field sysfs_root
 
 /* Reads every PMU under <root>/bus/event_source/devices. A PMU whose files cannot be interpreted fails
  * the load with TALLY_ESYSFS and a message naming the file. */
@@ -48,6 +49,7 @@ struct tally_pmu_info {
 	size_t nr_aliases;     /* event files under events/ (not counting .scale/.unit/...) */
 	size_t nr_caps;        /* files under caps/ */
 };
+#define tally_pmu_info__last_field nr_caps
 TALLY_API int tally_pmu_get_info(const tally_pmu *pmu, struct tally_pmu_info *info);
 
 /* One format/ file, e.g. umask = "config:8-15" or a split field "config:0-7,32-35". */
@@ -59,6 +61,7 @@ struct tally_format_info {
 	uint64_t mask;         /* bits of that field the term fills (non-contiguous for split ranges) */
 	unsigned width;        /* number of bits in mask: the widest value the term takes */
 };
+#define tally_format_info__last_field width
 TALLY_API int tally_pmu_format_at(const tally_pmu *pmu, size_t i, struct tally_format_info *info);
 
 /* One events/ alias, e.g. topdown-retiring = "event=0x00,umask=0x80", with its companion files. */
@@ -71,6 +74,7 @@ struct tally_alias_info {
 	bool per_pkg;          /* <name>.per-pkg says 1 */
 	bool snapshot;         /* <name>.snapshot says 1 */
 };
+#define tally_alias_info__last_field snapshot
 TALLY_API int tally_pmu_alias_at(const tally_pmu *pmu, size_t i, struct tally_alias_info *info);
 
 /* One caps/ file: name and trimmed content (e.g. "max_precise" = "3", "pmu_name" = "alderlake_hybrid"). */

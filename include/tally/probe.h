@@ -29,6 +29,7 @@ struct tally_facts_opts {
 	 * facts come from it instead of a second scan of sysfs. NULL: scan <sysfs_root>. */
 	const tally_pmus *pmus;
 };
+#define tally_facts_opts__last_field pmus
 
 struct tally_facts {
 	size_t sz; /* set by the caller to sizeof(struct tally_facts); only that many bytes are written */
@@ -67,6 +68,7 @@ struct tally_facts {
 	char cpu_model[128];     /* /proc/cpuinfo "model name" (x86), else "implementer 0x41 part 0xd0c" from
 	                          * "CPU implementer"/"CPU part" (arm64); "" when unknown */
 };
+#define tally_facts__last_field cpu_model
 
 /* Probes this machine: reads sysfs and procfs files, asks capget, getrlimit and uname, and opens, maps and
  * closes one software dummy event of the calling thread. A fact that cannot be read is reported as
