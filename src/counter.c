@@ -63,6 +63,11 @@ struct tally_counter {
 	 * plan.first[g] x max_slots on, and its windows are at its leader's index x max_slots. */
 	struct tally_count *counts;
 	struct tly_window *windows;
+	/* Each count's value when its window began (laid out as counts): PERF_EVENT_IOC_RESET zeroes the
+	 * counts of the event and of its inherited children still alive, but not what children that exited
+	 * before it added to the event (child_count, unchanged since 2.6.31), so that part of a reading is
+	 * taken relative to the reading at the window's start, as the times are. */
+	uint64_t *bases;
 	size_t max_slots;
 	char *notes;
 	struct tly_facts_cache facts; /* for explaining failures: probed once per open, at the first one */
@@ -386,6 +391,8 @@ static int open_group(tally_counter *c, size_t g)
 			/* New descriptors: their times start at zero (also when a never-run group reopens). */
 			struct tly_window *window = c->windows + m[0] * c->max_slots;
 			memset(window, 0, leader->ncpus * leader->nthreads * sizeof(*window));
+			memset(c->bases + c->plan.first[g] * c->max_slots, 0,
+			       leader->ncpus * leader->nthreads * size * sizeof(*c->bases));
 			for (k = 0; k < size; k++) {
 				struct event *e = &c->ev[m[k]];
 				e->counts = c->counts + c->plan.first[g] * c->max_slots + k;
@@ -452,8 +459,10 @@ static void close_events(tally_counter *c)
 	}
 	free(c->counts);
 	free(c->windows);
+	free(c->bases);
 	c->counts = NULL;
 	c->windows = NULL;
+	c->bases = NULL;
 }
 
 /* Room for the readings and windows of every event: at most every CPU of the target times every thread
@@ -463,7 +472,8 @@ static int alloc_counts(tally_counter *c)
 	c->max_slots = tally_cpus_count(c->target.cpus) * tally_threads_count(c->target.threads);
 	c->counts = calloc(c->nr * c->max_slots, sizeof(*c->counts));
 	c->windows = calloc(c->nr * c->max_slots, sizeof(*c->windows));
-	if (!c->counts || !c->windows)
+	c->bases = calloc(c->nr * c->max_slots, sizeof(*c->bases));
+	if (!c->counts || !c->windows || !c->bases)
 		return tly_error(-ENOMEM, "out of memory");
 	return 0;
 }
@@ -570,14 +580,18 @@ static int begin_window(tally_counter *c, size_t g)
 {
 	struct event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
 	size_t size = leader->stride, slot = 0;
+	uint64_t *bases = c->bases + (leader->counts - c->counts);
 	int err = tally_evsel_reset(leader->evsel);
 	for (size_t ci = 0; ci < leader->ncpus && !err; ci++) {
 		for (size_t ti = 0; ti < leader->nthreads && !err; ti++, slot++) {
 			struct tally_count *block = leader->counts + slot * size;
 			err = tally_evsel_read_group(leader->evsel, ci, ti, block, size);
-			if (!err)
-				leader->window[slot] = (struct tly_window){ .start_enabled = block->enabled,
-					                                    .start_running = block->running };
+			if (err)
+				break;
+			leader->window[slot] = (struct tly_window){ .start_enabled = block->enabled,
+				                                    .start_running = block->running };
+			for (size_t k = 0; k < size; k++)
+				bases[slot * size + k] = block[k].value;
 		}
 	}
 	return err;
@@ -655,12 +669,15 @@ static int read_group(tally_counter *c, size_t g, bool *any_idle)
 	const size_t *m = tly_plan_members(&c->plan, g);
 	struct event *leader = &c->ev[m[0]];
 	size_t size = leader->stride, slots = leader->ncpus * leader->nthreads;
+	const uint64_t *bases = c->bases + (leader->counts - c->counts);
 	uint64_t enabled = 0, running = 0;
 	for (size_t slot = 0; slot < slots; slot++) {
 		struct tally_count *block = leader->counts + slot * size;
 		int err = tly_evsel_read_group_slot(leader->evsel, slot, block);
 		if (err)
 			return err;
+		for (size_t k = 0; k < size; k++)
+			block[k].value = tly_window_since(block[k].value, bases[slot * size + k]);
 		struct tly_window *w = &leader->window[slot];
 		w->enabled = tly_window_since(block->enabled, w->start_enabled);
 		w->running = tly_window_since(block->running, w->start_running);
