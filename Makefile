@@ -1,5 +1,5 @@
 # Thin front door to CMake. `make` builds, `make test` runs every test through CTest, `make run` runs the
-# main job. Other targets: install, check-asan, fuzz, check-nopfm, check-abi, abi-baseline, clean.
+# main job. Other targets: install, check-asan, fuzz, check-nopfm, check-abi, abi-baseline, coverage, clean.
 BUILD      ?= build
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
@@ -7,7 +7,7 @@ CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 60
 
 .PHONY: all configure test run install check-asan check-valgrind fuzz check-nopfm abi-lib check-abi \
-        abi-baseline check-arm64 clean
+        abi-baseline check-arm64 coverage clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -94,9 +94,20 @@ abi-baseline: abi-lib
 	abidw $(ABIDW_FLAGS) --out-file $(ABI_BASELINE) $(ABI_BUILD)/libtally.so
 	@echo "abi-baseline: wrote $(ABI_BASELINE); commit it with the reason for the change"
 
+# Line and branch coverage of src/ and tools/ by the whole suite (gcovr; Debian package gcovr), in a build
+# of its own with --coverage and no optimisation, so that lines and branches map to the source.
+coverage:
+	cmake -S . -B build-coverage -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="--coverage -O0" \
+	  -DCMAKE_EXE_LINKER_FLAGS=--coverage -DCMAKE_SHARED_LINKER_FLAGS=--coverage $(CMAKE_ARGS)
+	cmake --build build-coverage -j $(JOBS)
+	find build-coverage -name '*.gcda' -delete
+	-ctest --test-dir build-coverage --output-on-failure -j $(JOBS)
+	gcovr -r . --object-directory build-coverage --filter src/ --filter tools/ --txt
+	gcovr -r . --object-directory build-coverage --filter src/ --filter tools/ --txt --branches
+
 # The hardware suite on an arm64 kernel under QEMU's emulated PMU (see README).
 check-arm64:
 	bash tests/arm64/run.sh
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz build-nopfm $(ABI_BUILD)
+	rm -rf $(BUILD) build-asan build-fuzz build-nopfm build-coverage $(ABI_BUILD)

@@ -72,6 +72,11 @@ struct tally_counter {
 	 * plan.first[g] x max_slots on, and its windows are at its leader's index x max_slots. */
 	struct tally_count *counts;
 	struct tly_window *windows;
+	/* Each count's value when its window began (laid out as counts): PERF_EVENT_IOC_RESET zeroes the
+	 * counts of the event and of its inherited children still alive, but not what children that exited
+	 * before it added to the event (child_count, unchanged since 2.6.31), so that part of a reading is
+	 * taken relative to the reading at the window's start, as the times are. */
+	uint64_t *bases;
 	size_t max_slots;
 	char *notes;
 	uint64_t epochs;              /* windows begun so far, over every open: numbers each new one */
@@ -398,6 +403,8 @@ static int open_group(tally_counter *c, size_t g)
 			struct tly_window *window = c->windows + m[0] * c->max_slots;
 			memset(window, 0, leader->ncpus * leader->nthreads * sizeof(*window));
 			uint64_t epoch = ++c->epochs;
+			memset(c->bases + c->plan.first[g] * c->max_slots, 0,
+			       leader->ncpus * leader->nthreads * size * sizeof(*c->bases));
 			for (k = 0; k < size; k++) {
 				struct event *e = &c->ev[m[k]];
 				e->counts = c->counts + c->plan.first[g] * c->max_slots + k;
@@ -465,8 +472,10 @@ static void close_events(tally_counter *c)
 	}
 	free(c->counts);
 	free(c->windows);
+	free(c->bases);
 	c->counts = NULL;
 	c->windows = NULL;
+	c->bases = NULL;
 }
 
 /* Room for the readings and windows of every event: at most every CPU of the target times every thread
@@ -476,7 +485,8 @@ static int alloc_counts(tally_counter *c)
 	c->max_slots = tally_cpus_count(c->target.cpus) * tally_threads_count(c->target.threads);
 	c->counts = calloc(c->nr * c->max_slots, sizeof(*c->counts));
 	c->windows = calloc(c->nr * c->max_slots, sizeof(*c->windows));
-	if (!c->counts || !c->windows)
+	c->bases = calloc(c->nr * c->max_slots, sizeof(*c->bases));
+	if (!c->counts || !c->windows || !c->bases)
 		return tly_error(-ENOMEM, "out of memory");
 	return 0;
 }
@@ -593,14 +603,18 @@ static int begin_window(tally_counter *c, size_t g)
 	uint64_t epoch = ++c->epochs;
 	for (size_t k = 0; k < size; k++)
 		c->ev[m[k]].epoch = epoch;
+	uint64_t *bases = c->bases + (leader->counts - c->counts);
 	int err = tally_evsel_reset(leader->evsel);
 	for (size_t ci = 0; ci < leader->ncpus && !err; ci++) {
 		for (size_t ti = 0; ti < leader->nthreads && !err; ti++, slot++) {
 			struct tally_count *block = leader->counts + slot * size;
 			err = tally_evsel_read_group(leader->evsel, ci, ti, block, size, sizeof(*block));
-			if (!err)
-				leader->window[slot] = (struct tly_window){ .start_enabled = block->enabled,
-					                                    .start_running = block->running };
+			if (err)
+				break;
+			leader->window[slot] = (struct tly_window){ .start_enabled = block->enabled,
+				                                    .start_running = block->running };
+			for (size_t k = 0; k < size; k++)
+				bases[slot * size + k] = block[k].value;
 		}
 	}
 	return err;
@@ -666,6 +680,24 @@ int tally_counter_reset(tally_counter *c)
 
 /* ---- reads ---------------------------------------------------------------------------------------- */
 
+/* Reads one (cpu, thread) slot of a group into block (one read(2)), each value and the group's times made
+ * relative to the start of the current window. */
+static int read_window_slot(const tally_counter *c, const struct event *leader, size_t slot,
+                            struct tally_count *block, uint64_t *enabled, uint64_t *running)
+{
+	size_t size = leader->stride;
+	int err = tly_evsel_read_group_slot(leader->evsel, slot, block);
+	if (err)
+		return err;
+	const uint64_t *bases = c->bases + (leader->counts - c->counts) + slot * size;
+	for (size_t k = 0; k < size; k++)
+		block[k].value = tly_window_since(block[k].value, bases[k]);
+	const struct tly_window *w = &leader->window[slot];
+	*enabled = tly_window_since(block->enabled, w->start_enabled);
+	*running = tly_window_since(block->running, w->start_running);
+	return 0;
+}
+
 /* Reads group g at every (cpu, thread) with one read(2) each, decoded in place into its events' counts,
  * and the times of its windows. Notes in the leader whether the group was enabled in its window but
  * never ran, and then sets *any_idle. */
@@ -676,13 +708,10 @@ static int read_group(tally_counter *c, size_t g, bool *any_idle)
 	size_t size = leader->stride, slots = leader->ncpus * leader->nthreads;
 	uint64_t enabled = 0, running = 0;
 	for (size_t slot = 0; slot < slots; slot++) {
-		struct tally_count *block = leader->counts + slot * size;
-		int err = tly_evsel_read_group_slot(leader->evsel, slot, block);
+		struct tly_window *w = &leader->window[slot];
+		int err = read_window_slot(c, leader, slot, leader->counts + slot * size, &w->enabled, &w->running);
 		if (err)
 			return err;
-		struct tly_window *w = &leader->window[slot];
-		w->enabled = tly_window_since(block->enabled, w->start_enabled);
-		w->running = tly_window_since(block->running, w->start_running);
 		enabled += w->enabled;
 		running += w->running;
 	}
@@ -856,17 +885,13 @@ static int snapshot_group(const tally_counter *c, size_t g, tally_snapshot *snap
 	const tally_cpus *cpus = tally_evsel_cpus(leader->evsel);
 	const tally_threads *threads = tally_evsel_threads(leader->evsel);
 	for (size_t slot = 0; slot < leader->ncpus * leader->nthreads; slot++) {
-		struct tally_count *block = counts + slot * leader->stride;
-		int err = tly_evsel_read_group_slot(leader->evsel, slot, block);
+		struct tly_snapshot_slot *out = &slots[slot];
+		int err = read_window_slot(c, leader, slot, counts + slot * leader->stride, &out->enabled,
+		                           &out->running);
 		if (err)
 			return err;
-		const struct tly_window *w = &leader->window[slot];
-		slots[slot] = (struct tly_snapshot_slot){
-			.enabled = tly_window_since(block->enabled, w->start_enabled),
-			.running = tly_window_since(block->running, w->start_running),
-			.cpu = tally_cpus_at(cpus, slot / leader->nthreads),
-			.tid = tally_threads_at(threads, slot % leader->nthreads),
-		};
+		out->cpu = tally_cpus_at(cpus, slot / leader->nthreads);
+		out->tid = tally_threads_at(threads, slot % leader->nthreads);
 	}
 	return 0;
 }

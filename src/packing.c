@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "packing.h"
 
+#include "error.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +42,7 @@ int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, si
 		free(group_of);
 		free(group_size);
 		tly_plan_fini(plan);
-		return -ENOMEM;
+		return tly_error(-ENOMEM, "planning the groups of %zu events: out of memory", n);
 	}
 
 	/* First pass: a group number per event, numbered by first appearance. */

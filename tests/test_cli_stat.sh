@@ -216,17 +216,39 @@ without=$("$TALLY" stat -i -x, -e page-faults -- sh -c 'dd if=/dev/zero of=/dev/
 # --- --no-scale, --no-group, -D, --pin ------------------------------------------------------------------
 expect_status 0 "--no-scale" -- stat --no-scale -e task-clock -- true
 expect_status 0 "--no-group" -- stat --no-group -e '{task-clock,page-faults},cs' -- true
-# Work before and after the delay's end: -D counts only the second half (a counter reset at its end).
-work="dd if=/dev/zero of=/dev/null bs=64k count=100000 2>/dev/null; sleep 0.4; dd if=/dev/zero of=/dev/null bs=1M count=64 2>/dev/null"
-"$TALLY" stat -D 300 -x, -e task-clock -- sh -c "$work" 2>"$WORK/err"
-"$TALLY" stat -x, -e task-clock -- sh -c "$work" 2>"$WORK/err2"
-d=$(cut -d, -f1 "$WORK/err"); nd=$(cut -d, -f1 "$WORK/err2")
-python3 -c "import sys; sys.exit(0 if float('$d') < float('$nd') else 1)" && ok "-D 300 counts less ($d < $nd ms)" ||
-	fail "-D: $d vs $nd"
-# The elapsed time is the counted window, which -D shortens, as perf's is (not the command's whole run).
-"$TALLY" stat -D 200 -j -e task-clock -- sleep 0.4 2>"$WORK/err"
-python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['elapsed']; sys.exit(0 if 0.1 < e < 0.35 else 1)" "$WORK/err" &&
-	ok "-D 200: elapsed counts from the delay's end" || fail "-D elapsed: $(cat "$WORK/err")"
+# -D without timing: the command stops tally (its parent) while it does phase 1 in a child, so that the
+# delay's end, the counter's reset, comes after phase 1 however slow the machine is (provided sh gets to
+# its first command within the delay); it then waits on a FIFO that the test opens only once tally printed
+# an interval, which it does only after the reset, and does phase 2. dd's 16 MiB buffer is >= 4096 page
+# faults, the 8 MiB one >= 2048: -D counts phase 2 only (the child that did phase 1 exited before the
+# reset; a reset alone would keep its count).
+if grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+	ok "-D counts: SKIP (transparent huge pages [always]: dd's buffer faults in 2 MiB pages)"
+else
+	mkfifo "$WORK/go"
+	phase1='dd if=/dev/zero of=/dev/null bs=16M count=1 2>/dev/null'
+	phase2='dd if=/dev/zero of=/dev/null bs=8M count=1 2>/dev/null'
+	"$TALLY" stat -D 1000 -I 100 -x, -e page-faults -- \
+		sh -c "kill -STOP \$PPID; $phase1; kill -CONT \$PPID; read go <'$WORK/go'; $phase2" 2>"$WORK/err" &
+	pid=$!
+	for _ in $(seq 1200); do [ -s "$WORK/err" ] && break; sleep 0.05; done
+	echo go >"$WORK/go"
+	wait $pid; st=$?
+	d=$(awk -F, '{ s += $2 } END { print s + 0 }' "$WORK/err")
+	"$TALLY" stat -x, -e page-faults -- sh -c "$phase1; $phase2" 2>"$WORK/err2"
+	nd=$(cut -d, -f1 "$WORK/err2")
+	[ $st -eq 0 ] && [ "$d" -ge 2048 ] && [ "$d" -lt 4096 ] && [ "$nd" -ge 6144 ] &&
+		ok "-D counts from the delay's end only ($d page faults with -D, $nd without)" ||
+		fail "-D: exit $st, $d page faults with -D (want 2048..4095), $nd without: $(cat "$WORK/err")"
+fi
+# The elapsed time is the counted window, which -D shortens, as perf's is (not the command's whole run):
+# the window begins at the delay's end, at least 0.5 s after tally started, so it is at most the whole
+# run's time less 0.5 s.
+t0=$(date +%s.%N)
+"$TALLY" stat -D 500 -j -e task-clock -- sleep 1 2>"$WORK/err"
+t1=$(date +%s.%N)
+python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['elapsed']; sys.exit(0 if 0 < e <= $t1 - $t0 - 0.5 else 1)" "$WORK/err" &&
+	ok "-D: elapsed counts from the delay's end" || fail "-D elapsed ($t0 .. $t1): $(cat "$WORK/err")"
 "$TALLY" stat -x, --pin 0 -e cpu-migrations -- sh -c 'for i in 1 2 3 4 5 6 7 8; do :; done; taskset -p $$' >"$WORK/out" 2>"$WORK/err"
 grep -q "affinity mask: 1$" "$WORK/out" && ok "--pin 0 pins the command" || fail "--pin: $(cat "$WORK/out")"
 

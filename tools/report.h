@@ -18,6 +18,13 @@ enum report_status {
 	REPORT_NOT_SUPPORTED, /* could not be opened on this machine */
 };
 
+/* The worse of two statuses (they are listed from best to worst): with -r an event shows the worst status
+ * any of its runs had, so that one run's <not counted> is never hidden by the others. */
+static inline enum report_status report_status_worse(enum report_status a, enum report_status b)
+{
+	return a > b ? a : b;
+}
+
 /* What one event is; fixed for the whole session. */
 struct report_event {
 	const char *name;

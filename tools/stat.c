@@ -302,8 +302,7 @@ static void record_run(struct stat_session *s, unsigned run, double seconds, dou
 		run_stats_add(&s->raw[i], (double)c->value);
 		run_stats_add(&s->enabled[i], (double)c->enabled);
 		run_stats_add(&s->running[i], (double)c->running);
-		if (run == 1 || c->status > s->worst[i])
-			s->worst[i] = c->status;
+		s->worst[i] = run == 1 ? c->status : report_status_worse(s->worst[i], c->status);
 	}
 	run_stats_add(&s->elapsed, seconds);
 	s->user += user;

@@ -124,7 +124,9 @@ TALLY_API int tally_counter_start(tally_counter *counter);
 /* Stops counting: PERF_EVENT_IOC_DISABLE with PERF_IOC_FLAG_GROUP. Values stay readable. */
 TALLY_API int tally_counter_stop(tally_counter *counter);
 
-/* Sets the counts to zero and begins a new window (as start does) without changing whether they run. */
+/* Sets the counts to zero and begins a new window (as start does) without changing whether they run.
+ * What children of the target that exited before added is excluded too (the kernel's reset keeps it:
+ * tally reads each count at the reset and subtracts it). */
 TALLY_API int tally_counter_reset(tally_counter *counter);
 
 /* Closes every fd (the handle can be opened again). A launched command that never got to exec is told

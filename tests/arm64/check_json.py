@@ -10,6 +10,9 @@ JSON parser, so it prints each `tally stat -j` document to the console between t
 and this script parses it, validates it against docs/json-schema.json, and checks that the document holds
 R runs and that the event with each canonical SPEC reads exactly VALUE, counted all the time, in every run
 and as the mean (with a standard deviation of 0: QEMU's -icount makes every run count the same).
+With mux=1 every event with a canonical SPEC was multiplexed: it ran part of its enabled time
+(0 < running < enabled, status "scaled"), its scaled value is value x enabled / running and within 0.5% of
+VALUE. In every document no event or part ran longer than it was enabled.
 
 usage: check_json.py CONSOLE_LOG SCHEMA
 Prints "ok   CASE.json" or "FAIL CASE.json" (then the reasons) per document, as the suite's harness
@@ -42,6 +45,36 @@ def check_event(where, events, spec, want, errors, mean):
         errors.append(f"{where}: {spec}: stddev {e.get('stddev')} over identical runs")
 
 
+def check_multiplexed(where, events, spec, want, errors):
+    found = [e for e in events if e.get("canonical") == spec]
+    if not found:
+        errors.append(f"{where}: no event with canonical spec {spec}")
+    for k, e in enumerate(found):
+        at = f"{where}: {spec} #{k}"
+        if e["status"] != "scaled":
+            errors.append(f"{at}: status {e['status']}, expected scaled (multiplexed)")
+        if not 0 < e["running"] < e["enabled"]:
+            errors.append(f"{at}: ran {e['running']} of {e['enabled']} ns, expected a part of it")
+            continue
+        extrapolated = e["value"] * e["enabled"] / e["running"]
+        if abs(e["scaled"] - extrapolated) > max(1.0, 1e-9 * extrapolated):
+            errors.append(f"{at}: scaled {e['scaled']}, but value x enabled / running is {extrapolated:.0f}")
+        if abs(e["scaled"] - want) > 0.005 * want:
+            errors.append(f"{at}: scaled {e['scaled']} is more than 0.5% off {want}")
+
+
+def check_times(doc, errors):
+    """running <= enabled for every event and part of every record: a swap of the two fails here."""
+    records = [("events", doc["events"])]
+    for key in ("runs", "intervals"):
+        records += [(f"{key}[{i}].events", r["events"]) for i, r in enumerate(doc.get(key) or [])]
+    for where, events in records:
+        for e in events:
+            for p in [e] + (e.get("parts") or []):
+                if p["running"] > p["enabled"]:
+                    errors.append(f"{where}: {e['canonical']}: ran {p['running']} ns of {p['enabled']} enabled")
+
+
 def check_document(schema, text, expect):
     try:
         doc = json.loads(text)
@@ -52,11 +85,16 @@ def check_document(schema, text, expect):
     if errors:
         return errors
     runs = int(expect.pop("runs"))
+    multiplexed = expect.pop("mux", "0") == "1"
+    check_times(doc, errors)
     if doc["nr_runs"] != runs or len(doc["runs"]) != runs:
         return [f"nr_runs {doc['nr_runs']} and {len(doc['runs'])} runs, expected {runs}"]
     if doc["exit_status"] != 0:
         errors.append(f"exit_status {doc['exit_status']}")
     for spec, value in expect.items():
+        if multiplexed:
+            check_multiplexed("events", doc["events"], spec, int(value), errors)
+            continue
         for i, run in enumerate(doc["runs"]):
             check_event(f"runs[{i}]", run["events"], spec, int(value), errors, False)
         check_event("events", doc["events"], spec, int(value), errors, True)

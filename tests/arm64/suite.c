@@ -821,7 +821,7 @@ static int run_tally(char *out, size_t len, bool echo_output, ...)
  * with -r], run time, percentage running, metric value, metric unit. */
 struct csv_row {
 	char line[256];
-	const char *value, *unit, *event, *stddev, *run_time, *percent;
+	const char *value, *unit, *event, *stddev, *run_time, *percent, *metric, *metric_unit;
 };
 
 /* Finds the line of spec's event in CSV output. tally prints the members of a group with a modifier
@@ -853,6 +853,8 @@ static bool csv_find(const char *out, const char *spec, struct csv_row *row)
 		row->stddev = has_stddev ? fields[3] : NULL;
 		row->run_time = fields[has_stddev ? 4 : 3];
 		row->percent = fields[has_stddev ? 5 : 4];
+		row->metric = fields[has_stddev ? 6 : 5] ? fields[has_stddev ? 6 : 5] : "";
+		row->metric_unit = nr > (has_stddev ? 7u : 6u) ? fields[has_stddev ? 7 : 6] : "";
 		return true;
 	}
 	fprintf(stderr, "[%s] no CSV line for %s\n", harness_case, spec);
@@ -894,7 +896,8 @@ static void cli_stat_csv_exact(void)
 }
 
 /* A group through the CLI, in both orders: instructions exact and cycles = 2^shift x instructions, so a
- * decode that swapped the two members' values (or ids) fails. */
+ * decode that swapped the two members' values (or ids) fails; the IPC beside instructions is exactly
+ * 1 / 2^shift (0.500 at shift=1), so an inverted ratio (CPI) fails too. */
 static void cli_stat_csv_group(void)
 {
 	static const char *const specs[] = {"{cycles,instructions}:u", "{instructions,cycles}:u"};
@@ -910,6 +913,13 @@ static void cli_stat_csv_group(void)
 		expect_u64(csv_count(&cycles), cycles_per_insn * loop_prog_insns(n), "%s: cycles", specs[i]);
 		CHECK_STR(cycles.percent, "100.00");
 		CHECK_STR(insns.percent, "100.00");
+		char ipc[32];
+		snprintf(ipc, sizeof(ipc), "%.3f", 1.0 / (double)cycles_per_insn);
+		if (strcmp(insns.metric, ipc) != 0)
+			fprintf(stderr, "[%s] %s: IPC '%s %s', expected '%s insn per cycle'\n", harness_case, specs[i],
+			        insns.metric, insns.metric_unit, ipc);
+		CHECK_STR(insns.metric, ipc);
+		CHECK_STR(insns.metric_unit, "insn per cycle");
 	}
 }
 
@@ -963,6 +973,22 @@ static void cli_stat_json_repeat(void)
 	uint64_t insns = loop_prog_insns(100000);
 	snprintf(expect, sizeof(expect), "runs=3 cycles:u=%" PRIu64 " instructions:u=%" PRIu64,
 	         cycles_per_insn * insns, insns);
+	json_for_host(out, expect);
+}
+
+/* `tally stat -j --no-group` with ten events on six counters: every event multiplexed, which only this
+ * suite can show. The host checks running < enabled, scaled = value x enabled / running, and the scaled
+ * value within 0.5% of the exact count (a swap of enabled and running in the JSON fails). */
+static void cli_stat_json_multiplexed(void)
+{
+	static char out[65536];
+	const char *spec = "instructions:u,instructions:u,instructions:u,instructions:u,instructions:u,"
+	                   "instructions:u,instructions:u,instructions:u,instructions:u,instructions:u";
+	CHECK_INT(run_tally(out, sizeof(out), false, "stat", "-j", "--no-group", "-e", spec, "--", "/loop",
+	                    "20000000", NULL),
+	          0);
+	char expect[128];
+	snprintf(expect, sizeof(expect), "runs=1 mux=1 instructions:u=%" PRIu64, loop_prog_insns(20000000));
 	json_for_host(out, expect);
 }
 
@@ -1172,6 +1198,7 @@ static const struct harness_case pmu_cases[] = {
 	{"cli_stat_csv_repeat", cli_stat_csv_repeat},
 	{"cli_stat_json", cli_stat_json},
 	{"cli_stat_json_repeat", cli_stat_json_repeat},
+	{"cli_stat_json_multiplexed", cli_stat_json_multiplexed},
 	{"cli_stat_default_events", cli_stat_default_events},
 	{"cli_doctor_pmu", cli_doctor_pmu},
 	{NULL, NULL},
