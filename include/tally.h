@@ -6,9 +6,12 @@
 #include <tally/common.h>
 #include <tally/counter.h>
 #include <tally/events.h>
+#include <tally/cpumap.h>
 #include <tally/evlist.h>
+#include <tally/evsel.h>
 #include <tally/pmu.h>
 #include <tally/probe.h>
+#include <tally/threadmap.h>
 #include <tally/snapshot.h>
 
 #endif

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <tally/counter.h>
-#include <tally/evlist.h>
+#include <tally/evsel.h>
 
 /* A group's counting window at one (cpu, thread) slot. The kernel's PERF_EVENT_IOC_RESET zeroes the
  * counts but not total_time_enabled / total_time_running (perf_event_reset, unchanged since 2.6.31), so

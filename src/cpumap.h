@@ -3,7 +3,7 @@
 #ifndef TLY_CPUMAP_H
 #define TLY_CPUMAP_H
 
-#include <tally/evlist.h>
+#include <tally/cpumap.h>
 
 struct tally_cpus {
 	size_t nr;

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <tally/evlist.h>
+#include <tally/evsel.h>
 
 /* The head of a group read with both times, the layout every group read of tally asks for
  * (PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING | ID). */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <tally/evlist.h>
+#include <tally/evsel.h>
 #include <tally/snapshot.h>
 
 /* One event in a snapshot: where its readings are and what it was at that moment. */

@@ -3,7 +3,7 @@
 #ifndef TLY_THREADMAP_H
 #define TLY_THREADMAP_H
 
-#include <tally/evlist.h>
+#include <tally/threadmap.h>
 
 struct tally_threads {
 	size_t nr;

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tally: CPU maps, the CPUs an event is opened on (or the "any CPU" dummy, -1), and the CPU facts that go
+ * with them (online CPUs, topology). Part of the lower layer (see tally/evlist.h). Maps are immutable once
+ * made: any number of threads may query one concurrently.
+ */
+#ifndef TALLY_CPUMAP_H
+#define TALLY_CPUMAP_H
+
+#include <tally/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tally_cpus tally_cpus;
+
+/* ---- CPU maps ------------------------------------------------------------------------------------ */
+/* Thread-safety: every function below is thread-safe; a map never changes once made (free it once). */
+
+/* Parses a CPU list as sysfs writes them: "0-3,8,10-11" (ranges, single CPUs, commas; white space around
+ * items allowed). The result is sorted with duplicates removed. "" or a malformed list: -EINVAL. */
+TALLY_API int tally_cpus_parse(const char *list, tally_cpus **out);
+
+/* All online CPUs, from <sysfs_root>/devices/system/cpu/online. sysfs_root NULL means $TALLY_SYSFS_ROOT
+ * when set, else "/sys". */
+TALLY_API int tally_cpus_online(const char *sysfs_root, tally_cpus **out);
+
+/* Where a CPU sits, for per-core and per-socket aggregation: from
+ * <sysfs_root>/devices/system/cpu/cpu<N>/topology/{physical_package_id,die_id,core_id} (sysfs_root as for
+ * tally_cpus_online). die is -1 where the kernel has no die_id (before 5.2). A CPU without topology
+ * files: the read's negative errno (-ENOENT). */
+struct tally_cpu_topology {
+	size_t sz;
+	int package;
+	int die;
+	int core;
+};
+#define tally_cpu_topology__last_field core
+TALLY_API int tally_cpu_topology(const char *sysfs_root, int cpu, struct tally_cpu_topology *out);
+
+/* The dummy map {-1}: events open on "any CPU" and follow their threads. */
+TALLY_API int tally_cpus_any(tally_cpus **out);
+
+/* The CPUs of `cpus` that a PMU's cpumask text (its sysfs `cpumask` file, a CPU list) names: uncore-style
+ * PMUs count only there. The dummy map intersected with a mask gives the mask. An empty result is
+ * -ENODEV (none of the requested CPUs can count this PMU). */
+TALLY_API int tally_cpus_intersect_mask(const tally_cpus *cpus, const char *cpumask, tally_cpus **out);
+
+/* Number of entries (1 for the dummy map). NULL counts as the dummy map. */
+TALLY_API size_t tally_cpus_count(const tally_cpus *cpus);
+
+/* The CPU number at index i, or -1 for the dummy map. i must be below tally_cpus_count(); beyond it, -1. */
+TALLY_API int tally_cpus_at(const tally_cpus *cpus, size_t i);
+
+/* The index of CPU `cpu` in the map, or -ENOENT. */
+TALLY_API int tally_cpus_index(const tally_cpus *cpus, int cpu);
+
+TALLY_API void tally_cpus_free(tally_cpus *cpus);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
