@@ -290,8 +290,6 @@ static int make_evsel(tally_counter *c, size_t i, bool leader)
 	int err = tally_evsel_new(&attr, &e->evsel);
 	if (!err)
 		err = tally_evsel_set_name(e->evsel, e->name);
-	if (!err)
-		e->evsel->facts_cache = &c->facts;
 	return err;
 }
 
@@ -582,12 +580,19 @@ static tally_evsel *leader_of(const tally_counter *c, size_t g)
 	return c->ev[tly_plan_members(&c->plan, g)[0]].evsel;
 }
 
+/* A system call on group g failed with err, and the counter gives up: the cause and fix of the failure
+ * the evsel layer recorded, with the facts of this open. */
+static int explain_group_failure(tally_counter *c, size_t g, int err)
+{
+	return tly_diag_evsel(leader_of(c, g), err, tly_facts_cache_get(&c->facts));
+}
+
 static int each_leader(tally_counter *c, int (*op)(tally_evsel *))
 {
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
 		int err = op(leader_of(c, g));
 		if (err)
-			return err;
+			return explain_group_failure(c, g, err);
 	}
 	return 0;
 }
@@ -626,7 +631,7 @@ static int begin_windows(tally_counter *c)
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
 		int err = begin_window(c, g);
 		if (err)
-			return err;
+			return explain_group_failure(c, g, err);
 	}
 	return 0;
 }
@@ -795,7 +800,7 @@ int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n,
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
 		int err = read_group(c, g, &any_idle);
 		if (err)
-			return fail(c, err);
+			return fail(c, explain_group_failure(c, g, err));
 	}
 	size_t count = n < c->nr ? n : c->nr;
 	for (size_t i = 0; i < count; i++)

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "group_read.h"
 #include "pmu.h"
+#include "threadmap.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -672,4 +673,48 @@ int tly_diagnose_not_counted(const char *leader, size_t group_size, uint64_t tim
 	put(&t, "  Fix: %s", group_size > 1 ? "split the group into smaller ones, or let tally pack the events "
 	                                      "(no braces)." : "stop the other users of the counters.");
 	return finish(&t);
+}
+
+/* The evsel of e's group (e itself, its leader or a fellow member) whose recorded failure is the one
+ * that returned err (an older one, recovered from, does not match). */
+static const tally_evsel *failed_in_group(const tally_evsel *e, int err)
+{
+	if (e->failed.err == -err)
+		return e;
+	const tally_evsel *leader = e->leader;
+	if (leader->failed.err == -err)
+		return leader;
+	for (size_t k = 0; k < leader->nr_members; k++)
+		if (leader->members[k]->failed.err == -err)
+			return leader->members[k];
+	return NULL;
+}
+
+int tly_diag_evsel(const tally_evsel *e, int err, const struct tally_facts *facts)
+{
+	const tally_evsel *f = e && err < 0 ? failed_in_group(e, err) : NULL;
+	if (!f)
+		return err;
+	const tally_evsel *leader = f->leader;
+	size_t group = 1 + leader->nr_members, slot = f->failed.slot;
+	struct tly_diag d = {
+		.op = f->failed.op,
+		.err = f->failed.err,
+		.event = f->name,
+		.attr = &f->attr,
+		.request = f->failed.request,
+		.leader = group > 1 ? leader->name : NULL,
+		.group_size = group,
+		.group_index = leader == f ? 0 : 1 + f->member_index,
+		.leader_read_format = leader->attr.read_format,
+		.cpu_wide = f->threads && f->threads->tid[slot % f->grid.nthreads] == -1,
+		.fds_needed = f->grid.ncpus * f->grid.nthreads * group,
+		.read_size = f->read_size,
+		.facts = facts,
+	};
+	int code = tly_diag_error(&d);
+	char where[64];
+	tly_evsel_position(f, slot, where, sizeof(where));
+	tly_error_append("\n  (at %s)", where);
+	return code;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Explanations of failed perf_event_open, ioctl, read and mmap calls: the event, the errno, the most likely
- * cause on this machine (from tally_facts) and the fix. Every layer that makes those calls reports its
- * failures through tly_diag_error(), so that tally_last_error() always reads like:
+ * cause on this machine (from tally_facts) and the fix. The layer that makes a call only records it with
+ * its context (evsel.c: struct tly_evsel_failure); the layer that gives up (the counter) explains it here,
+ * once, with the facts of its open, so that tally_last_error() then reads like:
  *
  *   cannot open event 'cycles' (perf_event_open: No such file or directory, ENOENT):
  *     this machine exposes no hardware PMU (only breakpoint, msr, software, tracepoint, uprobe), ...
@@ -17,8 +18,7 @@
 #include <stdint.h>
 #include <tally/probe.h>
 
-/* The call that failed. */
-enum tly_diag_op { TLY_DIAG_OPEN, TLY_DIAG_IOCTL, TLY_DIAG_READ, TLY_DIAG_MMAP };
+#include "evsel.h"
 
 /* What the caller knows about a failure. Zero-initialise and fill what applies (designated initialisers). */
 struct tly_diag {
@@ -58,6 +58,12 @@ int tly_diagnose(const struct tly_diag *d, char *buf, size_t len);
 /* Records tly_diagnose()'s text as this thread's last error and returns the code the public call should
  * return: -TALLY_ENOPMU when the cause is a machine without a hardware PMU, else -d->err. */
 int tly_diag_error(const struct tly_diag *d);
+
+/* Explains the failure recorded on evsel e (or, for a group, on whichever of its events recorded one) as
+ * tly_diag_error does, the event's position closing the text, with the given facts (NULL: probed now).
+ * Returns the code to report; `err` when no event of the group recorded a failure (the evsel layer's
+ * context text then stands). */
+int tly_diag_evsel(const tally_evsel *e, int err, const struct tally_facts *facts);
 
 /* The retry policy for perf_event_paranoid 2: true when a permission failure (EACCES/EPERM) of an open is
  * explained by kernel-mode counting alone (the event counts kernel mode, the level is 2, the caller holds

@@ -3,7 +3,6 @@
 #include "evsel.h"
 
 #include "cpumap.h"
-#include "diagnose.h"
 #include "error.h"
 #include "group_read.h"
 #include "out_array.h"
@@ -140,8 +139,8 @@ static pid_t tid_of(const tally_evsel *e, size_t slot)
 	return e->threads->tid[slot % e->grid.nthreads];
 }
 
-/* Ends a last-error text with where the event is open: " (at cpu 3, tid 1234)", or the dummies' words. */
-static void append_position(const tally_evsel *e, size_t slot)
+/* Where slot is: "cpu 3, tid 1234", or the dummies' words. */
+int tly_evsel_position(const tally_evsel *e, size_t slot, char *buf, size_t len)
 {
 	int cpu = cpu_of(e, slot);
 	pid_t tid = tid_of(e, slot);
@@ -152,35 +151,30 @@ static void append_position(const tally_evsel *e, size_t slot)
 		snprintf(where_tid, sizeof(where_tid), "tid %d", (int)tid);
 	else if (tid < 0)
 		snprintf(where_tid, sizeof(where_tid), "every thread");
-	tly_error_append(" (at %s, %s)", where_cpu, where_tid);
+	return snprintf(buf, len, "%s, %s", where_cpu, where_tid);
 }
 
-/* The one place a failed system call on an event becomes a last-error text: diagnose.c explains the
- * event, the call, the errno and the likely cause; the position (cpu, tid) closes the text. */
-static int report_failure(const tally_evsel *e, size_t slot, enum tly_diag_op op, const char *request,
-                          int err)
+static void append_position(const tally_evsel *e, size_t slot)
 {
-	const tally_evsel *leader = e->leader;
-	size_t group = 1 + leader->nr_members;
-	struct tly_diag d = {
-		.op = op,
-		.err = err,
-		.event = e->name,
-		.attr = &e->attr,
-		.request = request,
-		.leader = group > 1 ? leader->name : NULL,
-		.group_size = group,
-		.group_index = leader == e ? 0 : 1 + e->member_index,
-		.leader_read_format = leader->attr.read_format,
-		.cpu_wide = tid_of(e, slot) == -1,
-		.fds_needed = e->grid.ncpus * e->grid.nthreads * group,
-		.read_size = e->read_size,
-		.facts = e->facts_cache ? tly_facts_cache_get(e->facts_cache) : NULL,
+	char where[64];
+	tly_evsel_position(e, slot, where, sizeof(where));
+	tly_error_append(" (at %s)", where);
+}
+
+/* The one place a failed system call on an event becomes a code: recorded on the evsel for the layer that
+ * gives up to explain (tly_diag_evsel), with a last-error text that says what failed where and no more. */
+static int report_failure(tally_evsel *e, size_t slot, enum tly_diag_op op, const char *request, int err)
+{
+	static const char *const calls[] = {
+		[TLY_DIAG_OPEN] = "perf_event_open", [TLY_DIAG_IOCTL] = "ioctl",
+		[TLY_DIAG_READ] = "read", [TLY_DIAG_MMAP] = "mmap",
 	};
-	int code = tly_diag_error(&d);
-	tly_error_append("\n ");
+	e->failed = (struct tly_evsel_failure){ .op = op, .err = err, .request = request, .slot = slot };
+	const char *desc = strerrordesc_np(err), *name = strerrorname_np(err);
+	tly_error(-err, "event '%s': %s%s%s failed: %s (%s)", e->name, calls[op], request ? " " : "",
+	          request ? request : "", desc ? desc : "Unknown error", name ? name : "?");
 	append_position(e, slot);
-	return code;
+	return -err;
 }
 
 static int open_retrying(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd)

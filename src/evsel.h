@@ -10,6 +10,20 @@
 #include <stdbool.h>
 #include <tally/evlist.h>
 
+/* The call that failed. */
+enum tly_diag_op { TLY_DIAG_OPEN, TLY_DIAG_IOCTL, TLY_DIAG_READ, TLY_DIAG_MMAP };
+
+/* A failed system call on an evsel, as the evsel layer records it: it returns the code and leaves a
+ * last-error text with the context (event, call, errno, CPU and thread), and explains nothing; the cause
+ * and the fix come from the layer that gives up (the counter, through diagnose.c), which knows the target
+ * and the machine's facts. */
+struct tly_evsel_failure {
+	enum tly_diag_op op;
+	int err;                /* errno, positive; 0: nothing failed */
+	const char *request;    /* TLY_DIAG_IOCTL: the request's name */
+	size_t slot;            /* the fd-grid slot */
+};
+
 struct tally_evsel {
 	struct perf_event_attr attr;     /* read_format kept as tally opens it (tly_evsel_read_format) */
 	uint64_t caller_read_format;     /* what the caller asked for, before tally's additions */
@@ -32,9 +46,8 @@ struct tally_evsel {
 	uint64_t *group_ids;             /* a leader's: per (cpu, thread) slot, 1 + nr_members ids, leader first */
 	struct tally_count *group_counts; /* a leader's: 1 + nr_members, for tally_evsel_read */
 	size_t evlist_slot;              /* the first tally_evlist_read slot of this evsel, while its list is open */
-	/* Facts to explain failures with, shared by the events of one open (set by the counter); NULL:
-	 * each failure probes the machine itself. */
-	struct tly_facts_cache *facts_cache;
+	/* The latest failed system call on it: the layer that gives up explains it (tly_diag_evsel). */
+	struct tly_evsel_failure failed;
 };
 
 /* The end of tly_evsel_read_group_slot when its read(2) returned `got` (or -1 with errno) and that was
@@ -59,5 +72,9 @@ static inline int tly_evsel_read_group_slot(tally_evsel *leader, size_t slot, st
 /* The read_format an evsel opens with for the caller's: both times and ids always (the reads match
  * members by id and scale), PERF_FORMAT_GROUP only on a leader of members (group), nothing else added. */
 uint64_t tly_evsel_read_format(uint64_t caller_read_format, bool group);
+
+/* Where fd-grid slot `slot` of e is, for messages: "cpu 3, tid 1234" (or "any CPU", "every thread", "the
+ * opening thread"). snprintf's return. */
+int tly_evsel_position(const tally_evsel *e, size_t slot, char *buf, size_t len);
 
 #endif
