@@ -111,7 +111,7 @@ static void table_finish(struct output *o, const struct report_totals *t)
 			fprintf(o->out, "\n %17.9f seconds user\n %17.9f seconds sys\n", t->user, t->sys);
 	}
 	if (t->interrupted)
-		fputs("\n (interrupted: counts up to Ctrl-C)\n", o->out);
+		fprintf(o->out, "\n (interrupted by SIG%s: counts up to the signal)\n", sigabbrev_np(t->interrupted));
 	fputc('\n', o->out);
 }
 

@@ -29,7 +29,7 @@ int signals_install(void)
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	const int signals[] = { SIGINT, SIGTERM, SIGCHLD };
+	const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD };
 	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
 		if (sigaction(signals[i], &sa, NULL) < 0)
 			return -errno;
@@ -46,4 +46,14 @@ int signals_wait(int timeout_ms)
 	if (read(signal_pipe[0], &byte, 1) != 1)
 		return 0;
 	return byte;
+}
+
+int signals_fd(void)
+{
+	return signal_pipe[0];
+}
+
+bool signals_ends_run(int signo)
+{
+	return signo == SIGINT || signo == SIGTERM || signo == SIGHUP || signo == SIGPIPE;
 }
