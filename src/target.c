@@ -151,15 +151,17 @@ static void open_task_fd(struct tly_target *t, size_t i, bool threads)
 	t->task_fds[i] = fd >= 0 ? fd : errno == ESRCH ? TASK_GONE : TASK_POLL_PROC;
 }
 
+/* Whether the task still runs: its /proc/<tid>/stat exists and its state (after the command name in
+ * parentheses, which may hold anything) is not Z (a zombie: exited, not yet reaped) or X. */
 static bool task_in_proc(pid_t tid)
 {
-	char path[32];
+	char path[32], stat[2048];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	int fd = tly_sys->open(path, O_RDONLY);
-	if (fd < 0)
-		return errno != ENOENT && errno != ESRCH;
-	tly_sys->close(fd);
-	return true;
+	int n = tly_sys_read_file(path, stat, sizeof(stat));
+	if (n < 0)
+		return n != -ENOENT && n != -ESRCH;
+	const char *end = strrchr(stat, ')');
+	return !end || (end[1] != ' ' || (end[2] != 'Z' && end[2] != 'X'));
 }
 
 static long long now_ms(void)
