@@ -33,7 +33,6 @@
 
 #define EXIT_USAGE 2
 #define EXIT_FAILED 1
-#define EXIT_CANNOT_EXEC 127
 
 struct stat_session {
 	struct stat_options opt;
@@ -120,8 +119,8 @@ static bool system_wide(const struct stat_options *o)
 	return o->all_cpus || o->cpu_list;
 }
 
-/* The library launches and counts the command itself unless the events count something else (-a/-C,
- * -p/-t) while the command only sets how long, as in perf's `perf stat -p PID -- sleep 5`. */
+/* The command is the events' target, unless they count something else (-a/-C, -p/-t) while the command
+ * only sets how long, as in perf's `perf stat -p PID -- sleep 5`; the library launches it either way. */
 static bool counts_command(const struct stat_options *o)
 {
 	return o->argv && !system_wide(o) && !o->nr_pids && !o->nr_tids;
@@ -333,8 +332,12 @@ static int count_once(struct stat_session *s, unsigned run)
 	int err = tally_counter_start(s->counter);
 	if (err < 0) {
 		fprintf(stderr, "tally stat: %s\n", tally_counter_last_error(s->counter));
+		/* A command that could not run exits with 127 (the library's mapping); one that never started
+		 * leaves nothing to wait for. */
+		struct tally_exit ex;
+		int status = tally_counter_wait(s->counter, &ex) == 0 ? ex.code : EXIT_FAILED;
 		tally_counter_close(s->counter);
-		return child > 0 ? EXIT_CANNOT_EXEC : EXIT_FAILED;
+		return status;
 	}
 	/* The output begins once counting has: a command that cannot run leaves no half document. */
 	if (run == 1 && !o->quiet) {
