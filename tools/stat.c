@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tally stat: counts events while a command runs (or on -p/-t/-a/-C targets until Ctrl-C or
- * --duration) and prints the result as a table, CSV or JSON, with perf stat's flags and exit statuses:
+ * tally stat: counts events while a command runs (or on -p/-t/-a/-C targets until their tasks exit, a signal
+ * or --duration) and prints the result as a table, CSV or JSON, with perf stat's flags and exit statuses:
  * the command's own status, 128 + signal when it was killed, 127 when it could not be executed, 2 for a
  * usage error or a bad event spec (found before anything runs), 128 + signal when tally itself was
  * ended by SIGINT, SIGTERM, SIGHUP or SIGPIPE (130 for Ctrl-C, after passing the signal on to the command,
