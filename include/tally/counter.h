@@ -34,7 +34,7 @@
  * distinct counters may be used concurrently. tally_counter_new touches nothing shared and is thread-safe.
  * tally_counter_last_error, _note, _count, _name, _events, _parts, _sum_origins and _pid only read the
  * handle: they may run concurrently with each other, not with the calls that change it (open, start,
- * stop, reset, read, wait, close, free).
+ * stop, reset, read, wait, wait_tasks, close, free).
  */
 #ifndef TALLY_COUNTER_H
 #define TALLY_COUNTER_H
