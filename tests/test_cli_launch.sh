@@ -108,6 +108,19 @@ signal_after_first_interval HUP 129 9.103
 signal_after_first_interval INT 130 9.104
 signal_after_first_interval HUP 129 9.105 -p $$
 
+# A SIGHUP that tally's parent ignores (nohup) stays ignored: tally goes on until the command ends.
+rm -f "$WORK/fifo" "$WORK/fifo2"; mkfifo "$WORK/fifo" "$WORK/fifo2"
+(trap '' HUP; exec "$TALLY" stat -I 100 -x, -e task-clock -- sh -c 'read -r _ <"$0"; exit 6' "$WORK/fifo2" 2>"$WORK/fifo" >/dev/null) &
+pid=$!
+exec 3<"$WORK/fifo"
+read -r _ <&3
+kill -HUP $pid
+echo go >"$WORK/fifo2"
+wait $pid; st=$?
+cat <&3 >/dev/null
+exec 3<&-
+[ $st -eq 6 ] && ok "an inherited SIG_IGN of SIGHUP stays: the command's own exit (6)" || fail "nohup'd tally: exit $st, want 6"
+
 # The closing note names the signal, not Ctrl-C.
 rm -f "$WORK/fifo"; mkfifo "$WORK/fifo"
 "$TALLY" stat -I 100 -e task-clock -- sleep 9.106 2>"$WORK/fifo" >/dev/null &

@@ -12,7 +12,8 @@
 
 #include <stdbool.h>
 
-/* Installs the handlers (SA_RESTART) and creates the pipe. Returns 0 or -errno. */
+/* Installs the handlers (SA_RESTART), except for a SIGHUP that is ignored already (nohup: it stays
+ * ignored), and creates the pipe. Returns 0 or -errno. */
 int signals_install(void);
 
 /* Waits up to timeout_ms (-1: forever; 0: only looks) for a signal. Returns its number, 0 on timeout. */
