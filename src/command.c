@@ -6,18 +6,48 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <tally/evlist.h>
 #include <unistd.h>
+
+extern char **environ;
 
 /* The exit status of a child whose exec failed, as shells use it. */
 #define EXEC_FAILED 127
 
-/* The parent's side goes through the syscall table (fault injection); the child's calls the C library. */
+/* Where the held child gave up; sent with its errno through the close-on-exec pipe. */
+enum child_stage { STAGE_WAIT = 1, STAGE_SIGNALS, STAGE_PIN, STAGE_MASK, STAGE_EXEC };
+
+struct child_failure {
+	int stage;
+	int err;
+};
+
+/* Everything the child needs, prepared by the parent before the fork: between fork and exec the child of
+ * a process that may have threads can only make async-signal-safe calls, so no allocation, no PATH
+ * parsing, no CPU list parsing there (execvp(3) itself is not on POSIX's list). */
+struct child_plan {
+	char *const *argv;
+	char **paths;          /* where to try argv[0], in $PATH order; one entry when it names a path */
+	size_t nr_paths;
+	bool searched;         /* the paths came from $PATH: ENOENT, EACCES, ... go on to the next one */
+	char **script;         /* "/bin/sh", <path>, argv[1..]: a file without #! runs as a shell script */
+	char *buf;             /* the paths' text */
+	cpu_set_t cpus;
+	bool pinned;
+	int sigrtmin;          /* glibc reserves the signals below it (from 32) for itself */
+	sigset_t empty;
+	int go_fd, err_fd;
+};
+
+/* The parent's side goes through the syscall table (fault injection), and so do the child's calls. */
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
@@ -25,65 +55,243 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* In the child: wait for the go byte, then exec; any failure goes back through the error pipe. Only
- * async-signal-safe calls here (the parent may have threads). */
-static void __attribute__((noreturn)) run_child(int go_fd, int err_fd, char *const argv[])
+static void plan_free(struct child_plan *p)
+{
+	free(p->paths);
+	free(p->script);
+	free(p->buf);
+}
+
+/* The candidates execvp(3) would try: argv[0] itself when it holds a '/', else each directory of $PATH
+ * ("/bin:/usr/bin" when unset; an empty entry is the current directory). */
+static int plan_exec(struct child_plan *p, char *const argv[])
+{
+	size_t nargs = 0;
+	while (argv[nargs])
+		nargs++;
+	const char *file = argv[0];
+	p->argv = argv;
+	p->searched = !strchr(file, '/');
+	const char *path = p->searched ? getenv("PATH") : NULL;
+	if (p->searched && !path)
+		path = "/bin:/usr/bin";
+	size_t dirs = 1;
+	for (const char *c = path; c && *c; c++)
+		dirs += *c == ':';
+	size_t text = p->searched ? strlen(path) + dirs * (strlen(file) + 2) : strlen(file) + 1;
+	p->paths = calloc(dirs, sizeof(*p->paths));
+	p->script = calloc(nargs + 2, sizeof(*p->script));
+	p->buf = malloc(text);
+	if (!p->paths || !p->script || !p->buf)
+		return tly_error(-ENOMEM, "cannot launch '%s': out of memory", file);
+	p->script[0] = "/bin/sh";
+	for (size_t i = 1; i < nargs; i++)
+		p->script[i + 1] = argv[i];
+	if (!*file) {
+		p->nr_paths = 0; /* execvp(""): ENOENT */
+		return 0;
+	}
+	if (!p->searched) {
+		memcpy(p->buf, file, strlen(file) + 1);
+		p->paths[p->nr_paths++] = p->buf;
+		return 0;
+	}
+	char *out = p->buf;
+	for (const char *dir = path;; dir++) {
+		const char *end = strchrnul(dir, ':');
+		p->paths[p->nr_paths++] = out;
+		if (end > dir) {
+			memcpy(out, dir, (size_t)(end - dir));
+			out += end - dir;
+			*out++ = '/';
+		}
+		out = stpcpy(out, file) + 1;
+		if (!*end)
+			break;
+		dir = end;
+	}
+	return 0;
+}
+
+static int plan_pin(struct child_plan *p, struct tly_command *cmd, const char *pin)
+{
+	CPU_ZERO(&p->cpus);
+	if (!pin)
+		return 0;
+	tally_cpus *cpus;
+	int err = tally_cpus_parse(pin, &cpus);
+	if (err)
+		return err;
+	for (size_t i = 0; i < tally_cpus_count(cpus); i++) {
+		int cpu = tally_cpus_at(cpus, i);
+		if (cpu >= 0 && cpu < CPU_SETSIZE)
+			CPU_SET(cpu, &p->cpus);
+	}
+	tally_cpus_free(cpus);
+	p->pinned = true;
+	snprintf(cmd->pin, sizeof(cmd->pin), "%s", pin);
+	return 0;
+}
+
+static void __attribute__((noreturn)) child_fail(const struct child_plan *p, int stage, int err)
+{
+	struct child_failure f = { .stage = stage, .err = err };
+	ssize_t w = tly_sys->write(p->err_fd, &f, sizeof(f));
+	(void)w; /* the parent is gone, or reads EOF and learns nothing more than the exit status says */
+	_exit(EXEC_FAILED);
+}
+
+/* execvp(3)'s search with execve alone: the first path that execs wins; ENOEXEC (no #! line) runs the
+ * file with /bin/sh; while searching $PATH, a directory that does not hold it (or may not be searched)
+ * passes to the next, and EACCES is reported if no path worked and one of them said so. */
+static int exec_plan(struct child_plan *p)
+{
+	int err = ENOENT;
+	bool eacces = false;
+	for (size_t i = 0; i < p->nr_paths; i++) {
+		tly_sys->execve(p->paths[i], p->argv, environ);
+		err = errno;
+		if (err == ENOEXEC) {
+			p->script[1] = p->paths[i];
+			tly_sys->execve(p->script[0], p->script, environ);
+			err = errno;
+		}
+		if (!p->searched)
+			return err;
+		if (err == EACCES)
+			eacces = true;
+		else if (err != ENOENT && err != ESTALE && err != ENOTDIR && err != ENODEV && err != ETIMEDOUT)
+			return err;
+	}
+	return eacces ? EACCES : err;
+}
+
+/* In the child, every signal still blocked from the fork (so that no handler of the caller's runs here):
+ * the wait for the go byte, then the dispositions back to the default (an ignored signal stays ignored
+ * through exec), the pinning, an empty mask and the exec. Whatever fails is reported at the release,
+ * after the wait, so that the events of a command target can still be opened on this pid first. Only
+ * async-signal-safe calls, through the syscall table. */
+static void __attribute__((noreturn)) run_child(struct child_plan *p)
 {
 	char go;
 	ssize_t n;
 	do
-		n = read(go_fd, &go, 1);
+		n = tly_sys->recv(p->go_fd, &go, 1, 0);
 	while (n < 0 && errno == EINTR);
 	/* EOF without the byte: the parent is gone; leave without running anything. */
-	if (n != 1)
+	if (n == 0)
 		_exit(EXEC_FAILED);
-	execvp(argv[0], argv);
-	int err = errno;
-	ssize_t w = write(err_fd, &err, sizeof(err));
-	(void)w;
-	_exit(EXEC_FAILED);
+	if (n < 0)
+		child_fail(p, STAGE_WAIT, errno);
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++) {
+		/* KILL and STOP cannot be changed; glibc refuses its own (32 up to SIGRTMIN) with EINVAL, and
+		 * nothing can have made a process ignore them. */
+		if (sig == SIGKILL || sig == SIGSTOP || (sig > SIGSYS && sig < p->sigrtmin))
+			continue;
+		if (tly_sys->sigaction(sig, &dfl, NULL) < 0)
+			child_fail(p, STAGE_SIGNALS, errno);
+	}
+	if (p->pinned && tly_sys->sched_setaffinity(0, sizeof(p->cpus), &p->cpus) < 0)
+		child_fail(p, STAGE_PIN, errno);
+	if (tly_sys->sigprocmask(SIG_SETMASK, &p->empty, NULL) < 0)
+		child_fail(p, STAGE_MASK, errno);
+	child_fail(p, STAGE_EXEC, exec_plan(p));
 }
 
-int tly_command_fork(struct tly_command *cmd, char *const argv[])
+int tly_command_fork(struct tly_command *cmd, char *const argv[], const char *pin)
 {
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->go_fd = cmd->exec_err_fd = -1;
 	if (!argv || !argv[0])
 		return tly_error(-EINVAL, "no command to launch: argv is empty");
-
 	snprintf(cmd->name, sizeof(cmd->name), "%s", argv[0]);
+
+	struct child_plan plan;
+	memset(&plan, 0, sizeof(plan));
+	plan.sigrtmin = SIGRTMIN;
+	sigemptyset(&plan.empty);
+	int err = plan_pin(&plan, cmd, pin);
+	if (err) {
+		tly_error_append(" (pinning '%s')", argv[0]);
+		return err;
+	}
+	err = plan_exec(&plan, argv);
+	if (err) {
+		plan_free(&plan);
+		return err;
+	}
 	/* The go channel is a socket pair, not a pipe: the release's send(MSG_NOSIGNAL) to a child that died
 	 * before it fails with EPIPE, where a write to a pipe would raise SIGPIPE, whose default action kills
 	 * the process that uses libtally. */
-	int go[2], err[2];
-	if (tly_sys->socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) < 0)
-		return tly_error(-errno, "cannot launch '%s': socketpair: %s", argv[0], tally_strerror(errno));
-	if (tly_sys->pipe2(err, O_CLOEXEC) < 0) {
+	int go[2], errp[2];
+	if (tly_sys->socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) < 0) {
+		int e = errno;
+		plan_free(&plan);
+		return tly_error(-e, "cannot launch '%s': socketpair: %s", argv[0], tally_strerror(e));
+	}
+	if (tly_sys->pipe2(errp, O_CLOEXEC) < 0) {
 		int e = errno;
 		close_fd(&go[0]);
 		close_fd(&go[1]);
+		plan_free(&plan);
 		return tly_error(-e, "cannot launch '%s': pipe: %s", argv[0], tally_strerror(e));
 	}
+	plan.go_fd = go[0];
+	plan.err_fd = errp[1];
+	/* Every signal blocked across the fork, so that none reaches the child while it still has the
+	 * caller's handlers; the child unblocks them only for its exec. (pthread_sigmask with a full set
+	 * cannot fail; it stays out of the syscall table, whose sigprocmask is the child's.) */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pid_t pid = tly_sys->fork();
+	if (pid == 0) {
+		/* The C library's close, not the table's: these are the parent's ends, and a held copy of go[1]
+		 * would keep the child from seeing the parent's end as EOF. */
+		close(go[1]);
+		close(errp[0]);
+		run_child(&plan);
+	}
+	int e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	plan_free(&plan);
+	close_fd(&go[0]);
+	close_fd(&errp[1]);
 	if (pid < 0) {
-		int e = errno;
-		close_fd(&go[0]);
 		close_fd(&go[1]);
-		close_fd(&err[0]);
-		close_fd(&err[1]);
+		close_fd(&errp[0]);
 		return tly_error(-e, "cannot launch '%s': fork: %s", argv[0], tally_strerror(e));
 	}
-	if (pid == 0) {
-		close(go[1]);
-		close(err[0]);
-		run_child(go[0], err[1], argv);
-	}
-	close_fd(&go[0]);
-	close_fd(&err[1]);
 	cmd->pid = pid;
 	cmd->go_fd = go[1];
-	cmd->exec_err_fd = err[0];
+	cmd->exec_err_fd = errp[0];
 	return 0;
+}
+
+/* The last-error text of a failure of the child's side. */
+static int child_error(const struct tly_command *cmd, const struct child_failure *f)
+{
+	const char *name = cmd->name, *why = tally_strerror(f->err);
+	switch (f->stage) {
+	case STAGE_SIGNALS:
+		return tly_error(-f->err, "cannot start '%s': resetting its signal dispositions: %s (the command "
+		                 "exits with %d)", name, why, EXEC_FAILED);
+	case STAGE_PIN:
+		return tly_error(-f->err, "cannot pin '%s' to CPUs %s: %s (the command exits with %d)", name,
+		                 cmd->pin, why, EXEC_FAILED);
+	case STAGE_WAIT:
+		return tly_error(-f->err, "cannot start '%s': waiting for its release: %s (the command exits with "
+		                 "%d)", name, why, EXEC_FAILED);
+	case STAGE_MASK:
+		return tly_error(-f->err, "cannot start '%s': clearing its signal mask: %s (the command exits with "
+		                 "%d)", name, why, EXEC_FAILED);
+	default:
+		return tly_error(-f->err, "cannot run '%s': %s (the command exits with %d)", name, why,
+		                 EXEC_FAILED);
+	}
 }
 
 int tly_command_release(struct tly_command *cmd)
@@ -103,19 +311,19 @@ int tly_command_release(struct tly_command *cmd)
 	if (n != 1)
 		return tly_error(-werr, "cannot start '%s': the launched child is gone (%s)", name, tally_strerror(werr));
 
-	/* The pipe's write end closes at a successful exec (O_CLOEXEC): EOF. Otherwise the child's errno. */
-	int child_err = 0;
+	/* The pipe's write end closes at a successful exec (O_CLOEXEC): EOF. Otherwise where the child gave
+	 * up and its errno. */
+	struct child_failure f = { 0, 0 };
 	do
-		n = tly_sys->read(cmd->exec_err_fd, &child_err, sizeof(child_err));
+		n = tly_sys->read(cmd->exec_err_fd, &f, sizeof(f));
 	while (n < 0 && errno == EINTR);
 	int rerr = errno;
 	close_fd(&cmd->exec_err_fd);
 	if (n < 0)
 		return tly_error(-rerr, "cannot tell whether '%s' started: reading its exec status: %s", name,
 		                 tally_strerror(rerr));
-	if (n == (ssize_t)sizeof(child_err) && child_err > 0)
-		return tly_error(-child_err, "cannot run '%s': %s (the command exits with %d)", name,
-		                 tally_strerror(child_err), EXEC_FAILED);
+	if (n == (ssize_t)sizeof(f) && f.err > 0)
+		return child_error(cmd, &f);
 	return 0;
 }
 

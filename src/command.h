@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A command that tally launches and counts. It is forked first and held before exec, so that its events
- * can be opened on its pid (with enable_on_exec) before it runs any of its own code; then released.
+ * A command that tally launches. It is forked first and held before exec, so that events can be opened on
+ * its pid (with enable_on_exec) before it runs any of its own code, or be enabled elsewhere before it
+ * starts; then released. It starts with an empty signal mask, every signal at its default disposition,
+ * and, when asked, pinned to a set of CPUs.
  */
 #ifndef TLY_COMMAND_H
 #define TLY_COMMAND_H
@@ -15,17 +17,21 @@ struct tly_command {
 	int go_fd;            /* our end of the socket pair the child waits on; -1 once released */
 	int exec_err_fd;      /* read end of the child's close-on-exec pipe: EOF means the exec happened */
 	char name[256];       /* argv[0], for messages */
+	char pin[64];         /* the CPU list it is pinned to, for messages; "" when not pinned */
 	struct timespec started;
 	bool released;
 	bool reaped;
 	struct tally_exit exit;
 };
 
-/* Forks the child, which waits for a byte on a socket and then execs argv (searched in $PATH). */
-int tly_command_fork(struct tly_command *cmd, char *const argv[]);
+/* Forks the child, which waits for a byte on a socket, resets its signal dispositions and mask, pins
+ * itself to the CPUs of the list `pin` (NULL: no pinning) and execs argv as execvp(3) would: argv[0]
+ * searched in $PATH, a file without a #! line run by /bin/sh. A bad pin list: -EINVAL, nothing forked. */
+int tly_command_fork(struct tly_command *cmd, char *const argv[], const char *pin);
 
-/* Lets the child exec. Returns 0 once the exec happened, or the exec's failure (-ENOENT, ...; the child
- * then exits with 127), with a last-error text naming the command. */
+/* Lets the child exec. Returns 0 once the exec happened, or the failure of the child's side (the exec's
+ * -ENOENT, -EACCES, ...; a pinning or signal-reset failure; the child then exits with 127), with a
+ * last-error text naming the command. */
 int tly_command_release(struct tly_command *cmd);
 
 /* Waits for the released child to exit (retrying EINTR) and fills cmd->exit. */

@@ -8,12 +8,14 @@
 #include "out_array.h"
 #include "packing.h"
 #include "snapshot.h"
+#include "sys.h"
 #include "target.h"
 
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <tally/counter.h>
 #include <tally/evlist.h>
 
@@ -489,6 +491,26 @@ static int alloc_counts(tally_counter *c)
 	return 0;
 }
 
+/* Descriptors left to the rest of the process below the soft RLIMIT_NOFILE (stdio, its own files) when
+ * deciding whether the counter's descriptors fit. */
+#define NOFILE_ROOM 64
+
+/* When the counter's descriptors (one per event, CPU and thread) do not fit under the soft RLIMIT_NOFILE
+ * with room for the rest of the process, raises the soft limit by that many, up to the hard limit, as
+ * perf does; a limit that cannot be raised is left to the open's EMFILE, which explains it. */
+static void raise_nofile(size_t need)
+{
+	struct rlimit rl;
+	if (tly_sys->getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    need + NOFILE_ROOM <= rl.rlim_cur || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rlim_t old = rl.rlim_cur;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max - old > need ? old + need : rl.rlim_max;
+	if (tly_sys->setrlimit(RLIMIT_NOFILE, &rl) == 0)
+		tly_log(TALLY_LOG_DEBUG, "raised the soft RLIMIT_NOFILE from %llu to %llu for %zu descriptors\n",
+		        (unsigned long long)old, (unsigned long long)rl.rlim_cur, need);
+}
+
 /* The first event's reason when nothing could be opened. */
 static int nothing_opened(tally_counter *c)
 {
@@ -538,6 +560,8 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 	free(pack);
 	if (!err)
 		err = alloc_counts(c);
+	if (!err)
+		raise_nofile(c->nr * c->max_slots);
 	for (size_t g = 0; !err && g < c->plan.nr_groups;) {
 		int r = open_group(c, g);
 		if (r < 0)
@@ -643,7 +667,8 @@ int tally_counter_start(tally_counter *c)
 	if (!c->open)
 		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_start: the counter is not open"));
 	struct tly_command *cmd = &c->target.command;
-	if (c->target.kind == TALLY_TARGET_COMMAND && !cmd->released) {
+	bool launch = cmd->pid > 0 && !cmd->released;
+	if (launch && c->target.kind == TALLY_TARGET_COMMAND) {
 		/* enable_on_exec starts the counting at the exec itself; the times are still those of the open
 		 * (zero), so the windows need no reading. */
 		c->started = true;
@@ -657,6 +682,13 @@ int tally_counter_start(tally_counter *c)
 	if (err)
 		return fail(c, err);
 	c->started = true;
+	/* A command that only bounds the counting of another target starts once the events count, as perf
+	 * stat starts its workload. */
+	if (launch) {
+		err = tly_command_release(cmd);
+		if (err)
+			return fail(c, err);
+	}
 	return 0;
 }
 
@@ -942,7 +974,7 @@ int tally_counter_snapshot(tally_counter *c, tally_snapshot *snap)
 
 pid_t tally_counter_pid(const tally_counter *c)
 {
-	return c && c->open && c->target.kind == TALLY_TARGET_COMMAND ? c->target.command.pid : 0;
+	return c && c->open ? c->target.command.pid : 0;
 }
 
 int tally_counter_wait(tally_counter *c, struct tally_exit *exit, size_t exit_sz)
@@ -951,11 +983,21 @@ int tally_counter_wait(tally_counter *c, struct tally_exit *exit, size_t exit_sz
 		return tly_error(-EINVAL, "tally_counter_wait: NULL argument");
 	if (!tly_out_valid(exit_sz, TLY_EXIT_SZ_V1, alignof(struct tally_exit), "tally_exit"))
 		return fail(c, -TALLY_EOPTS);
-	if (!c->open || c->target.kind != TALLY_TARGET_COMMAND || !c->target.command.released)
+	if (!c->open || c->target.command.pid <= 0 || !c->target.command.released)
 		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_wait: no launched command has been started"));
 	int err = tly_command_wait(&c->target.command);
 	if (err)
 		return fail(c, err);
 	tly_out_put(exit, exit_sz, &c->target.command.exit, TLY_KNOWN_SIZE(tally_exit));
 	return 0;
+}
+
+int tally_counter_wait_tasks(tally_counter *c, int timeout_ms, int wake_fd)
+{
+	if (!c)
+		return tly_error(-EINVAL, "tally_counter_wait_tasks: NULL counter");
+	if (!c->open)
+		return fail(c, tly_error(-TALLY_ESTATE, "tally_counter_wait_tasks: the counter is not open"));
+	int r = tly_target_wait_tasks(&c->target, timeout_ms, wake_fd);
+	return r < 0 ? fail(c, r) : r;
 }

@@ -214,24 +214,29 @@ static void explain_permission(struct text *t, const struct tly_diag *d, const s
 	put(t, "  Fix: count your own processes, or check the audit log (dmesg, journalctl) for the denial.\n");
 }
 
+/* The counter raises the soft RLIMIT_NOFILE toward the hard limit before it opens (counter.c), so the
+ * hard limit is the obstacle, unless the soft one is still below it (the raise was refused). */
 static void explain_emfile(struct text *t, const struct tly_diag *d, const struct tally_facts *f)
 {
 	if (d->fds_needed)
-		put(t, "  counting needs %zu file descriptors (one per event, CPU and thread) but RLIMIT_NOFILE "
-		       "allows ", d->fds_needed);
+		put(t, "  counting needs %zu file descriptors (one per event, CPU and thread)", d->fds_needed);
 	else
-		put(t, "  counting needs more file descriptors (one per event, CPU and thread) than RLIMIT_NOFILE "
-		       "allows: ");
-	put_limit(t, f->nofile_soft);
-	put(t, " (hard limit ");
+		put(t, "  counting needs more file descriptors (one per event, CPU and thread)");
+	bool beyond_hard = d->fds_needed && d->fds_needed >= f->nofile_hard;
+	if (!beyond_hard && f->nofile_soft && f->nofile_soft < f->nofile_hard) {
+		put(t, " but the soft RLIMIT_NOFILE is ");
+		put_limit(t, f->nofile_soft);
+		put(t, " and could not be raised toward the hard limit (");
+		put_limit(t, f->nofile_hard);
+		put(t, ").\n  Fix: raise the soft limit: `ulimit -n <n>` in the shell, or setrlimit(RLIMIT_NOFILE) in "
+		       "the program; or count fewer events, CPUs or threads.\n");
+		return;
+	}
+	put(t, " than the hard RLIMIT_NOFILE (");
 	put_limit(t, f->nofile_hard);
-	put(t, ").\n");
-	if (d->fds_needed && f->nofile_hard && f->nofile_hard != UINT64_MAX && d->fds_needed >= f->nofile_hard)
-		put(t, "  Fix: that is beyond the hard limit too: raise it (as root: /etc/security/limits.conf "
-		       "nofile, systemd LimitNOFILE=) or count fewer events, CPUs or threads.\n");
-	else
-		put(t, "  Fix: raise the soft limit up to the hard one: `ulimit -n <n>` in the shell, or "
-		       "setrlimit(RLIMIT_NOFILE) in the program; or count fewer events, CPUs or threads.\n");
+	put(t, ") leaves to this process, together with the descriptors it already holds; the soft limit is "
+	       "already raised to it.\n  Fix: raise the hard limit (as root: /etc/security/limits.conf nofile, "
+	       "systemd LimitNOFILE=, `ulimit -Hn <n>`) or count fewer events, CPUs or threads.\n");
 }
 
 static void explain_enosys(struct text *t, const struct tally_facts *f)

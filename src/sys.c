@@ -34,6 +34,17 @@ static int real_getrlimit(int resource, struct rlimit *rlim)
 	return getrlimit((__rlimit_resource_t)resource, rlim);
 }
 
+static int real_setrlimit(int resource, const struct rlimit *rlim)
+{
+	return setrlimit((__rlimit_resource_t)resource, rlim);
+}
+
+static int real_pidfd_open(pid_t pid, unsigned int flags)
+{
+	/* glibc 2.36 has pidfd_open; the raw call also builds against older ones. */
+	return (int)syscall(SYS_pidfd_open, pid, flags);
+}
+
 static int real_open(const char *path, int flags)
 {
 	return open(path, flags | O_CLOEXEC);
@@ -52,11 +63,20 @@ const struct tly_sys tly_sys_real = {
 	.closedir = closedir,
 	.capget = real_capget,
 	.getrlimit = real_getrlimit,
+	.setrlimit = real_setrlimit,
 	.uname = uname,
 	.socketpair = socketpair,
 	.pipe2 = pipe2,
 	.fork = fork,
 	.wait4 = wait4,
+	.sigaction = sigaction,
+	.sigprocmask = sigprocmask,
+	.sched_setaffinity = sched_setaffinity,
+	.recv = recv,
+	.write = write,
+	.execve = execve,
+	.pidfd_open = real_pidfd_open,
+	.poll = poll,
 };
 
 const struct tly_sys *tly_sys = &tly_sys_real;

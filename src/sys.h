@@ -8,8 +8,11 @@
 #define TLY_SYS_H
 
 #include <dirent.h>
+#include <sched.h>
+#include <signal.h>
 #include <linux/capability.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <stddef.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -31,11 +34,23 @@ struct tly_sys {
 	int (*capget)(struct __user_cap_header_struct *header, struct __user_cap_data_struct *data);
 	int (*getrlimit)(int resource, struct rlimit *rlim);
 	int (*uname)(struct utsname *buf);
-	/* Launching a command (command.c), the parent's side: the held child calls the C library itself. */
+	int (*setrlimit)(int resource, const struct rlimit *rlim);
+	/* Launching a command (command.c), the parent's side. */
 	int (*socketpair)(int domain, int type, int protocol, int sv[2]);
 	int (*pipe2)(int fds[2], int flags);
 	pid_t (*fork)(void);
 	pid_t (*wait4)(pid_t pid, int *status, int options, struct rusage *rusage);
+	/* The held child's own calls, between fork and exec: async-signal-safe system calls only, and none
+	 * that the parent makes through this table, so that a test can fail the child's calls alone. */
+	int (*sigaction)(int signo, const struct sigaction *act, struct sigaction *old);
+	int (*sigprocmask)(int how, const sigset_t *set, sigset_t *old);
+	int (*sched_setaffinity)(pid_t pid, size_t size, const cpu_set_t *set);
+	ssize_t (*recv)(int fd, void *buf, size_t len, int flags);
+	ssize_t (*write)(int fd, const void *buf, size_t count);
+	int (*execve)(const char *path, char *const argv[], char *const envp[]);
+	/* Waiting for the tasks of a pid or tid target to exit (target.c). */
+	int (*pidfd_open)(pid_t pid, unsigned int flags);
+	int (*poll)(struct pollfd *fds, nfds_t nfds, int timeout_ms);
 };
 
 /* The real system calls. */

@@ -4,12 +4,27 @@
 #include "cpumap.h"
 #include "error.h"
 #include "opts.h"
+#include "sys.h"
 #include "threadmap.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* Linux 6.9's pidfd_open flag for a thread that leads no process (uapi linux/pidfd.h: O_EXCL). */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+#define TASK_UNOPENED (-3)
+#define TASK_GONE (-2)
+#define TASK_POLL_PROC (-1)
+/* How often a task without a pidfd is looked for in /proc. */
+#define PROC_POLL_MS 100
 
 /* One map of every thread of every process in pids (each listed from /proc/<pid>/task), each thread once:
  * a pid listed twice, or a thread's id next to its process's (/proc/<tid>/task lists the whole thread
@@ -48,6 +63,21 @@ static int threads_of_pids(const pid_t *pids, size_t nr_pids, tally_threads **ou
 	return err;
 }
 
+/* The processes of a pid target, or the threads of a tid target, whose exits end it. */
+static int keep_tasks(struct tly_target *out, const pid_t *ids, size_t n)
+{
+	out->tasks = malloc(n * sizeof(*out->tasks));
+	out->task_fds = malloc(n * sizeof(*out->task_fds));
+	out->polls = malloc((n + 1) * sizeof(*out->polls));
+	if (!out->tasks || !out->task_fds || !out->polls)
+		return tly_error(-ENOMEM, "out of memory");
+	memcpy(out->tasks, ids, n * sizeof(*ids));
+	for (size_t i = 0; i < n; i++)
+		out->task_fds[i] = TASK_UNOPENED;
+	out->nr_tasks = n;
+	return 0;
+}
+
 /* The thread map of a target; NULL (the calling thread) for TALLY_TARGET_THREAD. */
 static int resolve_threads(const struct tally_target *target, struct tly_target *out)
 {
@@ -58,14 +88,17 @@ static int resolve_threads(const struct tally_target *target, struct tly_target 
 		return tally_threads_of_pid(getpid(), &out->threads);
 	case TALLY_TARGET_PID: {
 		size_t nr_pids = TLY_OPT(target, nr_pids, 0);
-		if (nr_pids)
-			return threads_of_pids(TLY_OPT(target, pids, NULL), nr_pids, &out->threads);
-		return threads_of_pids(&target->pid, 1, &out->threads);
+		const pid_t *pids = nr_pids ? TLY_OPT(target, pids, NULL) : &target->pid;
+		int err = threads_of_pids(pids, nr_pids ? nr_pids : 1, &out->threads);
+		return err ? err : keep_tasks(out, pids, nr_pids ? nr_pids : 1);
 	}
-	case TALLY_TARGET_TIDS:
-		return tally_threads_new(TLY_OPT(target, tids, NULL), TLY_OPT(target, nr_tids, 0), &out->threads);
+	case TALLY_TARGET_TIDS: {
+		size_t nr_tids = TLY_OPT(target, nr_tids, 0);
+		int err = tally_threads_new(TLY_OPT(target, tids, NULL), nr_tids, &out->threads);
+		return err ? err : keep_tasks(out, TLY_OPT(target, tids, NULL), nr_tids);
+	}
 	case TALLY_TARGET_COMMAND: {
-		int err = tly_command_fork(&out->command, TLY_OPT(target, argv, NULL));
+		int err = tly_command_fork(&out->command, TLY_OPT(target, argv, NULL), TLY_OPT(target, pin, NULL));
 		if (err)
 			return err;
 		return tally_threads_new(&out->command.pid, 1, &out->threads);
@@ -95,13 +128,109 @@ int tly_target_resolve(const struct tally_target *target, const char *sysfs_root
 		const char *list = TLY_OPT(target, cpus, NULL);
 		err = list ? tally_cpus_parse(list, &out->cpus) : tally_cpus_online(sysfs_root, &out->cpus);
 	}
+	/* Any other target with a command: the command only bounds the counting (perf stat -a -- sleep 1).
+	 * Forked last, so that nothing after it can fail with a child to end. */
+	char *const *argv = TLY_OPT(target, argv, NULL);
+	if (!err && argv && out->kind != TALLY_TARGET_COMMAND)
+		err = tly_command_fork(&out->command, argv, TLY_OPT(target, pin, NULL));
 	if (err)
 		tly_target_fini(out);
 	return err;
 }
 
+/* A pidfd for task i: readable once the process (its whole thread group) or, for a tid target, the thread
+ * has exited. Without one (before Linux 5.3, or a thread that leads no process before 6.9) the task is
+ * looked for in /proc. */
+static void open_task_fd(struct tly_target *t, size_t i, bool threads)
+{
+	int fd = -1;
+	if (threads)
+		fd = tly_sys->pidfd_open(t->tasks[i], PIDFD_THREAD);
+	if (fd < 0 && (!threads || errno == EINVAL))
+		fd = tly_sys->pidfd_open(t->tasks[i], 0);
+	t->task_fds[i] = fd >= 0 ? fd : errno == ESRCH ? TASK_GONE : TASK_POLL_PROC;
+}
+
+/* Whether the task still runs: its /proc/<tid>/stat exists and its state (after the command name in
+ * parentheses, which may hold anything) is not Z (a zombie: exited, not yet reaped) or X. */
+static bool task_in_proc(pid_t tid)
+{
+	char path[32], stat[2048];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	int n = tly_sys_read_file(path, stat, sizeof(stat));
+	if (n < 0)
+		return n != -ENOENT && n != -ESRCH;
+	const char *end = strrchr(stat, ')');
+	return !end || (end[1] != ' ' || (end[2] != 'Z' && end[2] != 'X'));
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int tly_target_wait_tasks(struct tly_target *t, int timeout_ms, int wake_fd)
+{
+	if (!t->tasks)
+		return tly_error(-TALLY_ESTATE, "only a pid or tid target has tasks to wait for");
+	bool threads = t->kind == TALLY_TARGET_TIDS;
+	long long deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+	struct pollfd *fds = t->polls;
+	for (;;) {
+		size_t n = 0, alive = 0;
+		bool by_proc = false;
+		if (wake_fd >= 0)
+			fds[n++] = (struct pollfd){ .fd = wake_fd, .events = POLLIN };
+		for (size_t i = 0; i < t->nr_tasks; i++) {
+			if (t->task_fds[i] == TASK_UNOPENED)
+				open_task_fd(t, i, threads);
+			if (t->task_fds[i] == TASK_POLL_PROC && !task_in_proc(t->tasks[i]))
+				t->task_fds[i] = TASK_GONE;
+			if (t->task_fds[i] == TASK_GONE)
+				continue;
+			alive++;
+			if (t->task_fds[i] == TASK_POLL_PROC)
+				by_proc = true;
+			else
+				fds[n++] = (struct pollfd){ .fd = t->task_fds[i], .events = POLLIN };
+		}
+		if (!alive)
+			return 1;
+		long long left = deadline < 0 ? -1 : deadline - now_ms();
+		if (deadline >= 0 && left <= 0)
+			return 0;
+		int wait = (int)(by_proc && (left < 0 || left > PROC_POLL_MS) ? PROC_POLL_MS : left);
+		int ready = tly_sys->poll(fds, n, wait);
+		if (ready < 0)
+			return errno == EINTR ? 0 : tly_error(-errno, "waiting for the counted tasks: poll: %s",
+			                                      tally_strerror(errno));
+		if (wake_fd >= 0 && fds[0].revents)
+			return 0;
+		for (size_t i = 0, k = wake_fd >= 0; i < t->nr_tasks; i++) {
+			if (t->task_fds[i] < 0)
+				continue;
+			if (fds[k++].revents) {
+				tly_sys->close(t->task_fds[i]);
+				t->task_fds[i] = TASK_GONE;
+			}
+		}
+	}
+}
+
 void tly_target_fini(struct tly_target *target)
 {
+	for (size_t i = 0; i < target->nr_tasks; i++)
+		if (target->task_fds[i] >= 0)
+			tly_sys->close(target->task_fds[i]);
+	free(target->tasks);
+	free(target->task_fds);
+	free(target->polls);
+	target->polls = NULL;
+	target->tasks = NULL;
+	target->task_fds = NULL;
+	target->nr_tasks = 0;
 	tly_command_end(&target->command);
 	tally_cpus_free(target->cpus);
 	tally_threads_free(target->threads);

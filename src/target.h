@@ -5,6 +5,7 @@
 
 #include "command.h"
 
+#include <poll.h>
 #include <stdbool.h>
 #include <tally/counter.h>
 #include <tally/evlist.h>
@@ -16,7 +17,13 @@ struct tly_target {
 	bool inherit;            /* attr.inherit: children and threads created after open count too */
 	bool cpu_wide;           /* pid == -1: every task on the CPUs */
 	bool enable_on_exec;     /* attr.enable_on_exec: a launched command starts counting at its exec */
-	struct tly_command command;
+	struct tly_command command;  /* pid 0 when the target launches no command */
+	/* A pid or tid target: the processes (or threads) whose exit ends it, and their pidfds, opened at
+	 * the first wait (negative: not yet, gone, or looked for in /proc). */
+	pid_t *tasks;
+	int *task_fds;
+	struct pollfd *polls;    /* room to poll them all and a wake-up descriptor */
+	size_t nr_tasks;
 };
 
 /* Resolves target (NULL: the calling thread). A command target forks the command here (held before its
@@ -24,6 +31,11 @@ struct tly_target {
  * behind and the last error says why. */
 int tly_target_resolve(const struct tally_target *target, const char *sysfs_root, bool no_inherit,
                        struct tly_target *out);
+
+/* Waits until every task of a pid or tid target has exited, for at most timeout_ms (-1: no limit), or
+ * until wake_fd (-1: none) is readable or a signal handler ran. Returns 1 when every task is gone, 0
+ * otherwise, or a negative code; another kind of target: -TALLY_ESTATE. */
+int tly_target_wait_tasks(struct tly_target *target, int timeout_ms, int wake_fd);
 
 /* Releases the maps and ends a launched command (see tly_command_end). */
 void tly_target_fini(struct tly_target *target);

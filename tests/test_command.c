@@ -3,16 +3,22 @@
  * Commands that tally launches: counted from their exec, with their children (inherit) or without,
  * exit codes and times, exec failures (127), and a command that never gets to run.
  * The workload is this test binary itself, re-executed as "test_command children N"; the same binary,
- * run as "test_command count SPEC -- COMMAND...", is tally's side of tests/test_perf_stat_agreement.sh.
+ * run as "test_command count SPEC -- COMMAND...", is tally's side of tests/test_perf_stat_agreement.sh;
+ * run as "test_command sigstate", it exits 0 when it started with an empty signal mask and every signal
+ * at its default disposition.
  */
 #include "fault.h"
 #include "harness.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <tally/counter.h>
+#include <tally/evlist.h>
 #include <unistd.h>
 
 /* Pages each child of the workload touches: far more than the workload's own start-up faults. */
@@ -201,6 +207,374 @@ static void command_dead_before_release(void)
 	tally_counter_free(c);
 }
 
+/* "sigstate": 0 when this process has an empty signal mask and no signal ignored; otherwise names each
+ * offending signal on stderr and returns 1. */
+static int check_signal_state(void)
+{
+	sigset_t mask;
+	sigprocmask(SIG_SETMASK, NULL, &mask);
+	int bad = 0;
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction old;
+		if (sig > SIGSYS && sig < SIGRTMIN)
+			continue; /* glibc's own */
+		if (sigismember(&mask, sig) == 1) {
+			fprintf(stderr, "signal %d is blocked\n", sig);
+			bad = 1;
+		}
+		/* Only an ignored signal survives an exec (handlers are reset), and this process's own start may
+		 * have installed some (a sanitizer's). */
+		if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN) {
+			fprintf(stderr, "signal %d is ignored\n", sig);
+			bad = 1;
+		}
+	}
+	return bad;
+}
+
+static void never_called(int signo)
+{
+	(void)signo;
+}
+
+/* A caller that blocks SIGINT and SIGTERM (a harness that sigwaits for them), ignores SIGQUIT and SIGPIPE
+ * and handles SIGUSR1 launches a command: the command starts with an empty mask and default dispositions,
+ * as its own program expects (Ctrl-C must stop it). The caller's own state is left as it was. */
+static void command_starts_with_default_signals(void)
+{
+	sigset_t block, saved_mask;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &saved_mask);
+	struct sigaction ign = { .sa_handler = SIG_IGN }, handler = { .sa_handler = never_called }, old_quit,
+	                 old_pipe, old_usr1, now;
+	sigaction(SIGQUIT, &ign, &old_quit);
+	sigaction(SIGPIPE, &ign, &old_pipe);
+	sigaction(SIGUSR1, &handler, &old_usr1);
+
+	char *argv[] = { self, "sigstate", NULL };
+	struct tally_exit ex = { .code = -1 };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	/* And a command that only bounds the counting of another target. */
+	TALLY_OPTS(tally_target, t2, .kind = TALLY_TARGET_PROCESS, .argv = argv);
+	const struct tally_target *targets[] = { &t, &t2 };
+	for (size_t k = 0; k < 2; k++) {
+		tally_counter *c;
+		CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+		CHECK_INT(tally_counter_open(c, targets[k]), 0);
+		CHECK_INT(tally_counter_start(c), 0);
+		CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
+		CHECK_INT(ex.code, 0);
+		tally_counter_free(c);
+	}
+
+	sigset_t mask;
+	sigprocmask(SIG_SETMASK, NULL, &mask);
+	CHECK_INT(sigismember(&mask, SIGINT), 1);
+	CHECK_INT(sigismember(&mask, SIGTERM), 1);
+	CHECK_INT(sigismember(&mask, SIGCHLD), 0);
+	sigaction(SIGQUIT, NULL, &now);
+	CHECK(now.sa_handler == SIG_IGN);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	sigaction(SIGUSR1, &old_usr1, NULL);
+	sigprocmask(SIG_SETMASK, &saved_mask, NULL);
+}
+
+/* A script without a #! line runs under /bin/sh, as execvp(3) runs it, whether the command is counted
+ * or only bounds another target; a directory of $PATH that cannot hold it is passed over. */
+static void script_without_shebang_runs(void)
+{
+	char dir[] = "/tmp/tally-script-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char script[256], path[4096];
+	snprintf(script, sizeof(script), "%s/noshebang", dir);
+	FILE *f = fopen(script, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("exit 7\n", f);
+	fclose(f);
+	chmod(script, 0755);
+	const char *old_path = getenv("PATH");
+	char *saved = old_path ? strdup(old_path) : NULL;
+	/* A missing directory first: execvp goes on to the next one. */
+	snprintf(path, sizeof(path), "/nonexistent-tally-dir:%s", dir);
+	setenv("PATH", path, 1);
+	char *by_path[] = { "noshebang", NULL }, *by_name[] = { script, NULL };
+	char *const *argvs[] = { by_path, by_name };
+	for (size_t k = 0; k < 2; k++)
+		for (int kind = 0; kind < 2; kind++) {
+			TALLY_OPTS(tally_target, t, .kind = kind ? TALLY_TARGET_PROCESS : TALLY_TARGET_COMMAND,
+			           .argv = argvs[k]);
+			tally_counter *c;
+			struct tally_exit ex = { .code = -1 };
+			CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+			CHECK_INT(tally_counter_open(c, &t), 0);
+			CHECK_INT(tally_counter_start(c), 0);
+			CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
+			CHECK_INT(ex.code, 7);
+			tally_counter_free(c);
+		}
+	if (saved)
+		setenv("PATH", saved, 1);
+	free(saved);
+	unlink(script);
+	rmdir(dir);
+}
+
+/* A command that only bounds another target: started after the events are enabled, waited for, its exit
+ * code and pid as for a command target; a pin to a CPU that does not exist is the command's failure
+ * (127), reported by the start, whatever the target. */
+static void command_bounds_another_target(void)
+{
+	char *argv[] = { "sh", "-c", "exit 5", NULL };
+	char *sleeper[] = { "sleep", "0", NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_PROCESS, .argv = argv);
+	tally_counter *c;
+	struct tally_exit ex = { .code = -1 };
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &t), 0);
+	CHECK(tally_counter_pid(c) > 0);
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), -TALLY_ESTATE);
+	CHECK_INT(tally_counter_start(c), 0);
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
+	CHECK_INT(ex.code, 5);
+	struct tally_result r;
+	CHECK_INT(tally_counter_read(c, &r, 1, sizeof(r)), 1);
+	CHECK_INT(r.status, TALLY_STATUS_EXACT);
+	CHECK_INT(tally_counter_close(c), 0);
+
+	for (int kind = 0; kind < 2; kind++) {
+		TALLY_OPTS(tally_target, p, .kind = kind ? TALLY_TARGET_PROCESS : TALLY_TARGET_COMMAND,
+		           .argv = sleeper, .pin = "4095");
+		CHECK_INT(tally_counter_open(c, &p), 0);
+		CHECK_INT(tally_counter_start(c), -EINVAL);
+		CHECK_CONTAINS(tally_counter_last_error(c), "cannot pin 'sleep' to CPUs 4095");
+		CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
+		CHECK_INT(ex.code, 127);
+		CHECK_INT(tally_counter_close(c), 0);
+	}
+	/* A list that is no list: refused at the open, nothing forked. */
+	TALLY_OPTS(tally_target, bad, .kind = TALLY_TARGET_COMMAND, .argv = sleeper, .pin = "0,x");
+	CHECK_INT(tally_counter_open(c, &bad), -EINVAL);
+	errno = 0;
+	CHECK_INT(waitpid(-1, NULL, WNOHANG), -1);
+	CHECK_INT(errno, ECHILD);
+	tally_counter_free(c);
+}
+
+static int no_pidfd(pid_t pid, unsigned int flags)
+{
+	(void)pid;
+	(void)flags;
+	errno = ENOSYS;
+	return -1;
+}
+
+static void *wait_for_byte(void *fd)
+{
+	char byte;
+	ssize_t n = read(*(int *)fd, &byte, 1);
+	(void)n;
+	return NULL;
+}
+
+/* tally_counter_wait_tasks on a pid target (a child process) and a tid target (a thread of this process):
+ * not done while they live (a zero timeout, a readable wake-up descriptor), done once they exited (the
+ * process still a zombie), through pidfds and, where a kernel has none, through /proc. */
+static void wait_tasks_until_they_exit(void)
+{
+	struct tly_sys without_pidfd = tly_sys_real;
+	without_pidfd.pidfd_open = no_pidfd;
+	for (int proc = 0; proc < 2; proc++) {
+		tly_sys_replace(proc ? &without_pidfd : NULL);
+		int hold[2], wake[2];
+		CHECK_INT(pipe(hold), 0);
+		CHECK_INT(pipe(wake), 0);
+		pid_t child = fork();
+		if (child == 0) {
+			close(hold[1]);
+			wait_for_byte(&hold[0]);
+			_exit(0);
+		}
+		pthread_t thread;
+		CHECK_INT(pthread_create(&thread, NULL, wait_for_byte, &hold[0]), 0);
+		pid_t tid = 0;
+		/* The thread's id, from /proc: the one that is neither this thread nor another. */
+		tally_threads *mine;
+		CHECK_INT(tally_threads_of_pid(getpid(), &mine), 0);
+		for (size_t i = 0; i < tally_threads_count(mine); i++)
+			if (tally_threads_at(mine, i) != gettid())
+				tid = tally_threads_at(mine, i);
+		tally_threads_free(mine);
+
+		tally_counter *by_pid, *by_tid;
+		CHECK_INT(tally_counter_new("task-clock", NULL, &by_pid), 0);
+		CHECK_INT(tally_counter_new("task-clock", NULL, &by_tid), 0);
+		TALLY_OPTS(tally_target, tp, .kind = TALLY_TARGET_PID, .pid = child);
+		TALLY_OPTS(tally_target, tt, .kind = TALLY_TARGET_TIDS, .tids = &tid, .nr_tids = 1);
+		CHECK_INT(tally_counter_open(by_pid, &tp), 0);
+		CHECK_INT(tally_counter_open(by_tid, &tt), 0);
+		CHECK_INT(tally_counter_wait_tasks(by_pid, 0, -1), 0);
+		CHECK_INT(tally_counter_wait_tasks(by_tid, 0, -1), 0);
+		CHECK_INT((int)write(wake[1], "x", 1), 1);
+		CHECK_INT(tally_counter_wait_tasks(by_pid, -1, wake[0]), 0);
+		CHECK_INT(tally_counter_wait_tasks(by_tid, -1, wake[0]), 0);
+
+		close(hold[1]); /* both read EOF and exit */
+		CHECK_INT(pthread_join(thread, NULL), 0);
+		CHECK_INT(tally_counter_wait_tasks(by_tid, -1, -1), 1);
+		CHECK_INT(tally_counter_wait_tasks(by_pid, -1, -1), 1);
+		int status;
+		CHECK_INT(waitpid(child, &status, 0), child);
+		tally_counter_free(by_pid);
+		tally_counter_free(by_tid);
+		close(hold[0]);
+		close(wake[0]);
+		close(wake[1]);
+	}
+	tly_sys_replace(NULL);
+
+	/* Another kind of target has no tasks to wait for. */
+	char *argv[] = { "true", NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &t), 0);
+	CHECK_INT(tally_counter_wait_tasks(c, 0, -1), -TALLY_ESTATE);
+	tally_counter_free(c);
+}
+
+/* ---- the child's side of the launcher under fault injection ----------------------------------------- */
+
+/* The child's calls are made in the child: what they count and whether the armed one fired lives in a
+ * shared page, so that the parent sees it. */
+enum child_call { CHILD_RECV, CHILD_SIGACTION, CHILD_SCHED_SETAFFINITY, CHILD_SIGPROCMASK, CHILD_EXECVE,
+	          CHILD_NR_CALLS };
+static const char *const child_call_names[] = { "recv", "sigaction", "sched_setaffinity", "sigprocmask",
+	                                        "execve" };
+static struct child_faults {
+	enum child_call call;
+	unsigned long nth;
+	int err;
+	bool fired;
+} *child_faults;
+
+static bool child_hit(enum child_call call)
+{
+	struct child_faults *f = child_faults;
+	if (!f->nth || f->fired || f->call != call || --f->nth)
+		return false;
+	f->fired = true;
+	errno = f->err;
+	return true;
+}
+
+static ssize_t child_recv(int fd, void *buf, size_t len, int flags)
+{
+	return child_hit(CHILD_RECV) ? -1 : tly_sys_real.recv(fd, buf, len, flags);
+}
+
+static int child_sigaction(int signo, const struct sigaction *act, struct sigaction *old)
+{
+	return child_hit(CHILD_SIGACTION) ? -1 : tly_sys_real.sigaction(signo, act, old);
+}
+
+static int child_sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
+{
+	return child_hit(CHILD_SCHED_SETAFFINITY) ? -1 : tly_sys_real.sched_setaffinity(pid, size, set);
+}
+
+static int child_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return child_hit(CHILD_SIGPROCMASK) ? -1 : tly_sys_real.sigprocmask(how, set, old);
+}
+
+static int child_execve(const char *path, char *const argv[], char *const envp[])
+{
+	return child_hit(CHILD_EXECVE) ? -1 : tly_sys_real.execve(path, argv, envp);
+}
+
+/* Every call the held child makes fails in turn (its wait for the release, each signal reset, the pinning,
+ * the mask, the exec) with EPERM, EINVAL and EINTR: the start reports each (naming its error; the command
+ * exits with 127) except an interrupted wait, which is retried; nothing leaks, no child is left. */
+static void every_child_call_fails_in_turn(void)
+{
+	child_faults = mmap(NULL, sizeof(*child_faults), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(child_faults != MAP_FAILED);
+	if (child_faults == MAP_FAILED)
+		return;
+	struct tly_sys table = tly_sys_real;
+	table.recv = child_recv;
+	table.sigaction = child_sigaction;
+	table.sched_setaffinity = child_sched_setaffinity;
+	table.sigprocmask = child_sigprocmask;
+	table.execve = child_execve;
+	tly_sys_replace(&table);
+
+	char *argv[] = { "/bin/sh", "-c", "exit 0", NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv, .pin = "0");
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	static const int errs[] = { EPERM, EINVAL, EINTR };
+	unsigned runs = 0, per_call[CHILD_NR_CALLS] = { 0 };
+	for (int call = 0; call < CHILD_NR_CALLS; call++)
+		for (size_t e = 0; e < sizeof(errs) / sizeof(errs[0]); e++)
+			for (unsigned long nth = 1;; nth++) {
+				int fds = fault_open_fds();
+				*child_faults = (struct child_faults){ .call = call, .nth = nth, .err = errs[e] };
+				struct tally_exit ex = { .code = -1 };
+				int err = tally_counter_open(c, &t);
+				bool opened = err == 0;
+				if (opened)
+					err = tally_counter_start(c);
+				bool fired = child_faults->fired;
+				bool retried = fired && call == CHILD_RECV && errs[e] == EINTR;
+				/* A wait for the release that fails at once ends the child before it is released; when
+				 * that is before the events are opened on it (a slow parent), the open reports the
+				 * child gone. Every other failure comes after the release. */
+				if (!opened && fired && call == CHILD_RECV && !retried) {
+					CHECK_INT(err, -ESRCH);
+				} else {
+					CHECK_INT(opened, true);
+					CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
+				}
+				if (!opened) {
+					/* Reported by the open. */
+				} else if (fired && !retried) {
+					if (err == 0)
+						fprintf(stderr, "%s #%lu %s went unreported\n", child_call_names[call], nth,
+						        strerrorname_np(errs[e]));
+					CHECK_INT(err, -errs[e]);
+					CHECK_CONTAINS(tally_counter_last_error(c), strerror(errs[e]));
+					CHECK_INT(ex.code, 127);
+				} else {
+					CHECK_INT(err, 0);
+					CHECK_INT(ex.code, 0);
+				}
+				CHECK_INT(tally_counter_close(c), 0);
+				CHECK_INT(fault_open_fds(), fds);
+				errno = 0;
+				CHECK_INT(waitpid(-1, NULL, WNOHANG), -1);
+				CHECK_INT(errno, ECHILD);
+				if (!fired)
+					break;
+				runs++;
+				per_call[call]++;
+			}
+	tly_sys_replace(NULL);
+	tally_counter_free(c);
+	munmap(child_faults, sizeof(*child_faults));
+	printf("  %u injected failures on the child's side\n", runs);
+	for (int call = 0; call < CHILD_NR_CALLS; call++) {
+		if (!per_call[call])
+			fprintf(stderr, "%s was never reached\n", child_call_names[call]);
+		CHECK(per_call[call] > 0);
+	}
+}
+
 /* open -> start -> wait -> read of a command target; 0 or the first failure. */
 static int command_sequence(tally_counter *c, const struct tally_target *target)
 {
@@ -346,6 +720,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "children") == 0)
 		return run_children(atol(argv[2]));
+	if (argc == 2 && strcmp(argv[1], "sigstate") == 0)
+		return check_signal_state();
 	if (argc >= 5 && strcmp(argv[1], "count") == 0 && strcmp(argv[3], "--") == 0)
 		return count_command(argv[2], argv + 4);
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -363,6 +739,11 @@ int main(int argc, char **argv)
 		{ "command_dead_before_release", command_dead_before_release },
 		{ "two_unstarted_commands_end_in_any_order", two_unstarted_commands_end_in_any_order },
 		{ "every_call_fails_in_turn", every_call_fails_in_turn },
+		{ "command_starts_with_default_signals", command_starts_with_default_signals },
+		{ "script_without_shebang_runs", script_without_shebang_runs },
+		{ "command_bounds_another_target", command_bounds_another_target },
+		{ "every_child_call_fails_in_turn", every_child_call_fails_in_turn },
+		{ "wait_tasks_until_they_exit", wait_tasks_until_they_exit },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);

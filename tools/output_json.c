@@ -231,7 +231,7 @@ static void json_finish(struct output *o, const struct report_totals *t)
 		json_null(w);
 	}
 	json_member_int(w, "exit_status", t->exit_status);
-	json_member_bool(w, "interrupted", t->interrupted);
+	json_member_bool(w, "interrupted", t->interrupted != 0);
 	json_member_uint(w, "nr_runs", t->nr_runs);
 	json_member_double(w, "elapsed", t->elapsed);
 	json_member_double(w, "elapsed_stddev", t->elapsed_stddev);

@@ -122,7 +122,7 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		fprintf(o->out, "\n (%u of %u runs killed by a signal: their counts are in the mean)\n", t->killed_runs,
 		        t->nr_runs);
 	if (t->interrupted)
-		fputs("\n (interrupted: counts up to Ctrl-C)\n", o->out);
+		fprintf(o->out, "\n (interrupted by SIG%s: counts up to the signal)\n", sigabbrev_np(t->interrupted));
 	fputc('\n', o->out);
 }
 

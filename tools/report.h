@@ -79,7 +79,7 @@ struct report_totals {
 	double elapsed, elapsed_stddev;
 	double user, sys;          /* summed over runs */
 	int exit_status;           /* what tally exits with */
-	bool interrupted;          /* stopped by Ctrl-C */
+	int interrupted;           /* the signal that stopped tally (SIGINT, SIGTERM, ...), 0 when none */
 	unsigned killed_runs;      /* runs whose command was killed by a signal (their counts are in the means) */
 };
 

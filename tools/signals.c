@@ -29,10 +29,16 @@ int signals_install(void)
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	const int signals[] = { SIGINT, SIGTERM, SIGCHLD };
-	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+	const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD };
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
+		/* A SIGHUP that tally's parent ignores (nohup) stays ignored. Not SIGINT: a script's background
+		 * job inherits it ignored, and `kill -INT` must still stop that tally. */
+		struct sigaction old;
+		if (signals[i] == SIGHUP && sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
 		if (sigaction(signals[i], &sa, NULL) < 0)
 			return -errno;
+	}
 	return 0;
 }
 
@@ -46,4 +52,14 @@ int signals_wait(int timeout_ms)
 	if (read(signal_pipe[0], &byte, 1) != 1)
 		return 0;
 	return byte;
+}
+
+int signals_fd(void)
+{
+	return signal_pipe[0];
+}
+
+bool signals_ends_run(int signo)
+{
+	return signo == SIGINT || signo == SIGTERM || signo == SIGHUP || signo == SIGPIPE;
 }

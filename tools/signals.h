@@ -1,19 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * SIGINT, SIGTERM and SIGCHLD as readable events: handlers write the signal number into a close-on-exec
+ * The signals tally stat reacts to, as readable events: SIGINT, SIGTERM, SIGHUP and SIGPIPE end the run,
+ * SIGCHLD wakes the wait for the command. Handlers write the signal number into a close-on-exec
  * self-pipe that the wait loop polls with a timeout (for -I ticks and --duration). Handlers rather than
- * blocked signals, because a blocked mask would be inherited by the command through fork and exec, while
- * handlers are reset to the default at exec.
+ * blocked or ignored signals: the command starts with every signal at its default disposition and an
+ * empty mask anyway (the library's launcher resets them), and a handled SIGPIPE turns a write to a
+ * closed pipe into EPIPE instead of killing tally before it can end the command.
  */
 #ifndef TALLY_TOOLS_SIGNALS_H
 #define TALLY_TOOLS_SIGNALS_H
 
 #include <stdbool.h>
 
-/* Installs the handlers (SA_RESTART) and creates the pipe. Returns 0 or -errno. */
+/* Installs the handlers (SA_RESTART), except for a SIGHUP that is ignored already (nohup: it stays
+ * ignored), and creates the pipe. Returns 0 or -errno. */
 int signals_install(void);
 
-/* Waits up to timeout_ms (-1: forever) for a signal. Returns its number, 0 on timeout. */
+/* Waits up to timeout_ms (-1: forever; 0: only looks) for a signal. Returns its number, 0 on timeout. */
 int signals_wait(int timeout_ms);
+
+/* The self-pipe's read end: readable while a signal waits to be taken by signals_wait. */
+int signals_fd(void);
+
+/* Whether signo is one of those that end tally stat (INT, TERM, HUP, PIPE). */
+bool signals_ends_run(int signo);
 
 #endif

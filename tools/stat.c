@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tally stat: counts events while a command runs (or on -p/-t/-a/-C targets until Ctrl-C or
- * --duration) and prints the result as a table, CSV or JSON, with perf stat's flags and exit statuses:
+ * tally stat: counts events while a command runs (or on -p/-t/-a/-C targets until their tasks exit, a signal
+ * or --duration) and prints the result as a table, CSV or JSON, with perf stat's flags and exit statuses:
  * the command's own status, 128 + signal when it was killed, 127 when it could not be executed, 2 for a
  * usage error or a bad event spec (found before anything runs), 128 + signal when tally itself was
- * interrupted (130 for Ctrl-C, after printing what was counted), 1 when counting failed, 125 when the
- * results could not be written (the command ran and its status is not what tally exits with).
+ * ended by SIGINT, SIGTERM, SIGHUP or SIGPIPE (130 for Ctrl-C, after passing the signal on to the command,
+ * waiting for it and printing what was counted), 1 when counting failed, 125 when the results could not be
+ * written (the command ran and its status is not what tally exits with).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +26,6 @@
 #include "commands.h"
 #include "cpu_list.h"
 #include "default_events.h"
-#include "launch.h"
 #include "machine.h"
 #include "options.h"
 #include "output.h"
@@ -37,7 +37,6 @@
 
 #define EXIT_USAGE 2
 #define EXIT_FAILED 1
-#define EXIT_CANNOT_EXEC 127
 /* The results were lost (-o on a full disk, stderr closed): as timeout(1) and env(1) say that they
  * themselves failed, with a status that a command's own exit rarely takes. */
 #define EXIT_OUTPUT 125
@@ -56,6 +55,8 @@ struct stat_session {
 	FILE *file;                   /* -o, or a buffered copy of stderr (report_stream) */
 	int output_error;             /* 0, or the first failure writing file: its errno, -1 when unknown */
 	int interrupted;              /* the signal that stopped tally, 0 when none */
+	unsigned forwarded;           /* signals passed on to the command */
+	char *pin;                    /* --pin as a CPU list for the library */
 	/* -r statistics, one per event, and of the elapsed time. */
 	struct run_stats *values, *raw, *enabled, *running, elapsed;
 	struct report_count *mean_counts;
@@ -165,8 +166,8 @@ static bool system_wide(const struct stat_options *o)
 	return o->all_cpus || o->cpu_list;
 }
 
-/* The library launches and counts the command itself unless the events count something else (-a/-C,
- * -p/-t) while the command only sets how long, as in perf's `perf stat -p PID -- sleep 5`. */
+/* The command is the events' target, unless they count something else (-a/-C, -p/-t) while the command
+ * only sets how long, as in perf's `perf stat -p PID -- sleep 5`; the library launches it either way. */
 static bool counts_command(const struct stat_options *o)
 {
 	return o->argv && !system_wide(o) && !o->nr_pids && !o->nr_tids;
@@ -212,12 +213,12 @@ static void describe_target(struct stat_session *s)
 	s->report.argv = o->argv;
 }
 
-/* The child whose exit ends a run: the library's launched command, or our own child with -a. */
+/* Whether the launched command, whose exit ends a run, has exited. */
 static bool child_exited(pid_t pid)
 {
 	siginfo_t info;
 	memset(&info, 0, sizeof(info));
-	/* WNOWAIT: only look; the owner of the child (the library or launch_wait) reaps it. */
+	/* WNOWAIT: only look; the library, which launched the child, reaps it. */
 	if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0)
 		return errno == ECHILD;
 	return info.si_pid == pid;
@@ -246,9 +247,38 @@ static int print_interval(struct stat_session *s, uint64_t started, uint64_t *la
 	return 0;
 }
 
-/* Waits until the run ends (child exit, --duration, Ctrl-C), printing -I intervals on the way. The grid
- * is in integer nanoseconds, so that a --duration that is a multiple of -I ends exactly on a tick: that
- * tick is printed as its own interval and *at_tick says the run ended with it (no partial one after). */
+/* A signal that ends tally: the first is the one tally exits with (128 + it). It is passed on to the
+ * command, which would otherwise run on unsupervised (the terminal's Ctrl-C reaches it too; a signal
+ * sent to tally alone, a hang-up or a closed output pipe do not); a second one insists (SIGKILL). */
+static void on_signal(struct stat_session *s, int signo, pid_t child)
+{
+	if (!signals_ends_run(signo))
+		return;
+	if (!s->interrupted)
+		s->interrupted = signo;
+	if (child > 0)
+		kill(child, s->forwarded++ ? SIGKILL : signo);
+}
+
+/* Waits up to timeout_ms for a signal and handles it; for a pid or tid target without a command, also for
+ * its tasks to exit. Returns 1 when the tasks are all gone, 0 otherwise, or a negative code. */
+static int wait_a_while(struct stat_session *s, pid_t child, int timeout_ms)
+{
+	int gone = 0;
+	if (!s->opt.argv && (s->opt.nr_pids || s->opt.nr_tids)) {
+		gone = tally_counter_wait_tasks(s->counter, timeout_ms, signals_fd());
+		if (gone < 0)
+			return gone;
+		timeout_ms = 0;
+	}
+	on_signal(s, signals_wait(timeout_ms), child);
+	return gone;
+}
+
+/* Waits until the run ends (the command's exit, the exit of every counted task of -p/-t, --duration, a
+ * signal), printing -I intervals on the way. The grid is in integer nanoseconds, so that a --duration that
+ * is a multiple of -I ends exactly on a tick: that tick is printed as its own interval and *at_tick says
+ * the run ended with it (no partial one after). */
 static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, uint64_t *last_tick,
                         bool *at_tick)
 {
@@ -257,10 +287,11 @@ static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, u
 	uint64_t interval = (uint64_t)o->interval_ms * 1000000u;
 	uint64_t next_tick = interval ? started + interval : UINT64_MAX;
 	uint64_t deadline = o->duration > 0 ? started + (uint64_t)llround(o->duration * 1e9) : UINT64_MAX;
-	unsigned forwarded = 0;
 	*at_tick = false;
 	for (;;) {
 		if (child > 0 && child_exited(child))
+			return 0;
+		if (child <= 0 && s->interrupted)
 			return 0;
 		uint64_t now = now_ns();
 		if (now >= next_tick) {
@@ -279,17 +310,26 @@ static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, u
 			return 0;
 		uint64_t until = next_tick < deadline ? next_tick : deadline;
 		int timeout = until == UINT64_MAX ? -1 : (int)((until - now + 999999) / 1000000);
-		/* A child that exits between the check above and the poll wakes it through SIGCHLD. */
-		int signo = signals_wait(timeout);
-		if (signo == SIGINT || signo == SIGTERM) {
-			s->interrupted = signo;
-			if (child <= 0)
-				return 0;
-			/* The terminal's Ctrl-C reaches the command too; a signal sent to tally alone is passed
-			 * on. A second one insists. */
-			kill(child, forwarded++ ? SIGKILL : signo);
-		}
+		/* A child that exits between the check above and the wait wakes it through SIGCHLD. */
+		int gone = wait_a_while(s, child, timeout);
+		if (gone != 0)
+			return gone < 0 ? gone : 0;
 	}
+}
+
+/* --pin's CPUs as a list for the library ("0,2,3"; malloc'd), NULL without --pin. */
+static char *pin_list(const tally_cpus *cpus)
+{
+	if (!cpus)
+		return NULL;
+	size_t n = tally_cpus_count(cpus), used = 0;
+	char *text = malloc(n * 12 + 1);
+	if (!text)
+		return NULL;
+	text[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(text + used, 13, "%s%d", i ? "," : "", tally_cpus_at(cpus, i));
+	return text;
 }
 
 static void record_run(struct stat_session *s, unsigned run, double seconds, double user, double sys,
@@ -333,11 +373,12 @@ static void record_run(struct stat_session *s, unsigned run, double seconds, dou
 static int count_once(struct stat_session *s, unsigned run)
 {
 	const struct stat_options *o = &s->opt;
-	bool library_command = counts_command(o);
-	TALLY_OPTS(tally_target, t);
-	if (library_command) {
+	bool command_target = counts_command(o);
+	/* Whatever the target, the library launches the command: with -a, -C, -p or -t it only sets how long
+	 * the counting lasts. */
+	TALLY_OPTS(tally_target, t, .argv = o->argv, .pin = s->pin);
+	if (command_target) {
 		t.kind = TALLY_TARGET_COMMAND;
-		t.argv = o->argv;
 	} else if (system_wide(o)) {
 		t.kind = TALLY_TARGET_CPUS;
 		t.cpus = o->all_cpus ? NULL : o->cpu_list;
@@ -359,27 +400,18 @@ static int count_once(struct stat_session *s, unsigned run)
 		tally_counter_close(s->counter);
 		return EXIT_FAILED;
 	}
-	pid_t child = library_command ? tally_counter_pid(s->counter) : 0;
-	if (child > 0 && o->pin && launch_pin(child, o->pin) < 0) {
-		fprintf(stderr, "tally stat: --pin: cannot pin the command to those CPUs: %s\n", tally_strerror(errno));
-		tally_counter_close(s->counter);
-		return EXIT_USAGE;
-	}
+	pid_t child = tally_counter_pid(s->counter);
 	uint64_t started_ns = now_ns();
 	double started = (double)started_ns / 1e9;
 	int err = tally_counter_start(s->counter);
 	if (err < 0) {
 		fprintf(stderr, "tally stat: %s\n", tally_counter_last_error(s->counter));
+		/* A command that could not run exits with 127 (the library's mapping); one that never started
+		 * leaves nothing to wait for. */
+		struct tally_exit ex;
+		int status = tally_counter_wait(s->counter, &ex, sizeof(ex)) == 0 ? ex.code : EXIT_FAILED;
 		tally_counter_close(s->counter);
-		return library_command ? EXIT_CANNOT_EXEC : EXIT_FAILED;
-	}
-	if (o->argv && !library_command) {
-		child = launch_command(o->argv, o->pin);
-		if (child < 0) {
-			fprintf(stderr, "tally stat: cannot run '%s': %s\n", o->argv[0], tally_strerror((int)child));
-			tally_counter_close(s->counter);
-			return EXIT_CANNOT_EXEC;
-		}
+		return status;
 	}
 	/* The output begins once counting has: a command that cannot run leaves no half document. */
 	if (run == 1 && !o->quiet) {
@@ -389,11 +421,8 @@ static int count_once(struct stat_session *s, unsigned run)
 	if (o->delay_ms) {
 		/* -D: let the command run unobserved, then take the zero point. */
 		double end = started + o->delay_ms / 1000.0;
-		while (now_seconds() < end && !(child > 0 && child_exited(child)) && !s->interrupted) {
-			int signo = signals_wait((int)ceil((end - now_seconds()) * 1000.0));
-			if (signo == SIGINT || signo == SIGTERM)
-				s->interrupted = signo;
-		}
+		while (now_seconds() < end && !(child > 0 && child_exited(child)) && !s->interrupted)
+			on_signal(s, signals_wait((int)ceil((end - now_seconds()) * 1000.0)), child);
 		/* The counter's reset begins a new window (counts and enabled/running times from zero), which
 		 * is what perf's -D gives by enabling the events only now. */
 		if (tally_counter_reset(s->counter) < 0) {
@@ -426,20 +455,17 @@ static int count_once(struct stat_session *s, unsigned run)
 	int exit_status = 0;
 	double user = 0, sys = 0;
 	s->run_signal = 0;
-	if (library_command) {
-		struct tally_exit ex;
-		if (tally_counter_wait(s->counter, &ex, sizeof(ex)) == 0) {
-			exit_status = ex.code;
-			s->run_signal = WIFSIGNALED(ex.status) ? WTERMSIG(ex.status) : 0;
-			user = ex.user_s;
-			sys = ex.sys_s;
-			/* From the exec on, without tally's fork; with -D the window opened later, and tally's
-			 * own clock, started at the delay's end, is the one that covers it (as perf's does). */
-			if (ex.wall_s > 0 && !o->delay_ms)
-				elapsed = ex.wall_s;
-		}
-	} else if (child > 0) {
-		exit_status = launch_wait(child, &user, &sys);
+	struct tally_exit ex;
+	if (child > 0 && tally_counter_wait(s->counter, &ex, sizeof(ex)) == 0) {
+		exit_status = ex.code;
+		s->run_signal = WIFSIGNALED(ex.status) ? WTERMSIG(ex.status) : 0;
+		user = ex.user_s;
+		sys = ex.sys_s;
+		/* From the exec on, without tally's fork; with -D the window opened later, and tally's own
+		 * clock, started at the delay's end, is the one that covers it (as perf's does). Another
+		 * target's window opened before the command started: tally's clock covers it. */
+		if (ex.wall_s > 0 && !o->delay_ms && command_target)
+			elapsed = ex.wall_s;
 	}
 	record_run(s, run, elapsed, user, sys, exit_status);
 	tally_counter_close(s->counter);
@@ -475,7 +501,7 @@ static void finish(struct stat_session *s)
 		.user = s->user,
 		.sys = s->sys,
 		.exit_status = s->interrupted ? 128 + s->interrupted : s->exit_status,
-		.interrupted = s->interrupted != 0,
+		.interrupted = s->interrupted,
 		.killed_runs = s->killed_runs,
 	};
 	if (!s->opt.quiet)
@@ -513,6 +539,7 @@ static void session_free(struct stat_session *s)
 	free(s->mean_counts);
 	free(s->stddev);
 	free(s->worst);
+	free(s->pin);
 	options_free(&s->opt);
 }
 
@@ -628,6 +655,11 @@ static int prepare(struct stat_session *s)
 		return EXIT_FAILED;
 	}
 	describe_target(s);
+	s->pin = pin_list(o->pin);
+	if (o->pin && !s->pin) {
+		fprintf(stderr, "tally stat: out of memory\n");
+		return EXIT_FAILED;
+	}
 	s->file = o->output ? fopen(o->output, o->append ? "ae" : "we") : report_stream();
 	if (!s->file) {
 		fprintf(stderr, "tally stat: cannot write %s: %s\n", o->output, tally_strerror(errno));

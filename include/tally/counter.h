@@ -35,7 +35,7 @@
  * distinct counters may be used concurrently. tally_counter_new touches nothing shared and is thread-safe.
  * tally_counter_last_error, _note, _count, _name, _events, _parts, _sum_origins and _pid only read the
  * handle: they may run concurrently with each other, not with the calls that change it (open, start,
- * stop, reset, read, snapshot, wait, close, free).
+ * stop, reset, read, snapshot, wait, wait_tasks, close, free).
  */
 #ifndef TALLY_COUNTER_H
 #define TALLY_COUNTER_H
@@ -95,17 +95,24 @@ struct tally_target {
 	pid_t pid;                /* TALLY_TARGET_PID */
 	const pid_t *tids;        /* TALLY_TARGET_TIDS */
 	size_t nr_tids;
-	char *const *argv;        /* TALLY_TARGET_COMMAND: NULL-terminated; argv[0] is searched in $PATH */
+	char *const *argv;        /* a command to launch (NULL-terminated; argv[0] found as execvp(3) finds
+	                           * it, a file without #! run by /bin/sh). TALLY_TARGET_COMMAND counts it;
+	                           * any other kind counts its own target while the command runs (perf stat
+	                           * -a -- sleep 1): see tally_counter_start and tally_counter_wait */
 	const char *cpus;         /* TALLY_TARGET_CPUS: a CPU list, NULL for all online CPUs */
 	const pid_t *pids;        /* TALLY_TARGET_PID with several processes (perf stat -p 1,2): when
 	                           * nr_pids > 0 these replace `pid`; the threads of all of them are counted */
 	size_t nr_pids;
+	const char *pin;          /* with argv: a CPU list ("0-3,8") the command is pinned to before its
+	                           * exec (sched_setaffinity); NULL: the caller's affinity */
 };
-#define tally_target__last_field nr_pids
+#define tally_target__last_field pin
 
 /* Opens every event on the target (NULL: the calling thread), disabled. Events of a PMU with a cpumask
- * (uncore-style) open only on the CPUs that mask names. For TALLY_TARGET_COMMAND the command is forked
- * here and waits, not yet exec'd, until tally_counter_start. Returns 0 when at least one event opened;
+ * (uncore-style) open only on the CPUs that mask names. A command (target->argv) is forked here and
+ * waits, not yet exec'd, until tally_counter_start. When the events need more descriptors than the soft
+ * RLIMIT_NOFILE leaves, the soft limit of the whole process is raised toward the hard one first (as perf
+ * does), and stays raised. Returns 0 when at least one event opened;
  * on failure nothing stays open and the handle is closed (it may be opened again). Already open:
  * -TALLY_ESTATE. */
 TALLY_API int tally_counter_open(tally_counter *counter, const struct tally_target *target);
@@ -116,9 +123,12 @@ TALLY_API int tally_counter_open(tally_counter *counter, const struct tally_targ
  * the next context switch: see tally_evsel_enable). Each start begins a new window: every read until the next start
  * or reset gives the counts, enabled and running times and scaling of this window only (the kernel's
  * reset leaves the times running on, so tally reads them here, one read(2) per group and (CPU, thread),
- * and subtracts them). For a launched command, the first start lets the command exec
- * (its events were opened with enable_on_exec, so counting begins at the exec) and returns the exec
- * failure, if any (-ENOENT, -EACCES, ...; the command then exits with 127). */
+ * and subtracts them). For a launched command, the first start lets the command exec and returns the
+ * failure of its side, if any (the exec's -ENOENT, -EACCES, ...; a pinning failure; the command then
+ * exits with 127): a TALLY_TARGET_COMMAND's events were opened with enable_on_exec, so counting begins
+ * at the exec; any other target's events are enabled first, then the command starts. The command
+ * starts with an empty signal mask and every signal at its default disposition, whatever the caller
+ * blocks, ignores or handles. */
 TALLY_API int tally_counter_start(tally_counter *counter);
 
 /* Stops counting: PERF_EVENT_IOC_DISABLE with PERF_IOC_FLAG_GROUP. Values stay readable. */
@@ -223,14 +233,23 @@ struct tally_exit {
 };
 #define tally_exit__last_field code
 
-/* The pid of the launched command (0 when the target is not a command or it is not open). Lets a CLI
- * forward signals to it. */
+/* The pid of the launched command (0 when the target launches none or is not open). Lets a CLI forward
+ * signals to it. */
 TALLY_API pid_t tally_counter_pid(const tally_counter *counter);
 
 /* Waits for the launched command to exit (retrying EINTR) and fills `exit`, exit_sz bytes (pass
  * sizeof(*exit)). Counts stay readable until close. Not a command target, or not started: -TALLY_ESTATE;
  * exit_sz too small: -TALLY_EOPTS. */
 TALLY_API int tally_counter_wait(tally_counter *counter, struct tally_exit *exit, size_t exit_sz);
+
+/* Waits until every task a TALLY_TARGET_PID target (its processes: each whole thread group) or a
+ * TALLY_TARGET_TIDS target (its threads) counts has exited, for at most timeout_ms (-1: no limit), and
+ * returns early when wake_fd (-1: none; e.g. a signal handler's self-pipe) is readable or a signal
+ * handler runs. Returns 1 when every task is gone, 0 when it returned early or timed out, or a negative
+ * code; another kind of target: -TALLY_ESTATE. Through pidfds (Linux 5.3; a thread that leads no
+ * process needs 6.9's PIDFD_THREAD); a task that has none is looked for in /proc every 100 ms. A
+ * process that exited counts as gone while still a zombie. */
+TALLY_API int tally_counter_wait_tasks(tally_counter *counter, int timeout_ms, int wake_fd);
 
 #ifdef __cplusplus
 }

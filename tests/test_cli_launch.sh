@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# tally stat's command, whatever the target: one launcher (the library's) for a counted command and for one
+# that only bounds -a/-C/-p/-t counting (same exec rules, --pin errors and exit statuses); -p/-t ending
+# when the counted tasks exit; SIGINT/SIGTERM/SIGHUP/SIGPIPE ending tally: forwarded to the command, which
+# is waited for, and 128 + signal. No timing thresholds: every wait is on output or on an exit.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
+
+# run_modes WANT_STATUS DESCRIPTION -- command...: the same command counted, and bounding the counting of
+# another target (-p of this shell; -a, -C and -t take the same path).
+run_modes() {
+	local want=$1 what=$2; shift 3
+	for mode in counted bounding; do
+		local target=()
+		[ $mode = bounding ] && target=(-p $$)
+		"$TALLY" stat -x, -e task-clock "${target[@]}" -- "$@" >"$WORK/out.$mode" 2>"$WORK/err.$mode"
+		local got=$?
+		[ "$got" -eq "$want" ] && ok "$what, $mode: exit $got" || fail "$what, $mode: exit $got, want $want: $(cat "$WORK/err.$mode")"
+	done
+}
+
+# --- one launcher -------------------------------------------------------------------------------------
+printf 'echo script ran\nexit 4\n' >"$WORK/noshebang"
+chmod +x "$WORK/noshebang"
+run_modes 4 "a script without #! runs under /bin/sh" -- "$WORK/noshebang"
+grep -q "script ran" "$WORK/out.counted" && grep -q "script ran" "$WORK/out.bounding" && ok "the script's output, both ways" ||
+	fail "the script did not run: $(cat "$WORK/out.counted" "$WORK/out.bounding")"
+PATH="$WORK:$PATH" run_modes 4 "found in \$PATH" -- noshebang
+run_modes 3 "the command's exit code" -- sh -c 'exit 3'
+run_modes 137 "killed by SIGKILL" -- sh -c 'kill -9 $$'
+run_modes 127 "a command that does not exist" -- /nonexistent/tally-command
+grep -q "No such file" "$WORK/err.counted" && grep -q "No such file" "$WORK/err.bounding" && ok "missing command explained both ways" ||
+	fail "missing command: $(cat "$WORK/err.counted" "$WORK/err.bounding")"
+: >"$WORK/notexec"
+run_modes 126 "a file that may not be executed is the shell's 126 under sh -c" -- sh -c "'$WORK/notexec'"
+run_modes 127 "a file that may not be executed, directly" -- "$WORK/notexec"
+grep -q "Permission denied" "$WORK/err.counted" && grep -q "Permission denied" "$WORK/err.bounding" &&
+	ok "EACCES explained both ways" || fail "EACCES: $(cat "$WORK/err.counted" "$WORK/err.bounding")"
+for mode in counted bounding; do
+	target=()
+	[ $mode = bounding ] && target=(-p $$)
+	"$TALLY" stat -x, --pin 4095 -e task-clock "${target[@]}" -- true >/dev/null 2>"$WORK/pin.$mode"
+	echo $? >>"$WORK/pin.$mode"
+done
+cmp -s "$WORK/pin.counted" "$WORK/pin.bounding" && tail -1 "$WORK/pin.counted" | grep -qx 127 &&
+	grep -q "cannot pin 'true' to CPUs 4095" "$WORK/pin.counted" && ok "--pin to a missing CPU: the same 127 and message both ways" ||
+	fail "--pin errors differ: $(cat "$WORK/pin.counted"; echo ---; cat "$WORK/pin.bounding")"
+for mode in counted bounding; do
+	target=()
+	[ $mode = bounding ] && target=(-p $$)
+	"$TALLY" stat -x, --pin 0 -e task-clock "${target[@]}" -- sh -c 'taskset -p $$' 2>/dev/null | grep -q "affinity mask: 1$" &&
+		ok "--pin 0 pins the command, $mode" || fail "--pin 0, $mode"
+done
+
+# --- -p / -t end when the counted tasks exit -----------------------------------------------------------
+sleep 1 & victim=$!
+timeout 20 "$TALLY" stat -x, -e task-clock -p $victim 2>"$WORK/err"; st=$?
+[ $st -eq 0 ] && grep -q ",task-clock," "$WORK/err" && ok "-p ends when the process exits, with its counts" ||
+	fail "-p did not end with the process: exit $st $(cat "$WORK/err")"
+wait $victim
+sleep 1 & victim=$!
+timeout 20 "$TALLY" stat -x, -e task-clock -t $victim 2>"$WORK/err"; st=$?
+[ $st -eq 0 ] && grep -q ",task-clock," "$WORK/err" && ok "-t ends when the thread exits" ||
+	fail "-t did not end with the thread: exit $st $(cat "$WORK/err")"
+wait $victim
+sleep 1 & v1=$!
+sleep 2 & v2=$!
+timeout 20 "$TALLY" stat -x, -e task-clock -I 200 -p $v1,$v2 2>"$WORK/err"; st=$?
+# The later one has exited (gone, or a zombie the shell has not reaped yet) when tally ends.
+exited() { [ ! -e /proc/$1 ] || grep -q ') Z' /proc/$1/stat 2>/dev/null; }
+[ $st -eq 0 ] && exited $v2 && ok "-p with two processes ends once both are gone" ||
+	fail "-p two processes: exit $st"
+wait $v1 $v2
+
+# --- signals that end tally -----------------------------------------------------------------------------
+# gone ARG: no process runs `sleep ARG` any more (the unique argument names the command of one check).
+gone() { ! pgrep -f "^sleep $1\$" >/dev/null; }
+# Ends whatever a failed check left behind, by pid.
+cleanup() { for p in $(pgrep -f "^sleep $1\$"); do kill "$p"; done; }
+
+# A closed output pipe: tally's next write raises SIGPIPE, which it passes on to the command.
+"$TALLY" stat -I 100 -x, -e task-clock -- sleep 9.101 2>&1 | head -1 >/dev/null
+st=${PIPESTATUS[0]}
+gone 9.101 && ok "SIGPIPE: the command ended with tally" || fail "SIGPIPE: sleep left running unsupervised"
+[ "$st" -eq 141 ] && ok "SIGPIPE: exit 141" || fail "SIGPIPE: exit $st, want 141"
+cleanup 9.101
+
+# signal_after_first_interval SIGNAL WANT ARG [target args]: the signal reaches tally (alone) once it has
+# printed its first interval; tally must end the command, wait for it and exit WANT.
+signal_after_first_interval() {
+	local sig=$1 want=$2 arg=$3; shift 3
+	rm -f "$WORK/fifo"; mkfifo "$WORK/fifo"
+	"$TALLY" stat -I 100 -x, -e task-clock "$@" -- sleep "$arg" 2>"$WORK/fifo" >/dev/null &
+	local pid=$!
+	exec 3<"$WORK/fifo"
+	read -r _ <&3
+	kill -"$sig" $pid
+	wait $pid; local st=$?
+	gone "$arg" && ok "SIG$sig: the command ended before tally did" || fail "SIG$sig: sleep left running"
+	[ $st -eq "$want" ] && ok "SIG$sig: exit $st" || fail "SIG$sig: exit $st, want $want"
+	cat <&3 >"$WORK/rest"
+	exec 3<&-
+	cleanup "$arg"
+}
+signal_after_first_interval TERM 143 9.102
+signal_after_first_interval HUP 129 9.103
+signal_after_first_interval INT 130 9.104
+signal_after_first_interval HUP 129 9.105 -p $$
+
+# A SIGHUP that tally's parent ignores (nohup) stays ignored: tally goes on until the command ends.
+rm -f "$WORK/fifo" "$WORK/fifo2"; mkfifo "$WORK/fifo" "$WORK/fifo2"
+(trap '' HUP; exec "$TALLY" stat -I 100 -x, -e task-clock -- sh -c 'read -r _ <"$0"; exit 6' "$WORK/fifo2" 2>"$WORK/fifo" >/dev/null) &
+pid=$!
+exec 3<"$WORK/fifo"
+read -r _ <&3
+kill -HUP $pid
+echo go >"$WORK/fifo2"
+wait $pid; st=$?
+cat <&3 >/dev/null
+exec 3<&-
+[ $st -eq 6 ] && ok "an inherited SIG_IGN of SIGHUP stays: the command's own exit (6)" || fail "nohup'd tally: exit $st, want 6"
+
+# The closing note names the signal, not Ctrl-C.
+rm -f "$WORK/fifo"; mkfifo "$WORK/fifo"
+"$TALLY" stat -I 100 -e task-clock -- sleep 9.106 2>"$WORK/fifo" >/dev/null &
+pid=$!
+exec 3<"$WORK/fifo"
+read -r _ <&3
+kill -TERM $pid
+cat <&3 >"$WORK/rest"
+exec 3<&-
+wait $pid
+grep -q "interrupted by SIGTERM" "$WORK/rest" && ! grep -q "Ctrl-C" "$WORK/rest" && ok "SIGTERM is named in the note" ||
+	fail "SIGTERM note: $(cat "$WORK/rest")"
+cleanup 9.106
+
+finish
