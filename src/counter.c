@@ -768,7 +768,8 @@ static int handle_idle_group(tally_counter *c, size_t g, uint64_t enabled, size_
 	const size_t *m = tly_plan_members(&c->plan, g);
 	size_t size = tly_plan_size(&c->plan, g);
 	char why[NOTE_MAX];
-	tly_diagnose_not_counted(c->ev[m[0]].name, size, enabled, tly_facts_cache_get(&c->facts), why,
+	/* A read probes nothing: the facts only if a failure of this open already probed them. */
+	tly_diagnose_not_counted(c->ev[m[0]].name, size, enabled, c->facts.probed ? &c->facts.facts : NULL, why,
 	                         sizeof(why));
 	bool split = c->plan.packed[g] && size > 1;
 	for (size_t k = 0; k < size; k++) {

@@ -675,6 +675,9 @@ int tly_diagnose_not_counted(const char *leader, size_t group_size, uint64_t tim
 	if (facts && facts->nmi_watchdog == 1)
 		put(&t, "  The NMI watchdog holds one counter on every CPU (/proc/sys/kernel/nmi_watchdog is 1): "
 		        "`sudo sysctl kernel.nmi_watchdog=0` frees it.\n");
+	else if (!facts)
+		put(&t, "  If the NMI watchdog is on (/proc/sys/kernel/nmi_watchdog is 1), it holds one counter on "
+		        "every CPU: `sudo sysctl kernel.nmi_watchdog=0` frees it.\n");
 	put(&t, "  Fix: %s", group_size > 1 ? "split the group into smaller ones, or let tally pack the events "
 	                                      "(no braces)." : "stop the other users of the counters.");
 	return finish(&t);

@@ -76,7 +76,8 @@ bool tly_diag_retry_user_only(const struct tly_diag *d);
 int tly_diag_user_only_note(const char *event, const struct tally_facts *facts, char *buf, size_t len);
 
 /* Explains a group that was enabled for time_enabled ns but never ran on the PMU (time_running == 0),
- * with the NMI-watchdog hint when the watchdog holds a counter. snprintf semantics. */
+ * with the NMI-watchdog hint when the watchdog holds a counter; facts NULL (a read, which must not probe
+ * the machine) gives the hint as a condition to check. snprintf semantics. */
 int tly_diagnose_not_counted(const char *leader, size_t group_size, uint64_t time_enabled,
                              const struct tally_facts *facts, char *buf, size_t len);
 

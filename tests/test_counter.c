@@ -557,7 +557,13 @@ static void never_run_packed_pair_is_split(void)
 		struct tally_result r[2];
 		CHECK_INT(tally_counter_start(c), 0);
 		touch(fresh_pages(16), 16);
+		fault_reset();
 		CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+		/* Explaining the idle group probed no machine facts (no sysfs/procfs file, no probe event):
+		 * the two opens are the halves' reopening. */
+		CHECK_INT(fault_calls(FAULT_OPEN) + fault_calls(FAULT_OPENDIR), 0);
+		CHECK_INT(fault_calls(FAULT_PERF_EVENT_OPEN), 2);
+		CHECK_CONTAINS(tally_counter_note(c, 0), "If the NMI watchdog is on");
 		for (int i = 0; i < 2; i++) {
 			CHECK_INT(r[i].status, TALLY_STATUS_NOT_COUNTED);
 			CHECK_INT(r[i].group, 0);
