@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Snapshots of a counter and the scaled counts between two of them. */
+/* Snapshots of a counter (taken through the counter's own slot reads) and the scaled counts between two. */
 #include "snapshot.h"
+
+#include "counter.h"
 
 #include "aggregate.h"
 #include "error.h"
@@ -126,4 +128,74 @@ int tally_snapshot_delta_parts(const tally_snapshot *before, const tally_snapsho
 		tly_out_put(tly_out_at(parts, s, elem_sz), elem_sz, &p, TLY_KNOWN_SIZE(tally_part));
 	}
 	return (int)a->nr_slots;
+}
+
+/* ---- taking snapshots --------------------------------------------------------------------------- */
+
+int tally_snapshot_new(const tally_counter *c, tally_snapshot **out)
+{
+	if (!c || !out)
+		return tly_error(-EINVAL, "tally_snapshot_new: NULL counter or out");
+	*out = NULL;
+	if (!c->open)
+		return tly_error(-TALLY_ESTATE, "tally_snapshot_new: the counter is not open");
+	return tly_snapshot_alloc(c, c->nr, c->max_slots, out);
+}
+
+/* Reads group g into the snapshot, laid out as the counter's own readings, with the times of its window:
+ * the counter's latest read (tally_counter_read, _parts) stays as it was. */
+static int snapshot_group(const tally_counter *c, size_t g, tally_snapshot *snap)
+{
+	const struct event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
+	struct tally_count *counts = snap->counts + (leader->counts - c->counts);
+	struct tly_snapshot_slot *slots = snap->slots + (leader->window - c->windows);
+	const tally_cpus *cpus = tally_evsel_cpus(leader->evsel);
+	const tally_threads *threads = tally_evsel_threads(leader->evsel);
+	for (size_t slot = 0; slot < leader->ncpus * leader->nthreads; slot++) {
+		struct tly_snapshot_slot *out = &slots[slot];
+		int err = tly_counter_read_slot(c, leader, slot, counts + slot * leader->stride, &out->enabled,
+		                           &out->running);
+		if (err)
+			return err;
+		out->cpu = tally_cpus_at(cpus, slot / leader->nthreads);
+		out->tid = tally_threads_at(threads, slot % leader->nthreads);
+	}
+	return 0;
+}
+
+int tally_counter_snapshot(tally_counter *c, tally_snapshot *snap)
+{
+	if (!c || !snap)
+		return tly_error(-EINVAL, "tally_counter_snapshot: NULL counter or snapshot");
+	if (!c->open)
+		return tly_counter_fail(c, tly_error(-TALLY_ESTATE, "tally_counter_snapshot: the counter is not open"));
+	if (snap->owner != c || snap->nr_events != c->nr)
+		return tly_counter_fail(c, tly_error(-EINVAL, "tally_counter_snapshot: the snapshot was made for another counter"));
+	if (snap->max_slots < c->max_slots)
+		return tly_counter_fail(c, tly_error(-ENOSPC, "tally_counter_snapshot: the snapshot was made for a smaller "
+		                         "target (%zu positions, now %zu): make a new one", snap->max_slots,
+		                         c->max_slots));
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
+		int err = snapshot_group(c, g, snap);
+		if (err)
+			return tly_counter_fail(c, err);
+	}
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct event *e = &c->ev[i];
+		const struct event *leader = e->evsel ? &c->ev[e->group] : NULL;
+		snap->ev[i] = (struct tly_snapshot_event){
+			.counts_at = leader ? (size_t)(e->counts - c->counts) : 0,
+			.stride = e->stride,
+			.slots_at = leader ? (size_t)(e->window - c->windows) : 0,
+			.nr_slots = leader ? leader->ncpus * leader->nthreads : 0,
+			.epoch = e->epoch,
+			.origin = e->origin,
+			.group = e->group,
+			.error = e->error,
+			.user_only = e->user_only,
+			.has_note = e->has_note,
+			.supported = e->evsel != NULL,
+		};
+	}
+	return 0;
 }

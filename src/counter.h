@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Counter internals shared by the files of the counting engine, each one concept:
+ *
+ *   counter.c          the handle: new, free, names, notes, errors; the launched command's pid and exit
+ *   counter_open.c     the plan of groups and the open/retry state machine (what the kernel's answers mean)
+ *   counter_window.c   start, stop, reset: the windows every read is relative to
+ *   counter_read.c     reads: one read per group and (CPU, thread) through the read backend, scaling, parts
+ *   idle_groups.c      groups that were enabled but never ran: explained, and split when tally packed them
+ *   snapshot.c         raw snapshots of a counter and the scaled deltas between two
+ */
+#ifndef TLY_COUNTER_H
+#define TLY_COUNTER_H
+
+#include "aggregate.h"
+#include "diagnose.h"
+#include "error.h"
+#include "evsel.h"
+#include "packing.h"
+#include "read_backend.h"
+#include "target.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <tally/counter.h>
+#include <tally/events.h>
+
+/* Room for one event's note: a diagnosis (a few lines) plus a line on how it was regrouped. */
+#define NOTE_MAX 1024
+
+struct event {
+	/* While open; what a read touches comes first, so that it shares as few cache lines as it can. */
+	tally_evsel *evsel;          /* NULL when not open (not supported, or closed) */
+	/* Raw readings of the latest read, slot s (cpu_idx x nthreads + thread_idx) at counts[s * stride]: a
+	 * group reads into one block per slot, members side by side, so reads decode in place (in
+	 * counter->counts). Their times since the window began are in window[s]. */
+	struct tally_count *counts;
+	size_t stride;               /* the size of its group */
+	size_t nr_counts;            /* slots in the latest read */
+	struct tly_window *window;   /* its leader's, per slot (in counter->windows); zero from the open on */
+	size_t ncpus, nthreads;      /* a leader's maps, kept at open so that reads look nothing up */
+	uint64_t idle_enabled;       /* a leader's: its group's enabled time in the latest read if it never
+	                              * ran in it, else 0 */
+	uint64_t epoch;              /* the counter's number of its current window (snapshots compare it) */
+	unsigned origin;
+	int group;                   /* the leader's event index */
+	int error;                   /* not supported: the open's code */
+	bool user_only;
+	bool has_note;               /* note is not empty; kept apart so that reads never touch the text */
+	char *note;                  /* NOTE_MAX bytes in counter->notes */
+
+	/* From tally_counter_new on. */
+	struct perf_event_attr attr; /* as parsed; exclude_kernel set by a user-only retry */
+	const char *name;            /* owned by counter->events */
+	const char *pmu_name;        /* its PMU's name, NULL for none (owned by counter->events) */
+	char *mask;                  /* its PMU's cpumask (or hybrid `cpus`), NULL for none */
+	uint32_t pmu;                /* the type of the PMU that counts it: what automatic groups share */
+	int spec_group;
+};
+
+struct tally_counter {
+	tally_events *events;
+	struct event *ev;
+	size_t nr;
+	unsigned nr_origins;
+	char *sysfs_root;
+	bool no_packing, no_inherit, no_user_only_retry, unsupported_is_error, open_without_events;
+
+	bool open;
+	bool started;
+	enum tly_read_backend backend; /* how groups are read, chosen at open */
+	struct tly_target target;
+	struct tly_plan plan;
+	/* While open: room for max_slots slots of every event. Group g reads into the counts from
+	 * plan.first[g] x max_slots on, and its windows are at its leader's index x max_slots. */
+	struct tally_count *counts;
+	struct tly_window *windows;
+	/* Each count's value when its window began (laid out as counts): PERF_EVENT_IOC_RESET zeroes the
+	 * counts of the event and of its inherited children still alive, but not what children that exited
+	 * before it added to the event (child_count, unchanged since 2.6.31), so that part of a reading is
+	 * taken relative to the reading at the window's start, as the times are. */
+	uint64_t *bases;
+	size_t max_slots;
+	char *notes;
+	uint64_t epochs;              /* windows begun so far, over every open: numbers each new one */
+	struct tly_facts_cache facts; /* for explaining failures: probed once per open, at the first one */
+	char last_error[TLY_ERROR_MAX];
+};
+
+/* Every public call that fails on a handle keeps the explanation on it too, and gives up (ERROR in the
+ * log) through here. Returns err. */
+int tly_counter_fail(tally_counter *c, int err);
+
+/* Appends a line to event e's note (tally_counter_note). */
+void tly_counter_note_add(struct event *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The evsel that leads group g of the plan. */
+tally_evsel *tly_counter_leader(const tally_counter *c, size_t g);
+
+/* Opens group g of the plan, reshaping the plan as the kernel answers (counter_open.c). Returns 1 when
+ * group g is open, 0 when it was removed (no event left), or a fatal negative code. */
+int tly_counter_open_group(tally_counter *c, size_t g);
+
+/* Closes and frees the evsels of group g; its events read nothing until it is opened again. */
+void tly_counter_drop_group(tally_counter *c, size_t g);
+
+/* A system call on group g failed with err and the counter gives up: the recorded failure explained with
+ * the facts of this open. Returns the code to report. */
+int tly_counter_explain_group_failure(tally_counter *c, size_t g, int err);
+
+/* Reads one (cpu, thread) slot of the group led by `leader` into block through the read backend, each
+ * value and the group's times made relative to the start of the current window. */
+int tly_counter_read_slot(const tally_counter *c, const struct event *leader, size_t slot,
+                          struct tally_count *block, uint64_t *enabled, uint64_t *running);
+
+/* Group g was enabled for `enabled` ns in the latest read but never ran: every member gets the
+ * explanation and, when tally packed the group, it is split in halves and reopened. *next is the group
+ * to look at after it. */
+int tly_counter_split_idle_group(tally_counter *c, size_t g, uint64_t enabled, size_t *next);
+
+#endif
