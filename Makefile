@@ -18,10 +18,9 @@ configure:
 test: all
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# The main job: until the CLI exists, an example that lists this machine's PMUs and encodes a few specs.
+# The main job: the default events of `tally stat` around a short command.
 run: all
-	@if [ -x $(BUILD)/tools/tally ]; then $(BUILD)/tools/tally stat -- sleep 0.1; \
-	 else $(BUILD)/examples/describe; fi
+	$(BUILD)/tools/tally stat -- sleep 0.1
 
 # Reconfigures with PREFIX so that tally.pc names the prefix the files land in, even when $(BUILD) was
 # configured earlier with another one. DESTDIR=... stages the install (cmake --install honours it).

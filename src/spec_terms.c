@@ -224,6 +224,18 @@ static int apply_generic(const struct tally_pmus *pmus, const struct tally_pmu *
 	return 0;
 }
 
+/* A generic event named by term t, applied: true (with its result in *ret) when t named one. */
+static bool generic_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const struct tly_term *t,
+                         struct tly_pmu_event *ev, struct tly_term_error *err, int *ret)
+{
+	bool matched;
+	*ret = apply_generic(pmus, pmu, t, ev, err, &matched);
+	if (!*ret && !matched)
+		return false;
+	ev->nr_selectors++;
+	return true;
+}
+
 /* Most terms a list may hold; far more than any PMU has format fields. */
 #define MAX_TERMS 64
 
@@ -270,16 +282,13 @@ static int apply_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu
 		ev->nr_selectors++;
 		return apply_format(format, t, ev, err);
 	}
-	/* On a hybrid machine a generic name in a core PMU's terms is the generic event, as perf 6.1 reads
-	 * "cpu_atom/instructions/", even where the PMU has a sysfs event of that name. */
-	if (!in_alias && !t->value && pmu->is_core && tly_hybrid(pmus)) {
-		bool matched;
-		int ret = apply_generic(pmus, pmu, t, ev, err, &matched);
-		if (ret || matched) {
-			ev->nr_selectors++;
-			return ret;
-		}
-	}
+	/* A bare word in a core PMU's terms may be a generic event ("cpu/cycles/"). On a hybrid machine it is
+	 * the generic event, as perf 6.1 reads "cpu_atom/instructions/", even where the PMU has a sysfs event
+	 * of that name; elsewhere the sysfs event comes first. */
+	bool maybe_generic = !in_alias && !t->value && pmu->is_core, hybrid = tly_hybrid(pmus);
+	int ret;
+	if (maybe_generic && hybrid && generic_term(pmus, pmu, t, ev, err, &ret))
+		return ret;
 	const struct tly_alias *alias = in_alias ? NULL : tly_pmu_alias(pmu, name);
 	if (alias) {
 		if (t->value)
@@ -288,14 +297,8 @@ static int apply_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu
 		ev->nr_selectors++;
 		return apply_alias(pmus, pmu, alias, t, ev, err);
 	}
-	if (!in_alias && !t->value && pmu->is_core && !tly_hybrid(pmus)) {
-		bool matched;
-		int ret = apply_generic(pmus, pmu, t, ev, err, &matched);
-		if (ret || matched) {
-			ev->nr_selectors++;
-			return ret;
-		}
-	}
+	if (maybe_generic && !hybrid && generic_term(pmus, pmu, t, ev, err, &ret))
+		return ret;
 	return unknown_term(pmu, t, err);
 }
 
