@@ -44,6 +44,7 @@ struct child_plan {
 	bool pinned;
 	int sigrtmin;          /* glibc reserves the signals below it (from 32) for itself */
 	sigset_t empty;
+	sigset_t ignored;      /* signals the command starts with ignored */
 	int go_fd, err_fd;
 };
 
@@ -167,8 +168,8 @@ static int exec_plan(struct child_plan *p)
 }
 
 /* In the child, every signal still blocked from the fork (so that no handler of the caller's runs here):
- * the wait for the go byte, then the dispositions back to the default (an ignored signal stays ignored
- * through exec), the pinning, an empty mask and the exec. Whatever fails is reported at the release,
+ * the wait for the go byte, then every disposition set: the default, or SIG_IGN for those the launch
+ * asks to start ignored (an ignored signal stays ignored through exec, a handler does not), the pinning, an empty mask and the exec. Whatever fails is reported at the release,
  * after the wait, so that the events of a command target can still be opened on this pid first. Only
  * async-signal-safe calls, through the syscall table. */
 static void __attribute__((noreturn)) run_child(struct child_plan *p)
@@ -183,15 +184,17 @@ static void __attribute__((noreturn)) run_child(struct child_plan *p)
 		_exit(EXEC_FAILED);
 	if (n < 0)
 		child_fail(p, STAGE_WAIT, errno);
-	struct sigaction dfl;
+	struct sigaction dfl, ign;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
+	ign = dfl;
+	ign.sa_handler = SIG_IGN;
 	for (int sig = 1; sig < NSIG; sig++) {
 		/* KILL and STOP cannot be changed; glibc refuses its own (32 up to SIGRTMIN) with EINVAL, and
 		 * nothing can have made a process ignore them. */
 		if (sig == SIGKILL || sig == SIGSTOP || (sig > SIGSYS && sig < p->sigrtmin))
 			continue;
-		if (tly_sys->sigaction(sig, &dfl, NULL) < 0)
+		if (tly_sys->sigaction(sig, sigismember(&p->ignored, sig) == 1 ? &ign : &dfl, NULL) < 0)
 			child_fail(p, STAGE_SIGNALS, errno);
 	}
 	if (p->pinned && tly_sys->sched_setaffinity(0, sizeof(p->cpus), &p->cpus) < 0)
@@ -201,8 +204,9 @@ static void __attribute__((noreturn)) run_child(struct child_plan *p)
 	child_fail(p, STAGE_EXEC, exec_plan(p));
 }
 
-int tly_command_fork(struct tly_command *cmd, char *const argv[], const char *pin)
+int tly_command_fork(struct tly_command *cmd, const struct tly_launch *launch)
 {
+	char *const *argv = launch->argv;
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->go_fd = cmd->exec_err_fd = -1;
 	if (!argv || !argv[0])
@@ -213,7 +217,11 @@ int tly_command_fork(struct tly_command *cmd, char *const argv[], const char *pi
 	memset(&plan, 0, sizeof(plan));
 	plan.sigrtmin = SIGRTMIN;
 	sigemptyset(&plan.empty);
-	int err = plan_pin(&plan, cmd, pin);
+	sigemptyset(&plan.ignored);
+	for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
+		if (launch->ignored >> (sig - 1) & 1)
+			sigaddset(&plan.ignored, sig);
+	int err = plan_pin(&plan, cmd, launch->pin);
 	if (err) {
 		tly_error_append(" (pinning '%s')", argv[0]);
 		return err;

@@ -8,6 +8,7 @@
 #ifndef TLY_COMMAND_H
 #define TLY_COMMAND_H
 
+#include <signal.h>
 #include <sys/types.h>
 #include <tally/counter.h>
 #include <time.h>
@@ -24,10 +25,18 @@ struct tly_command {
 	struct tally_exit exit;
 };
 
-/* Forks the child, which waits for a byte on a socket, resets its signal dispositions and mask, pins
- * itself to the CPUs of the list `pin` (NULL: no pinning) and execs argv as execvp(3) would: argv[0]
- * searched in $PATH, a file without a #! line run by /bin/sh. A bad pin list: -EINVAL, nothing forked. */
-int tly_command_fork(struct tly_command *cmd, char *const argv[], const char *pin);
+/* What to launch and how (tally_target's argv, pin and ignored). */
+struct tly_launch {
+	char *const *argv;
+	const char *pin;              /* a CPU list to pin the command to; NULL: no pinning */
+	uint64_t ignored;             /* signals the command starts with ignored: bit n - 1 for signal n */
+};
+
+/* Forks the child, which waits for a byte on a socket, sets every signal to its default disposition (those
+ * of `ignored` to SIG_IGN) and empties its mask, pins itself to the CPUs of the list `pin` and execs
+ * argv as execvp(3) would: argv[0] searched in $PATH, a file without a #! line run by /bin/sh. A bad pin
+ * list: -EINVAL, nothing forked. */
+int tly_command_fork(struct tly_command *cmd, const struct tly_launch *launch);
 
 /* Lets the child exec. Returns 0 once the exec happened, or the failure of the child's side (the exec's
  * -ENOENT, -EACCES, ...; a pinning or signal-reset failure; the child then exits with 127), with a

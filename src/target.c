@@ -79,6 +79,16 @@ static int keep_tasks(struct tly_target *out, const pid_t *ids, size_t n)
 }
 
 /* The thread map of a target; NULL (the calling thread) for TALLY_TARGET_THREAD. */
+/* What tally_target asks to launch. */
+static struct tly_launch launch_of(const struct tally_target *target)
+{
+	return (struct tly_launch){
+		.argv = TLY_OPT(target, argv, NULL),
+		.pin = TLY_OPT(target, pin, NULL),
+		.ignored = TLY_OPT(target, ignored, 0),
+	};
+}
+
 static int resolve_threads(const struct tally_target *target, struct tly_target *out)
 {
 	switch (out->kind) {
@@ -98,7 +108,8 @@ static int resolve_threads(const struct tally_target *target, struct tly_target 
 		return err ? err : keep_tasks(out, TLY_OPT(target, tids, NULL), nr_tids);
 	}
 	case TALLY_TARGET_COMMAND: {
-		int err = tly_command_fork(&out->command, TLY_OPT(target, argv, NULL), TLY_OPT(target, pin, NULL));
+		struct tly_launch launch = launch_of(target);
+		int err = tly_command_fork(&out->command, &launch);
 		if (err)
 			return err;
 		return tally_threads_new(&out->command.pid, 1, &out->threads);
@@ -130,9 +141,9 @@ int tly_target_resolve(const struct tally_target *target, const char *sysfs_root
 	}
 	/* Any other target with a command: the command only bounds the counting (perf stat -a -- sleep 1).
 	 * Forked last, so that nothing after it can fail with a child to end. */
-	char *const *argv = TLY_OPT(target, argv, NULL);
-	if (!err && argv && out->kind != TALLY_TARGET_COMMAND)
-		err = tly_command_fork(&out->command, argv, TLY_OPT(target, pin, NULL));
+	struct tly_launch launch = launch_of(target);
+	if (!err && launch.argv && out->kind != TALLY_TARGET_COMMAND)
+		err = tly_command_fork(&out->command, &launch);
 	if (err)
 		tly_target_fini(out);
 	return err;

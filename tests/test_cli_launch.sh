@@ -121,6 +121,18 @@ cat <&3 >/dev/null
 exec 3<&-
 [ $st -eq 6 ] && ok "an inherited SIG_IGN of SIGHUP stays: the command's own exit (6)" || fail "nohup'd tally: exit $st, want 6"
 
+# What tally's parent left ignored, the command inherits ignored (nohup's SIGHUP, as under perf or the shell
+# alone); what it did not, the command has at its default. SigIgn is a hex mask, bit 0 is SIGHUP.
+sighup_ignored() { # tally stat's command reports whether SIGHUP is ignored in it
+	local mask
+	mask=$("$TALLY" stat -x, -o /dev/null -e task-clock -- sh -c 'grep "^SigIgn" /proc/self/status' | awk '{ print $2 }')
+	echo $((0x${mask:-0} & 1))
+}
+[ "$( (trap '' HUP; sighup_ignored) )" = 1 ] && ok "a SIGHUP ignored by tally's parent (nohup) stays ignored in the command" ||
+	fail "nohup: the command's SIGHUP is not ignored"
+[ "$( (trap - HUP; sighup_ignored) )" = 0 ] && ok "a SIGHUP tally's parent did not ignore is at its default in the command" ||
+	fail "the command's SIGHUP is ignored without nohup"
+
 # The closing note names the signal, not Ctrl-C.
 rm -f "$WORK/fifo"; mkfifo "$WORK/fifo"
 "$TALLY" stat -I 100 -e task-clock -- sleep 9.106 2>"$WORK/fifo" >/dev/null &

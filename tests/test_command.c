@@ -4,7 +4,7 @@
  * exit codes and times, exec failures (127), and a command that never gets to run.
  * The workload is this test binary itself, re-executed as "test_command children N"; the same binary,
  * run as "test_command count SPEC -- COMMAND...", is tally's side of tests/test_perf_stat_agreement.sh;
- * run as "test_command sigstate", it exits 0 when it started with an empty signal mask and every signal
+ * run as "test_command sigstate N", it exits 0 when it started with an empty signal mask and every signal
  * at its default disposition.
  */
 #include "fault.h"
@@ -207,9 +207,9 @@ static void command_dead_before_release(void)
 	tally_counter_free(c);
 }
 
-/* "sigstate": 0 when this process has an empty signal mask and no signal ignored; otherwise names each
- * offending signal on stderr and returns 1. */
-static int check_signal_state(void)
+/* "sigstate N": 0 when this process has an empty signal mask and no signal ignored but N (0: none);
+ * otherwise names each offending signal on stderr and returns 1. */
+static int check_signal_state(int expect_ignored)
 {
 	sigset_t mask;
 	sigprocmask(SIG_SETMASK, NULL, &mask);
@@ -224,8 +224,9 @@ static int check_signal_state(void)
 		}
 		/* Only an ignored signal survives an exec (handlers are reset), and this process's own start may
 		 * have installed some (a sanitizer's). */
-		if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN) {
-			fprintf(stderr, "signal %d is ignored\n", sig);
+		bool ignored = sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+		if (ignored != (sig == expect_ignored)) {
+			fprintf(stderr, "signal %d is %s\n", sig, ignored ? "ignored" : "not ignored");
 			bad = 1;
 		}
 	}
@@ -253,7 +254,7 @@ static void command_starts_with_default_signals(void)
 	sigaction(SIGPIPE, &ign, &old_pipe);
 	sigaction(SIGUSR1, &handler, &old_usr1);
 
-	char *argv[] = { self, "sigstate", NULL };
+	char *argv[] = { self, "sigstate", "0", NULL };
 	struct tally_exit ex = { .code = -1 };
 	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
 	/* And a command that only bounds the counting of another target. */
@@ -280,6 +281,27 @@ static void command_starts_with_default_signals(void)
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	sigaction(SIGUSR1, &old_usr1, NULL);
 	sigprocmask(SIG_SETMASK, &saved_mask, NULL);
+}
+
+/* Signals a launch asks to start ignored (tally stat: what its parent left ignored, nohup's SIGHUP) are
+ * ignored in the command, whatever the caller's own disposition; every other one is at its default. */
+static void command_starts_with_requested_ignores(void)
+{
+	struct sigaction handler = { .sa_handler = never_called }, old_hup;
+	sigaction(SIGHUP, &handler, &old_hup);
+	char hup[8];
+	snprintf(hup, sizeof(hup), "%d", SIGHUP);
+	char *argv[] = { self, "sigstate", hup, NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv, .ignored = (uint64_t)1 << (SIGHUP - 1));
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &t), 0);
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_exit ex = { .code = -1 };
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
+	CHECK_INT(ex.code, 0);
+	tally_counter_free(c);
+	sigaction(SIGHUP, &old_hup, NULL);
 }
 
 /* A script without a #! line runs under /bin/sh, as execvp(3) runs it, whether the command is counted
@@ -720,8 +742,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "children") == 0)
 		return run_children(atol(argv[2]));
-	if (argc == 2 && strcmp(argv[1], "sigstate") == 0)
-		return check_signal_state();
+	if (argc == 3 && strcmp(argv[1], "sigstate") == 0)
+		return check_signal_state(atoi(argv[2]));
 	if (argc >= 5 && strcmp(argv[1], "count") == 0 && strcmp(argv[3], "--") == 0)
 		return count_command(argv[2], argv + 4);
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -740,6 +762,7 @@ int main(int argc, char **argv)
 		{ "two_unstarted_commands_end_in_any_order", two_unstarted_commands_end_in_any_order },
 		{ "every_call_fails_in_turn", every_call_fails_in_turn },
 		{ "command_starts_with_default_signals", command_starts_with_default_signals },
+		{ "command_starts_with_requested_ignores", command_starts_with_requested_ignores },
 		{ "script_without_shebang_runs", script_without_shebang_runs },
 		{ "command_bounds_another_target", command_bounds_another_target },
 		{ "every_child_call_fails_in_turn", every_child_call_fails_in_turn },

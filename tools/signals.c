@@ -5,11 +5,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
 /* The self-pipe: a signal handler can reach nothing else. Process-wide by nature (signals are). */
 static int signal_pipe[2] = { -1, -1 };
+/* What tally's parent left ignored, seen before tally installs its handlers: bit n - 1 for signal n. */
+static uint64_t inherited_ignored;
 
 static void on_signal(int signo)
 {
@@ -22,6 +25,12 @@ static void on_signal(int signo)
 
 int signals_install(void)
 {
+	inherited_ignored = 0;
+	for (int sig = 1; sig <= 64 && sig < NSIG; sig++) {
+		struct sigaction now;
+		if (sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_IGN)
+			inherited_ignored |= (uint64_t)1 << (sig - 1);
+	}
 	if (signal_pipe[0] < 0 && pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -errno;
 	struct sigaction sa;
@@ -52,6 +61,11 @@ int signals_wait(int timeout_ms)
 	if (read(signal_pipe[0], &byte, 1) != 1)
 		return 0;
 	return byte;
+}
+
+uint64_t signals_inherited_ignored(void)
+{
+	return inherited_ignored;
 }
 
 int signals_fd(void)

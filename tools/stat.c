@@ -376,7 +376,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	bool command_target = counts_command(o);
 	/* Whatever the target, the library launches the command: with -a, -C, -p or -t it only sets how long
 	 * the counting lasts. */
-	TALLY_OPTS(tally_target, t, .argv = o->argv, .pin = s->pin);
+	TALLY_OPTS(tally_target, t, .argv = o->argv, .pin = s->pin, .ignored = signals_inherited_ignored());
 	if (command_target) {
 		t.kind = TALLY_TARGET_COMMAND;
 	} else if (system_wide(o)) {

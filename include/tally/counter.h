@@ -105,8 +105,12 @@ struct tally_target {
 	size_t nr_pids;
 	const char *pin;          /* with argv: a CPU list ("0-3,8") the command is pinned to before its
 	                           * exec (sched_setaffinity); NULL: the caller's affinity */
+	uint64_t ignored;         /* with argv: signals the command starts with ignored, bit n - 1 for signal
+	                           * n (1 << (SIGHUP - 1)); tally stat passes those its own parent left
+	                           * ignored: nohup's SIGHUP, a background job's SIGINT and SIGQUIT, which
+	                           * perf's command inherits. Every other signal starts at its default. */
 };
-#define tally_target__last_field pin
+#define tally_target__last_field ignored
 
 /* Opens every event on the target (NULL: the calling thread), disabled. Events of a PMU with a cpumask
  * (uncore-style) open only on the CPUs that mask names. A command (target->argv) is forked here and
