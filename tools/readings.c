@@ -15,15 +15,10 @@ int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggrega
 	rd->aggregation = aggregation;
 	rd->no_scale = no_scale;
 	size_t n = rd->n ? rd->n : 1;
-	rd->current = calloc(n, sizeof(*rd->current));
-	rd->counts = calloc(n, sizeof(*rd->counts));
-	rd->parts = calloc(n, sizeof(*rd->parts));
-	rd->labels = calloc(n, sizeof(*rd->labels));
-	rd->parts_cap = calloc(n, sizeof(*rd->parts_cap));
-	rd->reasons = calloc(n, sizeof(*rd->reasons));
+	rd->events = calloc(n, sizeof(*rd->events));
 	rd->results = calloc(n, sizeof(*rd->results));
-	if (!rd->results || !rd->current || !rd->counts || !rd->parts || !rd->labels || !rd->parts_cap ||
-	    !rd->reasons) {
+	rd->counts = calloc(n, sizeof(*rd->counts));
+	if (!rd->events || !rd->results || !rd->counts) {
 		readings_free(rd);
 		return -ENOMEM;
 	}
@@ -41,20 +36,15 @@ static void free_snapshots(struct readings *rd)
 
 void readings_free(struct readings *rd)
 {
-	for (size_t i = 0; rd->current && i < rd->n; i++)
-		free(rd->current[i].parts);
-	free(rd->current);
-	free_snapshots(rd);
-	for (size_t i = 0; rd->parts && i < rd->n; i++)
-		free(rd->parts[i]);
-	for (size_t i = 0; rd->labels && i < rd->n; i++)
-		free(rd->labels[i]);
-	free(rd->parts);
-	free(rd->labels);
-	free(rd->parts_cap);
-	free(rd->counts);
-	free(rd->reasons);
+	for (size_t i = 0; rd->events && i < rd->n; i++) {
+		free(rd->events[i].parts);
+		free(rd->events[i].report_parts);
+		free(rd->events[i].labels);
+	}
+	free(rd->events);
 	free(rd->results);
+	free(rd->counts);
+	free_snapshots(rd);
 	memset(rd, 0, sizeof(*rd));
 }
 
@@ -77,7 +67,7 @@ void readings_restart(struct readings *rd)
  * until they fit. */
 static int take_parts(struct readings *rd, size_t i, const tally_snapshot *before, const tally_snapshot *after)
 {
-	struct event_reading *r = &rd->current[i];
+	struct event_reading *r = &rd->events[i];
 	for (;;) {
 		int total = after ? tally_snapshot_delta_parts(before, after, i, r->parts, r->cap, sizeof(r->parts[0]))
 		                  : tally_counter_parts(rd->counter, i, r->parts, r->cap, sizeof(r->parts[0]));
@@ -98,7 +88,7 @@ static int take_parts(struct readings *rd, size_t i, const tally_snapshot *befor
 static int take_all_parts(struct readings *rd, const tally_snapshot *before, const tally_snapshot *after)
 {
 	for (size_t i = 0; i < rd->n; i++) {
-		rd->current[i].nr_parts = 0;
+		rd->events[i].nr_parts = 0;
 		if (rd->aggregation != AGGR_GLOBAL) {
 			int err = take_parts(rd, i, before, after);
 			if (err < 0)
@@ -114,7 +104,7 @@ int readings_take(struct readings *rd)
 	if (got < 0)
 		return got;
 	for (size_t i = 0; i < rd->n; i++)
-		rd->current[i].result = rd->results[i];
+		rd->events[i].result = rd->results[i];
 	return take_all_parts(rd, NULL, NULL);
 }
 
@@ -127,7 +117,7 @@ int readings_interval(struct readings *rd)
 		err = got < 0 ? got : 0;
 	}
 	for (size_t i = 0; i < rd->n && !err; i++)
-		rd->current[i].result = rd->results[i];
+		rd->events[i].result = rd->results[i];
 	if (!err)
 		err = take_all_parts(rd, rd->base, end);
 	/* After the snapshot: a group split here reopens from zero, and the next interval counts it from
@@ -136,7 +126,7 @@ int readings_interval(struct readings *rd)
 	if (got < 0)
 		return got;
 	for (size_t i = 0; i < rd->n; i++)
-		rd->current[i].result.has_note = rd->results[i].has_note;
+		rd->events[i].result.has_note = rd->results[i].has_note;
 	rd->base = end;
 	return 0;
 }
@@ -195,31 +185,31 @@ static const char *part_label(const struct readings *rd, struct part_label *cach
 
 static int fill_parts(struct readings *rd, size_t i)
 {
-	const struct event_reading *cur = &rd->current[i];
+	struct event_reading *ev = &rd->events[i];
 	struct report_count *c = &rd->counts[i];
-	if (cur->nr_parts > rd->parts_cap[i]) {
-		struct report_part *grown = realloc(rd->parts[i], cur->nr_parts * sizeof(*grown));
+	if (ev->nr_parts > ev->report_cap) {
+		struct report_part *grown = realloc(ev->report_parts, ev->nr_parts * sizeof(*grown));
 		if (!grown)
 			return -ENOMEM;
-		rd->parts[i] = grown;
-		struct part_label *labels = realloc(rd->labels[i], cur->nr_parts * sizeof(*labels));
+		ev->report_parts = grown;
+		struct part_label *labels = realloc(ev->labels, ev->nr_parts * sizeof(*labels));
 		if (!labels)
 			return -ENOMEM;
-		memset(labels + rd->parts_cap[i], 0, (cur->nr_parts - rd->parts_cap[i]) * sizeof(*labels));
-		rd->labels[i] = labels;
-		rd->parts_cap[i] = cur->nr_parts;
+		memset(labels + ev->report_cap, 0, (ev->nr_parts - ev->report_cap) * sizeof(*labels));
+		ev->labels = labels;
+		ev->report_cap = ev->nr_parts;
 	}
 	size_t n = 0;
-	for (size_t k = 0; k < cur->nr_parts; k++) {
-		const struct tally_part *p = &cur->parts[k];
+	for (size_t k = 0; k < ev->nr_parts; k++) {
+		const struct tally_part *p = &ev->parts[k];
 		enum report_status status = status_of(p->status);
-		const char *label = part_label(rd, &rd->labels[i][k], p);
+		const char *label = part_label(rd, &ev->labels[k], p);
 		struct report_part *into = NULL;
 		for (size_t j = 0; j < n; j++)
-			if (strcmp(rd->parts[i][j].label, label) == 0)
-				into = &rd->parts[i][j];
+			if (strcmp(ev->report_parts[j].label, label) == 0)
+				into = &ev->report_parts[j];
 		if (!into) {
-			into = &rd->parts[i][n++];
+			into = &ev->report_parts[n++];
 			memset(into, 0, sizeof(*into));
 			snprintf(into->label, sizeof(into->label), "%s", label);
 			into->cpu = rd->aggregation == AGGR_THREAD ? -1 : p->cpu;
@@ -233,7 +223,7 @@ static int fill_parts(struct readings *rd, size_t i)
 		into->running += p->running;
 		into->scaled += rd->no_scale ? (double)p->value : (double)p->scaled;
 	}
-	c->parts = rd->parts[i];
+	c->parts = ev->report_parts;
 	c->nr_parts = n;
 	return 0;
 }
@@ -241,7 +231,8 @@ static int fill_parts(struct readings *rd, size_t i)
 void readings_fill(struct readings *rd)
 {
 	for (size_t i = 0; i < rd->n; i++) {
-		const struct tally_result *r = &rd->current[i].result;
+		struct event_reading *ev = &rd->events[i];
+		const struct tally_result *r = &ev->result;
 		struct report_count *c = &rd->counts[i];
 		memset(c, 0, sizeof(*c));
 		c->value = r->value;
@@ -249,15 +240,15 @@ void readings_fill(struct readings *rd)
 		c->running = r->running;
 		c->scaled = rd->no_scale ? (double)r->value : (double)r->scaled;
 		c->status = status_of(r->status);
-		rd->reasons[i][0] = '\0';
+		ev->reason[0] = '\0';
 		if (r->has_note)
-			snprintf(rd->reasons[i], sizeof(rd->reasons[i]), "%s", tally_counter_note(rd->counter, i));
+			snprintf(ev->reason, sizeof(ev->reason), "%s", tally_counter_note(rd->counter, i));
 		else if (r->error)
-			snprintf(rd->reasons[i], sizeof(rd->reasons[i]), "%s", tally_strerror(r->error));
+			snprintf(ev->reason, sizeof(ev->reason), "%s", tally_strerror(r->error));
 		else if (c->status == REPORT_NOT_COUNTED)
-			snprintf(rd->reasons[i], sizeof(rd->reasons[i]),
+			snprintf(ev->reason, sizeof(ev->reason),
 			         "it never ran while enabled (an idle target, or its counters were taken)");
-		c->reason = rd->reasons[i][0] ? rd->reasons[i] : NULL;
+		c->reason = ev->reason[0] ? ev->reason : NULL;
 		if (rd->aggregation != AGGR_GLOBAL)
 			fill_parts(rd, i);
 	}

@@ -14,12 +14,6 @@
 #include "options.h"
 #include "report.h"
 
-struct event_reading {
-	struct tally_result result;
-	struct tally_part *parts;
-	size_t nr_parts, cap;
-};
-
 /* The label of the part at one position of an event, with the (CPU, thread) it was made for. */
 struct part_label {
 	int cpu;
@@ -28,22 +22,29 @@ struct part_label {
 	char text[48];
 };
 
+/* One event's latest reading (the window's or an interval's) and what its report count points to. */
+struct event_reading {
+	struct tally_result result;
+	struct tally_part *parts;         /* the library's parts, by (CPU, thread) position */
+	size_t nr_parts, cap;
+	struct report_part *report_parts; /* the parts as reported, one per label */
+	struct part_label *labels;        /* the label of each of `parts` by position */
+	size_t report_cap;                /* room in report_parts and labels */
+	char reason[512];                 /* copied: the counter's notes do not outlive a read */
+};
+
 struct readings {
 	tally_counter *counter;
 	size_t n;
 	enum stat_aggregation aggregation;
 	bool no_scale;
-	struct event_reading *current;    /* what readings_fill shows: the window's or an interval's */
+	struct event_reading *events;     /* what readings_fill shows */
 	struct tally_result *results;     /* the read buffer, so that a read allocates nothing here */
+	struct report_count *counts;      /* the report view of the latest fill */
 	/* -I: the interval begins at `base` (`zero`, never taken, stands for the window's beginning) and
 	 * ends at the other of `taken`. Made for each open (their size is the target's). */
 	tally_snapshot *zero, *taken[2];
 	const tally_snapshot *base;
-	struct report_count *counts;      /* the report view of the latest fill */
-	struct report_part **parts;       /* per event, the report's parts */
-	struct part_label **labels;       /* per event, the label of each part by position */
-	size_t *parts_cap;                /* room in parts[i] and labels[i] */
-	char (*reasons)[512];             /* per event, copied: the counter's notes do not outlive a read */
 };
 
 int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggregation aggregation, bool no_scale);
@@ -52,15 +53,15 @@ void readings_free(struct readings *rd);
 /* After each open of the counter: snapshots for its target, the next interval from the window's start. */
 int readings_open(struct readings *rd);
 
-/* Reads the counter's window (since the latest start or reset) into `current`. */
+/* Reads the counter's window (since the latest start or reset) into `events`. */
 int readings_take(struct readings *rd);
 
-/* Reads the interval since the previous one (or since the window began) into `current`: every part's
+/* Reads the interval since the previous one (or since the window began) into `events`: every part's
  * difference scaled on its own; a part that did not run in it is not counted there. Also reads the
  * window, so that a group that never ran is explained and split as at any read. */
 int readings_interval(struct readings *rd);
 
-/* Fills rd->counts from `current`. */
+/* Fills rd->counts from `events`. */
 void readings_fill(struct readings *rd);
 
 /* The next interval begins at the window's start (a new run, or a counter reset). */

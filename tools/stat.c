@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,13 @@
  * themselves failed, with a status that a command's own exit rarely takes. */
 #define EXIT_OUTPUT 125
 
+/* -r: one event over the runs. */
+struct event_runs {
+	struct run_stats value;       /* of the scaled count */
+	struct run_stats raw, enabled, running;
+	enum report_status worst;     /* the worst status of any run */
+};
+
 struct stat_session {
 	struct stat_options opt;
 	tally_pmus *pmus;
@@ -57,15 +65,15 @@ struct stat_session {
 	int interrupted;              /* the signal that stopped tally, 0 when none */
 	unsigned forwarded;           /* signals passed on to the command */
 	char *pin;                    /* --pin as a CPU list for the library */
-	/* -r statistics, one per event, and of the elapsed time. */
-	struct run_stats *values, *raw, *enabled, *running, elapsed;
+	/* -r statistics, one per event, and of the elapsed time; the totals' counts and deviations. */
+	struct event_runs *runs;
+	struct run_stats elapsed;
 	struct report_count *mean_counts;
 	double *stddev;
 	double user, sys;
 	int exit_status;
 	int run_signal;               /* the signal that ended this run's command, 0 when it exited */
 	unsigned killed_runs;         /* -r: runs whose command a signal ended */
-	enum report_status *worst;
 };
 
 static uint64_t now_ns(void)
@@ -173,7 +181,29 @@ static bool counts_command(const struct stat_options *o)
 	return o->argv && !system_wide(o) && !o->nr_pids && !o->nr_tids;
 }
 
-/* "'sleep 0.1'", "process 1234", "system wide", ... as perf heads its table. */
+/* Appends to the target's heading what fits: a long command line is cut, never overrun. */
+static void target_append(struct stat_session *s, size_t *used, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void target_append(struct stat_session *s, size_t *used, const char *fmt, ...)
+{
+	if (*used >= sizeof(s->target))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	*used += (size_t)vsnprintf(s->target + *used, sizeof(s->target) - *used, fmt, ap);
+	va_end(ap);
+}
+
+/* "'1234,1235'": the tasks of -p or -t. */
+static void target_append_ids(struct stat_session *s, size_t *used, const int *ids, size_t n)
+{
+	target_append(s, used, "'");
+	for (size_t i = 0; i < n; i++)
+		target_append(s, used, "%s%d", i ? "," : "", ids[i]);
+	target_append(s, used, "'");
+}
+
+/* "'sleep 0.1'", "process id '1234'", "'system wide'", ... as perf heads its table. */
 static void describe_target(struct stat_session *s)
 {
 	const struct stat_options *o = &s->opt;
@@ -181,33 +211,23 @@ static void describe_target(struct stat_session *s)
 	if (system_wide(o)) {
 		s->report.target_kind = "cpus";
 		if (o->all_cpus)
-			used = (size_t)snprintf(s->target, sizeof(s->target), "'system wide'");
+			target_append(s, &used, "'system wide'");
 		else
-			used = (size_t)snprintf(s->target, sizeof(s->target), "'CPU(s) %s'", o->cpu_list);
+			target_append(s, &used, "'CPU(s) %s'", o->cpu_list);
 	} else if (counts_command(o)) {
 		s->report.target_kind = "command";
-		used = (size_t)snprintf(s->target, sizeof(s->target), "'");
-		for (char **a = o->argv; *a && used < sizeof(s->target); a++)
-			used += (size_t)snprintf(s->target + used, sizeof(s->target) - used, "%s%s",
-			                         a == o->argv ? "" : " ", *a);
-		if (used < sizeof(s->target))
-			snprintf(s->target + used, sizeof(s->target) - used, "'");
+		target_append(s, &used, "'");
+		for (char **a = o->argv; *a; a++)
+			target_append(s, &used, "%s%s", a == o->argv ? "" : " ", *a);
+		target_append(s, &used, "'");
 	} else if (o->nr_pids) {
 		s->report.target_kind = "pid";
-		used = (size_t)snprintf(s->target, sizeof(s->target), "process id '");
-		for (size_t i = 0; i < o->nr_pids && used < sizeof(s->target); i++)
-			used += (size_t)snprintf(s->target + used, sizeof(s->target) - used, "%s%d", i ? "," : "",
-			                         o->pids[i]);
-		if (used < sizeof(s->target))
-			snprintf(s->target + used, sizeof(s->target) - used, "'");
+		target_append(s, &used, "process id ");
+		target_append_ids(s, &used, o->pids, o->nr_pids);
 	} else {
 		s->report.target_kind = "tid";
-		used = (size_t)snprintf(s->target, sizeof(s->target), "thread id '");
-		for (size_t i = 0; i < o->nr_tids && used < sizeof(s->target); i++)
-			used += (size_t)snprintf(s->target + used, sizeof(s->target) - used, "%s%d", i ? "," : "",
-			                         o->tids[i]);
-		if (used < sizeof(s->target))
-			snprintf(s->target + used, sizeof(s->target) - used, "'");
+		target_append(s, &used, "thread id ");
+		target_append_ids(s, &used, o->tids, o->nr_tids);
 	}
 	s->report.target = s->target;
 	s->report.argv = o->argv;
@@ -338,11 +358,12 @@ static void record_run(struct stat_session *s, unsigned run, double seconds, dou
 	size_t n = s->report.nr_events;
 	for (size_t i = 0; i < n; i++) {
 		const struct report_count *c = &s->rd.counts[i];
-		run_stats_add(&s->values[i], c->scaled);
-		run_stats_add(&s->raw[i], (double)c->value);
-		run_stats_add(&s->enabled[i], (double)c->enabled);
-		run_stats_add(&s->running[i], (double)c->running);
-		s->worst[i] = run == 1 ? c->status : report_status_worse(s->worst[i], c->status);
+		struct event_runs *e = &s->runs[i];
+		run_stats_add(&e->value, c->scaled);
+		run_stats_add(&e->raw, (double)c->value);
+		run_stats_add(&e->enabled, (double)c->enabled);
+		run_stats_add(&e->running, (double)c->running);
+		e->worst = run == 1 ? c->status : report_status_worse(e->worst, c->status);
 	}
 	run_stats_add(&s->elapsed, seconds);
 	s->user += user;
@@ -477,20 +498,21 @@ static void finish(struct stat_session *s)
 	size_t n = s->report.nr_events;
 	unsigned runs = s->elapsed.n;
 	for (size_t i = 0; i < n; i++) {
+		const struct event_runs *e = &s->runs[i];
 		struct report_count *m = &s->mean_counts[i];
 		if (runs == 1) {
 			*m = s->rd.counts[i];
 		} else {
-			m->scaled = s->values[i].mean;
-			m->value = (uint64_t)llround(s->raw[i].mean);
-			m->enabled = (uint64_t)llround(s->enabled[i].mean);
-			m->running = (uint64_t)llround(s->running[i].mean);
-			m->status = s->worst[i];
+			m->scaled = e->value.mean;
+			m->value = (uint64_t)llround(e->raw.mean);
+			m->enabled = (uint64_t)llround(e->enabled.mean);
+			m->running = (uint64_t)llround(e->running.mean);
+			m->status = e->worst;
 			m->reason = s->rd.counts[i].reason;
 			m->parts = s->rd.counts[i].parts;
 			m->nr_parts = s->rd.counts[i].nr_parts;
 		}
-		s->stddev[i] = run_stats_stddev(&s->values[i]);
+		s->stddev[i] = run_stats_stddev(&e->value);
 	}
 	struct report_totals totals = {
 		.nr_runs = runs,
@@ -512,16 +534,10 @@ static void finish(struct stat_session *s)
 static int alloc_statistics(struct stat_session *s)
 {
 	size_t n = s->report.nr_events ? s->report.nr_events : 1;
-	s->values = calloc(n, sizeof(*s->values));
-	s->raw = calloc(n, sizeof(*s->raw));
-	s->enabled = calloc(n, sizeof(*s->enabled));
-	s->running = calloc(n, sizeof(*s->running));
+	s->runs = calloc(n, sizeof(*s->runs));
 	s->mean_counts = calloc(n, sizeof(*s->mean_counts));
 	s->stddev = calloc(n, sizeof(*s->stddev));
-	s->worst = calloc(n, sizeof(*s->worst));
-	return s->values && s->raw && s->enabled && s->running && s->mean_counts && s->stddev && s->worst
-	               ? 0
-	               : -ENOMEM;
+	return s->runs && s->mean_counts && s->stddev ? 0 : -ENOMEM;
 }
 
 static void session_free(struct stat_session *s)
@@ -532,13 +548,9 @@ static void session_free(struct stat_session *s)
 	close_results(s);
 	free(s->events);
 	free(s->encodings);
-	free(s->values);
-	free(s->raw);
-	free(s->enabled);
-	free(s->running);
+	free(s->runs);
 	free(s->mean_counts);
 	free(s->stddev);
-	free(s->worst);
 	free(s->pin);
 	options_free(&s->opt);
 }
