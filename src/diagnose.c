@@ -5,7 +5,6 @@
 #include "error.h"
 #include "group_read.h"
 #include "pmu.h"
-#include "threadmap.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -698,14 +697,12 @@ static const tally_evsel *failed_in_group(const tally_evsel *e, int err)
 	return NULL;
 }
 
-int tly_diag_evsel(const tally_evsel *e, int err, const struct tally_facts *facts)
+/* What the evsel layer recorded about f's failure, with its group context, for tly_diagnose. */
+static struct tly_diag diag_of(const tally_evsel *f, const struct tally_facts *facts)
 {
-	const tally_evsel *f = e && err < 0 ? failed_in_group(e, err) : NULL;
-	if (!f)
-		return err;
 	const tally_evsel *leader = f->leader;
-	size_t group = 1 + leader->nr_members, slot = f->failed.slot;
-	struct tly_diag d = {
+	size_t group = 1 + leader->nr_members;
+	return (struct tly_diag){
 		.op = f->failed.op,
 		.err = f->failed.err,
 		.event = f->name,
@@ -715,14 +712,41 @@ int tly_diag_evsel(const tally_evsel *e, int err, const struct tally_facts *fact
 		.group_size = group,
 		.group_index = leader == f ? 0 : 1 + f->member_index,
 		.leader_read_format = leader->attr.read_format,
-		.cpu_wide = f->threads && f->threads->tid[slot % f->grid.nthreads] == -1,
-		.fds_needed = f->grid.ncpus * f->grid.nthreads * group,
-		.read_size = f->read_size,
+		.cpu_wide = f->failed.tid == -1,
+		.fds_needed = f->failed.fds_needed,
+		.read_size = f->failed.read_size,
 		.facts = facts,
 	};
+}
+
+int tly_diag_evsel(const tally_evsel *e, int err, const struct tally_facts *facts)
+{
+	const tally_evsel *f = e && err < 0 ? failed_in_group(e, err) : NULL;
+	if (!f)
+		return err;
+	struct tly_diag d = diag_of(f, facts);
 	int code = tly_diag_error(&d);
 	char where[64];
-	tly_evsel_position(f, slot, where, sizeof(where));
+	tly_evsel_failure_position(&f->failed, where, sizeof(where));
 	tly_error_append("\n  (at %s)", where);
 	return code;
+}
+
+int tally_evsel_explain(const tally_evsel *evsel, int err, char *buf, size_t len)
+{
+	if (!evsel)
+		return tly_null_arg(__func__);
+	if (len && !buf)
+		return tly_error(-EINVAL, "tally_evsel_explain: NULL buf with len %zu", len);
+	const tally_evsel *f = err < 0 ? failed_in_group(evsel, err) : NULL;
+	if (!f)
+		return tly_error(-ENOENT, "tally_evsel_explain: no failure with code %d recorded on event '%s' or its "
+		                 "group", err, evsel->name);
+	struct tly_diag d = diag_of(f, NULL);
+	char where[64];
+	tly_evsel_failure_position(&f->failed, where, sizeof(where));
+	int n = tly_diagnose(&d, buf, len);
+	size_t used = buf && (size_t)n < len ? (size_t)n : (len ? len - 1 : 0);
+	int more = snprintf(len ? buf + used : NULL, len ? len - used : 0, "\n  (at %s)", where);
+	return n + more;
 }

@@ -2,8 +2,8 @@
 /*
  * Explanations of failed perf_event_open, ioctl, read and mmap calls: the event, the errno, the most likely
  * cause on this machine (from tally_facts) and the fix. The layer that makes a call only records it with
- * its context (evsel.c: struct tly_evsel_failure); the layer that gives up (the counter) explains it here,
- * once, with the facts of its open, so that tally_last_error() then reads like:
+ * its context (evsel.c: struct tly_evsel_failure); the layer that gives up (the counter, or a caller of the
+ * lower layer through tally_evsel_explain) explains it here, once, with the facts of its open:
  *
  *   cannot open event 'cycles' (perf_event_open: No such file or directory, ENOENT):
  *     this machine exposes no hardware PMU (only breakpoint, msr, software, tracepoint, uprobe), ...

@@ -139,37 +139,44 @@ static pid_t tid_of(const tally_evsel *e, size_t slot)
 	return e->threads->tid[slot % e->grid.nthreads];
 }
 
-/* Where slot is: "cpu 3, tid 1234", or the dummies' words. */
-int tly_evsel_position(const tally_evsel *e, size_t slot, char *buf, size_t len)
+int tly_evsel_failure_position(const struct tly_evsel_failure *f, char *buf, size_t len)
 {
-	int cpu = cpu_of(e, slot);
-	pid_t tid = tid_of(e, slot);
 	char where_cpu[24] = "any CPU", where_tid[24] = "the opening thread";
-	if (cpu >= 0)
-		snprintf(where_cpu, sizeof(where_cpu), "cpu %d", cpu);
-	if (tid > 0)
-		snprintf(where_tid, sizeof(where_tid), "tid %d", (int)tid);
-	else if (tid < 0)
+	if (f->cpu >= 0)
+		snprintf(where_cpu, sizeof(where_cpu), "cpu %d", f->cpu);
+	if (f->tid > 0)
+		snprintf(where_tid, sizeof(where_tid), "tid %d", (int)f->tid);
+	else if (f->tid < 0)
 		snprintf(where_tid, sizeof(where_tid), "every thread");
 	return snprintf(buf, len, "%s, %s", where_cpu, where_tid);
 }
 
 static void append_position(const tally_evsel *e, size_t slot)
 {
-	char where[64];
-	tly_evsel_position(e, slot, where, sizeof(where));
-	tly_error_append(" (at %s)", where);
+	struct tly_evsel_failure where = { .cpu = cpu_of(e, slot), .tid = tid_of(e, slot) };
+	char text[64];
+	tly_evsel_failure_position(&where, text, sizeof(text));
+	tly_error_append(" (at %s)", text);
 }
 
 /* The one place a failed system call on an event becomes a code: recorded on the evsel for the layer that
- * gives up to explain (tly_diag_evsel), with a last-error text that says what failed where and no more. */
+ * gives up to explain (tly_diag_evsel, tally_evsel_explain), with a last-error text that says what failed
+ * where and no more. */
 static int report_failure(tally_evsel *e, size_t slot, enum tly_diag_op op, const char *request, int err)
 {
 	static const char *const calls[] = {
 		[TLY_DIAG_OPEN] = "perf_event_open", [TLY_DIAG_IOCTL] = "ioctl",
 		[TLY_DIAG_READ] = "read", [TLY_DIAG_MMAP] = "mmap",
 	};
-	e->failed = (struct tly_evsel_failure){ .op = op, .err = err, .request = request, .slot = slot };
+	e->failed = (struct tly_evsel_failure){
+		.op = op,
+		.err = err,
+		.request = request,
+		.cpu = cpu_of(e, slot),
+		.tid = tid_of(e, slot),
+		.fds_needed = e->grid.ncpus * e->grid.nthreads * (1 + e->leader->nr_members),
+		.read_size = e->read_size,
+	};
 	const char *desc = strerrordesc_np(err), *name = strerrorname_np(err);
 	tly_error(-err, "event '%s': %s%s%s failed: %s (%s)", e->name, calls[op], request ? " " : "",
 	          request ? request : "", desc ? desc : "Unknown error", name ? name : "?");

@@ -21,7 +21,12 @@ struct tly_evsel_failure {
 	enum tly_diag_op op;
 	int err;                /* errno, positive; 0: nothing failed */
 	const char *request;    /* TLY_DIAG_IOCTL: the request's name */
-	size_t slot;            /* the fd-grid slot */
+	/* Kept here because a failed open releases the maps: where, and the sizes that explain EMFILE and
+	 * ENOSPC. */
+	int cpu;                /* -1: any CPU */
+	pid_t tid;              /* 0: the opening thread; -1: every thread (CPU-wide) */
+	size_t fds_needed;      /* descriptors the evsel's group needs over its maps */
+	size_t read_size;       /* bytes a read of it offers */
 };
 
 struct tally_evsel {
@@ -73,8 +78,8 @@ static inline int tly_evsel_read_group_slot(tally_evsel *leader, size_t slot, st
  * members by id and scale), PERF_FORMAT_GROUP only on a leader of members (group), nothing else added. */
 uint64_t tly_evsel_read_format(uint64_t caller_read_format, bool group);
 
-/* Where fd-grid slot `slot` of e is, for messages: "cpu 3, tid 1234" (or "any CPU", "every thread", "the
+/* Where a recorded failure happened, for messages: "cpu 3, tid 1234" (or "any CPU", "every thread", "the
  * opening thread"). snprintf's return. */
-int tly_evsel_position(const tally_evsel *e, size_t slot, char *buf, size_t len);
+int tly_evsel_failure_position(const struct tly_evsel_failure *f, char *buf, size_t len);
 
 #endif

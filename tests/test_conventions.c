@@ -171,6 +171,7 @@ static void null_evsel(void)
 	CHECK_EINVAL(tally_evsel_reset(NULL), "tally_evsel_reset");
 	CHECK_EINVAL(tally_evsel_read(NULL, 0, 0, count, sizeof(struct tally_count)), "tally_evsel_read");
 	CHECK_EINVAL(tally_evsel_read_group(NULL, 0, 0, count, 2, sizeof(struct tally_count)), "tally_evsel_read_group");
+	CHECK_EINVAL(tally_evsel_explain(NULL, -EINVAL, NULL, 0), "tally_evsel_explain");
 	CHECK_INT(tally_evsel_new(&task_clock, &ev), 0);
 	CHECK_EINVAL(tally_evsel_set_name(ev, NULL), "tally_evsel_set_name");
 	CHECK_INT(tally_evsel_open(ev, NULL, NULL), 0);

@@ -38,6 +38,18 @@ static void evsel_reports_context_only(void)
 	CHECK_INT(fault_calls(FAULT_PERF_EVENT_OPEN), 1);
 	CHECK(strstr(text, "perf_event_paranoid") == NULL);
 	fault_uninstall();
+	/* Who gives up asks for the explanation: the cause (from the machine's facts) and where. */
+	char why[2048];
+	int n = tally_evsel_explain(ev, -EACCES, why, sizeof(why));
+	CHECK(n > 0 && (size_t)n < sizeof(why));
+	CHECK_CONTAINS(why, "cannot open event 'page-faults' (perf_event_open");
+	CHECK_CONTAINS(why, "perf_event_paranoid");
+	CHECK_CONTAINS(why, "(at any CPU, the opening thread)");
+	/* snprintf rule: a short buffer gets a cut, terminated text and the same length. */
+	char small[16];
+	CHECK_INT(tally_evsel_explain(ev, -EACCES, small, sizeof(small)), n);
+	CHECK_INT(strlen(small), sizeof(small) - 1);
+	CHECK_INT(tally_evsel_explain(ev, -EBUSY, why, sizeof(why)), -ENOENT);
 	tally_evsel_free(ev);
 }
 

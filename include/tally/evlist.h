@@ -20,8 +20,10 @@
  * number or a tid (tally_cpus_at/tally_threads_at translate).
  *
  * Errors: every function returning int gives 0 or a negative errno-style code; a failing system call
- * leaves in tally_last_error() a text naming the event (tally_evsel_set_name), the CPU, the tid, the
- * errno and, for perf_event_open, the likely cause.
+ * leaves in tally_last_error() a text naming the event (tally_evsel_set_name), the call, the errno, the
+ * CPU and the tid, and reads nothing more. The likely cause and its fix on this machine (which reads the
+ * machine's facts: PMUs, perf_event_paranoid, capabilities, limits) come from tally_evsel_explain(),
+ * called by whoever gives up on the failure; tally_counter explains its own.
  *
  * Thread-safety, unless a function says otherwise: maps (tally_cpus, tally_threads) are immutable once
  * made, so any number of threads may query one concurrently; an evsel or evlist may be used by one thread

@@ -125,6 +125,14 @@ TALLY_API int tally_evsel_read(tally_evsel *evsel, size_t cpu_idx, size_t thread
 TALLY_API int tally_evsel_read_group(tally_evsel *leader, size_t cpu_idx, size_t thread_idx,
                                      struct tally_count *counts, size_t n, size_t count_sz);
 
+/* The explanation of the failure `err` that a call on evsel (or on an event of its group) returned: the
+ * call, the errno, the likely cause on this machine and the fix, then where it happened, as tally_counter
+ * reports its failures ("cannot open event 'cycles' (perf_event_open: ...):\n  this machine exposes no
+ * hardware PMU ..."). Reads the machine's facts (sysfs, procfs, a probe event): call it when giving up,
+ * not on a path that retries. Text by the snprintf rule (returns the length the whole text needs). No
+ * failure with that code recorded: -ENOENT. */
+TALLY_API int tally_evsel_explain(const tally_evsel *evsel, int err, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif
