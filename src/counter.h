@@ -43,6 +43,8 @@ struct event {
 	uint64_t idle_enabled;       /* a leader's: its group's enabled time in the latest read if it never
 	                              * ran in it, else 0 */
 	uint64_t epoch;              /* the counter's number of its current window (snapshots compare it) */
+	bool has_bases;              /* a leader's: some count of its group was not zero at the window's start
+	                              * (what exited children added), so reads subtract counter->bases */
 	unsigned origin;
 	int group;                   /* the leader's event index */
 	int error;                   /* not supported: the open's code */
@@ -110,9 +112,25 @@ void tly_counter_drop_group(tally_counter *c, size_t g);
 int tly_counter_explain_group_failure(tally_counter *c, size_t g, int err);
 
 /* Reads one (cpu, thread) slot of the group led by `leader` into block through the read backend, each
- * value and the group's times made relative to the start of the current window. */
-int tly_counter_read_slot(const tally_counter *c, const struct event *leader, size_t slot,
-                          struct tally_count *block, uint64_t *enabled, uint64_t *running);
+ * value and the group's times made relative to the start of the current window. Inline: it is the read
+ * path of tally_counter_read and tally_counter_snapshot, held to the cost of a bare read(2). */
+static inline int tly_counter_read_slot(const tally_counter *c, const struct event *leader, size_t slot,
+                                        struct tally_count *block, uint64_t *enabled, uint64_t *running)
+{
+	size_t size = leader->stride;
+	int err = tly_read_backend_group(c->backend, leader->evsel, slot, block);
+	if (err)
+		return err;
+	if (leader->has_bases) {
+		const uint64_t *bases = c->bases + (leader->counts - c->counts) + slot * size;
+		for (size_t k = 0; k < size; k++)
+			block[k].value = tly_window_since(block[k].value, bases[k]);
+	}
+	const struct tly_window *w = &leader->window[slot];
+	*enabled = tly_window_since(block->enabled, w->start_enabled);
+	*running = tly_window_since(block->running, w->start_running);
+	return 0;
+}
 
 /* Group g was enabled for `enabled` ns in the latest read but never ran: every member gets the
  * explanation and, when tally packed the group, it is split in halves and reopened. *next is the group

@@ -164,6 +164,7 @@ static void group_opened(tally_counter *c, size_t g)
 	uint64_t epoch = ++c->epochs;
 	memset(c->bases + c->plan.first[g] * c->max_slots, 0,
 	       leader->ncpus * leader->nthreads * size * sizeof(*c->bases));
+	leader->has_bases = false;
 	for (k = 0; k < size; k++) {
 		struct event *e = &c->ev[m[k]];
 		e->counts = c->counts + c->plan.first[g] * c->max_slots + k;

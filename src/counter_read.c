@@ -14,24 +14,6 @@ _Static_assert(sizeof(struct tally_result) == TLY_RESULT_SZ_V1, "tally_result gr
 _Static_assert(sizeof(struct tally_part) == TLY_PART_SZ_V1, "tally_part grew: see out_array.h");
 _Static_assert(sizeof(struct tally_exit) == TLY_EXIT_SZ_V1, "tally_exit grew: see out_array.h");
 
-/* Reads one (cpu, thread) slot of a group into block (one read(2)), each value and the group's times made
- * relative to the start of the current window. */
-int tly_counter_read_slot(const tally_counter *c, const struct event *leader, size_t slot,
-                            struct tally_count *block, uint64_t *enabled, uint64_t *running)
-{
-	size_t size = leader->stride;
-	int err = tly_read_backend_group(c->backend, leader->evsel, slot, block);
-	if (err)
-		return err;
-	const uint64_t *bases = c->bases + (leader->counts - c->counts) + slot * size;
-	for (size_t k = 0; k < size; k++)
-		block[k].value = tly_window_since(block[k].value, bases[k]);
-	const struct tly_window *w = &leader->window[slot];
-	*enabled = tly_window_since(block->enabled, w->start_enabled);
-	*running = tly_window_since(block->running, w->start_running);
-	return 0;
-}
-
 /* Reads group g at every (cpu, thread) with one read(2) each, decoded in place into its events' counts,
  * and the times of its windows. Notes in the leader whether the group was enabled in its window but
  * never ran, and then sets *any_idle. */
@@ -62,7 +44,7 @@ static int read_group(tally_counter *c, size_t g, bool *any_idle)
  * (uint64_t fields, as the event's) would make the compiler load the event's fields again. Every field
  * written lies within the first version's size, which every caller's element has; a newer caller's bytes
  * past the fields known here read zero. */
-static void fill_result(const struct event *restrict e, struct tally_result *restrict r, size_t elem_sz)
+static void fill_result(const struct event *restrict e, struct tally_result *restrict r)
 {
 	r->origin = e->origin;
 	r->group = e->group;
@@ -73,8 +55,9 @@ static void fill_result(const struct event *restrict e, struct tally_result *res
 	tly_aggregate_parts(e->counts, e->stride, e->window, e->nr_counts, r);
 	if (!e->evsel)
 		r->status = TALLY_STATUS_NOT_SUPPORTED;
-	const size_t known = TLY_KNOWN_SIZE(tally_result);
-	memset((char *)r + known, 0, elem_sz - known);
+	/* Our padding after the last field, where a newer version may have put one (it then reads 0): a
+	 * constant size, so a store or two, not a memset call. */
+	memset((char *)r + TLY_KNOWN_SIZE(tally_result), 0, sizeof(*r) - TLY_KNOWN_SIZE(tally_result));
 }
 
 int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n, size_t elem_sz)
@@ -93,7 +76,11 @@ int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n,
 	}
 	size_t count = n < c->nr ? n : c->nr;
 	for (size_t i = 0; i < count; i++)
-		fill_result(&c->ev[i], tly_out_at(results, i, elem_sz), elem_sz);
+		fill_result(&c->ev[i], tly_out_at(results, i, elem_sz));
+	/* A newer caller's larger elements: the fields this library does not know read zero. */
+	for (size_t i = 0; elem_sz > sizeof(struct tally_result) && i < count; i++)
+		memset((char *)tly_out_at(results, i, elem_sz) + sizeof(struct tally_result), 0,
+		       elem_sz - sizeof(struct tally_result));
 
 	/* Only now reshape never-run groups: the results above already say NOT_COUNTED for them. */
 	for (size_t g = 0; any_idle && g < c->plan.nr_groups;) {

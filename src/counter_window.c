@@ -40,6 +40,7 @@ static int begin_window(tally_counter *c, size_t g)
 		c->ev[m[k]].epoch = epoch;
 	uint64_t *bases = c->bases + (leader->counts - c->counts);
 	int err = tally_evsel_reset(leader->evsel);
+	leader->has_bases = false;
 	for (size_t ci = 0; ci < leader->ncpus && !err; ci++) {
 		for (size_t ti = 0; ti < leader->nthreads && !err; ti++, slot++) {
 			struct tally_count *block = leader->counts + slot * size;
@@ -48,8 +49,10 @@ static int begin_window(tally_counter *c, size_t g)
 				break;
 			leader->window[slot] = (struct tly_window){ .start_enabled = block->enabled,
 				                                    .start_running = block->running };
-			for (size_t k = 0; k < size; k++)
+			for (size_t k = 0; k < size; k++) {
 				bases[slot * size + k] = block[k].value;
+				leader->has_bases |= block[k].value != 0;
+			}
 		}
 	}
 	return err;
