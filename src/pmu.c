@@ -17,6 +17,7 @@
 #include "error.h"
 #include "opts.h"
 #include "sys.h"
+#include "sysfs_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,16 +39,18 @@ struct loader {
 
 const char *tly_default_sysfs_root(void)
 {
-	/* getenv is safe here as long as nobody calls setenv concurrently, as for any libc user. */
-	const char *root = getenv("TALLY_SYSFS_ROOT");
+	/* secure_getenv: in a set-uid or file-capability program (AT_SECURE) the variable is the unprivileged
+	 * caller's, and a tree of theirs would make the program read (and echo in errors) any file it may
+	 * read. getenv is safe here as long as nobody calls setenv concurrently, as for any libc user. */
+	const char *root = secure_getenv("TALLY_SYSFS_ROOT");
 	return root && root[0] ? root : "/sys";
 }
 
 static int join_path(char path[static PATH_MAX], const char *dir, const char *name)
 {
-	int n = snprintf(path, PATH_MAX, "%s/%s", dir, name);
-	if (n < 0 || n >= PATH_MAX)
-		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s/%s", dir, name);
+	if (tly_path_join(path, PATH_MAX, dir, name))
+		return tly_error(-ENAMETOOLONG, "sysfs path too long (over %d bytes): %.64s.../%s", PATH_MAX - 1, dir,
+		                 name);
 	return 0;
 }
 
@@ -58,15 +61,13 @@ static int read_attr(struct loader *ld, const char *dir, const char *name, bool 
 	int err = join_path(ld->path, dir, name);
 	if (err)
 		return err;
-	int len = tly_sys_read_file(ld->path, ld->text, sizeof(ld->text));
+	int len = tly_sysfs_read(ld->path, ld->text, sizeof(ld->text), TLY_SYSFS_WHOLE);
 	if (len == -ENOENT && optional)
 		return len;
 	if (len == -EFBIG)
 		return tly_error(-TALLY_ESYSFS, "%s: larger than a sysfs page (%d bytes)", ld->path,
 		                 SYSFS_FILE_MAX);
-	if (len < 0)
-		return tly_error(len, "cannot read %s: %s", ld->path, strerror(-len));
-	return len;
+	return len < 0 ? tly_sysfs_error(ld->path, len, sizeof(ld->text)) : len;
 }
 
 static int dup_text(const char *text, char **out)
@@ -127,7 +128,7 @@ static int list_dir(const char *dir, bool optional, bool files_only, struct name
 		int err = errno ? -errno : -EIO;
 		if (err == -ENOENT && optional)
 			return 0;
-		return tly_error(err, "cannot list %s: %s", dir, strerror(-err));
+		return tly_error(err, "cannot list %s: %s", dir, tally_strerror(err));
 	}
 	size_t cap = 0;
 	int err = 0;
@@ -136,7 +137,7 @@ static int list_dir(const char *dir, bool optional, bool files_only, struct name
 		struct dirent *entry = tly_sys->readdir(d);
 		if (!entry) {
 			if (errno)
-				err = tly_error(-errno, "cannot list %s: %s", dir, strerror(errno));
+				err = tly_error(-errno, "cannot list %s: %s", dir, tally_strerror(errno));
 			break;
 		}
 		if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))
