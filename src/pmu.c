@@ -9,8 +9,11 @@
  *   devices/<pmu>/events/<name>   named aliases, with <name>.scale/.unit/.per-pkg/.snapshot companions
  *   devices/<pmu>/caps/<cap>      capabilities (max_precise, pmu_name, slots, ...)
  *
- * Every file is read through tly_sys (fault injection). The snapshot is built once and never changed, so
- * any number of threads may read it at once.
+ * tally_pmus_load lists the PMUs and reads each one's type and cpus; the rest of a PMU (its details) is
+ * read the first time something asks for it (tly_pmu_details), under the snapshot's lock: `tally stat -e
+ * task-clock` reads the software PMU's files only, not every uncore PMU's hundreds of events. Every file
+ * is read through sysfs_file.c (the syscall table: fault injection). Any number of threads may use a
+ * snapshot at once.
  */
 #include "pmu.h"
 
@@ -24,6 +27,7 @@
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,6 +336,16 @@ static int apply_companion(struct loader *ld, struct tly_alias *alias, enum comp
 	return 0;
 }
 
+/* The alias called name among those read so far (sorted); the details are being read, so not through
+ * tly_pmu_alias, which would wait for them. */
+static struct tly_alias *find_alias(struct tally_pmu *pmu, const char *name)
+{
+	struct tly_alias key = { .name = (char *)name };
+	if (!pmu->nr_aliases)
+		return NULL;
+	return bsearch(&key, pmu->aliases, pmu->nr_aliases, sizeof(key), by_alias_name);
+}
+
 static int load_aliases(struct loader *ld, const char *pmu_dir, struct tally_pmu *pmu)
 {
 	char dir[PATH_MAX];
@@ -366,7 +380,7 @@ static int load_aliases(struct loader *ld, const char *pmu_dir, struct tally_pmu
 			continue;
 		char alias_name[NAME_MAX + 1];
 		snprintf(alias_name, sizeof(alias_name), "%.*s", (int)alias_len, files.names[i]);
-		struct tly_alias *alias = (struct tly_alias *)tly_pmu_alias(pmu, alias_name);
+		struct tly_alias *alias = find_alias(pmu, alias_name);
 		if (!alias) {
 			/* perf ignores these as well; nothing can use a companion of no event. */
 			tly_log(TALLY_LOG_DEBUG, "%s/%s: no event %s; ignored\n", dir, files.names[i],
@@ -405,25 +419,13 @@ static int load_pmu(struct loader *ld, const char *devices, const char *name, st
 	if (len < 0)
 		return len;
 	err = parse_type(ld->path, ld->text, &pmu->type);
-	if (err)
-		return err;
-
-	err = read_optional(ld, dir, "cpus", &pmu->cpus);
 	if (!err)
-		err = read_optional(ld, dir, "cpumask", &pmu->cpumask);
-	if (err)
-		return err;
+		err = read_optional(ld, dir, "cpus", &pmu->cpus);
 	pmu->is_core = is_core_pmu(pmu);
-
-	err = load_formats(ld, dir, pmu);
-	if (!err)
-		err = load_aliases(ld, dir, pmu);
-	if (!err)
-		err = load_caps(ld, dir, pmu);
 	return err;
 }
 
-static void pmu_release(struct tally_pmu *pmu)
+static void details_release(struct tally_pmu *pmu)
 {
 	for (size_t i = 0; i < pmu->nr_formats; i++) {
 		free(pmu->formats[i].name);
@@ -441,9 +443,65 @@ static void pmu_release(struct tally_pmu *pmu)
 		free(pmu->caps[i].value);
 	}
 	free(pmu->caps);
-	free(pmu->cpus);
 	free(pmu->cpumask);
+	pmu->formats = NULL;
+	pmu->aliases = NULL;
+	pmu->caps = NULL;
+	pmu->cpumask = NULL;
+	pmu->nr_formats = pmu->nr_aliases = pmu->nr_caps = 0;
+}
+
+static void pmu_release(struct tally_pmu *pmu)
+{
+	details_release(pmu);
+	free(pmu->details_error);
+	free(pmu->cpus);
 	free(pmu->name);
+}
+
+static int load_details(struct tally_pmu *pmu)
+{
+	char dir[PATH_MAX];
+	struct loader *ld = malloc(sizeof(*ld));
+	if (!ld)
+		return tly_error(-ENOMEM, "out of memory");
+	int err = join_path(ld->path, pmu->owner->sysfs_root, "bus/event_source/devices");
+	if (!err)
+		err = join_path(dir, ld->path, pmu->name);
+	if (!err)
+		err = read_optional(ld, dir, "cpumask", &pmu->cpumask);
+	if (!err)
+		err = load_formats(ld, dir, pmu);
+	if (!err)
+		err = load_aliases(ld, dir, pmu);
+	if (!err)
+		err = load_caps(ld, dir, pmu);
+	free(ld);
+	return err;
+}
+
+int tly_pmu_details(const struct tally_pmu *cpmu)
+{
+	/* The snapshot is const to its users; reading the details once is not a change they can see. */
+	struct tally_pmu *pmu = (struct tally_pmu *)cpmu;
+	int state = atomic_load_explicit(&pmu->details, memory_order_acquire);
+	if (state == 0) {
+		pthread_mutex_lock(&pmu->owner->lock);
+		state = atomic_load_explicit(&pmu->details, memory_order_relaxed);
+		if (state == 0) {
+			int err = load_details(pmu);
+			if (err) {
+				details_release(pmu);
+				pmu->details_error = strdup(tally_last_error());
+			}
+			state = err ? err : 1;
+			atomic_store_explicit(&pmu->details, state, memory_order_release);
+		}
+		pthread_mutex_unlock(&pmu->owner->lock);
+	}
+	if (state < 0)
+		return tly_error(state, "%s", pmu->details_error ? pmu->details_error : "PMU details: out of memory");
+	return 0;
 }
 
 void tally_pmus_free(tally_pmus *pmus)
@@ -454,6 +512,7 @@ void tally_pmus_free(tally_pmus *pmus)
 		pmu_release(&pmus->pmus[i]);
 	free(pmus->pmus);
 	free(pmus->sysfs_root);
+	pthread_mutex_destroy(&pmus->lock);
 	free(pmus);
 }
 
@@ -473,8 +532,10 @@ static int load_all(struct loader *ld, tally_pmus *pmus)
 	pmus->pmus = calloc(names.nr, sizeof(*pmus->pmus));
 	if (!pmus->pmus)
 		err = tly_error(-ENOMEM, "out of memory");
-	for (size_t i = 0; !err && i < names.nr; i++)
+	for (size_t i = 0; !err && i < names.nr; i++) {
+		pmus->pmus[pmus->nr].owner = pmus;
 		err = load_pmu(ld, devices, names.names[i], &pmus->pmus[pmus->nr++]);
+	}
 	name_list_free(&names);
 	if (!err)
 		qsort(pmus->pmus, pmus->nr, sizeof(*pmus->pmus), by_pmu_name);
@@ -493,9 +554,12 @@ int tally_pmus_load(const struct tally_pmus_opts *opts, tally_pmus **out)
 		root = tly_default_sysfs_root();
 
 	tally_pmus *pmus = calloc(1, sizeof(*pmus));
+	if (!pmus)
+		return tly_error(-ENOMEM, "out of memory");
+	pthread_mutex_init(&pmus->lock, NULL);
 	struct loader *ld = malloc(sizeof(*ld));
 	int err = 0;
-	if (!pmus || !ld || !(pmus->sysfs_root = strdup(root)))
+	if (!ld || !(pmus->sysfs_root = strdup(root)))
 		err = tly_error(-ENOMEM, "out of memory");
 	if (!err)
 		err = load_all(ld, pmus);
@@ -538,23 +602,24 @@ const struct tly_format *tly_pmu_format(const struct tally_pmu *pmu, const char 
 {
 	struct tly_format key = { .name = (char *)name };
 	/* bsearch's base must not be NULL even for zero elements (glibc declares it nonnull; UBSan checks). */
-	if (!pmu->nr_formats)
+	if (tly_pmu_details(pmu) || !pmu->nr_formats)
 		return NULL;
 	return bsearch(&key, pmu->formats, pmu->nr_formats, sizeof(key), by_format_name);
 }
 
 const struct tly_alias *tly_pmu_alias(const struct tally_pmu *pmu, const char *name)
 {
-	struct tly_alias key = { .name = (char *)name };
-	if (!pmu->nr_aliases)
-		return NULL;
-	return bsearch(&key, pmu->aliases, pmu->nr_aliases, sizeof(key), by_alias_name);
+	return tly_pmu_details(pmu) ? NULL : find_alias((struct tally_pmu *)pmu, name);
 }
 
-static int check_index(size_t i, size_t nr, const char *fn, const char *pmu_name)
+/* i must index one of nr entries of the PMU's details (read here if they were not yet). */
+static int check_index(const struct tally_pmu *pmu, size_t i, const size_t *nr, const char *fn, const char *pmu_name)
 {
-	if (i >= nr)
-		return tly_error(-ERANGE, "%s: index %zu, but PMU %s has %zu", fn, i, pmu_name, nr);
+	int err = tly_pmu_details(pmu);
+	if (err)
+		return err;
+	if (i >= *nr)
+		return tly_error(-ERANGE, "%s: index %zu, but PMU %s has %zu", fn, i, pmu_name, *nr);
 	return 0;
 }
 
@@ -562,6 +627,9 @@ int tally_pmu_get_info(const tally_pmu *pmu, struct tally_pmu_info *info)
 {
 	if (!pmu || !info)
 		return tly_error(-EINVAL, "%s: NULL argument", __func__);
+	int err = tly_pmu_details(pmu);
+	if (err)
+		return err;
 	struct tally_pmu_info full = {
 		.sz = sizeof(full),
 		.name = pmu->name,
@@ -580,7 +648,7 @@ int tally_pmu_format_at(const tally_pmu *pmu, size_t i, struct tally_format_info
 {
 	if (!pmu || !info)
 		return tly_error(-EINVAL, "%s: NULL argument", __func__);
-	int err = check_index(i, pmu->nr_formats, __func__, pmu->name);
+	int err = check_index(pmu, i, &pmu->nr_formats, __func__, pmu->name);
 	if (err)
 		return err;
 	const struct tly_format *format = &pmu->formats[i];
@@ -599,7 +667,7 @@ int tally_pmu_alias_at(const tally_pmu *pmu, size_t i, struct tally_alias_info *
 {
 	if (!pmu || !info)
 		return tly_error(-EINVAL, "%s: NULL argument", __func__);
-	int err = check_index(i, pmu->nr_aliases, __func__, pmu->name);
+	int err = check_index(pmu, i, &pmu->nr_aliases, __func__, pmu->name);
 	if (err)
 		return err;
 	const struct tly_alias *alias = &pmu->aliases[i];
@@ -619,7 +687,7 @@ int tally_pmu_cap_at(const tally_pmu *pmu, size_t i, const char **name, const ch
 {
 	if (!pmu)
 		return tly_error(-EINVAL, "%s: NULL argument", __func__);
-	int err = check_index(i, pmu->nr_caps, __func__, pmu->name);
+	int err = check_index(pmu, i, &pmu->nr_caps, __func__, pmu->name);
 	if (err)
 		return err;
 	if (name)

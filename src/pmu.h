@@ -3,6 +3,7 @@
 #ifndef TLY_PMU_H
 #define TLY_PMU_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <tally/pmu.h>
@@ -32,11 +33,19 @@ struct tly_cap {
 	char *value;
 };
 
+/* What tally_pmus_load reads of every PMU: its name, type and `cpus` (whether it is a core PMU). The rest,
+ * its details (cpumask, formats, events, caps: most of the files), is read on first use (tly_pmu_details),
+ * so that a spec naming one PMU does not pay for every PMU's files. */
 struct tally_pmu {
 	char *name;
 	uint32_t type;
 	bool is_core;
 	char *cpus;          /* text of `cpus`, or NULL */
+	struct tally_pmus *owner;
+	/* 0 until the details are read, then 1, or the negative code of the read that failed (whose message
+	 * details_error keeps, to be given again at every use). Written once, under owner->lock. */
+	_Atomic int details;
+	char *details_error;
 	char *cpumask;       /* text of `cpumask`, or NULL */
 	struct tly_format *formats;
 	size_t nr_formats;
@@ -48,9 +57,14 @@ struct tally_pmu {
 
 struct tally_pmus {
 	char *sysfs_root;
+	pthread_mutex_t lock;        /* held while one PMU's details are read */
 	struct tally_pmu *pmus;      /* sorted by name */
 	size_t nr;
 };
+
+/* Reads pmu's details unless they are read already. Returns 0, or the error of that read (recorded again
+ * as the last error at every call). Thread-safe: the snapshot stays shareable between threads. */
+int tly_pmu_details(const struct tally_pmu *pmu);
 
 /* Parses a format file's content ("config:0-7,32-35", "config1:0", "config2:3-5"). Returns 0, or
  * -EINVAL (not of that form, or a reversed range), -ERANGE (a bit beyond 63), -EEXIST (a bit listed
@@ -69,8 +83,8 @@ int tly_format_deposit(uint64_t mask, uint64_t value, uint64_t *config);
 /* Number of bits set in a mask: the width of a format term. */
 unsigned tly_format_width(uint64_t mask);
 
-/* Lookups by exact name (formats and aliases are sorted by name); NULL when absent. A loaded snapshot is
- * read-only, so these are thread-safe. */
+/* Lookups by exact name (formats and aliases are sorted by name); NULL when absent, or when the PMU's
+ * details cannot be read (call tly_pmu_details first to tell the two apart). Thread-safe. */
 const struct tly_format *tly_pmu_format(const struct tally_pmu *pmu, const char *name);
 const struct tly_alias *tly_pmu_alias(const struct tally_pmu *pmu, const char *name);
 

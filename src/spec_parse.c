@@ -282,6 +282,9 @@ static char *pmu_event_base(const struct tally_pmu *pmu, const struct tly_pmu_ev
 static int add_pmu_event(struct parser *p, const struct tally_pmu *pmu, size_t start, size_t terms_start,
                          size_t terms_end, size_t item_end)
 {
+	int ret = tly_pmu_details(pmu);
+	if (ret)
+		return ret;
 	struct tly_pmu_event pe;
 	memset(&pe, 0, sizeof(pe));
 	pe.attr.type = pmu->type;
@@ -303,6 +306,10 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 	name[len] = '\0';
 	size_t nr_core = 0, nr_all = 0;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
+		/* A bare name may be any PMU's event: every PMU's details are read (once per snapshot). */
+		int err = tly_pmu_details(&p->pmus->pmus[i]);
+		if (err)
+			return err;
 		if (tly_pmu_alias(&p->pmus->pmus[i], name)) {
 			nr_all++;
 			nr_core += p->pmus->pmus[i].is_core;
@@ -365,9 +372,13 @@ static int unknown_event(struct parser *p, size_t start, size_t len)
 		if (tly_builtin_get(i)->alias)
 			tly_suggest_offer(&s, tly_builtin_get(i)->alias);
 	}
-	for (size_t i = 0; i < p->pmus->nr; i++)
+	for (size_t i = 0; i < p->pmus->nr; i++) {
+		int err = tly_pmu_details(&p->pmus->pmus[i]);
+		if (err)
+			return err;
 		for (size_t j = 0; j < p->pmus->pmus[i].nr_aliases; j++)
 			tly_suggest_offer(&s, p->pmus->pmus[i].aliases[j].name);
+	}
 	if (s.best)
 		return SPEC_ERROR(p, start, len, "unknown event '%.*s' — did you mean '%s'?", (int)len, p->spec + start,
 		                  s.best);
