@@ -246,8 +246,9 @@ int main(int argc, char **argv)
 		c->sides[0].argv[0] = tally;
 		c->sides[1].argv[0] = perf;
 		if (c->floor_goal > 0) {
+			/* As tally is given it: by name, so that both search PATH alike. */
 			c->sides[2].argv[0] = floor;
-			c->sides[2].argv[1] = truth;
+			c->sides[2].argv[1] = "true";
 		}
 		c->sides[c->nr_sides - 1].argv[0] = truth;
 		if (measure(c, runs) < 0) {

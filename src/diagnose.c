@@ -3,6 +3,7 @@
 #include "diagnose.h"
 
 #include "error.h"
+#include "pmu.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -90,15 +91,6 @@ static const char *pmu_name(const char *pmu, const struct perf_event_attr *attr)
 	default:
 		return NULL;
 	}
-}
-
-bool tly_pmu_is_software_context(const char *pmu)
-{
-	static const char *const names[] = { "software", "tracepoint", "breakpoint", "kprobe", "uprobe", "msr" };
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(pmu, names[i]) == 0)
-			return true;
-	return false;
 }
 
 static bool mixed_pmus(const struct tly_diag *d)

@@ -17,12 +17,6 @@
 #include <stdint.h>
 #include <tally/probe.h>
 
-/* True for the PMUs whose events live in the kernel's software context (task_ctx_nr == perf_sw_context):
- * software, tracepoint, breakpoint, kprobe, uprobe, and x86's msr, which only reads free-running MSRs
- * (tsc, aperf, mperf) and exists in VMs without a virtual PMU. Their events take no hardware counter, so
- * they may join any group, and a machine that has only these PMUs has no hardware PMU. */
-bool tly_pmu_is_software_context(const char *pmu);
-
 /* The call that failed. */
 enum tly_diag_op { TLY_DIAG_OPEN, TLY_DIAG_IOCTL, TLY_DIAG_READ, TLY_DIAG_MMAP };
 

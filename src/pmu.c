@@ -395,6 +395,15 @@ static int load_aliases(struct loader *ld, const char *pmu_dir, struct tally_pmu
 	return err < 0 ? err : 0;
 }
 
+bool tly_pmu_is_software_context(const char *pmu)
+{
+	static const char *const names[] = { "software", "tracepoint", "breakpoint", "kprobe", "uprobe", "msr" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(pmu, names[i]) == 0)
+			return true;
+	return false;
+}
+
 static bool is_core_pmu(const struct tally_pmu *pmu)
 {
 	/* "cpu" is the one core PMU of a homogeneous x86 machine, and has no `cpus` file. Core PMUs of
@@ -419,7 +428,9 @@ static int load_pmu(struct loader *ld, const char *devices, const char *name, st
 	if (len < 0)
 		return len;
 	err = parse_type(ld->path, ld->text, &pmu->type);
-	if (!err)
+	/* Only a core PMU has `cpus`: not looking for it where the kernel never puts one saves an open of
+	 * sysfs per software PMU at every start (several microseconds each). */
+	if (!err && !tly_pmu_is_software_context(name))
 		err = read_optional(ld, dir, "cpus", &pmu->cpus);
 	pmu->is_core = is_core_pmu(pmu);
 	return err;

@@ -94,6 +94,13 @@ const struct tly_alias *tly_pmu_alias(const struct tally_pmu *pmu, const char *n
 int tly_alias_parse_scale(const char *text, double *scale);
 int tly_alias_parse_flag(const char *text, bool *flag);
 
+/* True for the PMUs whose events live in the kernel's software context (task_ctx_nr == perf_sw_context):
+ * software, tracepoint, breakpoint, kprobe, uprobe, and x86's msr, which only reads free-running MSRs
+ * (tsc, aperf, mperf) and exists in VMs without a virtual PMU. Their events take no hardware counter, so
+ * they may join any group, and a machine that has only these PMUs has no hardware PMU. None is a core PMU:
+ * the kernel gives them no `cpus` file. */
+bool tly_pmu_is_software_context(const char *pmu);
+
 /* The sysfs root a NULL option means: $TALLY_SYSFS_ROOT, else "/sys". */
 const char *tly_default_sysfs_root(void);
 

@@ -3,6 +3,7 @@
 #include "diagnose.h"
 #include "fixture_tree.h"
 #include "harness.h"
+#include "pmu.h"
 #include "sys.h"
 
 #include <dirent.h>

@@ -81,6 +81,8 @@ static void software_event_reads_no_pmu_details(void)
 		CHECK_INT(touched(pmus[i], "cpumask"), 0);
 		/* Every PMU's type is read: a software event's PMU is found by its type. */
 		CHECK_INT(touched(pmus[i], "type"), 1);
+		/* `cpus` (is it a core PMU?) too, except where the kernel never puts one. */
+		CHECK_INT(touched(pmus[i], "cpus"), tly_pmu_is_software_context(pmus[i]) ? 0 : 1);
 	}
 	harness_case = "software_event_reads_no_pmu_details";
 }
