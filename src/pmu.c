@@ -27,7 +27,6 @@
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,23 +492,21 @@ static int load_details(struct tally_pmu *pmu)
 
 int tly_pmu_details(const struct tally_pmu *cpmu)
 {
-	/* The snapshot is const to its users; reading the details once is not a change they can see. */
+	/* The snapshot is const to its users; reading the details once is not a change they can see. The lock
+	 * is taken at every call, not only the first: uncontended it costs tens of nanoseconds, this is not a
+	 * hot path, and a plain lock is what race detectors (helgrind, TSan) can check. */
 	struct tally_pmu *pmu = (struct tally_pmu *)cpmu;
-	int state = atomic_load_explicit(&pmu->details, memory_order_acquire);
-	if (state == 0) {
-		pthread_mutex_lock(&pmu->owner->lock);
-		state = atomic_load_explicit(&pmu->details, memory_order_relaxed);
-		if (state == 0) {
-			int err = load_details(pmu);
-			if (err) {
-				details_release(pmu);
-				pmu->details_error = strdup(tally_last_error());
-			}
-			state = err ? err : 1;
-			atomic_store_explicit(&pmu->details, state, memory_order_release);
+	pthread_mutex_lock(&pmu->owner->lock);
+	if (pmu->details == 0) {
+		int err = load_details(pmu);
+		if (err) {
+			details_release(pmu);
+			pmu->details_error = strdup(tally_last_error());
 		}
-		pthread_mutex_unlock(&pmu->owner->lock);
+		pmu->details = err ? err : 1;
 	}
+	int state = pmu->details;
+	pthread_mutex_unlock(&pmu->owner->lock);
 	if (state < 0)
 		return tly_error(state, "%s", pmu->details_error ? pmu->details_error : "PMU details: out of memory");
 	return 0;

@@ -43,8 +43,8 @@ struct tally_pmu {
 	char *cpus;          /* text of `cpus`, or NULL */
 	struct tally_pmus *owner;
 	/* 0 until the details are read, then 1, or the negative code of the read that failed (whose message
-	 * details_error keeps, to be given again at every use). Written once, under owner->lock. */
-	_Atomic int details;
+	 * details_error keeps, to be given again at every use). Under owner->lock. */
+	int details;
 	char *details_error;
 	char *cpumask;       /* text of `cpumask`, or NULL */
 	struct tly_format *formats;
