@@ -68,10 +68,10 @@ static void probe_pmus(const char *sysfs_root, const tally_pmus *given, struct t
 	f->pmus_known = true;
 	f->nr_pmus = (unsigned)tally_pmus_count(pmus);
 	f->nr_core_pmus = (unsigned)tally_pmus_core_count(pmus);
-	/* Names and core-ness only: what tally_pmus_load reads, so no PMU's details are read for them. */
+	/* Names and core-ness only: no PMU's details are read for them. */
 	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
 		const struct tally_pmu *pmu = tally_pmus_at(pmus, i);
-		if (pmu->is_core || !tly_pmu_is_software_context(pmu->name))
+		if (tly_pmu_is_core(pmu) || !tly_pmu_is_software_context(pmu->name))
 			f->has_hw_pmu = true;
 		append_name(f->pmu_names, sizeof(f->pmu_names), pmu->name);
 	}

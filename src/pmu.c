@@ -9,11 +9,11 @@
  *   devices/<pmu>/events/<name>   named aliases, with <name>.scale/.unit/.per-pkg/.snapshot companions
  *   devices/<pmu>/caps/<cap>      capabilities (max_precise, pmu_name, slots, ...)
  *
- * tally_pmus_load lists the PMUs and reads each one's type and cpus; the rest of a PMU (its details) is
- * read the first time something asks for it (tly_pmu_details), under the snapshot's lock: `tally stat -e
- * task-clock` reads the software PMU's files only, not every uncore PMU's hundreds of events. Every file
- * is read through sysfs_file.c (the syscall table: fault injection). Any number of threads may use a
- * snapshot at once.
+ * tally_pmus_load lists the PMUs by name; each part of a PMU (its type; whether it is a core PMU; its
+ * details) is read the first time something asks for it (tly_pmu_read), under the snapshot's lock:
+ * `tally stat -e task-clock` reads the software PMU's type only, not every uncore PMU's hundreds of
+ * files. Every file is read through sysfs_file.c (the syscall table: fault injection). Any number of
+ * threads may use a snapshot at once.
  */
 #include "pmu.h"
 
@@ -34,7 +34,7 @@
 /* sysfs attributes are at most one page; one more byte tells a full page from a truncated read. */
 #define SYSFS_FILE_MAX 4096
 
-/* Scratch space of one load: a path and a file's content, kept off the stack of each helper. */
+/* Scratch space of one read of a PMU part: a path and a file's content, kept off the stack of each helper. */
 struct loader {
 	char path[PATH_MAX];
 	char text[SYSFS_FILE_MAX + 1];
@@ -412,26 +412,34 @@ static bool is_core_pmu(const struct tally_pmu *pmu)
 	return !strcmp(pmu->name, "cpu") || !strcmp(pmu->name, "cpum_cf") || pmu->cpus != NULL;
 }
 
-static int load_pmu(struct loader *ld, const char *devices, const char *name, struct tally_pmu *pmu)
+/* TLY_PMU_TYPE: `type`, which every PMU has. */
+static int load_type(struct loader *ld, const char *dir, struct tally_pmu *pmu)
 {
-	char dir[PATH_MAX];
-	int err = join_path(dir, devices, name);
-	if (!err)
-		err = dup_text(name, &pmu->name);
-	if (err)
-		return err;
-
 	int len = read_attr(ld, dir, "type", true);
 	if (len == -ENOENT)
 		return tly_error(-TALLY_ESYSFS, "%s: missing; every PMU has one", ld->path);
-	if (len < 0)
-		return len;
-	err = parse_type(ld->path, ld->text, &pmu->type);
-	/* Only a core PMU has `cpus`: not looking for it where the kernel never puts one saves an open of
-	 * sysfs per software PMU at every start (several microseconds each). */
-	if (!err && !tly_pmu_is_software_context(name))
-		err = read_optional(ld, dir, "cpus", &pmu->cpus);
+	return len < 0 ? len : parse_type(ld->path, ld->text, &pmu->type);
+}
+
+/* TLY_PMU_CORE: whether it is a core PMU, from its name or its `cpus`. Only a core PMU has `cpus`: not
+ * looking for it where the kernel never puts one saves an open of sysfs per software PMU (several
+ * microseconds each). */
+static int load_core(struct loader *ld, const char *dir, struct tally_pmu *pmu)
+{
+	int err = tly_pmu_is_software_context(pmu->name) ? 0 : read_optional(ld, dir, "cpus", &pmu->cpus);
 	pmu->is_core = is_core_pmu(pmu);
+	return err;
+}
+
+static int load_details(struct loader *ld, const char *dir, struct tally_pmu *pmu)
+{
+	int err = read_optional(ld, dir, "cpumask", &pmu->cpumask);
+	if (!err)
+		err = load_formats(ld, dir, pmu);
+	if (!err)
+		err = load_aliases(ld, dir, pmu);
+	if (!err)
+		err = load_caps(ld, dir, pmu);
 	return err;
 }
 
@@ -461,16 +469,34 @@ static void details_release(struct tally_pmu *pmu)
 	pmu->nr_formats = pmu->nr_aliases = pmu->nr_caps = 0;
 }
 
+/* What a failed read of a part leaves: nothing of it. */
+static void part_release(struct tally_pmu *pmu, enum tly_pmu_part part)
+{
+	if (part == TLY_PMU_CORE) {
+		free(pmu->cpus);
+		pmu->cpus = NULL;
+		pmu->is_core = false;
+	} else if (part == TLY_PMU_DETAILS) {
+		details_release(pmu);
+	}
+}
+
 static void pmu_release(struct tally_pmu *pmu)
 {
 	details_release(pmu);
-	free(pmu->details_error);
+	for (int part = 0; part < TLY_PMU_NR_PARTS; part++)
+		free(pmu->error[part]);
 	free(pmu->cpus);
 	free(pmu->name);
 }
 
-static int load_details(struct tally_pmu *pmu)
+static int load_part(struct tally_pmu *pmu, enum tly_pmu_part part)
 {
+	static int (*const loaders[TLY_PMU_NR_PARTS])(struct loader *, const char *, struct tally_pmu *) = {
+		[TLY_PMU_TYPE] = load_type,
+		[TLY_PMU_CORE] = load_core,
+		[TLY_PMU_DETAILS] = load_details,
+	};
 	char dir[PATH_MAX];
 	struct loader *ld = malloc(sizeof(*ld));
 	if (!ld)
@@ -479,37 +505,48 @@ static int load_details(struct tally_pmu *pmu)
 	if (!err)
 		err = join_path(dir, ld->path, pmu->name);
 	if (!err)
-		err = read_optional(ld, dir, "cpumask", &pmu->cpumask);
-	if (!err)
-		err = load_formats(ld, dir, pmu);
-	if (!err)
-		err = load_aliases(ld, dir, pmu);
-	if (!err)
-		err = load_caps(ld, dir, pmu);
+		err = loaders[part](ld, dir, pmu);
 	free(ld);
 	return err;
 }
 
-int tly_pmu_details(const struct tally_pmu *cpmu)
+int tly_pmu_read(const struct tally_pmu *cpmu, enum tly_pmu_part part)
 {
-	/* The snapshot is const to its users; reading the details once is not a change they can see. The lock
-	 * is taken at every call, not only the first: uncontended it costs tens of nanoseconds, this is not a
-	 * hot path, and a plain lock is what race detectors (helgrind, TSan) can check. */
+	/* The snapshot is const to its users; reading a part once is not a change they can see. The lock is
+	 * taken at every call, not only the first: uncontended it costs tens of nanoseconds, this is not a hot
+	 * path, and a plain lock is what race detectors (helgrind, TSan) can check. */
 	struct tally_pmu *pmu = (struct tally_pmu *)cpmu;
+	int state = 1;
+	enum tly_pmu_part failed = part;
 	pthread_mutex_lock(&pmu->owner->lock);
-	if (pmu->details == 0) {
-		int err = load_details(pmu);
-		if (err) {
-			details_release(pmu);
-			pmu->details_error = strdup(tally_last_error());
+	/* The details come with the other parts: code that holds them reads every field. */
+	enum tly_pmu_part first = part == TLY_PMU_DETAILS ? TLY_PMU_TYPE : part;
+	for (int p = (int)first; p <= (int)part && state > 0; p++) {
+		if (pmu->state[p] == 0) {
+			int err = load_part(pmu, (enum tly_pmu_part)p);
+			if (err) {
+				part_release(pmu, (enum tly_pmu_part)p);
+				pmu->error[p] = strdup(tally_last_error());
+			}
+			pmu->state[p] = err ? err : 1;
 		}
-		pmu->details = err ? err : 1;
+		state = pmu->state[p];
+		failed = (enum tly_pmu_part)p;
 	}
-	int state = pmu->details;
 	pthread_mutex_unlock(&pmu->owner->lock);
 	if (state < 0)
-		return tly_error(state, "%s", pmu->details_error ? pmu->details_error : "PMU details: out of memory");
+		return tly_error(state, "%s", pmu->error[failed] ? pmu->error[failed] : "PMU: out of memory");
 	return 0;
+}
+
+int tly_pmu_details(const struct tally_pmu *pmu)
+{
+	return tly_pmu_read(pmu, TLY_PMU_DETAILS);
+}
+
+bool tly_pmu_is_core(const struct tally_pmu *pmu)
+{
+	return tly_pmu_read(pmu, TLY_PMU_CORE) == 0 && pmu->is_core;
 }
 
 void tally_pmus_free(tally_pmus *pmus)
@@ -524,7 +561,7 @@ void tally_pmus_free(tally_pmus *pmus)
 	free(pmus);
 }
 
-static int load_all(struct loader *ld, tally_pmus *pmus)
+static int load_all(tally_pmus *pmus)
 {
 	char devices[PATH_MAX];
 	int err = join_path(devices, pmus->sysfs_root, "bus/event_source/devices");
@@ -540,9 +577,11 @@ static int load_all(struct loader *ld, tally_pmus *pmus)
 	pmus->pmus = calloc(names.nr, sizeof(*pmus->pmus));
 	if (!pmus->pmus)
 		err = tly_error(-ENOMEM, "out of memory");
+	/* Only the names: each PMU's files are read when first asked for (tly_pmu_read). */
 	for (size_t i = 0; !err && i < names.nr; i++) {
-		pmus->pmus[pmus->nr].owner = pmus;
-		err = load_pmu(ld, devices, names.names[i], &pmus->pmus[pmus->nr++]);
+		struct tally_pmu *pmu = &pmus->pmus[pmus->nr++];
+		pmu->owner = pmus;
+		err = dup_text(names.names[i], &pmu->name);
 	}
 	name_list_free(&names);
 	if (!err)
@@ -565,13 +604,11 @@ int tally_pmus_load(const struct tally_pmus_opts *opts, tally_pmus **out)
 	if (!pmus)
 		return tly_error(-ENOMEM, "out of memory");
 	pthread_mutex_init(&pmus->lock, NULL);
-	struct loader *ld = malloc(sizeof(*ld));
 	int err = 0;
-	if (!ld || !(pmus->sysfs_root = strdup(root)))
+	if (!(pmus->sysfs_root = strdup(root)))
 		err = tly_error(-ENOMEM, "out of memory");
 	if (!err)
-		err = load_all(ld, pmus);
-	free(ld);
+		err = load_all(pmus);
 	if (err) {
 		tally_pmus_free(pmus);
 		return err;
@@ -602,7 +639,7 @@ size_t tally_pmus_core_count(const tally_pmus *pmus)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < tally_pmus_count(pmus); i++)
-		n += pmus->pmus[i].is_core;
+		n += tly_pmu_is_core(&pmus->pmus[i]);
 	return n;
 }
 

@@ -33,19 +33,25 @@ struct tly_cap {
 	char *value;
 };
 
-/* What tally_pmus_load reads of every PMU: its name, type and `cpus` (whether it is a core PMU). The rest,
- * its details (cpumask, formats, events, caps: most of the files), is read on first use (tly_pmu_details),
- * so that a spec naming one PMU does not pay for every PMU's files. */
+/* The parts of a PMU, each read from sysfs the first time it is asked for (tly_pmu_read), so that a spec
+ * naming one PMU does not pay for every PMU's files: tally_pmus_load reads only the names. */
+enum tly_pmu_part {
+	TLY_PMU_TYPE,    /* type */
+	TLY_PMU_CORE,    /* is_core, cpus */
+	TLY_PMU_DETAILS, /* cpumask, formats, aliases, caps; reading them reads the other parts too */
+	TLY_PMU_NR_PARTS
+};
+
 struct tally_pmu {
 	char *name;
+	struct tally_pmus *owner;
+	/* Per part: 0 until read, then 1, or the negative code of the read that failed, whose message error[]
+	 * keeps to be given again at every use. Under owner->lock. */
+	int state[TLY_PMU_NR_PARTS];
+	char *error[TLY_PMU_NR_PARTS];
 	uint32_t type;
 	bool is_core;
 	char *cpus;          /* text of `cpus`, or NULL */
-	struct tally_pmus *owner;
-	/* 0 until the details are read, then 1, or the negative code of the read that failed (whose message
-	 * details_error keeps, to be given again at every use). Under owner->lock. */
-	int details;
-	char *details_error;
 	char *cpumask;       /* text of `cpumask`, or NULL */
 	struct tly_format *formats;
 	size_t nr_formats;
@@ -57,14 +63,21 @@ struct tally_pmu {
 
 struct tally_pmus {
 	char *sysfs_root;
-	pthread_mutex_t lock;        /* held while one PMU's details are read */
+	pthread_mutex_t lock;        /* held while a part of a PMU is read */
 	struct tally_pmu *pmus;      /* sorted by name */
 	size_t nr;
 };
 
-/* Reads pmu's details unless they are read already. Returns 0, or the error of that read (recorded again
- * as the last error at every call). Thread-safe: the snapshot stays shareable between threads. */
+/* Reads a part of pmu unless it is read already; the fields of that part may be used after a 0. Returns 0,
+ * or the error of that read (recorded again as the last error at every call). Thread-safe: the snapshot
+ * stays shareable between threads. */
+int tly_pmu_read(const struct tally_pmu *pmu, enum tly_pmu_part part);
+
+/* tly_pmu_read(pmu, TLY_PMU_DETAILS): every field of pmu. */
 int tly_pmu_details(const struct tally_pmu *pmu);
+
+/* Whether pmu is a core PMU; false when that cannot be read. */
+bool tly_pmu_is_core(const struct tally_pmu *pmu);
 
 /* Parses a format file's content ("config:0-7,32-35", "config1:0", "config2:3-5"). Returns 0, or
  * -EINVAL (not of that form, or a reversed range), -ERANGE (a bit beyond 63), -EEXIST (a bit listed

@@ -140,12 +140,21 @@ static int event_modifiers(struct parser *p, bool pmu_form, struct modifiers *mo
  * generic types; NULL when none (a VM without a virtual PMU). */
 static const char *pmu_name_for(const struct tally_pmus *pmus, uint32_t type)
 {
+	/* The kernel registers these under fixed names: looking there first reads one PMU's type, not all. */
+	const char *fixed = type == PERF_TYPE_SOFTWARE     ? "software"
+	                    : type == PERF_TYPE_TRACEPOINT ? "tracepoint"
+	                    : type == PERF_TYPE_BREAKPOINT ? "breakpoint"
+	                                                   : NULL;
+	const struct tally_pmu *named = fixed ? tally_pmus_find(pmus, fixed) : NULL;
+	if (named && tly_pmu_read(named, TLY_PMU_TYPE) == 0 && named->type == type)
+		return named->name;
 	const struct tally_pmu *core = NULL;
 	for (size_t i = 0; i < pmus->nr; i++) {
-		if (pmus->pmus[i].type == type)
-			return pmus->pmus[i].name;
-		if (pmus->pmus[i].is_core)
-			core = &pmus->pmus[i];
+		const struct tally_pmu *pmu = &pmus->pmus[i];
+		if (tly_pmu_read(pmu, TLY_PMU_TYPE) == 0 && pmu->type == type)
+			return pmu->name;
+		if (tly_pmu_is_core(pmu))
+			core = pmu;
 	}
 	bool generic = type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
 	return generic && core && tally_pmus_core_count(pmus) == 1 ? core->name : NULL;
@@ -211,8 +220,11 @@ static int add_generic(struct parser *p, size_t start, size_t len, size_t item_l
 	size_t first = p->list->nr;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		const struct tally_pmu *pmu = &p->pmus->pmus[i];
-		if (!pmu->is_core)
+		if (!tly_pmu_is_core(pmu))
 			continue;
+		int err = tly_pmu_read(pmu, TLY_PMU_TYPE);
+		if (err)
+			return err;
 		struct perf_event_attr attr = { 0 };
 		if (tly_generic_for_pmu(p->pmus, pmu, type, config, &attr) < 0)
 			return SPEC_ERROR(p, start, len,
@@ -242,8 +254,11 @@ static int add_raw(struct parser *p, size_t start, size_t item_len, uint64_t con
 	size_t first = p->list->nr;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		const struct tally_pmu *pmu = &p->pmus->pmus[i];
-		if (!pmu->is_core)
+		if (!tly_pmu_is_core(pmu))
 			continue;
+		int err = tly_pmu_read(pmu, TLY_PMU_TYPE);
+		if (err)
+			return err;
 		struct perf_event_attr attr = { .type = pmu->type, .config = config };
 		int ret = add_event(p, &attr, format_text("%s/%.*s/", pmu->name, (int)item_len, item),
 		                    format_text("%s/config=%#llx/", pmu->name, (unsigned long long)config), pmu->name,
@@ -514,7 +529,7 @@ static unsigned group_key(const struct tally_pmus *pmus, const struct tly_event 
 {
 	unsigned k = 0;
 	for (size_t i = 0; i < pmus->nr; i++) {
-		if (!pmus->pmus[i].is_core)
+		if (!tly_pmu_is_core(&pmus->pmus[i]))
 			continue;
 		k++;
 		if (ev->pmu && strcmp(ev->pmu, pmus->pmus[i].name) == 0)

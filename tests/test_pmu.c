@@ -532,8 +532,8 @@ static void arguments_are_checked(void)
 
 static void broken_trees_fail_naming_the_file(void)
 {
-	/* A PMU's type and cpus are read by tally_pmus_load; its formats and events (its details) when first
-	 * used: an error there is given by every use of that PMU (pmu names it), not by the load. */
+	/* tally_pmus_load reads the PMUs' names; their files are read when first used: an error there is
+	 * given by every use of that PMU (pmu names it), not by the load. */
 	static const struct {
 		const char *tree;
 		const char *pmu;
@@ -543,8 +543,8 @@ static void broken_trees_fail_naming_the_file(void)
 		{ "bad/format-garbage", "cpu", -TALLY_ESYSFS, "devices/cpu/format/umask: \"conflg:8-15\"" },
 		{ "bad/format-overlap", "cpu", -TALLY_ESYSFS, "devices/cpu/format/event: \"config:0-7,4-11\" lists a bit twice" },
 		{ "bad/format-too-wide", "cpu", -TALLY_ESYSFS, "devices/cpu/format/event: \"config:60-64\" names a bit beyond 63" },
-		{ "bad/type-not-number", NULL, -TALLY_ESYSFS, "devices/cpu/type: expected a PMU type number, found \"four\"" },
-		{ "bad/type-missing", NULL, -TALLY_ESYSFS, "devices/cpu/type: missing" },
+		{ "bad/type-not-number", "cpu", -TALLY_ESYSFS, "devices/cpu/type: expected a PMU type number, found \"four\"" },
+		{ "bad/type-missing", "cpu", -TALLY_ESYSFS, "devices/cpu/type: missing" },
 		{ "bad/scale-garbage", "power", -TALLY_ESYSFS, "devices/power/events/energy-pkg.scale" },
 		{ "bad/per-pkg-garbage", "intel_cqm", -TALLY_ESYSFS, "devices/intel_cqm/events/llc_occupancy.per-pkg" },
 		{ "bad/no-devices", NULL, -ENOENT, "bad/no-devices/bus/event_source/devices" },

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * PMU details (cpumask, formats, events, caps) are read on first use, and only for the PMUs used: the
- * files opened for each kind of spec, counted through the system call table, on fixture machines. That it
+ * A PMU's files (type, cpus, then cpumask, formats, events, caps) are read on first use, and only for the
+ * PMUs used: the files opened for each kind of spec, counted through the system call table, on fixture
+ * machines. That it
  * is invisible (same listings, same encodings) is what test_pmu, test_parse and test_perf_agreement check.
  */
 #include "fixture_tree.h"
@@ -79,10 +80,9 @@ static void software_event_reads_no_pmu_details(void)
 		CHECK_INT(touched(pmus[i], "format"), 0);
 		CHECK_INT(touched(pmus[i], "caps"), 0);
 		CHECK_INT(touched(pmus[i], "cpumask"), 0);
-		/* Every PMU's type is read: a software event's PMU is found by its type. */
-		CHECK_INT(touched(pmus[i], "type"), 1);
-		/* `cpus` (is it a core PMU?) too, except where the kernel never puts one. */
-		CHECK_INT(touched(pmus[i], "cpus"), tly_pmu_is_software_context(pmus[i]) ? 0 : 1);
+		/* The software PMU's type, to name the events' PMU; nothing of the others. */
+		CHECK_INT(touched(pmus[i], "type"), !strcmp(pmus[i], "software"));
+		CHECK_INT(touched(pmus[i], "cpus"), 0);
 	}
 	harness_case = "software_event_reads_no_pmu_details";
 }
@@ -95,6 +95,18 @@ static void pmu_event_reads_that_pmus_details_only(void)
 	CHECK_INT(touched("cpu", "events"), 0);
 	CHECK_INT(touched("uncore_imc_0", "events"), 0);
 	CHECK_INT(touched("msr", "events"), 0);
+}
+
+static void generic_event_reads_core_ness(void)
+{
+	/* cycles belongs to the core PMU: which one that is needs each PMU's `cpus`, except where the kernel
+	 * never puts one; no PMU's events are read. */
+	CHECK_INT(parse_noting("intel", "cycles"), 0);
+	CHECK_INT(touched("uncore_imc_0", "cpus"), 1);
+	CHECK_INT(touched("software", "cpus"), 0);
+	CHECK_INT(touched("msr", "cpus"), 0);
+	CHECK_INT(touched("cpu", "events"), 0);
+	CHECK_INT(touched("uncore_imc_0", "events"), 0);
 }
 
 static void bare_alias_reads_every_pmu(void)
@@ -172,6 +184,7 @@ int main(void)
 	static const struct harness_case cases[] = {
 		{ "software_event_reads_no_pmu_details", software_event_reads_no_pmu_details },
 		{ "pmu_event_reads_that_pmus_details_only", pmu_event_reads_that_pmus_details_only },
+		{ "generic_event_reads_core_ness", generic_event_reads_core_ness },
 		{ "bare_alias_reads_every_pmu", bare_alias_reads_every_pmu },
 		{ "details_read_once", details_read_once },
 		{ "threads_share_one_read", threads_share_one_read },
