@@ -3,8 +3,8 @@
  * tally: the PMUs of this machine, as sysfs describes them under /sys/bus/event_source/devices.
  *
  * A tally_pmus is a snapshot taken once (tally_pmus_load); everything returned from it stays valid until
- * tally_pmus_free(). Any number of threads may query a snapshot concurrently: a PMU's details (cpumask,
- * formats, events, caps) are read on first use, once, under the snapshot's lock.
+ * tally_pmus_free(). Any number of threads may query a snapshot concurrently: a PMU's files are read on
+ * first use, once, under the snapshot's lock.
  */
 #ifndef TALLY_PMU_H
 #define TALLY_PMU_H
@@ -25,10 +25,10 @@ struct tally_pmus_opts {
 	const char *sysfs_root;
 };
 
-/* Lists the PMUs under <root>/bus/event_source/devices and reads each one's type and cpus; the rest of a
- * PMU is read when first asked for. A PMU whose type cannot be interpreted fails the load with
- * TALLY_ESYSFS and a message naming the file; one whose other files cannot be, fails each use of it
- * (tally_pmu_get_info, tally_pmu_*_at, a spec naming it) the same way. */
+/* Lists the PMUs under <root>/bus/event_source/devices; each PMU's files are read when first asked for.
+ * A PMU whose files cannot be interpreted fails each use of it (tally_pmu_get_info, tally_pmu_*_at, a
+ * spec naming it) with TALLY_ESYSFS and a message naming the file; tally_pmus_core_count counts it as no
+ * core PMU. */
 TALLY_API int tally_pmus_load(const struct tally_pmus_opts *opts, tally_pmus **out);
 TALLY_API void tally_pmus_free(tally_pmus *pmus);
 
