@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include <tally/common.h>
@@ -31,11 +32,12 @@ static void usage(FILE *out)
 
 /* A set-uid or set-gid tally would run the caller's command, read the caller's files (-o, event specs)
  * and open counters with the owner's rights: refuse, and say how to grant counting rights instead. The
- * test is the ids, not AT_SECURE: a binary given CAP_PERFMON with setcap also runs with AT_SECURE set, and
- * that is the safe way this message recommends. */
+ * kernel sets AT_SECURE for every set-id exec, so an ordinary start costs no system call here; but the
+ * test is the ids: a binary given CAP_PERFMON with setcap also runs with AT_SECURE set, and that is the
+ * safe way this message recommends. */
 static bool runs_set_id(void)
 {
-	return getuid() != geteuid() || getgid() != getegid();
+	return getauxval(AT_SECURE) && (getuid() != geteuid() || getgid() != getegid());
 }
 
 static void refuse_set_id(void)
