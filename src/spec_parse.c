@@ -148,16 +148,21 @@ static const char *pmu_name_for(const struct tally_pmus *pmus, uint32_t type)
 	const struct tally_pmu *named = fixed ? tally_pmus_find(pmus, fixed) : NULL;
 	if (named && tly_pmu_read(named, TLY_PMU_TYPE) == 0 && named->type == type)
 		return named->name;
+	/* The generic types are the core PMUs' (x86's "cpu" registers as PERF_TYPE_RAW): no other PMU's type
+	 * need be read for them. */
+	bool generic = type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
 	const struct tally_pmu *core = NULL;
+	size_t nr_core = 0;
 	for (size_t i = 0; i < pmus->nr; i++) {
 		const struct tally_pmu *pmu = &pmus->pmus[i];
+		if (generic && !tly_pmu_is_core(pmu))
+			continue;
 		if (tly_pmu_read(pmu, TLY_PMU_TYPE) == 0 && pmu->type == type)
 			return pmu->name;
-		if (tly_pmu_is_core(pmu))
-			core = pmu;
+		core = pmu;
+		nr_core++;
 	}
-	bool generic = type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
-	return generic && core && tally_pmus_core_count(pmus) == 1 ? core->name : NULL;
+	return generic && nr_core == 1 ? core->name : NULL;
 }
 
 /* Appends one event; takes the strings (freed on failure). */

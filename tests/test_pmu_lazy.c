@@ -103,6 +103,10 @@ static void generic_event_reads_core_ness(void)
 	 * never puts one; no PMU's events are read. */
 	CHECK_INT(parse_noting("intel", "cycles"), 0);
 	CHECK_INT(touched("uncore_imc_0", "cpus"), 1);
+	/* Its PMU is named by the type of the core PMU only. */
+	CHECK_INT(touched("cpu", "type"), 1);
+	CHECK_INT(touched("uncore_imc_0", "type"), 0);
+	CHECK_INT(touched("power", "type"), 0);
 	CHECK_INT(touched("software", "cpus"), 0);
 	CHECK_INT(touched("msr", "cpus"), 0);
 	CHECK_INT(touched("cpu", "events"), 0);
