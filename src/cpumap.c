@@ -4,7 +4,7 @@
 
 #include "error.h"
 #include "pmu.h"
-#include "sys.h"
+#include "sysfs_file.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -144,14 +144,14 @@ int tally_cpus_online(const char *sysfs_root, tally_cpus **out)
 	if (!sysfs_root)
 		sysfs_root = tly_default_sysfs_root();
 	char path[PATH_MAX];
-	if (snprintf(path, sizeof(path), "%s/devices/system/cpu/online", sysfs_root) >= (int)sizeof(path))
-		return tly_error(-ENAMETOOLONG, "sysfs root \"%s\" is too long", sysfs_root);
+	if (tly_path_join(path, sizeof(path), sysfs_root, "devices/system/cpu/online"))
+		return tly_error(-ENAMETOOLONG, "sysfs root \"%.64s...\" is too long (a path under it exceeds %zu bytes)",
+		                 sysfs_root, sizeof(path) - 1);
 	char *text = malloc(TLY_CPULIST_MAX);
 	if (!text)
 		return tly_error(-ENOMEM, "online CPUs: out of memory");
-	int len = tly_sys_read_file(path, text, TLY_CPULIST_MAX);
-	int err = len < 0 ? tly_error(len, "cannot read %s: %s", path, tally_strerror(len))
-	                  : tally_cpus_parse(text, out);
+	int len = tly_sysfs_read(path, text, TLY_CPULIST_MAX, TLY_SYSFS_WHOLE);
+	int err = len < 0 ? tly_sysfs_error(path, len, TLY_CPULIST_MAX) : tally_cpus_parse(text, out);
 	if (err < 0 && len >= 0)
 		tly_error_append(" (in %s)", path);
 	free(text);

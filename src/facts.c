@@ -4,6 +4,7 @@
 #include "opts.h"
 #include "pmu.h"
 #include "sys.h"
+#include "sysfs_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +27,8 @@
 
 static const char *default_procfs_root(void)
 {
-	const char *env = getenv("TALLY_PROCFS_ROOT");
+	/* As for TALLY_SYSFS_ROOT (pmu.c): a privileged program must not read a tree its caller chose. */
+	const char *env = secure_getenv("TALLY_PROCFS_ROOT");
 	return env && *env ? env : "/proc";
 }
 
@@ -34,8 +36,8 @@ static const char *default_procfs_root(void)
 static int read_int_file(const char *root, const char *rel)
 {
 	char path[PATH_MAX], text[64];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	if (tly_sys_read_file(path, text, sizeof(text)) <= 0)
+	if (tly_path_join(path, sizeof(path), root, rel) ||
+	    tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_WHOLE) <= 0)
 		return TALLY_FACT_UNKNOWN;
 	char *end;
 	long v = strtol(text, &end, 10);
@@ -65,13 +67,12 @@ static void probe_pmus(const char *sysfs_root, const tally_pmus *given, struct t
 	f->pmus_known = true;
 	f->nr_pmus = (unsigned)tally_pmus_count(pmus);
 	f->nr_core_pmus = (unsigned)tally_pmus_core_count(pmus);
+	/* Names and core-ness only: no PMU's details are read for them. */
 	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
-		struct tally_pmu_info info = { .sz = sizeof(info) };
-		if (tally_pmu_get_info(tally_pmus_at(pmus, i), &info) < 0)
-			continue;
-		if (info.is_core || !tly_pmu_is_software_context(info.name))
+		const struct tally_pmu *pmu = tally_pmus_at(pmus, i);
+		if (tly_pmu_is_core(pmu) || !tly_pmu_is_software_context(pmu->name))
 			f->has_hw_pmu = true;
-		append_name(f->pmu_names, sizeof(f->pmu_names), info.name);
+		append_name(f->pmu_names, sizeof(f->pmu_names), pmu->name);
 	}
 	tally_pmus_free(loaded);
 }
@@ -101,18 +102,9 @@ static const char *cpuinfo_value(const char *text, const char *key, size_t *len)
 static void probe_cpu_model(const char *procfs_root, struct tally_facts *f)
 {
 	char path[PATH_MAX], text[4096];
-	snprintf(path, sizeof(path), "%s/cpuinfo", procfs_root);
-	int fd = tly_sys->open(path, O_RDONLY);
-	if (fd < 0)
+	if (tly_path_join(path, sizeof(path), procfs_root, "cpuinfo") ||
+	    tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_HEAD) <= 0)
 		return;
-	ssize_t n;
-	do
-		n = tly_sys->read(fd, text, sizeof(text) - 1);
-	while (n < 0 && errno == EINTR);
-	tly_sys->close(fd);
-	if (n <= 0)
-		return;
-	text[n] = '\0';
 	size_t len, part_len;
 	const char *model = cpuinfo_value(text, "model name", &len);
 	if (model) {
@@ -139,8 +131,8 @@ static unsigned probe_online_cpus(const char *sysfs_root)
 static int probe_seccomp(const char *procfs_root)
 {
 	char path[PATH_MAX], text[8192];
-	snprintf(path, sizeof(path), "%s/self/status", procfs_root);
-	if (tly_sys_read_file(path, text, sizeof(text)) <= 0)
+	if (tly_path_join(path, sizeof(path), procfs_root, "self/status") ||
+	    tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_WHOLE) <= 0)
 		return TALLY_FACT_UNKNOWN;
 	const char *line = strstr(text, "\nSeccomp:");
 	if (!line)

@@ -9,14 +9,18 @@
  *   devices/<pmu>/events/<name>   named aliases, with <name>.scale/.unit/.per-pkg/.snapshot companions
  *   devices/<pmu>/caps/<cap>      capabilities (max_precise, pmu_name, slots, ...)
  *
- * Every file is read through tly_sys (fault injection). The snapshot is built once and never changed, so
- * any number of threads may read it at once.
+ * tally_pmus_load lists the PMUs by name; each part of a PMU (its type; whether it is a core PMU; its
+ * details) is read the first time something asks for it (tly_pmu_read), under the snapshot's lock:
+ * `tally stat -e task-clock` reads the software PMU's type only, not every uncore PMU's hundreds of
+ * files. Every file is read through sysfs_file.c (the syscall table: fault injection). Any number of
+ * threads may use a snapshot at once.
  */
 #include "pmu.h"
 
 #include "error.h"
 #include "opts.h"
 #include "sys.h"
+#include "sysfs_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -30,7 +34,7 @@
 /* sysfs attributes are at most one page; one more byte tells a full page from a truncated read. */
 #define SYSFS_FILE_MAX 4096
 
-/* Scratch space of one load: a path and a file's content, kept off the stack of each helper. */
+/* Scratch space of one read of a PMU part: a path and a file's content, kept off the stack of each helper. */
 struct loader {
 	char path[PATH_MAX];
 	char text[SYSFS_FILE_MAX + 1];
@@ -38,16 +42,18 @@ struct loader {
 
 const char *tly_default_sysfs_root(void)
 {
-	/* getenv is safe here as long as nobody calls setenv concurrently, as for any libc user. */
-	const char *root = getenv("TALLY_SYSFS_ROOT");
+	/* secure_getenv: in a set-uid or file-capability program (AT_SECURE) the variable is the unprivileged
+	 * caller's, and a tree of theirs would make the program read (and echo in errors) any file it may
+	 * read. getenv is safe here as long as nobody calls setenv concurrently, as for any libc user. */
+	const char *root = secure_getenv("TALLY_SYSFS_ROOT");
 	return root && root[0] ? root : "/sys";
 }
 
 static int join_path(char path[static PATH_MAX], const char *dir, const char *name)
 {
-	int n = snprintf(path, PATH_MAX, "%s/%s", dir, name);
-	if (n < 0 || n >= PATH_MAX)
-		return tly_error(-ENAMETOOLONG, "sysfs path too long: %s/%s", dir, name);
+	if (tly_path_join(path, PATH_MAX, dir, name))
+		return tly_error(-ENAMETOOLONG, "sysfs path too long (over %d bytes): %.64s.../%s", PATH_MAX - 1, dir,
+		                 name);
 	return 0;
 }
 
@@ -58,15 +64,13 @@ static int read_attr(struct loader *ld, const char *dir, const char *name, bool 
 	int err = join_path(ld->path, dir, name);
 	if (err)
 		return err;
-	int len = tly_sys_read_file(ld->path, ld->text, sizeof(ld->text));
+	int len = tly_sysfs_read(ld->path, ld->text, sizeof(ld->text), TLY_SYSFS_WHOLE);
 	if (len == -ENOENT && optional)
 		return len;
 	if (len == -EFBIG)
 		return tly_error(-TALLY_ESYSFS, "%s: larger than a sysfs page (%d bytes)", ld->path,
 		                 SYSFS_FILE_MAX);
-	if (len < 0)
-		return tly_error(len, "cannot read %s: %s", ld->path, tally_strerror(len));
-	return len;
+	return len < 0 ? tly_sysfs_error(ld->path, len, sizeof(ld->text)) : len;
 }
 
 static int dup_text(const char *text, char **out)
@@ -331,6 +335,16 @@ static int apply_companion(struct loader *ld, struct tly_alias *alias, enum comp
 	return 0;
 }
 
+/* The alias called name among those read so far (sorted); the details are being read, so not through
+ * tly_pmu_alias, which would wait for them. */
+static struct tly_alias *find_alias(struct tally_pmu *pmu, const char *name)
+{
+	struct tly_alias key = { .name = (char *)name };
+	if (!pmu->nr_aliases)
+		return NULL;
+	return bsearch(&key, pmu->aliases, pmu->nr_aliases, sizeof(key), by_alias_name);
+}
+
 static int load_aliases(struct loader *ld, const char *pmu_dir, struct tally_pmu *pmu)
 {
 	char dir[PATH_MAX];
@@ -365,7 +379,7 @@ static int load_aliases(struct loader *ld, const char *pmu_dir, struct tally_pmu
 			continue;
 		char alias_name[NAME_MAX + 1];
 		snprintf(alias_name, sizeof(alias_name), "%.*s", (int)alias_len, files.names[i]);
-		struct tly_alias *alias = (struct tly_alias *)tly_pmu_alias(pmu, alias_name);
+		struct tly_alias *alias = find_alias(pmu, alias_name);
 		if (!alias) {
 			/* perf ignores these as well; nothing can use a companion of no event. */
 			tly_log(TALLY_LOG_DEBUG, "%s/%s: no event %s; ignored", dir, files.names[i],
@@ -380,6 +394,15 @@ static int load_aliases(struct loader *ld, const char *pmu_dir, struct tally_pmu
 	return err < 0 ? err : 0;
 }
 
+bool tly_pmu_is_software_context(const char *pmu)
+{
+	static const char *const names[] = { "software", "tracepoint", "breakpoint", "kprobe", "uprobe", "msr" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(pmu, names[i]) == 0)
+			return true;
+	return false;
+}
+
 static bool is_core_pmu(const struct tally_pmu *pmu)
 {
 	/* "cpu" is the one core PMU of a homogeneous x86 machine, and has no `cpus` file. Core PMUs of
@@ -389,32 +412,30 @@ static bool is_core_pmu(const struct tally_pmu *pmu)
 	return !strcmp(pmu->name, "cpu") || !strcmp(pmu->name, "cpum_cf") || pmu->cpus != NULL;
 }
 
-static int load_pmu(struct loader *ld, const char *devices, const char *name, struct tally_pmu *pmu)
+/* TLY_PMU_TYPE: `type`, which every PMU has. */
+static int load_type(struct loader *ld, const char *dir, struct tally_pmu *pmu)
 {
-	char dir[PATH_MAX];
-	int err = join_path(dir, devices, name);
-	if (!err)
-		err = dup_text(name, &pmu->name);
-	if (err)
-		return err;
-
 	int len = read_attr(ld, dir, "type", true);
 	if (len == -ENOENT)
 		return tly_error(-TALLY_ESYSFS, "%s: missing; every PMU has one", ld->path);
-	if (len < 0)
-		return len;
-	err = parse_type(ld->path, ld->text, &pmu->type);
-	if (err)
-		return err;
+	return len < 0 ? len : parse_type(ld->path, ld->text, &pmu->type);
+}
 
-	err = read_optional(ld, dir, "cpus", &pmu->cpus);
-	if (!err)
-		err = read_optional(ld, dir, "cpumask", &pmu->cpumask);
-	if (err)
-		return err;
+/* TLY_PMU_CORE: whether it is a core PMU, from its name or its `cpus`. Only a core PMU has `cpus`: not
+ * looking for it where the kernel never puts one saves an open of sysfs per software PMU (several
+ * microseconds each). */
+static int load_core(struct loader *ld, const char *dir, struct tally_pmu *pmu)
+{
+	int err = tly_pmu_is_software_context(pmu->name) ? 0 : read_optional(ld, dir, "cpus", &pmu->cpus);
 	pmu->is_core = is_core_pmu(pmu);
+	return err;
+}
 
-	err = load_formats(ld, dir, pmu);
+static int load_details(struct loader *ld, const char *dir, struct tally_pmu *pmu)
+{
+	int err = read_optional(ld, dir, "cpumask", &pmu->cpumask);
+	if (!err)
+		err = load_formats(ld, dir, pmu);
 	if (!err)
 		err = load_aliases(ld, dir, pmu);
 	if (!err)
@@ -422,7 +443,7 @@ static int load_pmu(struct loader *ld, const char *devices, const char *name, st
 	return err;
 }
 
-static void pmu_release(struct tally_pmu *pmu)
+static void details_release(struct tally_pmu *pmu)
 {
 	for (size_t i = 0; i < pmu->nr_formats; i++) {
 		free(pmu->formats[i].name);
@@ -440,9 +461,92 @@ static void pmu_release(struct tally_pmu *pmu)
 		free(pmu->caps[i].value);
 	}
 	free(pmu->caps);
-	free(pmu->cpus);
 	free(pmu->cpumask);
+	pmu->formats = NULL;
+	pmu->aliases = NULL;
+	pmu->caps = NULL;
+	pmu->cpumask = NULL;
+	pmu->nr_formats = pmu->nr_aliases = pmu->nr_caps = 0;
+}
+
+/* What a failed read of a part leaves: nothing of it. */
+static void part_release(struct tally_pmu *pmu, enum tly_pmu_part part)
+{
+	if (part == TLY_PMU_CORE) {
+		free(pmu->cpus);
+		pmu->cpus = NULL;
+		pmu->is_core = false;
+	} else if (part == TLY_PMU_DETAILS) {
+		details_release(pmu);
+	}
+}
+
+static void pmu_release(struct tally_pmu *pmu)
+{
+	details_release(pmu);
+	for (int part = 0; part < TLY_PMU_NR_PARTS; part++)
+		free(pmu->error[part]);
+	free(pmu->cpus);
 	free(pmu->name);
+}
+
+static int load_part(struct tally_pmu *pmu, enum tly_pmu_part part)
+{
+	static int (*const loaders[TLY_PMU_NR_PARTS])(struct loader *, const char *, struct tally_pmu *) = {
+		[TLY_PMU_TYPE] = load_type,
+		[TLY_PMU_CORE] = load_core,
+		[TLY_PMU_DETAILS] = load_details,
+	};
+	char dir[PATH_MAX];
+	struct loader *ld = malloc(sizeof(*ld));
+	if (!ld)
+		return tly_error(-ENOMEM, "out of memory");
+	int err = join_path(ld->path, pmu->owner->sysfs_root, "bus/event_source/devices");
+	if (!err)
+		err = join_path(dir, ld->path, pmu->name);
+	if (!err)
+		err = loaders[part](ld, dir, pmu);
+	free(ld);
+	return err;
+}
+
+int tly_pmu_read(const struct tally_pmu *cpmu, enum tly_pmu_part part)
+{
+	/* The snapshot is const to its users; reading a part once is not a change they can see. The lock is
+	 * taken at every call, not only the first: uncontended it costs tens of nanoseconds, this is not a hot
+	 * path, and a plain lock is what race detectors (helgrind, TSan) can check. */
+	struct tally_pmu *pmu = (struct tally_pmu *)cpmu;
+	int state = 1;
+	enum tly_pmu_part failed = part;
+	pthread_mutex_lock(&pmu->owner->lock);
+	/* The details come with the other parts: code that holds them reads every field. */
+	enum tly_pmu_part first = part == TLY_PMU_DETAILS ? TLY_PMU_TYPE : part;
+	for (int p = (int)first; p <= (int)part && state > 0; p++) {
+		if (pmu->state[p] == 0) {
+			int err = load_part(pmu, (enum tly_pmu_part)p);
+			if (err) {
+				part_release(pmu, (enum tly_pmu_part)p);
+				pmu->error[p] = strdup(tally_last_error());
+			}
+			pmu->state[p] = err ? err : 1;
+		}
+		state = pmu->state[p];
+		failed = (enum tly_pmu_part)p;
+	}
+	pthread_mutex_unlock(&pmu->owner->lock);
+	if (state < 0)
+		return tly_error(state, "%s", pmu->error[failed] ? pmu->error[failed] : "PMU: out of memory");
+	return 0;
+}
+
+int tly_pmu_details(const struct tally_pmu *pmu)
+{
+	return tly_pmu_read(pmu, TLY_PMU_DETAILS);
+}
+
+bool tly_pmu_is_core(const struct tally_pmu *pmu)
+{
+	return tly_pmu_read(pmu, TLY_PMU_CORE) == 0 && pmu->is_core;
 }
 
 void tally_pmus_free(tally_pmus *pmus)
@@ -453,10 +557,11 @@ void tally_pmus_free(tally_pmus *pmus)
 		pmu_release(&pmus->pmus[i]);
 	free(pmus->pmus);
 	free(pmus->sysfs_root);
+	pthread_mutex_destroy(&pmus->lock);
 	free(pmus);
 }
 
-static int load_all(struct loader *ld, tally_pmus *pmus)
+static int load_all(tally_pmus *pmus)
 {
 	char devices[PATH_MAX];
 	int err = join_path(devices, pmus->sysfs_root, "bus/event_source/devices");
@@ -472,8 +577,12 @@ static int load_all(struct loader *ld, tally_pmus *pmus)
 	pmus->pmus = calloc(names.nr, sizeof(*pmus->pmus));
 	if (!pmus->pmus)
 		err = tly_error(-ENOMEM, "out of memory");
-	for (size_t i = 0; !err && i < names.nr; i++)
-		err = load_pmu(ld, devices, names.names[i], &pmus->pmus[pmus->nr++]);
+	/* Only the names: each PMU's files are read when first asked for (tly_pmu_read). */
+	for (size_t i = 0; !err && i < names.nr; i++) {
+		struct tally_pmu *pmu = &pmus->pmus[pmus->nr++];
+		pmu->owner = pmus;
+		err = dup_text(names.names[i], &pmu->name);
+	}
 	name_list_free(&names);
 	if (!err)
 		qsort(pmus->pmus, pmus->nr, sizeof(*pmus->pmus), by_pmu_name);
@@ -492,13 +601,14 @@ int tally_pmus_load(const struct tally_pmus_opts *opts, tally_pmus **out)
 		root = tly_default_sysfs_root();
 
 	tally_pmus *pmus = calloc(1, sizeof(*pmus));
-	struct loader *ld = malloc(sizeof(*ld));
+	if (!pmus)
+		return tly_error(-ENOMEM, "out of memory");
+	pthread_mutex_init(&pmus->lock, NULL);
 	int err = 0;
-	if (!pmus || !ld || !(pmus->sysfs_root = strdup(root)))
+	if (!(pmus->sysfs_root = strdup(root)))
 		err = tly_error(-ENOMEM, "out of memory");
 	if (!err)
-		err = load_all(ld, pmus);
-	free(ld);
+		err = load_all(pmus);
 	if (err) {
 		tally_pmus_free(pmus);
 		return err;
@@ -529,7 +639,7 @@ size_t tally_pmus_core_count(const tally_pmus *pmus)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < tally_pmus_count(pmus); i++)
-		n += pmus->pmus[i].is_core;
+		n += tly_pmu_is_core(&pmus->pmus[i]);
 	return n;
 }
 
@@ -537,23 +647,24 @@ const struct tly_format *tly_pmu_format(const struct tally_pmu *pmu, const char 
 {
 	struct tly_format key = { .name = (char *)name };
 	/* bsearch's base must not be NULL even for zero elements (glibc declares it nonnull; UBSan checks). */
-	if (!pmu->nr_formats)
+	if (tly_pmu_details(pmu) || !pmu->nr_formats)
 		return NULL;
 	return bsearch(&key, pmu->formats, pmu->nr_formats, sizeof(key), by_format_name);
 }
 
 const struct tly_alias *tly_pmu_alias(const struct tally_pmu *pmu, const char *name)
 {
-	struct tly_alias key = { .name = (char *)name };
-	if (!pmu->nr_aliases)
-		return NULL;
-	return bsearch(&key, pmu->aliases, pmu->nr_aliases, sizeof(key), by_alias_name);
+	return tly_pmu_details(pmu) ? NULL : find_alias((struct tally_pmu *)pmu, name);
 }
 
-static int check_index(size_t i, size_t nr, const char *fn, const char *pmu_name)
+/* i must index one of nr entries of the PMU's details (read here if they were not yet). */
+static int check_index(const struct tally_pmu *pmu, size_t i, const size_t *nr, const char *fn, const char *pmu_name)
 {
-	if (i >= nr)
-		return tly_error(-ERANGE, "%s: index %zu, but PMU %s has %zu", fn, i, pmu_name, nr);
+	int err = tly_pmu_details(pmu);
+	if (err)
+		return err;
+	if (i >= *nr)
+		return tly_error(-ERANGE, "%s: index %zu, but PMU %s has %zu", fn, i, pmu_name, *nr);
 	return 0;
 }
 
@@ -561,6 +672,9 @@ int tally_pmu_get_info(const tally_pmu *pmu, struct tally_pmu_info *info)
 {
 	if (!pmu || !info)
 		return tly_error(-EINVAL, "%s: NULL argument", __func__);
+	int err = tly_pmu_details(pmu);
+	if (err)
+		return err;
 	struct tally_pmu_info full = {
 		.sz = sizeof(full),
 		.name = pmu->name,
@@ -579,7 +693,7 @@ int tally_pmu_format_at(const tally_pmu *pmu, size_t i, struct tally_format_info
 {
 	if (!pmu || !info)
 		return tly_error(-EINVAL, "%s: NULL argument", __func__);
-	int err = check_index(i, pmu->nr_formats, __func__, pmu->name);
+	int err = check_index(pmu, i, &pmu->nr_formats, __func__, pmu->name);
 	if (err)
 		return err;
 	const struct tly_format *format = &pmu->formats[i];
@@ -598,7 +712,7 @@ int tally_pmu_alias_at(const tally_pmu *pmu, size_t i, struct tally_alias_info *
 {
 	if (!pmu || !info)
 		return tly_error(-EINVAL, "%s: NULL argument", __func__);
-	int err = check_index(i, pmu->nr_aliases, __func__, pmu->name);
+	int err = check_index(pmu, i, &pmu->nr_aliases, __func__, pmu->name);
 	if (err)
 		return err;
 	const struct tly_alias *alias = &pmu->aliases[i];
@@ -618,7 +732,7 @@ int tally_pmu_cap_at(const tally_pmu *pmu, size_t i, const char **name, const ch
 {
 	if (!pmu)
 		return tly_error(-EINVAL, "%s: NULL argument", __func__);
-	int err = check_index(i, pmu->nr_caps, __func__, pmu->name);
+	int err = check_index(pmu, i, &pmu->nr_caps, __func__, pmu->name);
 	if (err)
 		return err;
 	if (name)
@@ -626,13 +740,4 @@ int tally_pmu_cap_at(const tally_pmu *pmu, size_t i, const char **name, const ch
 	if (value)
 		*value = pmu->caps[i].value;
 	return 0;
-}
-
-bool tly_pmu_is_software_context(const char *pmu)
-{
-	static const char *const names[] = { "software", "tracepoint", "breakpoint", "kprobe", "uprobe", "msr" };
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(pmu, names[i]) == 0)
-			return true;
-	return false;
 }

@@ -3,6 +3,7 @@
 #ifndef TLY_PMU_H
 #define TLY_PMU_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <tally/pmu.h>
@@ -32,8 +33,22 @@ struct tly_cap {
 	char *value;
 };
 
+/* The parts of a PMU, each read from sysfs the first time it is asked for (tly_pmu_read), so that a spec
+ * naming one PMU does not pay for every PMU's files: tally_pmus_load reads only the names. */
+enum tly_pmu_part {
+	TLY_PMU_TYPE,    /* type */
+	TLY_PMU_CORE,    /* is_core, cpus */
+	TLY_PMU_DETAILS, /* cpumask, formats, aliases, caps; reading them reads the other parts too */
+	TLY_PMU_NR_PARTS
+};
+
 struct tally_pmu {
 	char *name;
+	struct tally_pmus *owner;
+	/* Per part: 0 until read, then 1, or the negative code of the read that failed, whose message error[]
+	 * keeps to be given again at every use. Under owner->lock. */
+	int state[TLY_PMU_NR_PARTS];
+	char *error[TLY_PMU_NR_PARTS];
 	uint32_t type;
 	bool is_core;
 	char *cpus;          /* text of `cpus`, or NULL */
@@ -48,9 +63,21 @@ struct tally_pmu {
 
 struct tally_pmus {
 	char *sysfs_root;
+	pthread_mutex_t lock;        /* held while a part of a PMU is read */
 	struct tally_pmu *pmus;      /* sorted by name */
 	size_t nr;
 };
+
+/* Reads a part of pmu unless it is read already; the fields of that part may be used after a 0. Returns 0,
+ * or the error of that read (recorded again as the last error at every call). Thread-safe: the snapshot
+ * stays shareable between threads. */
+int tly_pmu_read(const struct tally_pmu *pmu, enum tly_pmu_part part);
+
+/* tly_pmu_read(pmu, TLY_PMU_DETAILS): every field of pmu. */
+int tly_pmu_details(const struct tally_pmu *pmu);
+
+/* Whether pmu is a core PMU; false when that cannot be read. */
+bool tly_pmu_is_core(const struct tally_pmu *pmu);
 
 /* Parses a format file's content ("config:0-7,32-35", "config1:0", "config2:3-5"). Returns 0, or
  * -EINVAL (not of that form, or a reversed range), -ERANGE (a bit beyond 63), -EEXIST (a bit listed
@@ -69,8 +96,8 @@ int tly_format_deposit(uint64_t mask, uint64_t value, uint64_t *config);
 /* Number of bits set in a mask: the width of a format term. */
 unsigned tly_format_width(uint64_t mask);
 
-/* Lookups by exact name (formats and aliases are sorted by name); NULL when absent. A loaded snapshot is
- * read-only, so these are thread-safe. */
+/* Lookups by exact name (formats and aliases are sorted by name); NULL when absent, or when the PMU's
+ * details cannot be read (call tly_pmu_details first to tell the two apart). Thread-safe. */
 const struct tly_format *tly_pmu_format(const struct tally_pmu *pmu, const char *name);
 const struct tly_alias *tly_pmu_alias(const struct tally_pmu *pmu, const char *name);
 
@@ -80,13 +107,14 @@ const struct tly_alias *tly_pmu_alias(const struct tally_pmu *pmu, const char *n
 int tly_alias_parse_scale(const char *text, double *scale);
 int tly_alias_parse_flag(const char *text, bool *flag);
 
-/* The sysfs root a NULL option means: $TALLY_SYSFS_ROOT, else "/sys". */
-const char *tly_default_sysfs_root(void);
-
 /* True for the PMUs whose events live in the kernel's software context (task_ctx_nr == perf_sw_context):
  * software, tracepoint, breakpoint, kprobe, uprobe, and x86's msr, which only reads free-running MSRs
  * (tsc, aperf, mperf) and exists in VMs without a virtual PMU. Their events take no hardware counter, so
- * they may join any group, and a machine that has only these PMUs has no hardware PMU. */
+ * they may join any group, and a machine that has only these PMUs has no hardware PMU. None is a core PMU:
+ * the kernel gives them no `cpus` file. */
 bool tly_pmu_is_software_context(const char *pmu);
+
+/* The sysfs root a NULL option means: $TALLY_SYSFS_ROOT, else "/sys". */
+const char *tly_default_sysfs_root(void);
 
 #endif

@@ -142,15 +142,29 @@ static int event_modifiers(struct parser *p, bool pmu_form, struct modifiers *mo
  * generic types; NULL when none (a VM without a virtual PMU). */
 static const char *pmu_name_for(const struct tally_pmus *pmus, uint32_t type)
 {
-	const struct tally_pmu *core = NULL;
-	for (size_t i = 0; i < pmus->nr; i++) {
-		if (pmus->pmus[i].type == type)
-			return pmus->pmus[i].name;
-		if (pmus->pmus[i].is_core)
-			core = &pmus->pmus[i];
-	}
+	/* The kernel registers these under fixed names: looking there first reads one PMU's type, not all. */
+	const char *fixed = type == PERF_TYPE_SOFTWARE     ? "software"
+	                    : type == PERF_TYPE_TRACEPOINT ? "tracepoint"
+	                    : type == PERF_TYPE_BREAKPOINT ? "breakpoint"
+	                                                   : NULL;
+	const struct tally_pmu *named = fixed ? tally_pmus_find(pmus, fixed) : NULL;
+	if (named && tly_pmu_read(named, TLY_PMU_TYPE) == 0 && named->type == type)
+		return named->name;
+	/* The generic types are the core PMUs' (x86's "cpu" registers as PERF_TYPE_RAW): no other PMU's type
+	 * need be read for them. */
 	bool generic = type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
-	return generic && core && tally_pmus_core_count(pmus) == 1 ? core->name : NULL;
+	const struct tally_pmu *core = NULL;
+	size_t nr_core = 0;
+	for (size_t i = 0; i < pmus->nr; i++) {
+		const struct tally_pmu *pmu = &pmus->pmus[i];
+		if (generic && !tly_pmu_is_core(pmu))
+			continue;
+		if (tly_pmu_read(pmu, TLY_PMU_TYPE) == 0 && pmu->type == type)
+			return pmu->name;
+		core = pmu;
+		nr_core++;
+	}
+	return generic && nr_core == 1 ? core->name : NULL;
 }
 
 /* Appends one event; takes the strings (freed on failure). */
@@ -213,8 +227,11 @@ static int add_generic(struct parser *p, size_t start, size_t len, size_t item_l
 	size_t first = p->list->nr;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		const struct tally_pmu *pmu = &p->pmus->pmus[i];
-		if (!pmu->is_core)
+		if (!tly_pmu_is_core(pmu))
 			continue;
+		int err = tly_pmu_read(pmu, TLY_PMU_TYPE);
+		if (err)
+			return err;
 		struct perf_event_attr attr = { 0 };
 		if (tly_generic_for_pmu(p->pmus, pmu, type, config, &attr) < 0)
 			return SPEC_ERROR(p, start, len,
@@ -244,8 +261,11 @@ static int add_raw(struct parser *p, size_t start, size_t item_len, uint64_t con
 	size_t first = p->list->nr;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		const struct tally_pmu *pmu = &p->pmus->pmus[i];
-		if (!pmu->is_core)
+		if (!tly_pmu_is_core(pmu))
 			continue;
+		int err = tly_pmu_read(pmu, TLY_PMU_TYPE);
+		if (err)
+			return err;
 		struct perf_event_attr attr = { .type = pmu->type, .config = config };
 		int ret = add_event(p, &attr, format_text("%s/%.*s/", pmu->name, (int)item_len, item),
 		                    format_text("%s/config=%#llx/", pmu->name, (unsigned long long)config), pmu->name,
@@ -284,6 +304,9 @@ static char *pmu_event_base(const struct tally_pmu *pmu, const struct tly_pmu_ev
 static int add_pmu_event(struct parser *p, const struct tally_pmu *pmu, size_t start, size_t terms_start,
                          size_t terms_end, size_t item_end)
 {
+	int ret = tly_pmu_details(pmu);
+	if (ret)
+		return ret;
 	struct tly_pmu_event pe;
 	memset(&pe, 0, sizeof(pe));
 	pe.attr.type = pmu->type;
@@ -305,6 +328,10 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 	name[len] = '\0';
 	size_t nr_core = 0, nr_all = 0;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
+		/* A bare name may be any PMU's event: every PMU's details are read (once per snapshot). */
+		int err = tly_pmu_details(&p->pmus->pmus[i]);
+		if (err)
+			return err;
 		if (tly_pmu_alias(&p->pmus->pmus[i], name)) {
 			nr_all++;
 			nr_core += p->pmus->pmus[i].is_core;
@@ -367,9 +394,13 @@ static int unknown_event(struct parser *p, size_t start, size_t len)
 		if (tly_builtin_get(i)->alias)
 			tly_suggest_offer(&s, tly_builtin_get(i)->alias);
 	}
-	for (size_t i = 0; i < p->pmus->nr; i++)
+	for (size_t i = 0; i < p->pmus->nr; i++) {
+		int err = tly_pmu_details(&p->pmus->pmus[i]);
+		if (err)
+			return err;
 		for (size_t j = 0; j < p->pmus->pmus[i].nr_aliases; j++)
 			tly_suggest_offer(&s, p->pmus->pmus[i].aliases[j].name);
+	}
 	if (s.best)
 		return SPEC_ERROR(p, start, len, "unknown event '%.*s' — did you mean '%s'?", (int)len, p->spec + start,
 		                  s.best);
@@ -505,7 +536,7 @@ static unsigned group_key(const struct tally_pmus *pmus, const struct tly_event 
 {
 	unsigned k = 0;
 	for (size_t i = 0; i < pmus->nr; i++) {
-		if (!pmus->pmus[i].is_core)
+		if (!tly_pmu_is_core(&pmus->pmus[i]))
 			continue;
 		k++;
 		if (ev->pmu && strcmp(ev->pmu, pmus->pmus[i].name) == 0)

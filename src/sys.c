@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "sys.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,6 +49,11 @@ static int real_open(const char *path, int flags)
 	return open(path, flags | O_CLOEXEC);
 }
 
+static int real_fstat(int fd, struct stat *st)
+{
+	return fstat(fd, st);
+}
+
 const struct tly_sys tly_sys_real = {
 	.perf_event_open = real_perf_event_open,
 	.ioctl = real_ioctl,
@@ -58,6 +62,7 @@ const struct tly_sys tly_sys_real = {
 	.mmap = mmap,
 	.munmap = munmap,
 	.open = real_open,
+	.fstat = real_fstat,
 	.opendir = opendir,
 	.readdir = readdir,
 	.closedir = closedir,
@@ -86,42 +91,4 @@ const struct tly_sys *tly_sys_replace(const struct tly_sys *table)
 	const struct tly_sys *old = tly_sys;
 	tly_sys = table ? table : &tly_sys_real;
 	return old;
-}
-
-int tly_sys_read_file(const char *path, char *buf, size_t size)
-{
-	if (size == 0)
-		return -EINVAL;
-	int fd;
-	do
-		fd = tly_sys->open(path, O_RDONLY);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-		return -errno;
-
-	size_t len = 0;
-	int err = 0;
-	for (;;) {
-		ssize_t n = tly_sys->read(fd, buf + len, size - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = errno ? -errno : -EIO;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len == size) {
-			err = -EFBIG;
-			break;
-		}
-	}
-	tly_sys->close(fd);
-	if (err)
-		return err;
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t'))
-		len--;
-	buf[len] = '\0';
-	return (int)len;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The one table through which tally makes every system call and reads every sysfs/procfs file.
+ * The one table through which tally makes every system call (sysfs and procfs files are read through it by
+ * sysfs_file.c).
  * Production code always calls through tly_sys; tests replace the table to make any call fail
  * (fault injection, SQLite-style) or to count calls.
  */
@@ -15,6 +16,7 @@
 #include <poll.h>
 #include <stddef.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
 
@@ -27,6 +29,7 @@ struct tly_sys {
 	void *(*mmap)(void *addr, size_t length, int prot, int flags, int fd, off_t offset);
 	int (*munmap)(void *addr, size_t length);
 	int (*open)(const char *path, int flags);
+	int (*fstat)(int fd, struct stat *st);
 	DIR *(*opendir)(const char *path);
 	struct dirent *(*readdir)(DIR *dir);
 	int (*closedir)(DIR *dir);
@@ -62,10 +65,5 @@ extern const struct tly_sys *tly_sys;
 
 /* Installs a table (NULL restores the real one) and returns the previous one. Not thread-safe. */
 const struct tly_sys *tly_sys_replace(const struct tly_sys *table);
-
-/* Reads a small text file whole into buf (NUL-terminated, trailing white space removed) through the
- * table. Returns the length, or a negative errno (-EFBIG when it does not fit, -EIO on a short read
- * that returned an error). Retries EINTR. */
-int tly_sys_read_file(const char *path, char *buf, size_t size);
 
 #endif

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "opts.h"
 #include "sys.h"
+#include "sysfs_file.h"
 #include "threadmap.h"
 
 #include <errno.h>
@@ -168,7 +169,7 @@ static bool task_in_proc(pid_t tid)
 {
 	char path[32], stat[2048];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	int n = tly_sys_read_file(path, stat, sizeof(stat));
+	int n = tly_sysfs_read(path, stat, sizeof(stat), TLY_SYSFS_HEAD);
 	if (n < 0)
 		return n != -ENOENT && n != -ESRCH;
 	const char *end = strrchr(stat, ')');

@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "sys.h"
+#include "sysfs_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,7 +172,7 @@ int tally_thread_name(pid_t tid, char *buf, size_t len)
 		return tly_error(-EINVAL, "tally_thread_name: tid %d is not a thread id", (int)tid);
 	char path[64], comm[64];
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
-	int n = tly_sys_read_file(path, comm, sizeof(comm));
+	int n = tly_sysfs_read(path, comm, sizeof(comm), TLY_SYSFS_WHOLE);
 	if (n < 0)
 		return tly_error(n, "thread %d: no name (%s: %s)", (int)tid, path, tally_strerror(n));
 	/* The "buffer too small" convention of libtally(3): snprintf's. */

@@ -3,7 +3,7 @@
 #include "error.h"
 #include "opts.h"
 #include "pmu.h"
-#include "sys.h"
+#include "sysfs_file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,8 +15,10 @@
 static int read_topology(const char *root, int cpu, const char *file, int *value, char *path, size_t size)
 {
 	char text[32];
-	snprintf(path, size, "%s/devices/system/cpu/cpu%d/topology/%s", root, cpu, file);
-	int n = tly_sys_read_file(path, text, sizeof(text));
+	int len = snprintf(path, size, "%s/devices/system/cpu/cpu%d/topology/%s", root, cpu, file);
+	if (len < 0 || (size_t)len >= size)
+		return -ENAMETOOLONG;
+	int n = tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_WHOLE);
 	if (n < 0)
 		return n;
 	char *end;
@@ -37,6 +39,9 @@ int tally_cpu_topology(const char *sysfs_root, int cpu, struct tally_cpu_topolog
 	int err = read_topology(root, cpu, "physical_package_id", &t.package, path, sizeof(path));
 	if (!err)
 		err = read_topology(root, cpu, "core_id", &t.core, path, sizeof(path));
+	if (err == -ENAMETOOLONG)
+		return tly_error(err, "CPU %d: the path of its topology under sysfs root \"%.64s...\" is longer than %zu "
+		                 "bytes", cpu, root, sizeof(path) - 1);
 	if (err)
 		return tly_error(err, "CPU %d: cannot read its topology (%s): %s", cpu, path, tally_strerror(err));
 	/* die_id arrived in 5.2; without it a package is one die. */

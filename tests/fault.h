@@ -19,6 +19,7 @@
 #define TALLY_TEST_FAULT_H
 
 #include "sys.h"
+#include "sysfs_file.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -367,7 +367,7 @@ static void unsupported_event_beside_software(void)
 static void pmu_refusing_exclude_guest_still_counts(void)
 {
 	char type[32];
-	if (tly_sys_read_file("/sys/bus/event_source/devices/msr/events/tsc", type, sizeof(type)) < 0)
+	if (tly_sysfs_read("/sys/bus/event_source/devices/msr/events/tsc", type, sizeof(type), TLY_SYSFS_WHOLE) < 0)
 		SKIP("no msr PMU with a tsc event here");
 	tally_counter *c = open_on("msr/tsc/,{task-clock,msr/tsc/}", NULL, NULL);
 	if (!c)

@@ -185,7 +185,7 @@ static int refuse_kernel_mode(struct perf_event_attr *attr, pid_t pid, int cpu, 
 static void kernel_mode_refused_retries_user_only(void)
 {
 	char paranoid[16];
-	if (tly_sys_read_file("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid)) < 0 ||
+	if (tly_sysfs_read("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid), TLY_SYSFS_WHOLE) < 0 ||
 	    atoi(paranoid) != 2)
 		SKIP("the retry policy applies at perf_event_paranoid 2; this machine says %s", paranoid);
 	struct tly_sys table = tly_sys_real;

@@ -11,6 +11,7 @@
 #include <locale.h>
 #include <stdbool.h>
 #include <sys/stat.h>
+#include <tally/events.h>
 #include <tally/pmu.h>
 #include <unistd.h>
 
@@ -531,27 +532,56 @@ static void arguments_are_checked(void)
 
 static void broken_trees_fail_naming_the_file(void)
 {
+	/* tally_pmus_load reads the PMUs' names; their files are read when first used: an error there is
+	 * given by every use of that PMU (pmu names it), not by the load. */
 	static const struct {
 		const char *tree;
+		const char *pmu;
 		int rc;
 		const char *message;
 	} cases[] = {
-		{ "bad/format-garbage", -TALLY_ESYSFS, "devices/cpu/format/umask: \"conflg:8-15\"" },
-		{ "bad/format-overlap", -TALLY_ESYSFS, "devices/cpu/format/event: \"config:0-7,4-11\" lists a bit twice" },
-		{ "bad/format-too-wide", -TALLY_ESYSFS, "devices/cpu/format/event: \"config:60-64\" names a bit beyond 63" },
-		{ "bad/type-not-number", -TALLY_ESYSFS, "devices/cpu/type: expected a PMU type number, found \"four\"" },
-		{ "bad/type-missing", -TALLY_ESYSFS, "devices/cpu/type: missing" },
-		{ "bad/scale-garbage", -TALLY_ESYSFS, "devices/power/events/energy-pkg.scale" },
-		{ "bad/per-pkg-garbage", -TALLY_ESYSFS, "devices/intel_cqm/events/llc_occupancy.per-pkg" },
-		{ "bad/no-devices", -ENOENT, "bad/no-devices/bus/event_source/devices" },
-		{ "no-such-machine", -ENOENT, "TALLY_SYSFS_ROOT" },
+		{ "bad/format-garbage", "cpu", -TALLY_ESYSFS, "devices/cpu/format/umask: \"conflg:8-15\"" },
+		{ "bad/format-overlap", "cpu", -TALLY_ESYSFS, "devices/cpu/format/event: \"config:0-7,4-11\" lists a bit twice" },
+		{ "bad/format-too-wide", "cpu", -TALLY_ESYSFS, "devices/cpu/format/event: \"config:60-64\" names a bit beyond 63" },
+		{ "bad/type-not-number", "cpu", -TALLY_ESYSFS, "devices/cpu/type: expected a PMU type number, found \"four\"" },
+		{ "bad/type-missing", "cpu", -TALLY_ESYSFS, "devices/cpu/type: missing" },
+		{ "bad/scale-garbage", "power", -TALLY_ESYSFS, "devices/power/events/energy-pkg.scale" },
+		{ "bad/per-pkg-garbage", "intel_cqm", -TALLY_ESYSFS, "devices/intel_cqm/events/llc_occupancy.per-pkg" },
+		{ "bad/no-devices", NULL, -ENOENT, "bad/no-devices/bus/event_source/devices" },
+		{ "no-such-machine", NULL, -ENOENT, "TALLY_SYSFS_ROOT" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TALLY_OPTS(tally_pmus_opts, opts, .sysfs_root = fixture(cases[i].tree));
 		tally_pmus *pmus = (tally_pmus *)&opts;
-		CHECK_INT(tally_pmus_load(&opts, &pmus), cases[i].rc);
-		CHECK(pmus == NULL);
+		if (!cases[i].pmu) {
+			CHECK_INT(tally_pmus_load(&opts, &pmus), cases[i].rc);
+			CHECK(pmus == NULL);
+			CHECK_CONTAINS(tally_last_error(), cases[i].message);
+			continue;
+		}
+		CHECK_INT(tally_pmus_load(&opts, &pmus), 0);
+		const tally_pmu *pmu = tally_pmus_find(pmus, cases[i].pmu);
+		CHECK(pmu != NULL);
+		struct tally_pmu_info info = { .sz = sizeof(info) };
+		struct tally_alias_info alias = { .sz = sizeof(alias) };
+		for (int use = 0; pmu && use < 2; use++) {
+			tly_error(0, "%s", "");
+			CHECK_INT(use ? tally_pmu_alias_at(pmu, 0, &alias) : tally_pmu_get_info(pmu, &info), cases[i].rc);
+			CHECK_CONTAINS(tally_last_error(), cases[i].message);
+		}
+		/* Parsing its events gives the error; the other PMUs stay usable. */
+		char spec[64];
+		snprintf(spec, sizeof(spec), "%s/config=1/", cases[i].pmu);
+		TALLY_OPTS(tally_parse_opts, parse, .pmus = pmus);
+		tally_events *events;
+		CHECK_INT(tally_events_parse(spec, &parse, &events), cases[i].rc);
 		CHECK_CONTAINS(tally_last_error(), cases[i].message);
+		for (size_t k = 0; k < tally_pmus_count(pmus); k++) {
+			const tally_pmu *other = tally_pmus_at(pmus, k);
+			if (other != pmu)
+				CHECK_INT(tally_pmu_get_info(other, &info), 0);
+		}
+		tally_pmus_free(pmus);
 	}
 }
 
@@ -666,9 +696,13 @@ static int open_fd_count(void)
 	return n;
 }
 
-/* Everything a snapshot holds, as text, to compare two loads. */
+static int read_every_detail(const tally_pmus *pmus);
+
+/* Everything a snapshot holds, its details included, as text, to compare two loads. */
 static char *describe(const tally_pmus *pmus)
 {
+	if (read_every_detail(pmus))
+		return NULL;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
@@ -691,6 +725,17 @@ static char *describe(const tally_pmus *pmus)
 	}
 	fclose(out);
 	return text;
+}
+
+/* Reads every PMU's details (what the first use of each would read): 0 or the first error. */
+static int read_every_detail(const tally_pmus *pmus)
+{
+	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
+		int rc = tly_pmu_details(tally_pmus_at(pmus, i));
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 static struct tly_sys faulty_table(void)
@@ -734,13 +779,18 @@ static void faults_fail_cleanly(void)
 				previous = tly_sys_replace(&table);
 				pmus = (tally_pmus *)&opts;
 				int rc = tally_pmus_load(&opts, &pmus);
+				bool loaded = rc == 0;
+				if (loaded)
+					rc = read_every_detail(pmus);
 				tly_sys_replace(previous);
 				loads++;
 				bool fired = plan.seen >= at;
 				if (rc < 0) {
 					failures++;
 					CHECK(fired);
-					CHECK(pmus == NULL);
+					CHECK(loaded || pmus == NULL);
+					if (loaded)
+						tally_pmus_free(pmus);
 					/* The message names the file or directory that failed. */
 					CHECK_CONTAINS(tally_last_error(), "sysfs/intel/bus/event_source/devices");
 					/* Retried or harmless faults must not fail a load. */
@@ -778,6 +828,8 @@ static void faults_fail_cleanly(void)
 	plan = (struct fault_plan){ .call = FAULT_READ, .at = 0, .all_short = true };
 	previous = tly_sys_replace(&table);
 	int rc = tally_pmus_load(&opts, &pmus);
+	if (rc == 0)
+		rc = read_every_detail(pmus);
 	tly_sys_replace(previous);
 	CHECK_INT(rc, 0);
 	if (rc == 0) {

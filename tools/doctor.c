@@ -95,7 +95,8 @@ static void check_permissions(struct doctor *d, const struct tally_facts *f)
 		      f->cap_perfmon ? "PERFMON" : "SYS_ADMIN");
 	} else if (p >= 3) {
 		check(d, CHECK_FAIL, "perf_event_paranoid",
-		      "sysctl kernel.perf_event_paranoid=2, or give the binary CAP_PERFMON (setcap cap_perfmon+ep)",
+		      "sysctl kernel.perf_event_paranoid=2, or give the binary CAP_PERFMON (setcap cap_perfmon=ep; "
+		      "never set-uid: tally refuses to run so)",
 		      "%d: this kernel forbids all perf events to unprivileged users (a Debian/Ubuntu setting)", p);
 	} else if (p == 2) {
 		check(d, CHECK_WARN, "perf_event_paranoid",
@@ -111,7 +112,9 @@ static void check_permissions(struct doctor *d, const struct tally_facts *f)
 		check(d, CHECK_INFO, "capabilities", NULL, "capget failed: unknown");
 	else
 		check(d, privileged ? CHECK_OK : CHECK_INFO, "capabilities",
-		      privileged ? NULL : "setcap cap_perfmon+ep on the tally binary (kernel 5.8+)",
+		      privileged ? NULL
+		                 : "sudo setcap cap_perfmon=ep on the tally binary (kernel 5.8+); not set-uid or set-gid, "
+		                   "which tally refuses",
 		      "CAP_PERFMON %s, CAP_SYS_ADMIN %s", f->cap_perfmon ? "yes" : "no",
 		      f->cap_sys_admin ? "yes" : "no");
 	if (f->seccomp == 2)

@@ -11,6 +11,7 @@
  */
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,7 +108,8 @@ static void list_aliases(struct list_context *ctx, const tally_pmu *pmu, const s
 		if (ctx->json) {
 			json_begin_object(&ctx->w);
 			json_key(&ctx->w, "name");
-			char full[256];
+			/* Both are file names (NAME_MAX each): "pmu/alias/" always fits, never a cut name. */
+			char full[2 * NAME_MAX + 3];
 			snprintf(full, sizeof(full), "%s/%s/", pi->name, alias.name);
 			json_string(&ctx->w, full);
 			json_member_string(&ctx->w, "alias", alias.name);
@@ -120,7 +122,7 @@ static void list_aliases(struct list_context *ctx, const tally_pmu *pmu, const s
 			json_end_object(&ctx->w);
 			continue;
 		}
-		char label[256];
+		char label[2 * NAME_MAX + 3];
 		snprintf(label, sizeof(label), "%s/%s/", pi->name, alias.name);
 		printf("  %-44s %s", label, alias.terms);
 		if (alias.unit)
@@ -272,8 +274,14 @@ int command_list(int argc, char **argv)
 		ctx.pfm = true;
 	tally_pmus *pmus;
 	int err = tally_pmus_load(NULL, &pmus);
+	/* The listing shows every PMU: one that cannot be read fails it before anything is printed. */
+	for (size_t i = 0; err == 0 && i < tally_pmus_count(pmus); i++) {
+		TALLY_OPTS(tally_pmu_info, pi);
+		err = tally_pmu_get_info(tally_pmus_at(pmus, i), &pi);
+	}
 	if (err < 0) {
 		fprintf(stderr, "tally list: %s\n", tally_last_error());
+		tally_pmus_free(pmus);
 		return 1;
 	}
 	bool has_core = tally_pmus_core_count(pmus) > 0;

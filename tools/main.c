@@ -5,8 +5,11 @@
  * tally never calls setlocale(): the C library stays in the "C" locale, so every number it prints uses
  * '.' as the decimal point whatever LC_ALL or LANG say (CSV and JSON readers depend on it).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
 #include <tally/common.h>
 
@@ -41,8 +44,35 @@ static void usage(FILE *out)
 	      out);
 }
 
+/* A set-uid or set-gid tally would run the caller's command, read the caller's files (-o, event specs)
+ * and open counters with the owner's rights: refuse, and say how to grant counting rights instead. The
+ * kernel sets AT_SECURE for every set-id exec, so an ordinary start costs no system call here; but the
+ * test is the ids: a binary given CAP_PERFMON with setcap also runs with AT_SECURE set, and that is the
+ * safe way this message recommends. */
+static bool runs_set_id(void)
+{
+	return getauxval(AT_SECURE) && (getuid() != geteuid() || getgid() != getegid());
+}
+
+static void refuse_set_id(void)
+{
+	fputs("tally: refusing to run set-uid or set-gid: it would run commands and open files with the owner's "
+	      "rights.\n"
+	      "  To let users count: `sudo setcap cap_perfmon=ep /path/to/tally` (Linux 5.8+) after removing the "
+	      "set-id bits (chmod u-s,g-s),\n"
+	      "  or lower kernel.perf_event_paranoid (`sudo sysctl kernel.perf_event_paranoid=1`; see tally "
+	      "doctor).\n",
+	      stderr);
+}
+
 int main(int argc, char **argv)
 {
+	if (runs_set_id()) {
+		refuse_set_id();
+		/* _exit: nothing more runs with the owner's rights, not even atexit handlers (a sanitizer's leak
+		 * check would need ptrace, which a set-gid process run by another user is refused). */
+		_exit(2);
+	}
 	static const struct {
 		const char *name;
 		int (*run)(int argc, char **argv);

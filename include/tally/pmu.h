@@ -3,7 +3,8 @@
  * tally: the PMUs of this machine, as sysfs describes them under /sys/bus/event_source/devices.
  *
  * A tally_pmus is a snapshot taken once (tally_pmus_load); everything returned from it stays valid until
- * tally_pmus_free(). A loaded snapshot is read-only: any number of threads may query it concurrently.
+ * tally_pmus_free(). Any number of threads may query a snapshot concurrently: a PMU's files are read on
+ * first use, once, under the snapshot's lock.
  */
 #ifndef TALLY_PMU_H
 #define TALLY_PMU_H
@@ -25,8 +26,10 @@ struct tally_pmus_opts {
 };
 #define tally_pmus_opts__last_field sysfs_root
 
-/* Reads every PMU under <root>/bus/event_source/devices. A PMU whose files cannot be interpreted fails
- * the load with TALLY_ESYSFS and a message naming the file. */
+/* Lists the PMUs under <root>/bus/event_source/devices; each PMU's files are read when first asked for.
+ * A PMU whose files cannot be interpreted fails each use of it (tally_pmu_get_info, tally_pmu_*_at, a
+ * spec naming it) with TALLY_ESYSFS and a message naming the file; tally_pmus_core_count counts it as no
+ * core PMU. */
 TALLY_API int tally_pmus_load(const struct tally_pmus_opts *opts, tally_pmus **out);
 TALLY_API void tally_pmus_free(tally_pmus *pmus);
 

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A PMU's files (type, cpus, then cpumask, formats, events, caps) are read on first use, and only for the
+ * PMUs used: the files opened for each kind of spec, counted through the system call table, on fixture
+ * machines. That it
+ * is invisible (same listings, same encodings) is what test_pmu, test_parse and test_perf_agreement check.
+ */
+#include "fixture_tree.h"
+#include "harness.h"
+#include "pmu.h"
+#include "sys.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <tally/events.h>
+#include <tally/pmu.h>
+
+/* Every path opened or listed since the last reset, one per line. */
+static char opened[1 << 16];
+
+static void note(const char *path)
+{
+	size_t used = strlen(opened);
+	snprintf(opened + used, sizeof(opened) - used, "%s\n", path);
+}
+
+static int noting_open(const char *path, int flags)
+{
+	note(path);
+	return tly_sys_real.open(path, flags);
+}
+
+static DIR *noting_opendir(const char *path)
+{
+	note(path);
+	return tly_sys_real.opendir(path);
+}
+
+/* How many lines of opened name a file or directory under devices/<pmu>/<sub>. */
+static int touched(const char *pmu, const char *sub)
+{
+	char needle[128];
+	snprintf(needle, sizeof(needle), "/devices/%s/%s", pmu, sub);
+	int n = 0;
+	for (const char *p = opened; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* Loads the fixture machine and parses spec with the noting table in force; the parse's status. */
+static int parse_noting(const char *machine, const char *spec)
+{
+	struct tly_sys table = tly_sys_real;
+	table.open = noting_open;
+	table.opendir = noting_opendir;
+	opened[0] = '\0';
+	const struct tly_sys *previous = tly_sys_replace(&table);
+	char root[4096];
+	TALLY_OPTS(tally_pmus_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), machine));
+	tally_pmus *pmus;
+	int rc = tally_pmus_load(&opts, &pmus);
+	if (rc == 0) {
+		TALLY_OPTS(tally_parse_opts, parse, .pmus = pmus);
+		tally_events *events = NULL;
+		rc = tally_events_parse(spec, &parse, &events);
+		tally_events_free(events);
+		tally_pmus_free(pmus);
+	}
+	tly_sys_replace(previous);
+	return rc;
+}
+
+static void software_event_reads_no_pmu_details(void)
+{
+	CHECK_INT(parse_noting("intel", "task-clock,page-faults"), 0);
+	static const char *const pmus[] = { "cpu", "uncore_imc_0", "power", "msr", "cstate_core", "software" };
+	for (size_t i = 0; i < sizeof(pmus) / sizeof(pmus[0]); i++) {
+		harness_case = pmus[i];
+		CHECK_INT(touched(pmus[i], "events"), 0);
+		CHECK_INT(touched(pmus[i], "format"), 0);
+		CHECK_INT(touched(pmus[i], "caps"), 0);
+		CHECK_INT(touched(pmus[i], "cpumask"), 0);
+		/* The software PMU's type, to name the events' PMU; nothing of the others. */
+		CHECK_INT(touched(pmus[i], "type"), !strcmp(pmus[i], "software"));
+		CHECK_INT(touched(pmus[i], "cpus"), 0);
+	}
+	harness_case = "software_event_reads_no_pmu_details";
+}
+
+static void pmu_event_reads_that_pmus_details_only(void)
+{
+	CHECK_INT(parse_noting("intel", "power/energy-pkg/"), 0);
+	CHECK(touched("power", "events") > 0);
+	CHECK(touched("power", "format") > 0);
+	CHECK_INT(touched("cpu", "events"), 0);
+	CHECK_INT(touched("uncore_imc_0", "events"), 0);
+	CHECK_INT(touched("msr", "events"), 0);
+}
+
+static void generic_event_reads_core_ness(void)
+{
+	/* cycles belongs to the core PMU: which one that is needs each PMU's `cpus`, except where the kernel
+	 * never puts one; no PMU's events are read. */
+	CHECK_INT(parse_noting("intel", "cycles"), 0);
+	CHECK_INT(touched("uncore_imc_0", "cpus"), 1);
+	/* Its PMU is named by the type of the core PMU only. */
+	CHECK_INT(touched("cpu", "type"), 1);
+	CHECK_INT(touched("uncore_imc_0", "type"), 0);
+	CHECK_INT(touched("power", "type"), 0);
+	CHECK_INT(touched("software", "cpus"), 0);
+	CHECK_INT(touched("msr", "cpus"), 0);
+	CHECK_INT(touched("cpu", "events"), 0);
+	CHECK_INT(touched("uncore_imc_0", "events"), 0);
+}
+
+static void bare_alias_reads_every_pmu(void)
+{
+	/* A bare name that is no built-in event may be any PMU's: perf looks in all of them, as here. */
+	CHECK_INT(parse_noting("intel", "energy-pkg"), 0);
+	CHECK(touched("cpu", "events") > 0);
+	CHECK(touched("msr", "events") > 0);
+	CHECK(touched("power", "events") > 0);
+}
+
+static void details_read_once(void)
+{
+	char root[4096];
+	TALLY_OPTS(tally_pmus_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), "intel"));
+	tally_pmus *pmus;
+	CHECK_INT(tally_pmus_load(&opts, &pmus), 0);
+	if (!pmus)
+		return;
+	const tally_pmu *cpu = tally_pmus_find(pmus, "cpu");
+	struct tally_alias_info first = { .sz = sizeof(first) }, again = { .sz = sizeof(again) };
+	CHECK_INT(tally_pmu_alias_at(cpu, 0, &first), 0);
+	struct tly_sys table = tly_sys_real;
+	table.open = noting_open;
+	table.opendir = noting_opendir;
+	opened[0] = '\0';
+	const struct tly_sys *previous = tly_sys_replace(&table);
+	CHECK_INT(tally_pmu_alias_at(cpu, 0, &again), 0);
+	tly_sys_replace(previous);
+	CHECK_STR(opened, "");
+	CHECK(first.name == again.name);
+	tally_pmus_free(pmus);
+}
+
+struct racer {
+	const tally_pmu *pmu;
+	const struct tly_alias *alias;
+	int rc;
+};
+
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+	r->rc = tly_pmu_details(r->pmu);
+	r->alias = tly_pmu_alias(r->pmu, "cpu-cycles");
+	return NULL;
+}
+
+static void threads_share_one_read(void)
+{
+	char root[4096];
+	TALLY_OPTS(tally_pmus_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), "intel"));
+	tally_pmus *pmus;
+	CHECK_INT(tally_pmus_load(&opts, &pmus), 0);
+	if (!pmus)
+		return;
+	enum { N = 8 };
+	struct racer racers[N];
+	pthread_t threads[N];
+	for (int i = 0; i < N; i++) {
+		racers[i] = (struct racer){ .pmu = tally_pmus_find(pmus, "cpu") };
+		CHECK_INT(pthread_create(&threads[i], NULL, race, &racers[i]), 0);
+	}
+	for (int i = 0; i < N; i++) {
+		pthread_join(threads[i], NULL);
+		CHECK_INT(racers[i].rc, 0);
+		CHECK(racers[i].alias != NULL);
+		CHECK(racers[i].alias == racers[0].alias);
+	}
+	tally_pmus_free(pmus);
+}
+
+int main(void)
+{
+	static const struct harness_case cases[] = {
+		{ "software_event_reads_no_pmu_details", software_event_reads_no_pmu_details },
+		{ "pmu_event_reads_that_pmus_details_only", pmu_event_reads_that_pmus_details_only },
+		{ "generic_event_reads_core_ness", generic_event_reads_core_ness },
+		{ "bare_alias_reads_every_pmu", bare_alias_reads_every_pmu },
+		{ "details_read_once", details_read_once },
+		{ "threads_share_one_read", threads_share_one_read },
+		{ NULL, NULL },
+	};
+	return harness_run(cases);
+}
