@@ -3,6 +3,7 @@
 
 #include "error.h"
 #include "sys.h"
+#include "sysfs_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,7 +45,8 @@ struct child_plan {
 	bool pinned;
 	int sigrtmin;          /* glibc reserves the signals below it (from 32) for itself */
 	sigset_t empty;
-	sigset_t ignored;      /* signals the command starts with ignored */
+	uint64_t ignored;      /* signals the command starts with ignored: bit n - 1 for signal n */
+	uint64_t set;          /* signals whose disposition the child sets (default, or ignored) */
 	int go_fd, err_fd;
 };
 
@@ -168,8 +170,9 @@ static int exec_plan(struct child_plan *p)
 }
 
 /* In the child, every signal still blocked from the fork (so that no handler of the caller's runs here):
- * the wait for the go byte, then every disposition set: the default, or SIG_IGN for those the launch
- * asks to start ignored (an ignored signal stays ignored through exec, a handler does not), the pinning, an empty mask and the exec. Whatever fails is reported at the release,
+ * the wait for the go byte, then the dispositions that are not the default set back to it, and SIG_IGN for
+ * those the launch asks to start ignored (an ignored signal stays ignored through exec; a handler would
+ * run here if its signal came between the unmasking and the exec), the pinning, an empty mask and the exec. Whatever fails is reported at the release,
  * after the wait, so that the events of a command target can still be opened on this pid first. Only
  * async-signal-safe calls, through the syscall table. */
 static void __attribute__((noreturn)) run_child(struct child_plan *p)
@@ -192,9 +195,10 @@ static void __attribute__((noreturn)) run_child(struct child_plan *p)
 	for (int sig = 1; sig < NSIG; sig++) {
 		/* KILL and STOP cannot be changed; glibc refuses its own (32 up to SIGRTMIN) with EINVAL, and
 		 * nothing can have made a process ignore them. */
-		if (sig == SIGKILL || sig == SIGSTOP || (sig > SIGSYS && sig < p->sigrtmin))
+		if (sig == SIGKILL || sig == SIGSTOP || (sig > SIGSYS && sig < p->sigrtmin) || sig > 64 ||
+		    !(p->set >> (sig - 1) & 1))
 			continue;
-		if (tly_sys->sigaction(sig, sigismember(&p->ignored, sig) == 1 ? &ign : &dfl, NULL) < 0)
+		if (tly_sys->sigaction(sig, p->ignored >> (sig - 1) & 1 ? &ign : &dfl, NULL) < 0)
 			child_fail(p, STAGE_SIGNALS, errno);
 	}
 	if (p->pinned && tly_sys->sched_setaffinity(0, sizeof(p->cpus), &p->cpus) < 0)
@@ -202,6 +206,25 @@ static void __attribute__((noreturn)) run_child(struct child_plan *p)
 	if (tly_sys->sigprocmask(SIG_SETMASK, &p->empty, NULL) < 0)
 		child_fail(p, STAGE_MASK, errno);
 	child_fail(p, STAGE_EXEC, exec_plan(p));
+}
+
+/* The signals this process ignores or handles, bit n - 1 for signal n: those the child must set back to
+ * the default (a handler would run in the child until its exec; an ignored signal survives the exec).
+ * From /proc/self/status's SigIgn and SigCgt, one read instead of a sigaction query per signal; all of
+ * them when it cannot be read. */
+static uint64_t signals_not_default(void)
+{
+	char text[4096];
+	if (tly_sysfs_read("/proc/self/status", text, sizeof(text), TLY_SYSFS_WHOLE) <= 0)
+		return UINT64_MAX;
+	const char *ign = strstr(text, "\nSigIgn:"), *cgt = strstr(text, "\nSigCgt:");
+	if (!ign || !cgt)
+		return UINT64_MAX;
+	char *end_ign, *end_cgt;
+	unsigned long long mask_ign = strtoull(ign + 8, &end_ign, 16), mask_cgt = strtoull(cgt + 8, &end_cgt, 16);
+	if (end_ign == ign + 8 || end_cgt == cgt + 8)
+		return UINT64_MAX;
+	return (uint64_t)(mask_ign | mask_cgt);
 }
 
 int tly_command_fork(struct tly_command *cmd, const struct tly_launch *launch)
@@ -217,10 +240,8 @@ int tly_command_fork(struct tly_command *cmd, const struct tly_launch *launch)
 	memset(&plan, 0, sizeof(plan));
 	plan.sigrtmin = SIGRTMIN;
 	sigemptyset(&plan.empty);
-	sigemptyset(&plan.ignored);
-	for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
-		if (launch->ignored >> (sig - 1) & 1)
-			sigaddset(&plan.ignored, sig);
+	plan.ignored = launch->ignored;
+	plan.set = launch->ignored | signals_not_default();
 	int err = plan_pin(&plan, cmd, launch->pin);
 	if (err) {
 		tly_error_append(" (pinning '%s')", argv[0]);

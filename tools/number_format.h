@@ -20,4 +20,15 @@ char *number_format_grouped(uint64_t value, char *buf, size_t len);
  * uint64_t and non-finite ones are printed plainly with %g. Returns buf. */
 char *number_format_grouped_double(double value, int decimals, char *buf, size_t len);
 
+/* A count held in a double (a mean, a scaled value) to the nearest integer: 0 for negative or NaN values,
+ * UINT64_MAX from 2^64 on. Without libm's llround, so that the CLI loads no libm. */
+static inline uint64_t count_of(double value)
+{
+	if (!(value > 0))
+		return 0;
+	if (value >= 18446744073709551616.0)
+		return UINT64_MAX;
+	return (uint64_t)(value + 0.5);
+}
+
 #endif

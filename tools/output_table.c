@@ -18,7 +18,7 @@ static void print_value(FILE *out, const struct report_event *e, const struct re
 		number_format_grouped_double(output_display_value(e, c), output_display_decimals(e), text,
 		                             sizeof(text));
 	else
-		number_format_grouped((uint64_t)llround(c->scaled), text, sizeof(text));
+		number_format_grouped(count_of(c->scaled), text, sizeof(text));
 	fprintf(out, "%18s ", text);
 	text_escape_pad(out, e->unit, 4);
 	fputc(' ', out);

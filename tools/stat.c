@@ -28,6 +28,7 @@
 #include "cpu_list.h"
 #include "default_events.h"
 #include "machine.h"
+#include "number_format.h"
 #include "options.h"
 #include "output.h"
 #include "readings.h"
@@ -306,7 +307,7 @@ static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, u
 	/* Both fit: options.c bounds -I and --duration by poll's int timeout in ms. */
 	uint64_t interval = (uint64_t)o->interval_ms * 1000000u;
 	uint64_t next_tick = interval ? started + interval : UINT64_MAX;
-	uint64_t deadline = o->duration > 0 ? started + (uint64_t)llround(o->duration * 1e9) : UINT64_MAX;
+	uint64_t deadline = o->duration > 0 ? started + (uint64_t)(o->duration * 1e9 + 0.5) : UINT64_MAX;
 	*at_tick = false;
 	for (;;) {
 		if (child > 0 && child_exited(child))
@@ -441,9 +442,10 @@ static int count_once(struct stat_session *s, unsigned run)
 	}
 	if (o->delay_ms) {
 		/* -D: let the command run unobserved, then take the zero point. */
-		double end = started + o->delay_ms / 1000.0;
-		while (now_seconds() < end && !(child > 0 && child_exited(child)) && !s->interrupted)
-			on_signal(s, signals_wait((int)ceil((end - now_seconds()) * 1000.0)), child);
+		uint64_t end = started_ns + (uint64_t)o->delay_ms * 1000000u;
+		for (uint64_t now = now_ns(); now < end && !(child > 0 && child_exited(child)) && !s->interrupted;
+		     now = now_ns())
+			on_signal(s, signals_wait((int)((end - now + 999999) / 1000000)), child);
 		/* The counter's reset begins a new window (counts and enabled/running times from zero), which
 		 * is what perf's -D gives by enabling the events only now. */
 		if (tally_counter_reset(s->counter) < 0) {
@@ -504,9 +506,9 @@ static void finish(struct stat_session *s)
 			*m = s->rd.counts[i];
 		} else {
 			m->scaled = e->value.mean;
-			m->value = (uint64_t)llround(e->raw.mean);
-			m->enabled = (uint64_t)llround(e->enabled.mean);
-			m->running = (uint64_t)llround(e->running.mean);
+			m->value = count_of(e->raw.mean);
+			m->enabled = count_of(e->enabled.mean);
+			m->running = count_of(e->running.mean);
 			m->status = e->worst;
 			m->reason = s->rd.counts[i].reason;
 			m->parts = s->rd.counts[i].parts;
