@@ -217,6 +217,11 @@ int tly_target_wait_tasks(struct tly_target *t, int timeout_ms, int wake_fd)
 		if (ready < 0)
 			return errno == EINTR ? 0 : tly_error(-errno, "waiting for the counted tasks: poll: %s",
 			                                      tally_strerror(errno));
+		/* poll(2) reports a descriptor that is not open as ready (POLLNVAL): that is no wake-up, and
+		 * 0 would send the caller's loop around again at once, for ever. */
+		if (wake_fd >= 0 && (fds[0].revents & POLLNVAL))
+			return tly_error(-EBADF, "tally_counter_wait_tasks: wake_fd %d is not an open file "
+			                 "descriptor", wake_fd);
 		if (wake_fd >= 0 && fds[0].revents)
 			return 0;
 		for (size_t i = 0, k = wake_fd >= 0; i < t->nr_tasks; i++) {

@@ -250,7 +250,7 @@ TALLY_API int tally_counter_wait(tally_counter *counter, struct tally_exit *exit
  * TALLY_TARGET_TIDS target (its threads) counts has exited, for at most timeout_ms (-1: no limit), and
  * returns early when wake_fd (-1: none; e.g. a signal handler's self-pipe) is readable or a signal
  * handler runs. Returns 1 when every task is gone, 0 when it returned early or timed out, or a negative
- * code; another kind of target: -TALLY_ESTATE. Through pidfds (Linux 5.3; a thread that leads no
+ * code; another kind of target: -TALLY_ESTATE; a wake_fd that is not open: -EBADF. Through pidfds (Linux 5.3; a thread that leads no
  * process needs 6.9's PIDFD_THREAD); a task that has none is looked for in /proc every 100 ms. A
  * process that exited counts as gone while still a zombie. */
 TALLY_API int tally_counter_wait_tasks(tally_counter *counter, int timeout_ms, int wake_fd);
