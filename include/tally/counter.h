@@ -84,7 +84,7 @@ enum tally_target_kind {
 	TALLY_TARGET_THREAD,  /* the calling thread only */
 	TALLY_TARGET_PROCESS, /* the calling process: its threads now, and (inherit) threads created later */
 	TALLY_TARGET_PID,     /* every thread of process `pid` (inherit: and its later threads/children) */
-	TALLY_TARGET_TIDS,    /* exactly the threads tids[0 .. nr_tids) */
+	TALLY_TARGET_TIDS,    /* exactly the threads tids[0 .. nr_tids) (a repeated tid counts once) */
 	TALLY_TARGET_COMMAND, /* argv, launched by tally; counted from its exec on, children and threads too */
 	TALLY_TARGET_CPUS,    /* everything on the CPUs `cpus` ("0-3,8"; NULL: all online), system-wide */
 };
