@@ -86,6 +86,22 @@ gone 9.101 && ok "SIGPIPE: the command ended with tally" || fail "SIGPIPE: sleep
 [ "$st" -eq 141 ] && ok "SIGPIPE: exit 141" || fail "SIGPIPE: exit $st, want 141"
 cleanup 9.101
 
+# The reader goes away once the command has ended (tally stat -- make 2>&1 | head, where make finishes
+# first): the results' writes raise SIGPIPE all the same, and tally exits 141 as above, not the 125 of a
+# write that failed for another reason. The command waits until the reader has closed its end.
+rm -f "$WORK/closed"
+"$TALLY" stat -e task-clock -- sh -c "while [ ! -e '$WORK/closed' ]; do sleep 0.01; done" 2>&1 |
+	(exec 0<&-; touch "$WORK/closed")
+st=${PIPESTATUS[0]}
+[ "$st" -eq 141 ] && ok "SIGPIPE after the command: exit 141" || fail "SIGPIPE after the command: exit $st, want 141"
+rm -f "$WORK/closed" "$WORK/results"; mkfifo "$WORK/results"
+(exec 3<"$WORK/results"; exec 3<&-; touch "$WORK/closed") &
+"$TALLY" stat -o "$WORK/results" -e task-clock -- sh -c "while [ ! -e '$WORK/closed' ]; do sleep 0.01; done" 2>/dev/null
+st=$?
+wait
+[ "$st" -eq 141 ] && ok "-o FIFO whose reader left: exit 141" || fail "-o FIFO whose reader left: exit $st, want 141"
+rm -f "$WORK/results" "$WORK/closed"
+
 # signal_after_first_interval SIGNAL WANT ARG [target args]: the signal reaches tally (alone) once it has
 # printed its first interval; tally must end the command, wait for it and exit WANT.
 signal_after_first_interval() {
