@@ -64,6 +64,17 @@ timeout 20 "$TALLY" stat -x, -e task-clock -t $victim 2>"$WORK/err"; st=$?
 [ $st -eq 0 ] && grep -q ",task-clock," "$WORK/err" && ok "-t ends when the thread exits" ||
 	fail "-t did not end with the thread: exit $st $(cat "$WORK/err")"
 wait $victim
+# --per-thread labels each thread comm-tid with the name it had when counting began: a task that ends the
+# run by exiting has no /proc/<tid>/comm left when the results are made (it read as the bare tid); perf
+# reads the names at the start too.
+for flag in -p -t; do
+	sleep 1 & victim=$!
+	timeout 20 "$TALLY" stat -x, --per-thread -e task-clock $flag $victim 2>"$WORK/err"; st=$?
+	[ $st -eq 0 ] && grep -q "^sleep-$victim,.*,task-clock," "$WORK/err" &&
+		ok "$flag --per-thread: the exited thread keeps its name" ||
+		fail "$flag --per-thread label: exit $st $(cat "$WORK/err")"
+	wait $victim
+done
 sleep 1 & v1=$!
 sleep 2 & v2=$!
 timeout 20 "$TALLY" stat -x, -e task-clock -I 200 -p $v1,$v2 2>"$WORK/err"; st=$?

@@ -239,6 +239,16 @@ static int fill_parts(struct readings *rd, size_t i)
 	return 0;
 }
 
+int readings_name_parts(struct readings *rd)
+{
+	if (rd->aggregation != AGGR_THREAD) /* CPUs and cores keep their names */
+		return 0;
+	int err = readings_take(rd);
+	for (size_t i = 0; i < rd->n && err == 0; i++)
+		err = fill_parts(rd, i);
+	return err;
+}
+
 void readings_fill(struct readings *rd)
 {
 	for (size_t i = 0; i < rd->n; i++) {

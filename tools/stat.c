@@ -416,7 +416,7 @@ static int count_once(struct stat_session *s, unsigned run)
 		fprintf(stderr, "tally stat: %s\n", tally_counter_last_error(s->counter));
 		return EXIT_FAILED;
 	}
-	if (readings_open(&s->rd) < 0) {
+	if (readings_open(&s->rd) < 0 || readings_name_parts(&s->rd) < 0) {
 		fprintf(stderr, "tally stat: %s\n", tally_last_error());
 		tally_counter_close(s->counter);
 		return EXIT_FAILED;
