@@ -231,7 +231,7 @@ static void explain_emfile(struct text *t, const struct tly_diag *d, const struc
 		       "the program; or count fewer events, CPUs or threads.\n");
 		return;
 	}
-	put(t, " than the hard RLIMIT_NOFILE (");
+	put(t, d->fds_needed ? ", more than the hard RLIMIT_NOFILE (" : " than the hard RLIMIT_NOFILE (");
 	put_limit(t, f->nofile_hard);
 	put(t, ") leaves to this process, together with the descriptors it already holds; the soft limit is "
 	       "already raised to it.\n  Fix: raise the hard limit (as root: /etc/security/limits.conf nofile, "

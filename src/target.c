@@ -64,6 +64,40 @@ static int threads_of_pids(const pid_t *pids, size_t nr_pids, tally_threads **ou
 	return err;
 }
 
+static int compare_tid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The tids of a tid target, each once, in the order given (parts come in that order): a tid listed twice
+ * would be opened twice and counted twice, as a pid listed twice is not (threads_of_pids). */
+static int unique_tids(const pid_t *tids, size_t n, pid_t **out, size_t *nr_out)
+{
+	pid_t *sorted = malloc(n * sizeof(*sorted)), *kept = malloc(n * sizeof(*kept));
+	bool *taken = calloc(n, sizeof(*taken));
+	if (!sorted || !kept || !taken) {
+		free(sorted);
+		free(kept);
+		free(taken);
+		return tly_error(-ENOMEM, "target tids: out of memory");
+	}
+	memcpy(sorted, tids, n * sizeof(*tids));
+	size_t nr_sorted = tly_tids_sort_unique(sorted, n), nr = 0;
+	for (size_t i = 0; i < n; i++) {
+		const pid_t *at = bsearch(&tids[i], sorted, nr_sorted, sizeof(*sorted), compare_tid);
+		if (!taken[at - sorted]) {
+			taken[at - sorted] = true;
+			kept[nr++] = tids[i];
+		}
+	}
+	free(sorted);
+	free(taken);
+	*out = kept;
+	*nr_out = nr;
+	return 0;
+}
+
 /* The processes of a pid target, or the threads of a tid target, whose exits end it. */
 static int keep_tasks(struct tly_target *out, const pid_t *ids, size_t n)
 {
@@ -105,8 +139,18 @@ static int resolve_threads(const struct tally_target *target, struct tly_target 
 	}
 	case TALLY_TARGET_TIDS: {
 		size_t nr_tids = TLY_OPT(target, nr_tids, 0);
-		int err = tally_threads_new(TLY_OPT(target, tids, NULL), nr_tids, &out->threads);
-		return err ? err : keep_tasks(out, TLY_OPT(target, tids, NULL), nr_tids);
+		const pid_t *given = TLY_OPT(target, tids, NULL);
+		if (!given || !nr_tids) /* refused with its reason */
+			return tally_threads_new(given, nr_tids, &out->threads);
+		pid_t *tids = NULL;
+		int err = unique_tids(given, nr_tids, &tids, &nr_tids);
+		if (err)
+			return err;
+		err = tally_threads_new(tids, nr_tids, &out->threads);
+		if (!err)
+			err = keep_tasks(out, tids, nr_tids);
+		free(tids);
+		return err;
 	}
 	case TALLY_TARGET_COMMAND: {
 		struct tly_launch launch = launch_of(target);
@@ -218,6 +262,11 @@ int tly_target_wait_tasks(struct tly_target *t, int timeout_ms, int wake_fd)
 		if (ready < 0)
 			return errno == EINTR ? 0 : tly_error(-errno, "waiting for the counted tasks: poll: %s",
 			                                      tally_strerror(errno));
+		/* poll(2) reports a descriptor that is not open as ready (POLLNVAL): that is no wake-up, and
+		 * 0 would send the caller's loop around again at once, for ever. */
+		if (wake_fd >= 0 && (fds[0].revents & POLLNVAL))
+			return tly_error(-EBADF, "tally_counter_wait_tasks: wake_fd %d is not an open file "
+			                 "descriptor", wake_fd);
 		if (wake_fd >= 0 && fds[0].revents)
 			return 0;
 		for (size_t i = 0, k = wake_fd >= 0; i < t->nr_tasks; i++) {

@@ -64,6 +64,17 @@ timeout 20 "$TALLY" stat -x, -e task-clock -t $victim 2>"$WORK/err"; st=$?
 [ $st -eq 0 ] && grep -q ",task-clock," "$WORK/err" && ok "-t ends when the thread exits" ||
 	fail "-t did not end with the thread: exit $st $(cat "$WORK/err")"
 wait $victim
+# --per-thread labels each thread comm-tid with the name it had when counting began: a task that ends the
+# run by exiting has no /proc/<tid>/comm left when the results are made (it read as the bare tid); perf
+# reads the names at the start too.
+for flag in -p -t; do
+	sleep 1 & victim=$!
+	timeout 20 "$TALLY" stat -x, --per-thread -e task-clock $flag $victim 2>"$WORK/err"; st=$?
+	[ $st -eq 0 ] && grep -q "^sleep-$victim,.*,task-clock," "$WORK/err" &&
+		ok "$flag --per-thread: the exited thread keeps its name" ||
+		fail "$flag --per-thread label: exit $st $(cat "$WORK/err")"
+	wait $victim
+done
 sleep 1 & v1=$!
 sleep 2 & v2=$!
 timeout 20 "$TALLY" stat -x, -e task-clock -I 200 -p $v1,$v2 2>"$WORK/err"; st=$?
@@ -85,6 +96,22 @@ st=${PIPESTATUS[0]}
 gone 9.101 && ok "SIGPIPE: the command ended with tally" || fail "SIGPIPE: sleep left running unsupervised"
 [ "$st" -eq 141 ] && ok "SIGPIPE: exit 141" || fail "SIGPIPE: exit $st, want 141"
 cleanup 9.101
+
+# The reader goes away once the command has ended (tally stat -- make 2>&1 | head, where make finishes
+# first): the results' writes raise SIGPIPE all the same, and tally exits 141 as above, not the 125 of a
+# write that failed for another reason. The command waits until the reader has closed its end.
+rm -f "$WORK/closed"
+"$TALLY" stat -e task-clock -- sh -c "while [ ! -e '$WORK/closed' ]; do sleep 0.01; done" 2>&1 |
+	(exec 0<&-; touch "$WORK/closed")
+st=${PIPESTATUS[0]}
+[ "$st" -eq 141 ] && ok "SIGPIPE after the command: exit 141" || fail "SIGPIPE after the command: exit $st, want 141"
+rm -f "$WORK/closed" "$WORK/results"; mkfifo "$WORK/results"
+(exec 3<"$WORK/results"; exec 3<&-; touch "$WORK/closed") &
+"$TALLY" stat -o "$WORK/results" -e task-clock -- sh -c "while [ ! -e '$WORK/closed' ]; do sleep 0.01; done" 2>/dev/null
+st=$?
+wait
+[ "$st" -eq 141 ] && ok "-o FIFO whose reader left: exit 141" || fail "-o FIFO whose reader left: exit $st, want 141"
+rm -f "$WORK/results" "$WORK/closed"
 
 # signal_after_first_interval SIGNAL WANT ARG [target args]: the signal reaches tally (alone) once it has
 # printed its first interval; tally must end the command, wait for it and exit WANT.

@@ -3,12 +3,14 @@
  * The CLI's result model at unit level, compiled here from tools/ with constructed counts, for
  * behaviours no machine without a PMU (or without multiplexing) shows: the derived ratios beside an
  * event (IPC = instructions / cycles, miss % = misses / references × 100, GHz, CPUs utilized, rates),
- * JSON's enabled and running where they differ, and -r's worst status over runs.
+ * JSON's enabled and running where they differ, -r's worst status over runs, and parts summed under one
+ * label (--per-core's SMT siblings) where only some of them counted.
  */
 #include <linux/perf_event.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -17,6 +19,7 @@
 #include "../tools/output.c"
 #include "../tools/metrics.c"
 #include "../tools/output_json.c"
+#include "../tools/readings.c"
 
 #define HW(id) { .name = #id, .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_##id, .group = -1 }
 #define SW(id) { .name = #id, .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_##id, .group = -1 }
@@ -135,6 +138,45 @@ static void worst_status_over_runs(void)
 	CHECK_INT(worst, REPORT_NOT_COUNTED);
 }
 
+/* Parts that share a label are summed as the library sums an event's parts: one that did not count adds
+ * nothing, so the label reads the others' value (scaled if any was), never <not counted> over a count.
+ * Under multiplexing one SMT sibling may miss a whole interval while the other counts; the core's row read
+ * <not counted>, hiding the count that the event's total includes. Two parts of one thread on two CPUs
+ * share their label as two CPUs of one core do. */
+static void parts_under_one_label(void)
+{
+	struct tally_part parts[2] = {
+		{ .cpu = 0, .tid = getpid(), .value = 10, .enabled = 100, .running = 50, .scaled = 20,
+		  .status = TALLY_STATUS_SCALED },
+		{ .cpu = 1, .tid = getpid(), .value = 0, .enabled = 100, .running = 0, .scaled = 0,
+		  .status = TALLY_STATUS_NOT_COUNTED },
+	};
+	for (int order = 0; order < 2; order++) {
+		struct event_reading ev = { .result = { .status = TALLY_STATUS_SCALED, .nr_parts = 2 } };
+		ev.parts = order ? (struct tally_part[]){ parts[1], parts[0] } : parts;
+		ev.nr_parts = 2;
+		struct report_count count;
+		struct readings rd = { .n = 1, .aggregation = AGGR_THREAD, .events = &ev, .counts = &count };
+		CHECK_INT(fill_parts(&rd, 0), 0);
+		CHECK_INT(count.nr_parts, 1);
+		CHECK_INT(count.parts[0].status, REPORT_SCALED);
+		CHECK(count.parts[0].scaled == 20.0);
+		CHECK_U64(count.parts[0].running, 50);
+		free(ev.report_parts);
+		free(ev.labels);
+	}
+	/* Only parts that did not count: the label does not count either. */
+	struct tally_part idle[2] = { parts[1], parts[1] };
+	idle[0].cpu = 0;
+	struct event_reading ev = { .parts = idle, .nr_parts = 2 };
+	struct report_count count;
+	struct readings rd = { .n = 1, .aggregation = AGGR_THREAD, .events = &ev, .counts = &count };
+	CHECK_INT(fill_parts(&rd, 0), 0);
+	CHECK_INT(count.parts[0].status, REPORT_NOT_COUNTED);
+	free(ev.report_parts);
+	free(ev.labels);
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
@@ -142,6 +184,7 @@ int main(void)
 		{ "ratio_without_partner", ratio_without_partner },
 		{ "json_enabled_running", json_enabled_running },
 		{ "worst_status_over_runs", worst_status_over_runs },
+		{ "parts_under_one_label", parts_under_one_label },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);

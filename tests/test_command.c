@@ -444,6 +444,12 @@ static void wait_tasks_until_they_exit(void)
 		CHECK_INT((int)write(wake[1], "x", 1), 1);
 		CHECK_INT(tally_counter_wait_tasks(by_pid, -1, wake[0]), 0);
 		CHECK_INT(tally_counter_wait_tasks(by_tid, -1, wake[0]), 0);
+		/* A wake-up descriptor that is not open is the caller's bug, not a wake-up: 0 ("returned early")
+		 * would send a caller's loop around at once, for ever. */
+		int closed = dup(wake[0]);
+		close(closed);
+		CHECK_INT(tally_counter_wait_tasks(by_pid, -1, closed), -EBADF);
+		CHECK_INT(tally_counter_wait_tasks(by_tid, -1, closed), -EBADF);
 
 		close(hold[1]); /* both read EOF and exit */
 		CHECK_INT(pthread_join(thread, NULL), 0);

@@ -233,6 +233,41 @@ static void tid_list_counts_those_threads(void)
 	tally_counter_free(c);
 }
 
+/* A tid listed twice is one thread: opened once and counted once, as a pid listed twice is; the tids keep
+ * the order given. (It was opened twice, and its faults counted twice.) */
+static void tid_listed_twice_counts_once(void)
+{
+	pthread_barrier_t go;
+	pthread_barrier_init(&go, NULL, 2);
+	struct toucher t = { .go = &go, .pages = PAGES };
+	pthread_t th;
+	CHECK_INT(pthread_create(&th, NULL, touch_thread, &t), 0);
+	pthread_barrier_wait(&go);
+
+	/* The larger tid first: a sorted list would put it second. */
+	pid_t self = gettid(), high = t.tid > self ? t.tid : self, low = t.tid > self ? self : t.tid;
+	pid_t tids[4] = { high, low, high, low };
+	TALLY_OPTS(tally_target, target, .kind = TALLY_TARGET_TIDS, .tids = tids, .nr_tids = 4);
+	tally_counter *c = open_on("page-faults", NULL, &target);
+	if (c)
+		CHECK_INT(tally_counter_start(c), 0);
+	pthread_barrier_wait(&go);
+	pthread_join(th, NULL);
+	pthread_barrier_destroy(&go);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_stop(c), 0);
+	struct tally_result r;
+	CHECK_INT(tally_counter_read(c, &r, 1, sizeof(r)), 1);
+	CHECK_INT(r.nr_parts, 2);
+	struct tally_part parts[4];
+	CHECK_INT(tally_counter_parts(c, 0, parts, 4, sizeof(parts[0])), 2);
+	CHECK_INT(parts[0].tid, high);
+	CHECK_INT(parts[1].tid, low);
+	CHECK(r.value >= PAGES && r.value <= PAGES + 2 * SLACK + SHADOW_PAGES(PAGES));
+	tally_counter_free(c);
+}
+
 static void attach_to_pid(void)
 {
 	int go[2];
@@ -756,6 +791,7 @@ int main(void)
 		{ "context_switches_rise_with_sleeps", context_switches_rise_with_sleeps },
 		{ "process_target_inherits_new_threads", process_target_inherits_new_threads },
 		{ "tid_list_counts_those_threads", tid_list_counts_those_threads },
+		{ "tid_listed_twice_counts_once", tid_listed_twice_counts_once },
 		{ "attach_to_pid", attach_to_pid },
 		{ "system_wide_per_cpu_and_sum", system_wide_per_cpu_and_sum },
 		{ "unsupported_event_beside_software", unsupported_event_beside_software },

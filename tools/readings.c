@@ -183,6 +183,17 @@ static const char *part_label(const struct readings *rd, struct part_label *cach
 	return cached->text;
 }
 
+/* The status of parts summed under one label, as the library sums an event's parts: a part that did not
+ * count adds nothing, so any counted part gives the label a value (scaled if any part was scaled). */
+static enum report_status merged_status(enum report_status a, enum report_status b)
+{
+	bool a_counted = a == REPORT_COUNTED || a == REPORT_SCALED;
+	bool b_counted = b == REPORT_COUNTED || b == REPORT_SCALED;
+	if (a_counted != b_counted)
+		return a_counted ? a : b;
+	return a > b ? a : b;
+}
+
 static int fill_parts(struct readings *rd, size_t i)
 {
 	struct event_reading *ev = &rd->events[i];
@@ -215,8 +226,8 @@ static int fill_parts(struct readings *rd, size_t i)
 			into->cpu = rd->aggregation == AGGR_THREAD ? -1 : p->cpu;
 			into->tid = rd->aggregation == AGGR_THREAD ? (int)p->tid : -1;
 			into->status = status;
-		} else if (status > into->status) {
-			into->status = status;
+		} else {
+			into->status = merged_status(into->status, status);
 		}
 		into->value += p->value;
 		into->enabled += p->enabled;
@@ -226,6 +237,16 @@ static int fill_parts(struct readings *rd, size_t i)
 	c->parts = ev->report_parts;
 	c->nr_parts = n;
 	return 0;
+}
+
+int readings_name_parts(struct readings *rd)
+{
+	if (rd->aggregation != AGGR_THREAD) /* CPUs and cores keep their names */
+		return 0;
+	int err = readings_take(rd);
+	for (size_t i = 0; i < rd->n && err == 0; i++)
+		err = fill_parts(rd, i);
+	return err;
 }
 
 void readings_fill(struct readings *rd)

@@ -53,6 +53,11 @@ void readings_free(struct readings *rd);
 /* After each open of the counter: snapshots for its target, the next interval from the window's start. */
 int readings_open(struct readings *rd);
 
+/* With --per-thread, labels the parts now, after the open and before counting: a label is made once per
+ * position, and the comm of a thread that exits during the run (the end of a -p or -t run) is gone from
+ * /proc by the time the results are made; perf reads the names at the start too. */
+int readings_name_parts(struct readings *rd);
+
 /* Reads the counter's window (since the latest start or reset) into `events`. */
 int readings_take(struct readings *rd);
 

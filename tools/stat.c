@@ -417,7 +417,7 @@ static int count_once(struct stat_session *s, unsigned run)
 		fprintf(stderr, "tally stat: %s\n", tally_counter_last_error(s->counter));
 		return EXIT_FAILED;
 	}
-	if (readings_open(&s->rd) < 0) {
+	if (readings_open(&s->rd) < 0 || readings_name_parts(&s->rd) < 0) {
 		fprintf(stderr, "tally stat: %s\n", tally_last_error());
 		tally_counter_close(s->counter);
 		return EXIT_FAILED;
@@ -695,6 +695,16 @@ static int prepare(struct stat_session *s)
 	return -1;
 }
 
+/* Whether a SIGPIPE reached tally's handler and was not handled yet (the signals noted since the last
+ * wait; each is read once). */
+static bool sigpipe_raised(void)
+{
+	for (int signo; (signo = signals_wait(0)) != 0;)
+		if (signo == SIGPIPE)
+			return true;
+	return false;
+}
+
 int command_stat(int argc, char **argv)
 {
 	struct stat_session s;
@@ -719,6 +729,12 @@ int command_stat(int argc, char **argv)
 	if (status < 0)
 		status = EXIT_FAILED;
 	close_results(&s);
+	/* The last writes, once the command had ended, raised SIGPIPE (the reader went away): that ends tally
+	 * as it does while the command runs, with 141, not the 125 of a write that failed otherwise. */
+	if (s.output_error && !s.interrupted && sigpipe_raised()) {
+		s.interrupted = SIGPIPE;
+		status = 128 + SIGPIPE;
+	}
 	/* Lost results outrank the command's status (a script must not take an empty file for a result);
 	 * a signal that ended tally keeps its 128 + signal, since it is why the writing stopped. */
 	if (s.output_error && !s.interrupted)

@@ -84,7 +84,7 @@ enum tally_target_kind {
 	TALLY_TARGET_THREAD,  /* the calling thread only */
 	TALLY_TARGET_PROCESS, /* the calling process: its threads now, and (inherit) threads created later */
 	TALLY_TARGET_PID,     /* every thread of process `pid` (inherit: and its later threads/children) */
-	TALLY_TARGET_TIDS,    /* exactly the threads tids[0 .. nr_tids) */
+	TALLY_TARGET_TIDS,    /* exactly the threads tids[0 .. nr_tids) (a repeated tid counts once) */
 	TALLY_TARGET_COMMAND, /* argv, launched by tally; counted from its exec on, children and threads too */
 	TALLY_TARGET_CPUS,    /* everything on the CPUs `cpus` ("0-3,8"; NULL: all online), system-wide */
 };
@@ -250,7 +250,7 @@ TALLY_API int tally_counter_wait(tally_counter *counter, struct tally_exit *exit
  * TALLY_TARGET_TIDS target (its threads) counts has exited, for at most timeout_ms (-1: no limit), and
  * returns early when wake_fd (-1: none; e.g. a signal handler's self-pipe) is readable or a signal
  * handler runs. Returns 1 when every task is gone, 0 when it returned early or timed out, or a negative
- * code; another kind of target: -TALLY_ESTATE. Through pidfds (Linux 5.3; a thread that leads no
+ * code; another kind of target: -TALLY_ESTATE; a wake_fd that is not open: -EBADF. Through pidfds (Linux 5.3; a thread that leads no
  * process needs 6.9's PIDFD_THREAD); a task that has none is looked for in /proc every 100 ms. A
  * process that exited counts as gone while still a zombie. */
 TALLY_API int tally_counter_wait_tasks(tally_counter *counter, int timeout_ms, int wake_fd);
