@@ -242,8 +242,9 @@ struct tally_exit {
 TALLY_API pid_t tally_counter_pid(const tally_counter *counter);
 
 /* Waits for the launched command to exit (retrying EINTR) and fills `exit`, exit_sz bytes (pass
- * sizeof(*exit)). Counts stay readable until close. Not a command target, or not started: -TALLY_ESTATE;
- * exit_sz too small: -TALLY_EOPTS. */
+ * sizeof(*exit)). Counts stay readable until close. No command launched, or not started: -TALLY_ESTATE;
+ * exit_sz too small: -TALLY_EOPTS. A caller whose SIGCHLD is SIG_IGN has its children reaped by the
+ * kernel, so there is no status to wait for: -ECHILD. */
 TALLY_API int tally_counter_wait(tally_counter *counter, struct tally_exit *exit, size_t exit_sz);
 
 /* Waits until every task a TALLY_TARGET_PID target (its processes: each whole thread group) or a

@@ -49,7 +49,7 @@ TALLY_API int tally_counter_snapshot(tally_counter *counter, tally_snapshot *sna
  * status and ratio those of the interval; origin, group, error, user_only and has_note are as of `after`.
  * An event whose group was reopened, or whose window began anew (start, reset) between the two, counts from
  * that moment (`before` counts as zero for it). Returns the number of results written, or a negative code
- * (snapshots of different counters or sizes: -EINVAL). */
+ * (snapshots of different counters: -EINVAL). */
 TALLY_API int tally_snapshot_delta(const tally_snapshot *before, const tally_snapshot *after,
                                    struct tally_result *out, size_t n, size_t elem_sz);
 
