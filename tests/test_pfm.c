@@ -205,7 +205,7 @@ static void callback_stops_walk(void)
 static void null_callback_refused(void)
 {
 	CHECK_INT(tally_pfm_events(NULL, NULL), -EINVAL);
-	CHECK_CONTAINS(tally_last_error(), "fn is NULL");
+	CHECK_CONTAINS(tally_last_error(), "tally_pfm_events: a required pointer argument is NULL");
 }
 
 int main(void)
