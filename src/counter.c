@@ -6,6 +6,7 @@
 #include "error.h"
 #include "opts.h"
 #include "out_array.h"
+#include "pmu.h"
 
 #include <stdalign.h>
 #include <stdarg.h>
@@ -49,8 +50,10 @@ static int copy_events(tally_counter *c, const tally_pmus *pmus)
 			c->nr_origins = info.origin + 1;
 		const tally_pmu *pmu = info.pmu ? tally_pmus_find(pmus, info.pmu) : NULL;
 		e->pmu = tly_pack_pmu(&e->attr, pmu);
+		/* Only a PMU that may limit its CPUs has a cpumask (or hybrid cpus) to read; the software
+		 * context's count anywhere, and asking would read their details (four missing files) at start. */
 		struct tally_pmu_info pi = { .sz = sizeof(pi) };
-		if (!pmu || tally_pmu_get_info(pmu, &pi) != 0)
+		if (!pmu || tly_pmu_is_software_context(info.pmu) || tally_pmu_get_info(pmu, &pi) != 0)
 			continue;
 		const char *mask = pi.cpumask ? pi.cpumask : pi.cpus;
 		if (mask && !(e->mask = strdup(mask)))

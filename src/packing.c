@@ -2,6 +2,7 @@
 #include "packing.h"
 
 #include "error.h"
+#include "pmu.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -10,9 +11,9 @@
 /* A PMU known from the snapshot is its type; else hybrid x86 names the PMU in config[63:32] (5.13+). */
 uint32_t tly_pack_pmu(const struct perf_event_attr *attr, const tally_pmu *pmu)
 {
-	struct tally_pmu_info pi = { .sz = sizeof(pi) };
-	if (pmu && tally_pmu_get_info(pmu, &pi) == 0)
-		return pi.type;
+	/* The type only: the PMU's other files are not read for it. */
+	if (pmu && tly_pmu_read(pmu, TLY_PMU_TYPE) == 0)
+		return pmu->type;
 	bool generic = attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE;
 	if (generic && attr->config >> PERF_PMU_TYPE_SHIFT)
 		return (uint32_t)(attr->config >> PERF_PMU_TYPE_SHIFT);

@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <tally/counter.h>
 #include <tally/events.h>
 #include <tally/pmu.h>
 
@@ -85,6 +86,37 @@ static void software_event_reads_no_pmu_details(void)
 		CHECK_INT(touched(pmus[i], "cpus"), 0);
 	}
 	harness_case = "software_event_reads_no_pmu_details";
+}
+
+/* Makes a counter of spec on the fixture machine with the noting table in force; its status. */
+static int counter_noting(const char *machine, const char *spec)
+{
+	struct tly_sys table = tly_sys_real;
+	table.open = noting_open;
+	table.opendir = noting_opendir;
+	opened[0] = '\0';
+	const struct tly_sys *previous = tly_sys_replace(&table);
+	char root[4096];
+	TALLY_OPTS(tally_counter_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), machine));
+	tally_counter *c = NULL;
+	int rc = tally_counter_new(spec, &opts, &c);
+	tally_counter_free(c);
+	tly_sys_replace(previous);
+	return rc;
+}
+
+/* The counter asks a PMU for its cpumask only where one can be (not the software context's PMUs) and
+ * packs by the PMU's type alone: `tally stat -e task-clock` reads the software PMU's type and nothing
+ * else (it read its cpumask, format, events and caps). */
+static void counter_of_software_events_reads_their_type_only(void)
+{
+	CHECK_INT(counter_noting("intel", "task-clock,page-faults"), 0);
+	CHECK_INT(touched("software", "type"), 1);
+	static const char *const subs[] = { "cpumask", "format", "events", "caps", "cpus" };
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		CHECK_INT(touched("software", subs[i]), 0);
+		CHECK_INT(touched("cpu", subs[i]), 0);
+	}
 }
 
 static void pmu_event_reads_that_pmus_details_only(void)
@@ -187,6 +219,7 @@ int main(void)
 {
 	static const struct harness_case cases[] = {
 		{ "software_event_reads_no_pmu_details", software_event_reads_no_pmu_details },
+		{ "counter_of_software_events_reads_their_type_only", counter_of_software_events_reads_their_type_only },
 		{ "pmu_event_reads_that_pmus_details_only", pmu_event_reads_that_pmus_details_only },
 		{ "generic_event_reads_core_ness", generic_event_reads_core_ness },
 		{ "bare_alias_reads_every_pmu", bare_alias_reads_every_pmu },
