@@ -210,12 +210,13 @@ static void __attribute__((noreturn)) run_child(struct child_plan *p)
 
 /* The signals this process ignores or handles, bit n - 1 for signal n: those the child must set back to
  * the default (a handler would run in the child until its exec; an ignored signal survives the exec).
- * From /proc/self/status's SigIgn and SigCgt, one read instead of a sigaction query per signal; all of
- * them when it cannot be read. */
+ * From /proc/self/status's SigIgn and SigCgt, one read instead of a sigaction query per signal (its head
+ * is enough: they come before the long Cpus_allowed and Mems_allowed lines of large machines); all of them
+ * when it cannot be read. */
 static uint64_t signals_not_default(void)
 {
 	char text[4096];
-	if (tly_sysfs_read("/proc/self/status", text, sizeof(text), TLY_SYSFS_WHOLE) <= 0)
+	if (tly_sysfs_read("/proc/self/status", text, sizeof(text), TLY_SYSFS_HEAD) <= 0)
 		return UINT64_MAX;
 	const char *ign = strstr(text, "\nSigIgn:"), *cgt = strstr(text, "\nSigCgt:");
 	if (!ign || !cgt)
