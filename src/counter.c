@@ -21,6 +21,11 @@ int tly_counter_fail(tally_counter *c, int err)
 	return tly_give_up(err);
 }
 
+int tly_counter_not_open(tally_counter *c, const char *fn)
+{
+	return tly_counter_fail(c, tly_error(-TALLY_ESTATE, "%s: the counter is not open", fn));
+}
+
 void tly_counter_note_add(struct event *e, const char *fmt, ...)
 {
 	e->has_note = true;
@@ -169,7 +174,8 @@ int tally_counter_wait(tally_counter *c, struct tally_exit *exit, size_t exit_sz
 	if (!tly_out_valid(exit_sz, TLY_EXIT_SZ_V1, alignof(struct tally_exit), "tally_exit"))
 		return tly_counter_fail(c, -TALLY_EOPTS);
 	if (!c->open || c->target.command.pid <= 0 || !c->target.command.released)
-		return tly_counter_fail(c, tly_error(-TALLY_ESTATE, "tally_counter_wait: no launched command has been started"));
+		return tly_counter_fail(c, tly_error(-TALLY_ESTATE,
+		                                     "tally_counter_wait: no launched command has been started"));
 	int err = tly_command_wait(&c->target.command);
 	if (err)
 		return tly_counter_fail(c, err);
@@ -182,7 +188,7 @@ int tally_counter_wait_tasks(tally_counter *c, int timeout_ms, int wake_fd)
 	if (!c)
 		return tly_error(-EINVAL, "tally_counter_wait_tasks: NULL counter");
 	if (!c->open)
-		return tly_counter_fail(c, tly_error(-TALLY_ESTATE, "tally_counter_wait_tasks: the counter is not open"));
+		return tly_counter_not_open(c, "tally_counter_wait_tasks");
 	int r = tly_target_wait_tasks(&c->target, timeout_ms, wake_fd);
 	return r < 0 ? tly_counter_fail(c, r) : r;
 }

@@ -94,6 +94,9 @@ struct tally_counter {
  * log) through here. Returns err. */
 int tly_counter_fail(tally_counter *c, int err);
 
+/* The failure of a call (fn) that needs an open counter on a closed one: -TALLY_ESTATE. */
+int tly_counter_not_open(tally_counter *c, const char *fn);
+
 /* Appends a line to event e's note (tally_counter_note). */
 void tly_counter_note_add(struct event *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

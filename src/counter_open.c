@@ -143,8 +143,8 @@ static void note_leader_gone(tally_counter *c, size_t g, const char *gone)
 {
 	const size_t *m = tly_plan_members(&c->plan, g);
 	for (size_t k = 0; k < tly_plan_size(&c->plan, g); k++)
-		tly_counter_note_add(&c->ev[m[k]], "'%s' could not lead its group here, so the other members were opened as a "
-		         "group of their own, led by '%s'", gone, c->ev[m[0]].name);
+		tly_counter_note_add(&c->ev[m[k]], "'%s' could not lead its group here, so the other members were "
+		                     "opened as a group of their own, led by '%s'", gone, c->ev[m[0]].name);
 }
 
 /* Group g is open: its events learn their group, where their readings go and their (new) window. */

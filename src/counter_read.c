@@ -25,7 +25,8 @@ static int read_group(tally_counter *c, size_t g, bool *any_idle)
 	uint64_t enabled = 0, running = 0;
 	for (size_t slot = 0; slot < slots; slot++) {
 		struct tly_window *w = &leader->window[slot];
-		int err = tly_counter_read_slot(c, leader, slot, leader->counts + slot * size, &w->enabled, &w->running);
+		int err = tly_counter_read_slot(c, leader, slot, leader->counts + slot * size, &w->enabled,
+		                                &w->running);
 		if (err)
 			return err;
 		enabled += w->enabled;
@@ -67,7 +68,7 @@ int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n,
 	if (!tly_out_valid(elem_sz, TLY_RESULT_SZ_V1, alignof(struct tally_result), "tally_result"))
 		return tly_counter_fail(c, -TALLY_EOPTS);
 	if (!c->open)
-		return tly_counter_fail(c, tly_error(-TALLY_ESTATE, "tally_counter_read: the counter is not open"));
+		return tly_counter_not_open(c, "tally_counter_read");
 	bool any_idle = false;
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
 		int err = read_group(c, g, &any_idle);

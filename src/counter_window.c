@@ -74,7 +74,7 @@ int tally_counter_start(tally_counter *c)
 	if (!c)
 		return tly_error(-EINVAL, "tally_counter_start: NULL counter");
 	if (!c->open)
-		return tly_counter_fail(c, tly_error(-TALLY_ESTATE, "tally_counter_start: the counter is not open"));
+		return tly_counter_not_open(c, "tally_counter_start");
 	struct tly_command *cmd = &c->target.command;
 	bool launch = cmd->pid > 0 && !cmd->released;
 	if (launch && c->target.kind == TALLY_TARGET_COMMAND) {
@@ -106,7 +106,7 @@ int tally_counter_stop(tally_counter *c)
 	if (!c)
 		return tly_error(-EINVAL, "tally_counter_stop: NULL counter");
 	if (!c->open)
-		return tly_counter_fail(c, tly_error(-TALLY_ESTATE, "tally_counter_stop: the counter is not open"));
+		return tly_counter_not_open(c, "tally_counter_stop");
 	int err = each_leader(c, tally_evsel_disable);
 	if (err)
 		return tly_counter_fail(c, err);
@@ -119,7 +119,7 @@ int tally_counter_reset(tally_counter *c)
 	if (!c)
 		return tly_error(-EINVAL, "tally_counter_reset: NULL counter");
 	if (!c->open)
-		return tly_counter_fail(c, tly_error(-TALLY_ESTATE, "tally_counter_reset: the counter is not open"));
+		return tly_counter_not_open(c, "tally_counter_reset");
 	int err = begin_windows(c);
 	return err ? tly_counter_fail(c, err) : 0;
 }

@@ -21,8 +21,8 @@ int tly_counter_split_idle_group(tally_counter *c, size_t g, uint64_t enabled, s
 		e->note[0] = '\0';
 		tly_counter_note_add(e, "%s", why);
 		if (split)
-			tly_counter_note_add(e, "tally split this group of %zu in two and reopened it; the next read counts it",
-			         size);
+			tly_counter_note_add(e, "tally split this group of %zu in two and reopened it; the next read "
+			                     "counts it", size);
 	}
 	*next = g + 1;
 	if (!split)

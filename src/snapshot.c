@@ -154,7 +154,7 @@ static int snapshot_group(const tally_counter *c, size_t g, tally_snapshot *snap
 	for (size_t slot = 0; slot < leader->ncpus * leader->nthreads; slot++) {
 		struct tly_snapshot_slot *out = &slots[slot];
 		int err = tly_counter_read_slot(c, leader, slot, counts + slot * leader->stride, &out->enabled,
-		                           &out->running);
+		                                &out->running);
 		if (err)
 			return err;
 		out->cpu = tally_cpus_at(cpus, slot / leader->nthreads);
@@ -168,13 +168,15 @@ int tally_counter_snapshot(tally_counter *c, tally_snapshot *snap)
 	if (!c || !snap)
 		return tly_error(-EINVAL, "tally_counter_snapshot: NULL counter or snapshot");
 	if (!c->open)
-		return tly_counter_fail(c, tly_error(-TALLY_ESTATE, "tally_counter_snapshot: the counter is not open"));
+		return tly_counter_not_open(c, "tally_counter_snapshot");
 	if (snap->owner != c || snap->nr_events != c->nr)
-		return tly_counter_fail(c, tly_error(-EINVAL, "tally_counter_snapshot: the snapshot was made for another counter"));
+		return tly_counter_fail(c, tly_error(-EINVAL,
+		                                     "tally_counter_snapshot: the snapshot was made for another counter"));
 	if (snap->max_slots < c->max_slots)
-		return tly_counter_fail(c, tly_error(-ENOSPC, "tally_counter_snapshot: the snapshot was made for a smaller "
-		                         "target (%zu positions, now %zu): make a new one", snap->max_slots,
-		                         c->max_slots));
+		return tly_counter_fail(c, tly_error(-ENOSPC,
+		                                     "tally_counter_snapshot: the snapshot was made for a smaller "
+		                                     "target (%zu positions, now %zu): make a new one",
+		                                     snap->max_slots, c->max_slots));
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
 		int err = snapshot_group(c, g, snap);
 		if (err)

@@ -48,14 +48,21 @@ static int touched(const char *pmu, const char *sub)
 	return n;
 }
 
-/* Loads the fixture machine and parses spec with the noting table in force; the parse's status. */
-static int parse_noting(const char *machine, const char *spec)
+/* Puts the noting table in force with nothing noted yet; returns the table to put back. */
+static const struct tly_sys *start_noting(void)
 {
-	struct tly_sys table = tly_sys_real;
+	static struct tly_sys table;
+	table = tly_sys_real;
 	table.open = noting_open;
 	table.opendir = noting_opendir;
 	opened[0] = '\0';
-	const struct tly_sys *previous = tly_sys_replace(&table);
+	return tly_sys_replace(&table);
+}
+
+/* Loads the fixture machine and parses spec with the noting table in force; the parse's status. */
+static int parse_noting(const char *machine, const char *spec)
+{
+	const struct tly_sys *previous = start_noting();
 	char root[4096];
 	TALLY_OPTS(tally_pmus_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), machine));
 	tally_pmus *pmus;
@@ -91,11 +98,7 @@ static void software_event_reads_no_pmu_details(void)
 /* Makes a counter of spec on the fixture machine with the noting table in force; its status. */
 static int counter_noting(const char *machine, const char *spec)
 {
-	struct tly_sys table = tly_sys_real;
-	table.open = noting_open;
-	table.opendir = noting_opendir;
-	opened[0] = '\0';
-	const struct tly_sys *previous = tly_sys_replace(&table);
+	const struct tly_sys *previous = start_noting();
 	char root[4096];
 	TALLY_OPTS(tally_counter_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), machine));
 	tally_counter *c = NULL;
@@ -165,11 +168,7 @@ static void details_read_once(void)
 	const tally_pmu *cpu = tally_pmus_find(pmus, "cpu");
 	struct tally_alias_info first = { .sz = sizeof(first) }, again = { .sz = sizeof(again) };
 	CHECK_INT(tally_pmu_alias_at(cpu, 0, &first), 0);
-	struct tly_sys table = tly_sys_real;
-	table.open = noting_open;
-	table.opendir = noting_opendir;
-	opened[0] = '\0';
-	const struct tly_sys *previous = tly_sys_replace(&table);
+	const struct tly_sys *previous = start_noting();
 	CHECK_INT(tally_pmu_alias_at(cpu, 0, &again), 0);
 	tly_sys_replace(previous);
 	CHECK_STR(opened, "");
