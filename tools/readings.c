@@ -116,16 +116,23 @@ int readings_interval(struct readings *rd)
 		int got = tally_snapshot_delta(rd->base, end, rd->results, rd->n, sizeof(rd->results[0]));
 		err = got < 0 ? got : 0;
 	}
-	for (size_t i = 0; i < rd->n && !err; i++)
+	bool any_not_counted = false;
+	for (size_t i = 0; i < rd->n && !err; i++) {
 		rd->events[i].result = rd->results[i];
+		any_not_counted |= rd->results[i].status == TALLY_STATUS_NOT_COUNTED;
+	}
 	if (!err)
 		err = take_all_parts(rd, rd->base, end);
-	/* After the snapshot: a group split here reopens from zero, and the next interval counts it from
-	 * then on. The notes it leaves explain this interval's <not counted>. */
-	int got = err ? err : tally_counter_read(rd->counter, rd->results, rd->n, sizeof(rd->results[0]));
+	/* An event that did not count in the interval may belong to a group that never ran: a read of the
+	 * window explains it and, if tally packed the group, splits it (reopened from zero, the next interval
+	 * counts the halves). Only then: the snapshot has read everything else, and every interval would
+	 * otherwise read each group twice. The notes it leaves explain this interval's <not counted>. */
+	int got = err ? err
+	              : any_not_counted ? tally_counter_read(rd->counter, rd->results, rd->n, sizeof(rd->results[0]))
+	                                : 0;
 	if (got < 0)
 		return got;
-	for (size_t i = 0; i < rd->n; i++)
+	for (size_t i = 0; any_not_counted && i < rd->n; i++)
 		rd->events[i].result.has_note = rd->results[i].has_note;
 	rd->base = end;
 	return 0;

@@ -927,6 +927,41 @@ static void cli_stat_csv_group(void)
 	}
 }
 
+/* -I: the intervals partition the run, so their instructions:u add up exactly to the workload's count (each
+ * is the difference of two snapshots; none is lost or counted twice between ticks), and there are several
+ * (-I 10 over a run of about 80 ms of guest time at shift=1). CSV lines of -I: time, value, unit, event. */
+static void cli_stat_csv_intervals(void)
+{
+	static char out[65536];
+	const uint64_t n = 20000000;
+	CHECK_INT(run_tally(out, sizeof(out), false, "stat", "-x,", "-I", "10", "-e", "instructions:u", "--", "/loop",
+	                    "20000000", NULL),
+	          0);
+	uint64_t sum = 0;
+	unsigned intervals = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *fields[4] = {0};
+		size_t nr = 0;
+		for (char *rest = line; rest && nr < 4;)
+			fields[nr++] = strsep(&rest, ",");
+		if (nr < 4 || strcmp(fields[3], "instructions:u") != 0)
+			continue;
+		char *end;
+		uint64_t v = strtoull(fields[1], &end, 10);
+		if (end == fields[1] || *end != '\0') {
+			fprintf(stderr, "[%s] interval %u: '%s' is not a count\n", harness_case, intervals, fields[1]);
+			harness_failed++;
+			continue;
+		}
+		sum += v;
+		intervals++;
+	}
+	printf("  %u intervals, instructions:u summed %" PRIu64 "\n", intervals, sum);
+	CHECK(intervals >= 2);
+	expect_u64(sum, loop_prog_insns(n), "instructions:u summed over the -I intervals of /loop 20000000");
+}
+
 /* -r 3: the mean is the exact count and the relative stddev is 0, since every run counts the same. */
 static void cli_stat_csv_repeat(void)
 {
@@ -1200,6 +1235,7 @@ static const struct harness_case pmu_cases[] = {
 	{"cli_stat_csv_exact", cli_stat_csv_exact},
 	{"cli_stat_csv_group", cli_stat_csv_group},
 	{"cli_stat_csv_repeat", cli_stat_csv_repeat},
+	{"cli_stat_csv_intervals", cli_stat_csv_intervals},
 	{"cli_stat_json", cli_stat_json},
 	{"cli_stat_json_repeat", cli_stat_json_repeat},
 	{"cli_stat_json_multiplexed", cli_stat_json_multiplexed},
