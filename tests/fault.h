@@ -25,7 +25,6 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
-#include <sys/stat.h>
 
 enum fault_call {
 	FAULT_PERF_EVENT_OPEN,
@@ -54,7 +53,6 @@ static struct {
 	unsigned long nth;       /* 1-based among calls of that kind since arming; 0: nothing armed */
 	int err;
 	bool fired;
-	bool fired_on_file; /* the failed read was of a regular file (sysfs, procfs), not a perf event */
 } fault_armed;
 
 static inline const char *fault_call_name(enum fault_call call)
@@ -114,9 +112,6 @@ static inline ssize_t fault_read(int fd, void *buf, size_t count)
 	int saved = errno;
 	if (!fault_hit(FAULT_READ))
 		return tly_sys_real.read(fd, buf, count);
-	struct stat st;
-	fault_armed.fired_on_file = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-	errno = fault_armed.err;
 	if (fault_armed.err != FAULT_SHORT_READ)
 		return -1;
 	errno = saved;
@@ -235,7 +230,6 @@ static inline void fault_arm(enum fault_call call, unsigned long nth, int err)
 	fault_armed.nth = nth;
 	fault_armed.err = err;
 	fault_armed.fired = false;
-	fault_armed.fired_on_file = false;
 }
 
 static inline void fault_disarm(void)

@@ -5,9 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,28 +23,17 @@ static void on_signal(int signo)
 	errno = saved;
 }
 
-/* The signals this process ignores now, bit n - 1 for signal n: /proc/self/status's SigIgn, one read
- * where asking sigaction would take one call per signal; asked signal by signal when it cannot be read. */
+/* The signals this process ignores now, bit n - 1 for signal n. (One sigaction query per signal costs
+ * about what reading /proc/self/status's SigIgn does, 22 vs 19 us here, and needs no procfs.) */
 static uint64_t ignored_now(void)
 {
-	char text[4096];
-	FILE *f = fopen("/proc/self/status", "re");
-	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
-	if (f)
-		fclose(f);
-	text[n] = '\0';
-	const char *line = strstr(text, "\nSigIgn:");
-	char *end;
-	unsigned long long mask = line ? strtoull(line + 8, &end, 16) : 0;
-	if (line && end != line + 8)
-		return mask;
-	uint64_t asked = 0;
+	uint64_t ignored = 0;
 	for (int sig = 1; sig <= 64 && sig < NSIG; sig++) {
 		struct sigaction now;
 		if (sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_IGN)
-			asked |= (uint64_t)1 << (sig - 1);
+			ignored |= (uint64_t)1 << (sig - 1);
 	}
-	return asked;
+	return ignored;
 }
 
 int signals_install(void)
