@@ -53,12 +53,14 @@ static int copy_events(tally_counter *c, const tally_pmus *pmus)
 		e->spec_group = info.group;
 		if (info.origin + 1 > c->nr_origins)
 			c->nr_origins = info.origin + 1;
-		const tally_pmu *pmu = info.pmu ? tally_pmus_find(pmus, info.pmu) : NULL;
+		/* The software context's PMUs are not looked up: their events carry the PMU's own type, which
+		 * is what packing keys on, and count on any CPU, so no cpumask (nor the PMU list) is read. */
+		bool software = info.pmu && tly_pmu_is_software_context(info.pmu);
+		const tally_pmu *pmu = info.pmu && !software ? tally_pmus_find(pmus, info.pmu) : NULL;
 		e->pmu = tly_pack_pmu(&e->attr, pmu);
-		/* Only a PMU that may limit its CPUs has a cpumask (or hybrid cpus) to read; the software
-		 * context's count anywhere, and asking would read their details (four missing files) at start. */
+		/* Only a PMU that may limit its CPUs has a cpumask (or hybrid cpus) to read. */
 		struct tally_pmu_info pi = { .sz = sizeof(pi) };
-		if (!pmu || tly_pmu_is_software_context(info.pmu) || tally_pmu_get_info(pmu, &pi) != 0)
+		if (!pmu || tally_pmu_get_info(pmu, &pi) != 0)
 			continue;
 		const char *mask = pi.cpumask ? pi.cpumask : pi.cpus;
 		if (mask && !(e->mask = strdup(mask)))
@@ -90,8 +92,7 @@ int tally_counter_new(const char *spec, const struct tally_counter_opts *opts, t
 	const tally_pmus *pmus = TLY_OPT(opts, pmus, NULL);
 	tally_pmus *loaded = NULL;
 	if (!err && !pmus) {
-		TALLY_OPTS(tally_pmus_opts, po, .sysfs_root = root);
-		err = tally_pmus_load(&po, &loaded);
+		err = tly_pmus_new(root, &loaded);
 		pmus = loaded;
 	}
 	if (!err) {

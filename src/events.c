@@ -22,8 +22,7 @@ int tally_events_parse(const char *spec, const struct tally_parse_opts *opts, ta
 	const tally_pmus *pmus = TLY_OPT(opts, pmus, NULL);
 	tally_pmus *loaded = NULL;
 	if (!pmus) {
-		TALLY_OPTS(tally_pmus_opts, pmu_opts, .sysfs_root = TLY_OPT(opts, sysfs_root, NULL));
-		int ret = tally_pmus_load(&pmu_opts, &loaded);
+		int ret = tly_pmus_new(TLY_OPT(opts, sysfs_root, NULL), &loaded);
 		if (ret)
 			return ret;
 		pmus = loaded;

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* sysfs attributes are at most one page; one more byte tells a full page from a truncated read. */
 #define SYSFS_FILE_MAX 4096
@@ -556,22 +557,47 @@ void tally_pmus_free(tally_pmus *pmus)
 	for (size_t i = 0; i < pmus->nr; i++)
 		pmu_release(&pmus->pmus[i]);
 	free(pmus->pmus);
+	free(pmus->list_error);
 	free(pmus->sysfs_root);
 	pthread_mutex_destroy(&pmus->lock);
 	free(pmus);
 }
 
-static int load_all(tally_pmus *pmus)
+static int devices_dir(const tally_pmus *pmus, char devices[static PATH_MAX])
+{
+	return join_path(devices, pmus->sysfs_root, "bus/event_source/devices");
+}
+
+/* A root without the PMU directory fails at the load, as it did when the load listed it: the one
+ * mistake (a wrong root, sysfs not mounted) is told where it is made. */
+static int check_devices(const tally_pmus *pmus)
 {
 	char devices[PATH_MAX];
-	int err = join_path(devices, pmus->sysfs_root, "bus/event_source/devices");
+	int err = devices_dir(pmus, devices);
+	if (err)
+		return err;
+	struct stat st;
+	if (tly_sys->stat(devices, &st) < 0)
+		err = errno ? -errno : -EIO;
+	else if (!S_ISDIR(st.st_mode))
+		err = -ENOTDIR;
+	else
+		return 0;
+	tly_error(err, "cannot list %s: %s", devices, tally_strerror(err));
+	if (err == -ENOENT)
+		tly_error_append(" (is sysfs mounted there? the root comes from tally_pmus_opts.sysfs_root, "
+		                 "$TALLY_SYSFS_ROOT or /sys)");
+	return err;
+}
+
+static int list_names(tally_pmus *pmus)
+{
+	char devices[PATH_MAX];
+	int err = devices_dir(pmus, devices);
 	if (err)
 		return err;
 	struct name_list names;
 	err = list_dir(devices, false, false, &names);
-	if (err == -ENOENT)
-		tly_error_append(" (is sysfs mounted there? the root comes from tally_pmus_opts.sysfs_root, "
-		                 "$TALLY_SYSFS_ROOT or /sys)");
 	if (err || names.nr == 0)
 		return err;
 	pmus->pmus = calloc(names.nr, sizeof(*pmus->pmus));
@@ -589,26 +615,42 @@ static int load_all(tally_pmus *pmus)
 	return err;
 }
 
-int tally_pmus_load(const struct tally_pmus_opts *opts, tally_pmus **out)
+int tly_pmus_list(const struct tally_pmus *cpmus)
 {
-	if (!out)
-		return tly_error(-EINVAL, "tally_pmus_load: out is NULL");
-	*out = NULL;
-	if (!TLY_OPTS_VALID(opts, tally_pmus_opts))
-		return -TALLY_EOPTS;
-	const char *root = TLY_OPT(opts, sysfs_root, NULL);
-	if (!root)
-		root = tly_default_sysfs_root();
+	/* Const to its users, as the parts of a PMU are (tly_pmu_read). */
+	tally_pmus *pmus = (tally_pmus *)cpmus;
+	pthread_mutex_lock(&pmus->lock);
+	if (pmus->list_state == 0) {
+		int err = list_names(pmus);
+		if (err) {
+			for (size_t i = 0; i < pmus->nr; i++)
+				pmu_release(&pmus->pmus[i]);
+			free(pmus->pmus);
+			pmus->pmus = NULL;
+			pmus->nr = 0;
+			pmus->list_error = strdup(tally_last_error());
+		}
+		pmus->list_state = err ? err : 1;
+	}
+	int state = pmus->list_state;
+	pthread_mutex_unlock(&pmus->lock);
+	if (state < 0)
+		return tly_error(state, "%s", pmus->list_error ? pmus->list_error : "PMUs: out of memory");
+	return 0;
+}
 
+int tly_pmus_new(const char *sysfs_root, tally_pmus **out)
+{
+	*out = NULL;
 	tally_pmus *pmus = calloc(1, sizeof(*pmus));
 	if (!pmus)
 		return tly_error(-ENOMEM, "out of memory");
 	pthread_mutex_init(&pmus->lock, NULL);
 	int err = 0;
-	if (!(pmus->sysfs_root = strdup(root)))
+	if (!(pmus->sysfs_root = strdup(sysfs_root ? sysfs_root : tly_default_sysfs_root())))
 		err = tly_error(-ENOMEM, "out of memory");
 	if (!err)
-		err = load_all(pmus);
+		err = check_devices(pmus);
 	if (err) {
 		tally_pmus_free(pmus);
 		return err;
@@ -617,19 +659,37 @@ int tally_pmus_load(const struct tally_pmus_opts *opts, tally_pmus **out)
 	return 0;
 }
 
+int tally_pmus_load(const struct tally_pmus_opts *opts, tally_pmus **out)
+{
+	if (!out)
+		return tly_error(-EINVAL, "tally_pmus_load: out is NULL");
+	*out = NULL;
+	if (!TLY_OPTS_VALID(opts, tally_pmus_opts))
+		return -TALLY_EOPTS;
+	/* The names are listed here, so that a snapshot handed to the caller has no failure left to give
+	 * but a PMU's own (tally_pmus_count cannot report one). */
+	tally_pmus *pmus;
+	int err = tly_pmus_new(TLY_OPT(opts, sysfs_root, NULL), &pmus);
+	if (!err && (err = tly_pmus_list(pmus)) != 0)
+		tally_pmus_free(pmus);
+	if (!err)
+		*out = pmus;
+	return err;
+}
+
 size_t tally_pmus_count(const tally_pmus *pmus)
 {
-	return pmus ? pmus->nr : 0;
+	return pmus && tly_pmus_list(pmus) == 0 ? pmus->nr : 0;
 }
 
 const tally_pmu *tally_pmus_at(const tally_pmus *pmus, size_t i)
 {
-	return pmus && i < pmus->nr ? &pmus->pmus[i] : NULL;
+	return i < tally_pmus_count(pmus) ? &pmus->pmus[i] : NULL;
 }
 
 const tally_pmu *tally_pmus_find(const tally_pmus *pmus, const char *name)
 {
-	if (!pmus || !name || !pmus->nr)
+	if (!name || !tally_pmus_count(pmus))
 		return NULL;
 	struct tally_pmu key = { .name = (char *)name };
 	return bsearch(&key, pmus->pmus, pmus->nr, sizeof(*pmus->pmus), by_pmu_name);

@@ -63,10 +63,26 @@ struct tally_pmu {
 
 struct tally_pmus {
 	char *sysfs_root;
-	pthread_mutex_t lock;        /* held while a part of a PMU is read */
-	struct tally_pmu *pmus;      /* sorted by name */
+	pthread_mutex_t lock;        /* held while the list or a part of a PMU is read */
+	/* The names are listed on first use (tly_pmus_list) in the library's own snapshots (tly_pmus_new): a
+	 * spec of software events ('task-clock') needs no PMU's files, and the listing is the dearest sysfs
+	 * read of a start-up. 0 until listed, then 1, or the negative code of the listing, whose message
+	 * list_error keeps. */
+	int list_state;
+	char *list_error;
+	struct tally_pmu *pmus;      /* sorted by name; valid after tly_pmus_list returned 0 */
 	size_t nr;
 };
+
+/* A snapshot whose names are listed on first use (tally_pmus_load lists them at once): for the library's
+ * own snapshots, which a spec of software events then reads nothing of but the devices directory's
+ * existence (NULL root: $TALLY_SYSFS_ROOT or /sys). Returns 0, or a negative code with the last error set
+ * (the directory does not exist or is not one). */
+int tly_pmus_new(const char *sysfs_root, tally_pmus **out);
+
+/* Lists the PMUs' names unless they are listed already; pmus->pmus and pmus->nr may be used after a 0.
+ * Returns 0, or the error of the listing (recorded again as the last error at every call). Thread-safe. */
+int tly_pmus_list(const struct tally_pmus *pmus);
 
 /* Reads a part of pmu unless it is read already; the fields of that part may be used after a 0. Returns 0,
  * or the error of that read (recorded again as the last error at every call). Thread-safe: the snapshot

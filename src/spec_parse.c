@@ -142,14 +142,16 @@ static int event_modifiers(struct parser *p, bool pmu_form, struct modifiers *mo
  * generic types; NULL when none (a VM without a virtual PMU). */
 static const char *pmu_name_for(const struct tally_pmus *pmus, uint32_t type)
 {
-	/* The kernel registers these under fixed names: looking there first reads one PMU's type, not all. */
-	const char *fixed = type == PERF_TYPE_SOFTWARE     ? "software"
-	                    : type == PERF_TYPE_TRACEPOINT ? "tracepoint"
-	                    : type == PERF_TYPE_BREAKPOINT ? "breakpoint"
-	                                                   : NULL;
-	const struct tally_pmu *named = fixed ? tally_pmus_find(pmus, fixed) : NULL;
-	if (named && tly_pmu_read(named, TLY_PMU_TYPE) == 0 && named->type == type)
-		return named->name;
+	/* The kernel registers these types under fixed names (kernel/events/core.c: "software", "tracepoint";
+	 * kernel/events/hw_breakpoint.c: "breakpoint"), so no PMU need be listed or read for them. */
+	if (type == PERF_TYPE_SOFTWARE)
+		return "software";
+	if (type == PERF_TYPE_TRACEPOINT)
+		return "tracepoint";
+	if (type == PERF_TYPE_BREAKPOINT)
+		return "breakpoint";
+	if (tly_pmus_list(pmus))
+		return NULL;
 	/* The generic types are the core PMUs' (x86's "cpu" registers as PERF_TYPE_RAW): no other PMU's type
 	 * need be read for them. */
 	bool generic = type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
@@ -327,6 +329,9 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 	memcpy(name, p->spec + start, len);
 	name[len] = '\0';
 	size_t nr_core = 0, nr_all = 0;
+	int listed = tly_pmus_list(p->pmus);
+	if (listed)
+		return listed;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		/* A bare name may be any PMU's event: every PMU's details are read (once per snapshot). */
 		int err = tly_pmu_details(&p->pmus->pmus[i]);
@@ -394,6 +399,9 @@ static int unknown_event(struct parser *p, size_t start, size_t len)
 		if (tly_builtin_get(i)->alias)
 			tly_suggest_offer(&s, tly_builtin_get(i)->alias);
 	}
+	int listed = tly_pmus_list(p->pmus);
+	if (listed)
+		return listed;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		int err = tly_pmu_details(&p->pmus->pmus[i]);
 		if (err)
@@ -465,6 +473,9 @@ static int unknown_pmu(struct parser *p, size_t start, size_t len)
 {
 	struct tly_suggest s;
 	tly_suggest_init(&s, p->spec + start, len);
+	int listed = tly_pmus_list(p->pmus);
+	if (listed)
+		return listed;
 	for (size_t i = 0; i < p->pmus->nr; i++)
 		tly_suggest_offer(&s, p->pmus->pmus[i].name);
 	if (s.best)
@@ -531,7 +542,8 @@ static int parse_event(struct parser *p)
 	return apply_modifiers(p, first, &mods, true);
 }
 
-/* Index of a core PMU among the core PMUs, from 1; non-core PMUs go with the first core PMU's group. */
+/* Index of a core PMU among the core PMUs, from 1; non-core PMUs go with the first core PMU's group. (An
+ * event of a core PMU is in the list only after the PMUs were listed; unlisted, every key is 1.) */
 static unsigned group_key(const struct tally_pmus *pmus, const struct tly_event *ev)
 {
 	unsigned k = 0;

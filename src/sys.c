@@ -63,6 +63,7 @@ const struct tly_sys tly_sys_real = {
 	.munmap = munmap,
 	.open = real_open,
 	.fstat = real_fstat,
+	.stat = stat,
 	.opendir = opendir,
 	.readdir = readdir,
 	.closedir = closedir,

@@ -30,6 +30,7 @@ struct tly_sys {
 	int (*munmap)(void *addr, size_t length);
 	int (*open)(const char *path, int flags);
 	int (*fstat)(int fd, struct stat *st);
+	int (*stat)(const char *path, struct stat *st);
 	DIR *(*opendir)(const char *path);
 	struct dirent *(*readdir)(DIR *dir);
 	int (*closedir)(DIR *dir);

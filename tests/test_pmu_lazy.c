@@ -10,6 +10,7 @@
 #include "pmu.h"
 #include "sys.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <tally/counter.h>
@@ -88,8 +89,8 @@ static void software_event_reads_no_pmu_details(void)
 		CHECK_INT(touched(pmus[i], "format"), 0);
 		CHECK_INT(touched(pmus[i], "caps"), 0);
 		CHECK_INT(touched(pmus[i], "cpumask"), 0);
-		/* The software PMU's type, to name the events' PMU; nothing of the others. */
-		CHECK_INT(touched(pmus[i], "type"), !strcmp(pmus[i], "software"));
+		/* Not even the software PMU's type: the kernel names its types' PMUs itself. */
+		CHECK_INT(touched(pmus[i], "type"), 0);
 		CHECK_INT(touched(pmus[i], "cpus"), 0);
 	}
 	harness_case = "software_event_reads_no_pmu_details";
@@ -108,18 +109,61 @@ static int counter_noting(const char *machine, const char *spec)
 	return rc;
 }
 
-/* The counter asks a PMU for its cpumask only where one can be (not the software context's PMUs) and
- * packs by the PMU's type alone: `tally stat -e task-clock` reads the software PMU's type and nothing
- * else (it read its cpumask, format, events and caps). */
-static void counter_of_software_events_reads_their_type_only(void)
+/* How many times the PMU directory was listed. */
+static int listings(void)
+{
+	int n = 0;
+	for (const char *p = opened; (p = strstr(p, "/bus/event_source/devices\n")); p++)
+		n++;
+	return n;
+}
+
+/* The counter asks a PMU for its cpumask only where one can be (not the software context's PMUs), packs
+ * by the attr's type, and its own snapshot lists the PMUs only when a spec needs them: `tally stat -e
+ * task-clock` reads nothing of sysfs (it listed the PMUs and read the software PMU's type; before that,
+ * its cpumask, format, events and caps too). */
+static void counter_of_software_events_reads_no_sysfs(void)
 {
 	CHECK_INT(counter_noting("intel", "task-clock,page-faults"), 0);
-	CHECK_INT(touched("software", "type"), 1);
+	CHECK_INT(listings(), 0);
+	CHECK_INT(touched("software", "type"), 0);
 	static const char *const subs[] = { "cpumask", "format", "events", "caps", "cpus" };
 	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
 		CHECK_INT(touched("software", subs[i]), 0);
 		CHECK_INT(touched("cpu", subs[i]), 0);
 	}
+}
+
+static DIR *refusing_opendir(const char *path)
+{
+	note(path);
+	errno = EACCES;
+	return NULL;
+}
+
+/* A spec that needs the PMUs lists them once, in the counter's own snapshot too; a listing that fails
+ * fails the spec with the listing's explanation, not "unknown event". */
+static void counter_lists_pmus_when_a_spec_needs_them(void)
+{
+	CHECK_INT(counter_noting("intel", "task-clock,cycles,instructions"), 0);
+	CHECK_INT(listings(), 1);
+	CHECK_INT(touched("cpu", "type"), 1);
+
+	const struct tly_sys *previous = start_noting();
+	struct tly_sys refusing = *tly_sys;
+	refusing.opendir = refusing_opendir;
+	tly_sys_replace(&refusing);
+	char root[4096];
+	TALLY_OPTS(tally_counter_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), "intel"));
+	tally_counter *c = NULL;
+	CHECK_INT(tally_counter_new("task-clock,power/energy-pkg/", &opts, &c), -EACCES);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(tally_last_error(), "cannot list");
+	CHECK_CONTAINS(tally_last_error(), "bus/event_source/devices");
+	/* Software events alone still need no listing. */
+	CHECK_INT(tally_counter_new("task-clock", &opts, &c), 0);
+	tally_counter_free(c);
+	tly_sys_replace(previous);
 }
 
 static void pmu_event_reads_that_pmus_details_only(void)
@@ -218,7 +262,8 @@ int main(void)
 {
 	static const struct harness_case cases[] = {
 		{ "software_event_reads_no_pmu_details", software_event_reads_no_pmu_details },
-		{ "counter_of_software_events_reads_their_type_only", counter_of_software_events_reads_their_type_only },
+		{ "counter_of_software_events_reads_no_sysfs", counter_of_software_events_reads_no_sysfs },
+		{ "counter_lists_pmus_when_a_spec_needs_them", counter_lists_pmus_when_a_spec_needs_them },
 		{ "pmu_event_reads_that_pmus_details_only", pmu_event_reads_that_pmus_details_only },
 		{ "generic_event_reads_core_ness", generic_event_reads_core_ness },
 		{ "bare_alias_reads_every_pmu", bare_alias_reads_every_pmu },

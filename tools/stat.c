@@ -645,14 +645,17 @@ static int prepare(struct stat_session *s)
 	int status = o->cpu_list ? check_cpu_list(o->cpu_list) : -1;
 	if (status >= 0)
 		return status;
-	if (tally_pmus_load(NULL, &s->pmus) < 0) {
+	/* The PMUs are loaded here only where tally itself asks them something (which default events can
+	 * count, the machine of a JSON report): the library reads of them what a spec needs, and nothing of
+	 * sysfs for one of software events. */
+	if ((!o->events || o->json) && tally_pmus_load(NULL, &s->pmus) < 0) {
 		fprintf(stderr, "tally stat: %s\n", tally_last_error());
 		return EXIT_FAILED;
 	}
 	status = check_each_spec(s);
 	if (status >= 0)
 		return status;
-	bool has_core = tally_pmus_core_count(s->pmus) > 0;
+	bool has_core = !o->events && tally_pmus_core_count(s->pmus) > 0;
 	const char *spec = o->events ? o->events : default_events_spec(has_core);
 	s->report.note = o->events ? NULL : default_events_note(has_core);
 	/* Like perf stat, a command runs even when none of its events can be counted here: the report then
