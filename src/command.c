@@ -45,6 +45,7 @@ struct child_plan {
 	int sigrtmin;          /* glibc reserves the signals below it (from 32) for itself */
 	sigset_t empty;
 	uint64_t ignored;      /* signals the command starts with ignored: bit n - 1 for signal n */
+	bool inherit_signals;  /* only those of `ignored` are set; the exec resets the caught ones */
 	int go_fd, err_fd;
 };
 
@@ -171,7 +172,8 @@ static int exec_plan(struct child_plan *p)
  * the wait for the go byte, then every disposition set: the default, or SIG_IGN for those the launch asks
  * to start ignored (an ignored signal stays ignored through exec; a handler would run here if its signal
  * came between the unmasking and the exec), the pinning, an empty mask and the exec. (Setting all of them,
- * about 60 calls, costs what finding the few that differ from /proc/self/status would: ~20 us.)
+ * about 60 calls, costs what finding the few that differ from /proc/self/status would: ~20 us. A launch
+ * that inherits the dispositions sets only the ignored ones: its caller has no handler to run here.)
  * Whatever fails is reported at the release, after the wait, so that the events of a command target can
  * still be opened on this pid first. Only async-signal-safe calls, through the syscall table. */
 static void __attribute__((noreturn)) run_child(struct child_plan *p)
@@ -195,6 +197,8 @@ static void __attribute__((noreturn)) run_child(struct child_plan *p)
 		/* KILL and STOP cannot be changed; glibc refuses its own (32 up to SIGRTMIN) with EINVAL, and
 		 * nothing can have made a process ignore them. */
 		if (sig == SIGKILL || sig == SIGSTOP || (sig > SIGSYS && sig < p->sigrtmin) || sig > 64)
+			continue;
+		if (p->inherit_signals && !(p->ignored >> (sig - 1) & 1))
 			continue;
 		if (tly_sys->sigaction(sig, p->ignored >> (sig - 1) & 1 ? &ign : &dfl, NULL) < 0)
 			child_fail(p, STAGE_SIGNALS, errno);
@@ -220,6 +224,7 @@ int tly_command_fork(struct tly_command *cmd, const struct tly_launch *launch)
 	plan.sigrtmin = SIGRTMIN;
 	sigemptyset(&plan.empty);
 	plan.ignored = launch->ignored;
+	plan.inherit_signals = launch->inherit_signals;
 	int err = plan_pin(&plan, cmd, launch->pin);
 	if (err) {
 		tly_error_append(" (pinning '%s')", argv[0]);

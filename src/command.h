@@ -30,10 +30,11 @@ struct tly_launch {
 	char *const *argv;
 	const char *pin;              /* a CPU list to pin the command to; NULL: no pinning */
 	uint64_t ignored;             /* signals the command starts with ignored: bit n - 1 for signal n */
+	bool inherit_signals;         /* set only those of `ignored`, leave the others to the exec */
 };
 
 /* Forks the child, which waits for a byte on a socket, sets every signal to its default disposition (those
- * of `ignored` to SIG_IGN) and empties its mask, pins itself to the CPUs of the list `pin` and execs
+ * of `ignored` to SIG_IGN; with inherit_signals, those of `ignored` only) and empties its mask, pins itself to the CPUs of the list `pin` and execs
  * argv as execvp(3) would: argv[0] searched in $PATH, a file without a #! line run by /bin/sh. A bad pin
  * list: -EINVAL, nothing forked. */
 int tly_command_fork(struct tly_command *cmd, const struct tly_launch *launch);

@@ -121,6 +121,7 @@ static struct tly_launch launch_of(const struct tally_target *target)
 		.argv = TLY_OPT(target, argv, NULL),
 		.pin = TLY_OPT(target, pin, NULL),
 		.ignored = TLY_OPT(target, ignored, 0),
+		.inherit_signals = TLY_OPT(target, inherit_signals, false),
 	};
 }
 

@@ -207,9 +207,9 @@ static void command_dead_before_release(void)
 	tally_counter_free(c);
 }
 
-/* "sigstate N": 0 when this process has an empty signal mask and no signal ignored but N (0: none);
- * otherwise names each offending signal on stderr and returns 1. */
-static int check_signal_state(int expect_ignored)
+/* "sigstate N [M]": 0 when this process has an empty signal mask and no signal ignored but N and M (0:
+ * none); otherwise names each offending signal on stderr and returns 1. */
+static int check_signal_state(int expect_ignored, int also_ignored)
 {
 	sigset_t mask;
 	sigprocmask(SIG_SETMASK, NULL, &mask);
@@ -225,7 +225,7 @@ static int check_signal_state(int expect_ignored)
 		/* Only an ignored signal survives an exec (handlers are reset), and this process's own start may
 		 * have installed some (a sanitizer's). */
 		bool ignored = sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
-		if (ignored != (sig == expect_ignored)) {
+		if (ignored != (sig == expect_ignored || sig == also_ignored)) {
 			fprintf(stderr, "signal %d is %s\n", sig, ignored ? "ignored" : "not ignored");
 			bad = 1;
 		}
@@ -302,6 +302,32 @@ static void command_starts_with_requested_ignores(void)
 	CHECK_INT(ex.code, 0);
 	tally_counter_free(c);
 	sigaction(SIGHUP, &old_hup, NULL);
+}
+
+/* inherit_signals leaves the caller's dispositions to the exec: what the caller ignores stays ignored, a
+ * caught signal is at its default in the command (the exec resets it), and `ignored` adds to them.
+ * Without it (above), the caller's ignored SIGUSR1 would be reset. */
+static void command_inherits_dispositions(void)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, caught = { .sa_handler = never_called }, old_usr1, old_usr2;
+	sigaction(SIGUSR1, &ign, &old_usr1);
+	sigaction(SIGUSR2, &caught, &old_usr2);
+	char usr1[8], hup[8];
+	snprintf(usr1, sizeof(usr1), "%d", SIGUSR1);
+	snprintf(hup, sizeof(hup), "%d", SIGHUP);
+	char *argv[] = { self, "sigstate", usr1, hup, NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv, .inherit_signals = true,
+	           .ignored = (uint64_t)1 << (SIGHUP - 1));
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &t), 0);
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_exit ex = { .code = -1 };
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
+	CHECK_INT(ex.code, 0);
+	tally_counter_free(c);
+	sigaction(SIGUSR1, &old_usr1, NULL);
+	sigaction(SIGUSR2, &old_usr2, NULL);
 }
 
 /* A script without a #! line runs under /bin/sh, as execvp(3) runs it, whether the command is counted
@@ -750,8 +776,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "children") == 0)
 		return run_children(atol(argv[2]));
-	if (argc == 3 && strcmp(argv[1], "sigstate") == 0)
-		return check_signal_state(atoi(argv[2]));
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "sigstate") == 0)
+		return check_signal_state(atoi(argv[2]), argc == 4 ? atoi(argv[3]) : 0);
 	if (argc >= 5 && strcmp(argv[1], "count") == 0 && strcmp(argv[3], "--") == 0)
 		return count_command(argv[2], argv + 4);
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -771,6 +797,7 @@ int main(int argc, char **argv)
 		{ "every_call_fails_in_turn", every_call_fails_in_turn },
 		{ "command_starts_with_default_signals", command_starts_with_default_signals },
 		{ "command_starts_with_requested_ignores", command_starts_with_requested_ignores },
+		{ "command_inherits_dispositions", command_inherits_dispositions },
 		{ "script_without_shebang_runs", script_without_shebang_runs },
 		{ "command_bounds_another_target", command_bounds_another_target },
 		{ "every_child_call_fails_in_turn", every_child_call_fails_in_turn },

@@ -11,8 +11,10 @@
 
 /* The self-pipe: a signal handler can reach nothing else. Process-wide by nature (signals are). */
 static int signal_pipe[2] = { -1, -1 };
-/* What tally's parent left ignored, seen before tally installs its handlers: bit n - 1 for signal n. */
-static uint64_t inherited_ignored;
+/* The signals tally catches, and which of them tally's parent had left ignored (seen as the handlers went
+ * in): bit n - 1 for signal n. */
+static uint64_t replaced, replaced_ignored;
+static bool installed;
 
 static void on_signal(int signo)
 {
@@ -23,22 +25,10 @@ static void on_signal(int signo)
 	errno = saved;
 }
 
-/* The signals this process ignores now, bit n - 1 for signal n. (One sigaction query per signal costs
- * about what reading /proc/self/status's SigIgn does, 22 vs 19 us here, and needs no procfs.) */
-static uint64_t ignored_now(void)
-{
-	uint64_t ignored = 0;
-	for (int sig = 1; sig <= 64 && sig < NSIG; sig++) {
-		struct sigaction now;
-		if (sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_IGN)
-			ignored |= (uint64_t)1 << (sig - 1);
-	}
-	return ignored;
-}
-
 int signals_install(void)
 {
-	inherited_ignored = ignored_now();
+	if (installed)
+		return 0;
 	if (signal_pipe[0] < 0 && pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -errno;
 	struct sigaction sa;
@@ -48,15 +38,43 @@ int signals_install(void)
 	sigemptyset(&sa.sa_mask);
 	const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD };
 	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
+		struct sigaction old;
+		if (sigaction(signals[i], &sa, &old) < 0)
+			return -errno;
+		uint64_t bit = (uint64_t)1 << (signals[i] - 1);
+		replaced |= bit;
+		if (old.sa_handler == SIG_IGN)
+			replaced_ignored |= bit;
 		/* A SIGHUP that tally's parent ignores (nohup) stays ignored. Not SIGINT: a script's background
 		 * job inherits it ignored, and `kill -INT` must still stop that tally. */
-		struct sigaction old;
-		if (signals[i] == SIGHUP && sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue;
-		if (sigaction(signals[i], &sa, NULL) < 0)
+		if (signals[i] == SIGHUP && old.sa_handler == SIG_IGN && sigaction(SIGHUP, &old, NULL) < 0)
 			return -errno;
 	}
+	installed = true;
 	return 0;
+}
+
+bool signals_installed(void)
+{
+	return installed;
+}
+
+uint64_t signals_inherited_ignored(void)
+{
+	/* The signals tally did not touch still have the dispositions it inherited: asked once, when a
+	 * command is first launched with the handlers in place (-r), one sigaction query each. */
+	static bool asked;
+	static uint64_t inherited;
+	if (!asked) {
+		inherited = replaced_ignored;
+		for (int sig = 1; sig <= 64 && sig < NSIG; sig++) {
+			struct sigaction now;
+			if (!(replaced >> (sig - 1) & 1) && sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_IGN)
+				inherited |= (uint64_t)1 << (sig - 1);
+		}
+		asked = true;
+	}
+	return inherited;
 }
 
 int signals_wait(int timeout_ms)
@@ -69,11 +87,6 @@ int signals_wait(int timeout_ms)
 	if (read(signal_pipe[0], &byte, 1) != 1)
 		return 0;
 	return byte;
-}
-
-uint64_t signals_inherited_ignored(void)
-{
-	return inherited_ignored;
 }
 
 int signals_fd(void)

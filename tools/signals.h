@@ -3,9 +3,10 @@
  * The signals tally stat reacts to, as readable events: SIGINT, SIGTERM, SIGHUP and SIGPIPE end the run,
  * SIGCHLD wakes the wait for the command. Handlers write the signal number into a close-on-exec
  * self-pipe that the wait loop polls with a timeout (for -I ticks and --duration). Handlers rather than
- * blocked or ignored signals: the command starts with every signal at its default disposition (but those
- * tally's parent left ignored) and an empty mask anyway (the library's launcher sets them), and a handled SIGPIPE turns a write to a
- * closed pipe into EPIPE instead of killing tally before it can end the command.
+ * blocked or ignored signals: the command starts with the dispositions tally's parent left and an empty
+ * mask anyway (a handler is reset by the exec; the library's launcher empties the mask), and a handled
+ * SIGPIPE turns a write to a closed pipe into EPIPE instead of killing tally before it can end the
+ * command.
  */
 #ifndef TALLY_TOOLS_SIGNALS_H
 #define TALLY_TOOLS_SIGNALS_H
@@ -14,12 +15,17 @@
 #include <stdint.h>
 
 /* Installs the handlers (SA_RESTART), except for a SIGHUP that is ignored already (nohup: it stays
- * ignored), and creates the pipe. Returns 0 or -errno. */
+ * ignored), and creates the pipe; once. Returns 0 or -errno. tally stat installs them once its first
+ * command is forked: that command then inherits tally's parent's dispositions untouched, so the
+ * library's launcher has to set none of them (tally_target.inherit_signals). */
 int signals_install(void);
 
-/* The signals tally's parent left ignored (nohup's SIGHUP, a background job's SIGINT and SIGQUIT), as
- * signals_install found them, bit n - 1 for signal n: the command starts with them ignored, as it would under perf or the shell
- * alone. */
+/* Whether signals_install has run. */
+bool signals_installed(void);
+
+/* The signals tally's parent left ignored (nohup's SIGHUP, a background job's SIGINT and SIGQUIT), bit
+ * n - 1 for signal n: a command launched once tally's handlers are in place (the runs of -r after the
+ * first) starts with them ignored, as it would under perf or the shell alone. */
 uint64_t signals_inherited_ignored(void);
 
 /* Waits up to timeout_ms (-1: forever; 0: only looks) for a signal. Returns its number, 0 on timeout. */

@@ -398,7 +398,11 @@ static int count_once(struct stat_session *s, unsigned run)
 	bool command_target = counts_command(o);
 	/* Whatever the target, the library launches the command: with -a, -C, -p or -t it only sets how long
 	 * the counting lasts. */
-	TALLY_OPTS(tally_target, t, .argv = o->argv, .pin = s->pin, .ignored = signals_inherited_ignored());
+	/* Before tally's handlers are in place (the first run), the command inherits every disposition of
+	 * tally's parent as it is, and the launcher sets none; later runs start with the ignored ones. */
+	bool handlers = signals_installed();
+	TALLY_OPTS(tally_target, t, .argv = o->argv, .pin = s->pin, .inherit_signals = !handlers,
+	           .ignored = handlers ? signals_inherited_ignored() : 0);
 	if (command_target) {
 		t.kind = TALLY_TARGET_COMMAND;
 	} else if (system_wide(o)) {
@@ -419,6 +423,11 @@ static int count_once(struct stat_session *s, unsigned run)
 	}
 	if (readings_open(&s->rd) < 0 || readings_name_parts(&s->rd) < 0) {
 		fprintf(stderr, "tally stat: %s\n", tally_last_error());
+		tally_counter_close(s->counter);
+		return EXIT_FAILED;
+	}
+	if (signals_install() < 0) {
+		fprintf(stderr, "tally stat: cannot install signal handlers: %s\n", tally_strerror(errno));
 		tally_counter_close(s->counter);
 		return EXIT_FAILED;
 	}
@@ -691,10 +700,6 @@ static int prepare(struct stat_session *s)
 	s->out.ops = o->json ? &output_json_ops : o->separator ? &output_csv_ops : &output_table_ops;
 	s->out.out = s->file;
 	s->out.report = &s->report;
-	if (signals_install() < 0) {
-		fprintf(stderr, "tally stat: cannot install signal handlers: %s\n", tally_strerror(errno));
-		return EXIT_FAILED;
-	}
 	return -1;
 }
 

@@ -109,8 +109,16 @@ struct tally_target {
 	                           * n (1 << (SIGHUP - 1)); tally stat passes those its own parent left
 	                           * ignored: nohup's SIGHUP, a background job's SIGINT and SIGQUIT, which
 	                           * perf's command inherits. Every other signal starts at its default. */
+	bool inherit_signals;     /* (0.3) with argv: the command starts with the dispositions the exec
+	                           * passes on from the caller's process (an ignored signal stays ignored,
+	                           * a caught one becomes the default) and those of `ignored` ignored,
+	                           * instead of every signal set anew: the child then makes one call per
+	                           * signal of `ignored`, not ~60, before its exec. Only for a caller that
+	                           * catches no signal when it opens the counter: a handler of the caller's
+	                           * would run in the child if its signal came between the child's
+	                           * unblocking and its exec. tally stat opens before it installs its own. */
 };
-#define tally_target__last_field ignored
+#define tally_target__last_field inherit_signals
 
 /* Opens every event on the target (NULL: the calling thread), disabled. Events of a PMU with a cpumask
  * (uncore-style) open only on the CPUs that mask names. A command (target->argv) is forked here and
