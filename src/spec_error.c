@@ -30,6 +30,64 @@ int tly_spec_error(int code, const char *spec, size_t offset, size_t len, size_t
 	return code;
 }
 
+/* Characters that pass for ASCII punctuation of the grammar (full-width forms, CJK and typographic
+ * punctuation), found in specs pasted from documents or typed with an input method on. */
+static const struct {
+	unsigned code;
+	char ascii;
+} look_alikes[] = {
+	{ 0xff0c, ',' }, { 0x3001, ',' }, { 0xff1a, ':' }, { 0xff0f, '/' }, { 0xff5b, '{' }, { 0xff5d, '}' },
+	{ 0xff1d, '=' }, { 0x2018, '\'' }, { 0x2019, '\'' }, { 0x201c, '"' }, { 0x201d, '"' }, { 0x2010, '-' },
+	{ 0x2013, '-' }, { 0x2014, '-' }, { 0x2212, '-' }, { 0x00a0, ' ' }, { 0x3000, ' ' },
+};
+
+/* The length of the UTF-8 sequence at s (at most len bytes) and its code point; 0 when it is none. */
+static size_t utf8_decode(const unsigned char *s, size_t len, unsigned *code)
+{
+	size_t n = s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+	if (s[0] >= 0xf5 || n == 0 || n > len)
+		return 0;
+	unsigned c = s[0] & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and code points past U+10FFFF are not UTF-8. */
+	static const unsigned least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+	if (c < least[n] || (c >= 0xd800 && c < 0xe000) || c > 0x10ffff)
+		return 0;
+	*code = c;
+	return n;
+}
+
+size_t tly_spec_find_foreign(const char *spec, size_t len, char *what, size_t what_len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)spec[i];
+		if ((c >= 0x20 && c < 0x7f) || (c >= '\t' && c <= '\r'))
+			continue;
+		unsigned code;
+		size_t n = c >= 0x80 ? utf8_decode((const unsigned char *)spec + i, len - i, &code) : 0;
+		if (c < 0x80)
+			snprintf(what, what_len, "control character %#04x", c);
+		else if (n == 0)
+			snprintf(what, what_len, "byte %#04x (not UTF-8)", c);
+		else {
+			char ascii = 0;
+			for (size_t k = 0; k < sizeof(look_alikes) / sizeof(look_alikes[0]); k++)
+				if (look_alikes[k].code == code)
+					ascii = look_alikes[k].ascii;
+			if (ascii)
+				snprintf(what, what_len, "'%.*s' (U+%04X, a look-alike of '%c')", (int)n, spec + i, code, ascii);
+			else
+				snprintf(what, what_len, "'%.*s' (U+%04X)", (int)n, spec + i, code);
+		}
+		return i;
+	}
+	return (size_t)-1;
+}
+
 void tly_suggest_init(struct tly_suggest *s, const char *word, size_t len)
 {
 	s->word = word;
