@@ -667,6 +667,12 @@ static int parse_event(struct parser *p)
 		return SPEC_ERROR(p, start, 1, "expected an event name, found '%c'", p->spec[start]);
 	}
 	const char *name = p->spec + start;
+	size_t next = space_end(p, p->pos);
+	if (next < p->len && p->spec[next] == '{')
+		return SPEC_ERROR(p, start, name_len,
+		                  "'%.*s' cannot name a group (a group name is a letter or '_', then letters, digits, '_' "
+		                  "and '.'), and an event needs a ',' before the '{'",
+		                  (int)name_len, name);
 	uint64_t type, config = 0;
 	bool numeric = parse_number(name, name_len, &type);
 	if (p->len - p->pos >= 2 && p->spec[p->pos] == ':' && p->spec[p->pos + 1] == ':') {

@@ -130,6 +130,8 @@ static const struct row rows[] = {
 	{ INTEL, "cycles{instructions}", 0, "'cycles' is an event, not a group name: put a ',' between" },
 	{ INTEL, "{cycles,g{instructions}}", 8, "nested braces" },
 	{ INTEL, "g{cycles", 1, "unbalanced braces: this '{' is never closed" },
+	{ INTEL, "my-group{cycles}", 0, "'my-group' cannot name a group (a group name is a letter or '_'" },
+	{ INTEL, "{cycles,my-group {instructions}}", 8, "'my-group' cannot name a group" },
 	{ INTEL, "=cycles", 0, "expected an event name, found '='" },
 	/* cache combinations the kernel does not define */
 	{ INTEL, "iTLB-stores", 0, "'iTLB-stores' is not a cache event the kernel defines: iTLB has no store events "
