@@ -452,7 +452,7 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 		int err = tly_pmu_details(&p->pmus->pmus[i]);
 		if (err)
 			return err;
-		if (tly_pmu_alias(&p->pmus->pmus[i], name)) {
+		if (tly_alias_find(&p->pmus->pmus[i], name)) {
 			nr_all++;
 			nr_core += p->pmus->pmus[i].is_core;
 		}
@@ -464,7 +464,7 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 	size_t first = p->list->nr;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		const struct tally_pmu *pmu = &p->pmus->pmus[i];
-		if ((nr_core && !pmu->is_core) || !tly_pmu_alias(pmu, name))
+		if ((nr_core && !pmu->is_core) || !tly_alias_find(pmu, name))
 			continue;
 		struct tly_pmu_event pe;
 		memset(&pe, 0, sizeof(pe));
@@ -474,8 +474,9 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 			return term_error(p, start, &err);
 		char *display = nr > 1 ? format_text("%s/%.*s/", pmu->name, (int)item_len, p->spec + start)
 		                       : dup_range(p->spec + start, item_len);
-		int ret = add_event(p, &pe.attr, display, format_text("%s/%s/", pmu->name, name), pmu->name, true, origin,
-		                    pe.alias, false);
+		const char *spelled = pe.alias ? pe.alias->name : name; /* sysfs's spelling of "TSC" */
+		int ret = add_event(p, &pe.attr, display, format_text("%s/%s/", pmu->name, spelled), pmu->name, true,
+		                    origin, pe.alias, false);
 		if (ret)
 			return ret;
 	}
@@ -596,7 +597,7 @@ static bool names_event(const struct parser *p, size_t start, size_t len)
 	memcpy(name, s, len);
 	name[len] = '\0';
 	for (size_t i = 0; i < p->pmus->nr; i++)
-		if (tly_pmu_alias(&p->pmus->pmus[i], name))
+		if (tly_alias_find(&p->pmus->pmus[i], name))
 			return true;
 	return false;
 }

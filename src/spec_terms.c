@@ -346,6 +346,15 @@ static bool raw_term(const struct tly_term *t, struct tly_pmu_event *ev)
 	return true;
 }
 
+const struct tly_alias *tly_alias_find(const struct tally_pmu *pmu, const char *name)
+{
+	const struct tly_alias *alias = tly_pmu_alias(pmu, name);
+	for (size_t i = 0; !alias && i < pmu->nr_aliases; i++)
+		if (strcasecmp(pmu->aliases[i].name, name) == 0)
+			alias = &pmu->aliases[i];
+	return alias;
+}
+
 /* The sysfs event a user term names, as perf's pmu_find_alias() finds it: "event=ALIAS" (a value that is
  * no number), or "ALIAS=1" where no format has the name; the bare "ALIAS" is looked up by the caller. */
 static const struct tly_alias *alias_by_value(const struct tally_pmu *pmu, const struct tly_term *t,
@@ -358,9 +367,9 @@ static const struct tly_alias *alias_by_value(const struct tally_pmu *pmu, const
 	    t->value_len < sizeof(word)) {
 		memcpy(word, t->value, t->value_len);
 		word[t->value_len] = '\0';
-		return tly_pmu_alias(pmu, word);
+		return tly_alias_find(pmu, word);
 	}
-	return number && value == 1 && !tly_pmu_format(pmu, name) ? tly_pmu_alias(pmu, name) : NULL;
+	return number && value == 1 && !tly_pmu_format(pmu, name) ? tly_alias_find(pmu, name) : NULL;
 }
 
 static int apply_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const struct tly_term *t,
@@ -400,7 +409,7 @@ static int apply_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu
 	bool maybe_generic = !in_alias && !t->value && pmu->is_core, hybrid = tly_hybrid(pmus);
 	if (maybe_generic && hybrid && generic_term(pmus, pmu, t, ev, err, &ret))
 		return ret;
-	alias = in_alias ? NULL : tly_pmu_alias(pmu, name);
+	alias = in_alias ? NULL : tly_alias_find(pmu, name);
 	if (alias) {
 		if (t->value)
 			return fail(err, t->offset, t->name_len + 1 + t->value_len,

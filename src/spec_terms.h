@@ -43,6 +43,10 @@ struct tly_term_error {
 	char message[TLY_ERROR_MAX / 2];
 };
 
+/* The sysfs event of pmu called name, matched without regard to case as perf's pmu_find_alias() and
+ * perf_pmu__parse_check() match ("msr/TSC/", "TSC"); the exact spelling first. NULL when none. */
+const struct tly_alias *tly_alias_find(const struct tally_pmu *pmu, const char *name);
+
 /* What a term list builds for one PMU. */
 struct tly_pmu_event {
 	struct perf_event_attr attr;     /* type and config, config1, config2 */

@@ -264,6 +264,10 @@ static const struct row rows[] = {
 	ONE(INTEL, "cpu/EVENT=mem-loads/", "type=4,config=0x1cd,config1=0x3,config2=0" PLAIN),
 	ONE(INTEL, "msr/event=tsc/", ENC(10, "0") PLAIN),
 	ONE(INTEL, "msr/tsc=1/", ENC(10, "0") PLAIN),
+	/* aliases match without regard to case, as perf's strcasecmp() lookups do */
+	ONE(INTEL, "msr/TSC/", ENC(10, "0") PLAIN),
+	ONE(INTEL, "APERF:u", ENC(10, "0x1") U),
+	ONE(INTEL, "cpu/event=Topdown-Retiring/", ENC(4, "0x8000") PLAIN),
 	ONE(INTEL, "cpu/r1c2/", ENC(4, "0x1c2") PLAIN),
 	NTH(INTEL, "cpu/r0x1c2,name=x/", 0, 1, ENC(4, "0x1c2") PLAIN, "x", -1, false),
 	ONE(INTEL, "software/r1a/", SW("0x1a") PLAIN),
@@ -488,6 +492,7 @@ static void test_canonical_text(void)
 		{ HYBRID, "cycles:k", "cpu_atom/cycles/k" },
 		{ HYBRID, "r1c2", "cpu_atom/config=0x1c2/" },
 		{ INTEL, "1:1:u", "task-clock:u" },
+		{ INTEL, "TSC", "msr/tsc/" },
 		{ INTEL, "0x1:0x63", "1:0x63" },
 		{ INTEL, "cycles/name='a b'/", "cycles/name='a b'/" },
 		{ INTEL, "r1c2//u", "r1c2:u" },

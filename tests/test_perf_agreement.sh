@@ -55,7 +55,7 @@ specs=(
 	# terms: raw codes, bare configs, quoted names, an alias as a value
 	software/r1a/ software/r0x1a/ software/config/ software/config1/ software/config2/ software/r1a,name=x/
 	"software/config=1,name='foo'/" 'software/config=1,name="foo"/' "software/config=1,name='a-b,c:d=e'/"
-	msr/tsc=1/ msr/event=tsc/ msr/EVENT=tsc/ msr/event=tsc,name=t/
+	msr/tsc=1/ msr/event=tsc/ msr/EVENT=tsc/ msr/event=tsc,name=t/ msr/TSC/ TSC msr/event=Tsc/
 	# NAME/terms/ on generic, cache, raw and numeric events
 	instructions/name=insn/ cycles//u r1234/name=rawpmu/ L1-dcache-loads/name=x/ L1-dcache-loads/name=x/:u
 	task-clock/name=tc/ task-clock//u task-clock/config=2/ task-clock/config1=2/ task-clock/r2/ r1234//u
