@@ -61,31 +61,35 @@ static size_t utf8_decode(const unsigned char *s, size_t len, unsigned *code)
 	return n;
 }
 
-size_t tly_spec_find_foreign(const char *spec, size_t len, char *what, size_t what_len)
+bool tly_spec_foreign(char c)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)spec[i];
-		if ((c >= 0x20 && c < 0x7f) || (c >= '\t' && c <= '\r'))
-			continue;
-		unsigned code;
-		size_t n = c >= 0x80 ? utf8_decode((const unsigned char *)spec + i, len - i, &code) : 0;
-		if (c < 0x80)
-			snprintf(what, what_len, "control character %#04x", c);
-		else if (n == 0)
-			snprintf(what, what_len, "byte %#04x (not UTF-8)", c);
-		else {
-			char ascii = 0;
-			for (size_t k = 0; k < sizeof(look_alikes) / sizeof(look_alikes[0]); k++)
-				if (look_alikes[k].code == code)
-					ascii = look_alikes[k].ascii;
-			if (ascii)
-				snprintf(what, what_len, "'%.*s' (U+%04X, a look-alike of '%c')", (int)n, spec + i, code, ascii);
-			else
-				snprintf(what, what_len, "'%.*s' (U+%04X)", (int)n, spec + i, code);
-		}
-		return i;
+	unsigned char u = (unsigned char)c;
+	return !((u >= 0x20 && u < 0x7f) || (u >= '\t' && u <= '\r'));
+}
+
+size_t tly_spec_char(const char *s, size_t len, char *out, size_t out_len)
+{
+	unsigned char c = (unsigned char)s[0];
+	unsigned code;
+	size_t n = c >= 0x80 ? utf8_decode((const unsigned char *)s, len, &code) : 1;
+	if (!tly_spec_foreign(s[0])) {
+		snprintf(out, out_len, "'%c'", c);
+	} else if (c < 0x80) {
+		snprintf(out, out_len, "control character %#04x", c);
+	} else if (n == 0) {
+		snprintf(out, out_len, "byte %#04x (not UTF-8)", c);
+		n = 1;
+	} else {
+		char ascii = 0;
+		for (size_t k = 0; k < sizeof(look_alikes) / sizeof(look_alikes[0]); k++)
+			if (look_alikes[k].code == code)
+				ascii = look_alikes[k].ascii;
+		if (ascii)
+			snprintf(out, out_len, "'%.*s' (U+%04X, a look-alike of '%c')", (int)n, s, code, ascii);
+		else
+			snprintf(out, out_len, "'%.*s' (U+%04X)", (int)n, s, code);
 	}
-	return (size_t)-1;
+	return n;
 }
 
 void tly_suggest_init(struct tly_suggest *s, const char *word, size_t len)

@@ -54,6 +54,13 @@ static void skip_space(struct parser *p)
 	p->pos = space_end(p, p->pos);
 }
 
+/* The character at pos for a message, whole: "'x'", or "'，' (U+FF0C, a look-alike of ',')". */
+static const char *char_at(const struct parser *p, size_t pos, char out[static 64])
+{
+	tly_spec_char(p->spec + pos, p->len - pos, out, 64);
+	return out;
+}
+
 static char *dup_range(const char *s, size_t len)
 {
 	char *copy = malloc(len + 1);
@@ -101,6 +108,10 @@ static int parse_modifiers(struct parser *p, struct modifiers *mods)
 	while (p->pos < p->len && isalpha((unsigned char)p->spec[p->pos]))
 		p->pos++;
 	mods->len = p->pos - mods->offset;
+	char found[64];
+	if (mods->len == 0 && p->pos < p->len)
+		return SPEC_ERROR(p, mods->offset, 1, "expected modifier letters (u k h G H I D e p) after ':', found %s",
+		                  char_at(p, p->pos, found));
 	if (mods->len == 0)
 		return SPEC_ERROR(p, mods->offset, 1, "expected modifier letters (u k h G H I D e p) after ':'");
 	unsigned precise = 0;
@@ -662,11 +673,17 @@ static int parse_event(struct parser *p)
 	while (p->pos < p->len && is_name_char(p->spec[p->pos]))
 		p->pos++;
 	size_t name_len = p->pos - start;
+	char found[64];
 	if (name_len == 0) {
 		if (at_item_end(p))
 			return SPEC_ERROR(p, start, 1, "empty event");
-		return SPEC_ERROR(p, start, 1, "expected an event name, found '%c'", p->spec[start]);
+		return SPEC_ERROR(p, start, 1, "expected an event name, found %s", char_at(p, start, found));
 	}
+	/* A name stops at the first byte no name holds: one no part of a spec holds is named here, before the
+	 * name's first half is looked up ("cycl" of "cyclés"). */
+	if (p->pos < p->len && tly_spec_foreign(p->spec[p->pos]))
+		return SPEC_ERROR(p, p->pos, 1, "unexpected %s in an event name: names are ASCII",
+		                  char_at(p, p->pos, found));
 	const char *name = p->spec + start;
 	size_t next = space_end(p, p->pos);
 	if (next < p->len && p->spec[next] == '{')
@@ -823,7 +840,8 @@ static int parse_group(struct parser *p)
 			if (p->pos < p->len && p->spec[p->pos] == '}')
 				return SPEC_ERROR(p, comma, 1, "trailing comma before '}'");
 		} else if (c != '}') {
-			return SPEC_ERROR(p, p->pos, 1, "unexpected '%c' in a group (expected ',' or '}')", c);
+			return SPEC_ERROR(p, p->pos, 1, "unexpected %s in a group (expected ',' or '}')",
+			                  char_at(p, p->pos, (char[64]){ 0 }));
 		}
 	}
 	p->pos++; /* the '}' */
@@ -854,10 +872,6 @@ int tly_spec_parse(const char *spec, const struct tally_pmus *pmus, struct tally
 		.error_offset = error_offset,
 		.group = -1,
 	};
-	char what[64];
-	size_t foreign = tly_spec_find_foreign(spec, p.len, what, sizeof(what));
-	if (foreign != (size_t)-1)
-		return SPEC_ERROR(&p, foreign, 1, "unexpected %s: event specs are written in ASCII", what);
 	skip_space(&p);
 	if (p.pos == p.len)
 		return SPEC_ERROR(&p, 0, 1, "empty event specification");
@@ -878,7 +892,8 @@ int tly_spec_parse(const char *spec, const struct tally_pmus *pmus, struct tally
 		if (c == '}')
 			return SPEC_ERROR(&p, p.pos, 1, "unbalanced braces: '}' without a '{'");
 		if (c != ',')
-			return SPEC_ERROR(&p, p.pos, 1, "unexpected '%c' after an event (expected ',')", c);
+			return SPEC_ERROR(&p, p.pos, 1, "unexpected %s after an event (expected ',')",
+			                  char_at(&p, p.pos, (char[64]){ 0 }));
 		size_t comma = p.pos++;
 		skip_space(&p);
 		if (p.pos == p.len)

@@ -29,9 +29,12 @@ static size_t skip_space(const char *text, size_t len, size_t p)
 	return p;
 }
 
-/* The value after '=' at text[p]: quoted (to the closing quote) or a run up to ',' or whitespace. */
+/* The value after '=' at text[p]: quoted (to the closing quote) or a run up to ',', whitespace or a byte
+ * no spec holds. A name is free text: unquoted it runs to ',' (its own spaces and bytes kept, the trailing
+ * whitespace not), so that output of any name can be tested. */
 static const char *read_value(const char *text, size_t len, size_t *pos, struct tly_term *term)
 {
+	bool free_text = term->name_len == 4 && memcmp(term->name, "name", 4) == 0;
 	size_t p = *pos;
 	char quote = p < len && (text[p] == '\'' || text[p] == '"') ? text[p] : 0;
 	if (quote) {
@@ -47,10 +50,12 @@ static const char *read_value(const char *text, size_t len, size_t *pos, struct 
 	}
 	term->value = text + p;
 	term->value_offset = p;
-	while (p < len && text[p] != ',' && !is_space(text[p]))
+	while (p < len && text[p] != ',' && (free_text || (!is_space(text[p]) && !tly_spec_foreign(text[p]))))
 		p++;
-	term->value_len = p - term->value_offset;
 	*pos = p;
+	while (p > term->value_offset && is_space(text[p - 1]))
+		p--;
+	term->value_len = p - term->value_offset;
 	return term->value_len ? NULL : "expected a value after '='";
 }
 
@@ -436,6 +441,11 @@ static int apply_list(const struct tally_pmus *pmus, const struct tally_pmu *pmu
 		int more = tly_terms_next(text, len, &pos, t, &why);
 		if (more == 0)
 			break;
+		if (more < 0 && pos < len && tly_spec_foreign(text[pos])) {
+			char found[64];
+			tly_spec_char(text + pos, len - pos, found, sizeof(found));
+			return fail(err, pos, 1, "%s, found %s", why, found);
+		}
 		if (more < 0)
 			return fail(err, pos, 1, "%s", why);
 		for (size_t i = 0; i < nr; i++)

@@ -277,6 +277,9 @@ static const struct row rows[] = {
 	NTH(INTEL, "cpu/event=0x3c,name='my,cycles'/", 0, 1, ENC(4, "0x3c") PLAIN, "my,cycles", -1, false),
 	NTH(INTEL, "cpu/event=0x3c,name=\"c:1=2\"/", 0, 1, ENC(4, "0x3c") PLAIN, "c:1=2", -1, false),
 	NTH(INTEL, "cpu/event=0x3c,name=\"it's\"/", 0, 1, ENC(4, "0x3c") PLAIN, "it's", -1, false),
+	/* a name is free text: its spaces and non-ASCII kept, the spaces around it not */
+	NTH(INTEL, "software/config=1, name= Z\xc3\xa4hlung der Fehler /", 0, 1, SW("0x1") PLAIN, "Z\xc3\xa4hlung der Fehler",
+	    -1, false),
 	/* terms after an event of no PMU: config, config1, config2, rNNNN and name */
 	NTH(INTEL, "instructions/name=insn/", 0, 1, HW("0x1") PLAIN, "insn", -1, false),
 	ONE(INTEL, "cycles//u", HW("0") U),

@@ -96,12 +96,16 @@ static const struct row rows[] = {
 	{ INTEL, "cycles::u", 6, "'::' follows a libpfm4 PMU (PMU::EVENT), and 'cycles' is an event" },
 	{ INTEL, "task-clock,r1c2::k", 15, "and 'r1c2' is an event" },
 	{ INTEL, "1::u", 1, "'::' follows a libpfm4 PMU" },
-	/* bytes no spec holds, shown whole */
-	{ INTEL, "cycles\xef\xbc\x8cinstructions", 6, "unexpected '\xef\xbc\x8c' (U+FF0C, a look-alike of ','): event specs are "
-	                                               "written in ASCII" },
-	{ INTEL, "{cycles\xe3\x80\x81instructions}", 7, "unexpected '\xe3\x80\x81' (U+3001, a look-alike of ',')" },
-	{ INTEL, "cycl\xc3\xa9s", 4, "unexpected '\xc3\xa9' (U+00E9): event specs are written in ASCII" },
-	{ INTEL, "cycles:\xef\xbd\x95", 7, "unexpected '\xef\xbd\x95' (U+FF55)" },
+	/* bytes no spec holds but a name= value, shown whole */
+	{ INTEL, "cycles\xef\xbc\x8cinstructions", 6, "unexpected '\xef\xbc\x8c' (U+FF0C, a look-alike of ',') in an event "
+	                                               "name: names are ASCII" },
+	{ INTEL, "{cycles:u\xe3\x80\x81instructions}", 9, "unexpected '\xe3\x80\x81' (U+3001, a look-alike of ',') in a group" },
+	{ INTEL, "cycles:k\xef\xbc\x8c", 8, "unexpected '\xef\xbc\x8c' (U+FF0C, a look-alike of ',') after an event" },
+	{ INTEL, "cycl\xc3\xa9s", 4, "unexpected '\xc3\xa9' (U+00E9) in an event name" },
+	{ INTEL, "cycles:\xef\xbd\x95", 7, "expected modifier letters (u k h G H I D e p) after ':', found '\xef\xbd\x95' "
+	                                "(U+FF55)" },
+	{ INTEL, "cpu/event=1\xef\xbc\x8cumask=1/", 11, "expected ',' after the value, found '\xef\xbc\x8c' (U+FF0C" },
+	{ INTEL, "\xef\xbd\x9b" "cycles}", 0, "expected an event name, found '\xef\xbd\x9b' (U+FF5B, a look-alike of '{')" },
 	{ INTEL, "cycles\xef", 6, "unexpected byte 0xef (not UTF-8)" },
 	{ INTEL, "cycles\xc0\xafx", 6, "unexpected byte 0xc0 (not UTF-8)" },
 	{ INTEL, "cycles\x01", 6, "unexpected control character 0x01" },
