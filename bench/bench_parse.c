@@ -45,7 +45,8 @@ static char *build_spec(size_t nr, const char *tail)
 	if (!spec)
 		return NULL;
 	for (size_t i = 0; i < nr; i++)
-		used += (size_t)snprintf(spec + used, cap - used, "%s%s", i ? "," : "", forms[i % (sizeof(forms) / sizeof(forms[0]))]);
+		used += (size_t)snprintf(spec + used, cap - used, "%s%s", i ? "," : "",
+		                         forms[i % (sizeof(forms) / sizeof(forms[0]))]);
 	if (tail)
 		snprintf(spec + used, cap - used, ",%s", tail);
 	return spec;

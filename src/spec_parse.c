@@ -416,13 +416,25 @@ static int term_error(struct parser *p, size_t base, const struct tly_term_error
 	return SPEC_ERROR(p, base + err->offset, err->len, "%s", err->message);
 }
 
+/* Whether "pmu/word/" reads as a generic event: on a hybrid machine's core PMU a generic name wins over
+ * an alias of that name (as in perf 6.1), so such an alias, matched in another case ("cpu-cycLes"),
+ * cannot be written back by its name. */
+static bool reads_as_generic(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const char *word)
+{
+	if (!tly_hybrid(pmus) || !pmu->is_core)
+		return false;
+	struct tly_cache_name cache;
+	const struct tly_builtin *b = tly_builtin_find(word, strlen(word));
+	return b ? b->kind == TALLY_BUILTIN_HARDWARE : tly_cache_parse(word, strlen(word), &cache) == TLY_CACHE_OK;
+}
+
 /* Canonical text of a pmu/terms/ event: the alias or generic name when the list was just that, else the
  * configs that reproduce the attr. */
-static char *pmu_event_base(const struct tally_pmu *pmu, const struct tly_pmu_event *pe)
+static char *pmu_event_base(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const struct tly_pmu_event *pe)
 {
 	char name[TLY_ERROR_MAX / 4];
 	name_term(pe, name, sizeof(name));
-	if (pe->nr_selectors == 1 && pe->alias)
+	if (pe->nr_selectors == 1 && pe->alias && !reads_as_generic(pmus, pmu, pe->alias->name))
 		return format_text("%s/%s%s/", pmu->name, pe->alias->name, name);
 	if (pe->nr_selectors == 1 && pe->generic)
 		return format_text("%s/%.*s%s/", pmu->name, (int)pe->generic_len, pe->generic, name);
@@ -445,7 +457,8 @@ static int add_pmu_event(struct parser *p, const struct tally_pmu *pmu, size_t s
 	if (tly_terms_apply(p->pmus, pmu, p->spec + terms_start, terms_end - terms_start, &pe, &err))
 		return term_error(p, terms_start, &err);
 	char *name = pe.name ? dup_range(pe.name, pe.name_len) : dup_range(p->spec + start, item_end - start);
-	return add_event(p, &pe.attr, name, pmu_event_base(pmu, &pe), pmu->name, true, p->next_origin++, pe.alias, false);
+	return add_event(p, &pe.attr, name, pmu_event_base(p->pmus, pmu, &pe), pmu->name, true, p->next_origin++,
+	                 pe.alias, false);
 }
 
 /* A bare name that is a sysfs event of PMUs: of the core PMUs that have it, else of every PMU that has
@@ -485,9 +498,8 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 			return term_error(p, start, &err);
 		char *display = nr > 1 ? format_text("%s/%.*s/", pmu->name, (int)item_len, p->spec + start)
 		                       : dup_range(p->spec + start, item_len);
-		const char *spelled = pe.alias ? pe.alias->name : name; /* sysfs's spelling of "TSC" */
-		int ret = add_event(p, &pe.attr, display, format_text("%s/%s/", pmu->name, spelled), pmu->name, true,
-		                    origin, pe.alias, false);
+		int ret = add_event(p, &pe.attr, display, pmu_event_base(p->pmus, pmu, &pe), pmu->name, true, origin,
+		                    pe.alias, false);
 		if (ret)
 			return ret;
 	}

@@ -268,6 +268,8 @@ static const struct row rows[] = {
 	ONE(INTEL, "msr/TSC/", ENC(10, "0") PLAIN),
 	ONE(INTEL, "APERF:u", ENC(10, "0x1") U),
 	ONE(INTEL, "cpu/event=Topdown-Retiring/", ENC(4, "0x8000") PLAIN),
+	/* an alias that only a case-blind match finds, where its own spelling would read as the generic event */
+	NTH(HYBRID, "cpu-cycLes", 0, 2, ENC(10, "0x3c") PLAIN, "cpu_atom/cpu-cycLes/", -1, false),
 	ONE(INTEL, "cpu/r1c2/", ENC(4, "0x1c2") PLAIN),
 	NTH(INTEL, "cpu/r0x1c2,name=x/", 0, 1, ENC(4, "0x1c2") PLAIN, "x", -1, false),
 	ONE(INTEL, "software/r1a/", SW("0x1a") PLAIN),
@@ -496,6 +498,7 @@ static void test_canonical_text(void)
 		{ HYBRID, "r1c2", "cpu_atom/config=0x1c2/" },
 		{ INTEL, "1:1:u", "task-clock:u" },
 		{ INTEL, "TSC", "msr/tsc/" },
+		{ HYBRID, "cpu-cycLes", "cpu_atom/config=0x3c/" },
 		{ INTEL, "0x1:0x63", "1:0x63" },
 		{ INTEL, "cycles/name='a b'/", "cycles/name='a b'/" },
 		{ INTEL, "r1c2//u", "r1c2:u" },

@@ -99,7 +99,8 @@ static const struct row rows[] = {
 	/* bytes no spec holds but a name= value, shown whole */
 	{ INTEL, "cycles\xef\xbc\x8cinstructions", 6, "unexpected '\xef\xbc\x8c' (U+FF0C, a look-alike of ',') in an event "
 	                                               "name: names are ASCII" },
-	{ INTEL, "{cycles:u\xe3\x80\x81instructions}", 9, "unexpected '\xe3\x80\x81' (U+3001, a look-alike of ',') in a group" },
+	{ INTEL, "{cycles:u\xe3\x80\x81instructions}", 9,
+	  "unexpected '\xe3\x80\x81' (U+3001, a look-alike of ',') in a group" },
 	{ INTEL, "cycles:k\xef\xbc\x8c", 8, "unexpected '\xef\xbc\x8c' (U+FF0C, a look-alike of ',') after an event" },
 	{ INTEL, "cycl\xc3\xa9s", 4, "unexpected '\xc3\xa9' (U+00E9) in an event name" },
 	{ INTEL, "cycles:\xef\xbd\x95", 7, "expected modifier letters (u k h G H I D e p) after ':', found '\xef\xbd\x95' "
