@@ -255,20 +255,21 @@ static void numeric_name(uint32_t type, uint64_t config, char out[static 40])
 		snprintf(out, 40, "%u:%#llx", type, (unsigned long long)config);
 }
 
-/* ",name=..." of a canonical text (empty without a name= term), quoted where the name holds a character
- * that would end an unquoted value. */
+/* ",name=..." of a canonical text (empty without a name= term): unquoted where it reads back whole, else
+ * in a quote it does not hold. A name holding ',' and both quotes has no spelling; it is left out, as a
+ * name does not change the attr the text must reproduce. */
 static void name_term(const struct tly_pmu_event *pe, char *out, size_t n)
 {
 	out[0] = '\0';
 	if (!pe || !pe->name)
 		return;
-	bool plain = true, single = false;
-	for (size_t i = 0; i < pe->name_len; i++) {
-		plain = plain && pe->name[i] != ',' && !is_space(pe->name[i]) && pe->name[i] != '\'' && pe->name[i] != '"';
-		single = single || pe->name[i] == '\'';
-	}
-	const char *quote = plain ? "" : single ? "\"" : "'";
-	snprintf(out, n, ",name=%s%.*s%s", quote, (int)pe->name_len, pe->name, quote);
+	const char *s = pe->name;
+	size_t len = pe->name_len;
+	bool single = memchr(s, '\'', len), dbl = memchr(s, '"', len);
+	bool plain = !memchr(s, ',', len) && !is_space(s[0]) && !is_space(s[len - 1]) && s[0] != '\'' && s[0] != '"';
+	const char *quote = plain ? "" : !single ? "'" : !dbl ? "\"" : NULL;
+	if (quote)
+		snprintf(out, n, ",name=%s%.*s%s", quote, (int)len, s, quote);
 }
 
 /* ",config1=...,config2=...,name=..." of a canonical text: the terms beyond config (empty: none). */

@@ -499,11 +499,15 @@ static void test_canonical_text(void)
 		{ INTEL, "1:1:u", "task-clock:u" },
 		{ INTEL, "TSC", "msr/tsc/" },
 		{ HYBRID, "cpu-cycLes", "cpu_atom/config=0x3c/" },
+		{ INTEL, "cpu/config2,name=-'\"\"/", "cpu/config=0,config1=0,config2=0x1,name=-'\"\"/" },
+		{ INTEL, "cpu/config2,name=\"a,'b\"/", "cpu/config=0,config1=0,config2=0x1,name=\"a,'b\"/" },
+		{ INTEL, "cpu/config=1,name=\"'a\"/", "cpu/config=0x1,name=\"'a\"/" },
 		{ INTEL, "0x1:0x63", "1:0x63" },
-		{ INTEL, "cycles/name='a b'/", "cycles/name='a b'/" },
+		{ INTEL, "cycles/name='a b'/", "cycles/name=a b/" },
+		{ INTEL, "cycles/name=' a,b'/", "cycles/name=' a,b'/" },
 		{ INTEL, "r1c2//u", "r1c2:u" },
 		{ INTEL, "task-clock/config1=2,name=x/k", "task-clock/config1=0x2,config2=0,name=x/k" },
-		{ INTEL, "cpu/event=0x3c,name=\"it's\"/", "cpu/config=0x3c,name=\"it's\"/" },
+		{ INTEL, "cpu/event=0x3c,name=\"it's\"/", "cpu/config=0x3c,name=it's/" },
 		{ HYBRID, "instructions/name=insn/", "cpu_atom/instructions,name=insn/" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
