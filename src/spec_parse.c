@@ -245,16 +245,6 @@ static const char *generic_name(uint32_t type, uint64_t config)
 	return NULL;
 }
 
-/* The canonical spelling of an attr of a type that needs no PMU: its generic name, else TYPE:CONFIG. */
-static void numeric_name(uint32_t type, uint64_t config, char out[static 40])
-{
-	const char *name = generic_name(type, config);
-	if (name)
-		snprintf(out, 40, "%s", name);
-	else
-		snprintf(out, 40, "%u:%#llx", type, (unsigned long long)config);
-}
-
 /* ",name=..." of a canonical text (empty without a name= term): unquoted where it reads back whole, else
  * in a quote it does not hold. A name holding ',' and both quotes has no spelling; it is left out, as a
  * name does not change the attr the text must reproduce. */
@@ -288,6 +278,9 @@ static void extra_terms(const struct tly_pmu_event *pe, char *out, size_t n)
  * "cycles/config1=0x2,name=x/", after which modifiers follow without ':' (*slashed). */
 static char *legacy_base(const char *event, const struct tly_pmu_event *lt, bool *slashed)
 {
+	*slashed = false;
+	if (!lt)
+		return strdup(event);
 	char extra[TLY_ERROR_MAX / 2];
 	extra_terms(lt, extra, sizeof(extra));
 	*slashed = extra[0] != '\0';
@@ -316,8 +309,13 @@ static int add_single(struct parser *p, size_t start, size_t item_len, uint32_t 
 		attr.config1 = lt->attr.config1;
 		attr.config2 = lt->attr.config2;
 	}
-	char canonical[40];
-	numeric_name(type, config, canonical);
+	/* The canonical spelling: the generic name, else TYPE:CONFIG. */
+	const char *canonical = generic_name(type, config);
+	char numeric[40];
+	if (!canonical) {
+		snprintf(numeric, sizeof(numeric), "%u:%#llx", type, (unsigned long long)config);
+		canonical = numeric;
+	}
 	bool slashed;
 	char *base = legacy_base(canonical, lt, &slashed);
 	return add_event(p, &attr, display_name(p, start, item_len, lt), base, pmu_name_for(p->pmus, type), slashed,
