@@ -35,6 +35,32 @@ static bool is_name_char(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
 }
 
+/* perf's lexer drops whitespace between the parts of a spec ("cycles, instructions", "pmu/ a=1 /",
+ * "{a , b} :u"); a name never holds any. */
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static size_t space_end(const struct parser *p, size_t pos)
+{
+	while (pos < p->len && is_space(p->spec[pos]))
+		pos++;
+	return pos;
+}
+
+static void skip_space(struct parser *p)
+{
+	p->pos = space_end(p, p->pos);
+}
+
+/* The character at pos for a message, whole: "'x'", or "'，' (U+FF0C, a look-alike of ',')". */
+static const char *char_at(const struct parser *p, size_t pos, char out[static 64])
+{
+	tly_spec_char(p->spec + pos, p->len - pos, out, 64);
+	return out;
+}
+
 static char *dup_range(const char *s, size_t len)
 {
 	char *copy = malloc(len + 1);
@@ -82,6 +108,10 @@ static int parse_modifiers(struct parser *p, struct modifiers *mods)
 	while (p->pos < p->len && isalpha((unsigned char)p->spec[p->pos]))
 		p->pos++;
 	mods->len = p->pos - mods->offset;
+	char found[64];
+	if (mods->len == 0 && p->pos < p->len)
+		return SPEC_ERROR(p, mods->offset, 1, "expected modifier letters (u k h G H I D e p) after ':', found %s",
+		                  char_at(p, p->pos, found));
 	if (mods->len == 0)
 		return SPEC_ERROR(p, mods->offset, 1, "expected modifier letters (u k h G H I D e p) after ':'");
 	unsigned precise = 0;
@@ -125,14 +155,17 @@ static int apply_modifiers(struct parser *p, size_t first, const struct modifier
 /* Modifiers right after an event: ":letters", or for the pmu/.../ form also the letters directly. */
 static int event_modifiers(struct parser *p, bool pmu_form, struct modifiers *mods)
 {
-	mods->offset = p->pos;
+	size_t at = space_end(p, p->pos);
+	mods->offset = at;
 	mods->len = 0;
-	if (p->pos < p->len && p->spec[p->pos] == ':') {
-		p->pos++;
+	if (at < p->len && p->spec[at] == ':') {
+		p->pos = space_end(p, at + 1);
 		return parse_modifiers(p, mods);
 	}
-	if (pmu_form && p->pos < p->len && isalpha((unsigned char)p->spec[p->pos]))
+	if (pmu_form && at < p->len && isalpha((unsigned char)p->spec[at])) {
+		p->pos = at;
 		return parse_modifiers(p, mods);
+	}
 	return 0;
 }
 
@@ -203,7 +236,7 @@ static void close_origin(struct parser *p, size_t first)
 		p->list->v[i].nr_origins = (unsigned)(p->list->nr - first);
 }
 
-/* The canonical spelling of a generic hardware or cache event. */
+/* The canonical spelling of a generic hardware, software or cache event; NULL for another config. */
 static const char *generic_name(uint32_t type, uint64_t config)
 {
 	for (size_t i = 0; i < tly_builtin_nr(); i++) {
@@ -214,18 +247,100 @@ static const char *generic_name(uint32_t type, uint64_t config)
 	return NULL;
 }
 
+/* ",name=..." of a canonical text (empty without a name= term): unquoted where it reads back whole, else
+ * in a quote it does not hold. A name holding ',' and both quotes has no spelling; it is left out, as a
+ * name does not change the attr the text must reproduce. */
+static void name_term(const struct tly_pmu_event *pe, char *out, size_t n)
+{
+	out[0] = '\0';
+	if (!pe || !pe->name)
+		return;
+	const char *s = pe->name;
+	size_t len = pe->name_len;
+	bool single = memchr(s, '\'', len), dbl = memchr(s, '"', len);
+	bool plain = !memchr(s, ',', len) && !is_space(s[0]) && !is_space(s[len - 1]) && s[0] != '\'' && s[0] != '"';
+	const char *quote = plain ? "" : !single ? "'" : !dbl ? "\"" : NULL;
+	if (quote)
+		snprintf(out, n, ",name=%s%.*s%s", quote, (int)len, s, quote);
+}
+
+/* ",config1=...,config2=...,name=..." of a canonical text: the terms beyond config (empty: none). */
+static void extra_terms(const struct tly_pmu_event *pe, char *out, size_t n)
+{
+	char name[TLY_ERROR_MAX / 4];
+	name_term(pe, name, sizeof(name));
+	if (pe && (pe->attr.config1 || pe->attr.config2))
+		snprintf(out, n, ",config1=%#llx,config2=%#llx%s", (unsigned long long)pe->attr.config1,
+		         (unsigned long long)pe->attr.config2, name);
+	else
+		snprintf(out, n, "%s", name);
+}
+
+/* Canonical text of an event of no PMU written with a term list lt (NULL: none): "cycles", or
+ * "cycles/config1=0x2,name=x/", after which modifiers follow without ':' (*slashed). */
+static char *legacy_base(const char *event, const struct tly_pmu_event *lt, bool *slashed)
+{
+	*slashed = false;
+	if (!lt)
+		return strdup(event);
+	char extra[TLY_ERROR_MAX / 2];
+	extra_terms(lt, extra, sizeof(extra));
+	*slashed = extra[0] != '\0';
+	return *slashed ? format_text("%s/%s/", event, extra + 1) : strdup(event);
+}
+
+/* The display name: the name= term's value, else the item as written. */
+static char *display_name(const struct parser *p, size_t start, size_t item_len, const struct tly_pmu_event *lt)
+{
+	return lt && lt->name ? dup_range(lt->name, lt->name_len) : dup_range(p->spec + start, item_len);
+}
+
+/* The config an event of no PMU gets: the one of its name, or its config term's. */
+static uint64_t config_of(const struct tly_pmu_event *lt, uint64_t config)
+{
+	return lt && lt->configs_set & 1u << TLY_CONFIG ? lt->attr.config : config;
+}
+
+/* One attr of a type that needs no PMU expansion (software, TYPE:CONFIG, and generic ones off hybrid
+ * machines), with config1/config2 and name from its term list lt (NULL: none). */
+static int add_single(struct parser *p, size_t start, size_t item_len, uint32_t type, uint64_t config,
+                      const struct tly_pmu_event *lt)
+{
+	struct perf_event_attr attr = { .type = type, .config = config };
+	if (lt) {
+		attr.config1 = lt->attr.config1;
+		attr.config2 = lt->attr.config2;
+	}
+	/* The canonical spelling: the generic name, else TYPE:CONFIG. */
+	const char *canonical = generic_name(type, config);
+	char numeric[40];
+	if (!canonical) {
+		snprintf(numeric, sizeof(numeric), "%u:%#llx", type, (unsigned long long)config);
+		canonical = numeric;
+	}
+	bool slashed;
+	char *base = legacy_base(canonical, lt, &slashed);
+	return add_event(p, &attr, display_name(p, start, item_len, lt), base, pmu_name_for(p->pmus, type), slashed,
+	                 p->next_origin++, NULL, false);
+}
+
 /* A generic hardware or cache event: one attr, or one per core PMU on a hybrid machine. */
 static int add_generic(struct parser *p, size_t start, size_t len, size_t item_len, uint32_t type,
-                       uint64_t config)
+                       uint64_t config, const struct tly_pmu_event *lt)
 {
-	const char *canonical = generic_name(type, config);
+	if (!tly_hybrid(p->pmus))
+		return add_single(p, start, item_len, type, config, lt);
 	const char *item = p->spec + start;
+	const char *canonical = generic_name(type, config);
+	/* The expansion's canonical texts are PMU/generic-name/, which holds no configs. */
+	if (!canonical || (lt && lt->configs_set))
+		return SPEC_ERROR(p, start, item_len,
+		                  "'%.*s' sets configs of a generic event, which a hybrid machine opens on every core "
+		                  "PMU: name one instead (PMU/config=.../)",
+		                  (int)item_len, item);
+	char name[TLY_ERROR_MAX / 4];
+	name_term(lt, name, sizeof(name));
 	unsigned origin = p->next_origin++;
-	if (!tly_hybrid(p->pmus)) {
-		struct perf_event_attr attr = { .type = type, .config = config };
-		return add_event(p, &attr, dup_range(item, item_len), strdup(canonical), pmu_name_for(p->pmus, type),
-		                 false, origin, NULL, false);
-	}
 	size_t first = p->list->nr;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		const struct tally_pmu *pmu = &p->pmus->pmus[i];
@@ -240,8 +355,10 @@ static int add_generic(struct parser *p, size_t start, size_t len, size_t item_l
 			                  "'%.*s' has no architectural event on core PMU '%s' (the kernel's PMUv3 map "
 			                  "lacks it); name a PMU event instead",
 			                  (int)len, item, pmu->name);
-		int ret = add_event(p, &attr, format_text("%s/%.*s/", pmu->name, (int)item_len, item),
-		                    format_text("%s/%s/", pmu->name, canonical), pmu->name, true, origin, NULL, false);
+		char *shown = lt && lt->name ? format_text("%s/%.*s/", pmu->name, (int)lt->name_len, lt->name)
+		                             : format_text("%s/%.*s/", pmu->name, (int)item_len, item);
+		int ret = add_event(p, &attr, shown, format_text("%s/%s%s/", pmu->name, canonical, name), pmu->name, true,
+		                    origin, NULL, false);
 		if (ret)
 			return ret;
 	}
@@ -251,15 +368,25 @@ static int add_generic(struct parser *p, size_t start, size_t len, size_t item_l
 
 /* Raw "rNNNN": the core PMU's config, PERF_TYPE_RAW; on a hybrid machine once per core PMU with the
  * PMU's own type, since a raw config fills all 64 bits and leaves no room for an extended type. */
-static int add_raw(struct parser *p, size_t start, size_t item_len, uint64_t config)
+static int add_raw(struct parser *p, size_t start, size_t item_len, uint64_t config, const struct tly_pmu_event *lt)
 {
 	const char *item = p->spec + start;
-	unsigned origin = p->next_origin++;
 	if (!tly_hybrid(p->pmus)) {
 		struct perf_event_attr attr = { .type = PERF_TYPE_RAW, .config = config };
-		return add_event(p, &attr, dup_range(item, item_len), format_text("r%llx", (unsigned long long)config),
-		                 pmu_name_for(p->pmus, PERF_TYPE_RAW), false, origin, NULL, false);
+		if (lt) {
+			attr.config1 = lt->attr.config1;
+			attr.config2 = lt->attr.config2;
+		}
+		char raw[24];
+		snprintf(raw, sizeof(raw), "r%llx", (unsigned long long)config);
+		bool slashed;
+		char *base = legacy_base(raw, lt, &slashed);
+		return add_event(p, &attr, display_name(p, start, item_len, lt), base, pmu_name_for(p->pmus, PERF_TYPE_RAW),
+		                 slashed, p->next_origin++, NULL, false);
 	}
+	char extra[TLY_ERROR_MAX / 2];
+	extra_terms(lt, extra, sizeof(extra));
+	unsigned origin = p->next_origin++;
 	size_t first = p->list->nr;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		const struct tally_pmu *pmu = &p->pmus->pmus[i];
@@ -269,9 +396,15 @@ static int add_raw(struct parser *p, size_t start, size_t item_len, uint64_t con
 		if (err)
 			return err;
 		struct perf_event_attr attr = { .type = pmu->type, .config = config };
-		int ret = add_event(p, &attr, format_text("%s/%.*s/", pmu->name, (int)item_len, item),
-		                    format_text("%s/config=%#llx/", pmu->name, (unsigned long long)config), pmu->name,
-		                    true, origin, NULL, false);
+		if (lt) {
+			attr.config1 = lt->attr.config1;
+			attr.config2 = lt->attr.config2;
+		}
+		char *shown = lt && lt->name ? format_text("%s/%.*s/", pmu->name, (int)lt->name_len, lt->name)
+		                             : format_text("%s/%.*s/", pmu->name, (int)item_len, item);
+		int ret = add_event(p, &attr, shown,
+		                    format_text("%s/config=%#llx%s/", pmu->name, (unsigned long long)config, extra),
+		                    pmu->name, true, origin, NULL, false);
 		if (ret)
 			return ret;
 	}
@@ -284,22 +417,31 @@ static int term_error(struct parser *p, size_t base, const struct tly_term_error
 	return SPEC_ERROR(p, base + err->offset, err->len, "%s", err->message);
 }
 
+/* Whether "pmu/word/" reads as a generic event: on a hybrid machine's core PMU a generic name wins over
+ * an alias of that name (as in perf 6.1), so such an alias, matched in another case ("cpu-cycLes"),
+ * cannot be written back by its name. */
+static bool reads_as_generic(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const char *word)
+{
+	if (!tly_hybrid(pmus) || !pmu->is_core)
+		return false;
+	struct tly_cache_name cache;
+	const struct tly_builtin *b = tly_builtin_find(word, strlen(word));
+	return b ? b->kind == TALLY_BUILTIN_HARDWARE : tly_cache_parse(word, strlen(word), &cache) == TLY_CACHE_OK;
+}
+
 /* Canonical text of a pmu/terms/ event: the alias or generic name when the list was just that, else the
  * configs that reproduce the attr. */
-static char *pmu_event_base(const struct tally_pmu *pmu, const struct tly_pmu_event *pe)
+static char *pmu_event_base(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const struct tly_pmu_event *pe)
 {
-	char name_term[TLY_ERROR_MAX / 4] = "";
-	if (pe->name)
-		snprintf(name_term, sizeof(name_term), ",name=%.*s", (int)pe->name_len, pe->name);
-	if (pe->nr_selectors == 1 && pe->alias)
-		return format_text("%s/%s%s/", pmu->name, pe->alias->name, name_term);
+	char name[TLY_ERROR_MAX / 4];
+	name_term(pe, name, sizeof(name));
+	if (pe->nr_selectors == 1 && pe->alias && !reads_as_generic(pmus, pmu, pe->alias->name))
+		return format_text("%s/%s%s/", pmu->name, pe->alias->name, name);
 	if (pe->nr_selectors == 1 && pe->generic)
-		return format_text("%s/%.*s%s/", pmu->name, (int)pe->generic_len, pe->generic, name_term);
-	char extra[64] = "";
-	if (pe->attr.config1 || pe->attr.config2)
-		snprintf(extra, sizeof(extra), ",config1=%#llx,config2=%#llx", (unsigned long long)pe->attr.config1,
-		         (unsigned long long)pe->attr.config2);
-	return format_text("%s/config=%#llx%s%s/", pmu->name, (unsigned long long)pe->attr.config, extra, name_term);
+		return format_text("%s/%.*s%s/", pmu->name, (int)pe->generic_len, pe->generic, name);
+	char extra[TLY_ERROR_MAX / 2];
+	extra_terms(pe, extra, sizeof(extra));
+	return format_text("%s/config=%#llx%s/", pmu->name, (unsigned long long)pe->attr.config, extra);
 }
 
 /* "pmu/terms/": terms_start..terms_end is the text between the slashes, item_end where the item ends. */
@@ -316,7 +458,8 @@ static int add_pmu_event(struct parser *p, const struct tally_pmu *pmu, size_t s
 	if (tly_terms_apply(p->pmus, pmu, p->spec + terms_start, terms_end - terms_start, &pe, &err))
 		return term_error(p, terms_start, &err);
 	char *name = pe.name ? dup_range(pe.name, pe.name_len) : dup_range(p->spec + start, item_end - start);
-	return add_event(p, &pe.attr, name, pmu_event_base(pmu, &pe), pmu->name, true, p->next_origin++, pe.alias, false);
+	return add_event(p, &pe.attr, name, pmu_event_base(p->pmus, pmu, &pe), pmu->name, true, p->next_origin++,
+	                 pe.alias, false);
 }
 
 /* A bare name that is a sysfs event of PMUs: of the core PMUs that have it, else of every PMU that has
@@ -337,7 +480,7 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 		int err = tly_pmu_details(&p->pmus->pmus[i]);
 		if (err)
 			return err;
-		if (tly_pmu_alias(&p->pmus->pmus[i], name)) {
+		if (tly_alias_find(&p->pmus->pmus[i], name)) {
 			nr_all++;
 			nr_core += p->pmus->pmus[i].is_core;
 		}
@@ -349,7 +492,7 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 	size_t first = p->list->nr;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		const struct tally_pmu *pmu = &p->pmus->pmus[i];
-		if ((nr_core && !pmu->is_core) || !tly_pmu_alias(pmu, name))
+		if ((nr_core && !pmu->is_core) || !tly_alias_find(pmu, name))
 			continue;
 		struct tly_pmu_event pe;
 		memset(&pe, 0, sizeof(pe));
@@ -359,7 +502,7 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 			return term_error(p, start, &err);
 		char *display = nr > 1 ? format_text("%s/%.*s/", pmu->name, (int)item_len, p->spec + start)
 		                       : dup_range(p->spec + start, item_len);
-		int ret = add_event(p, &pe.attr, display, format_text("%s/%s/", pmu->name, name), pmu->name, true, origin,
+		int ret = add_event(p, &pe.attr, display, pmu_event_base(p->pmus, pmu, &pe), pmu->name, true, origin,
 		                    pe.alias, false);
 		if (ret)
 			return ret;
@@ -416,59 +559,6 @@ static int unknown_event(struct parser *p, size_t start, size_t len)
 	                  (int)len, p->spec + start);
 }
 
-/* Raw codes: 'r' and 1 to 16 hex digits. */
-static bool parse_raw(const char *s, size_t len, uint64_t *config)
-{
-	if (len < 2 || len > 17 || s[0] != 'r')
-		return false;
-	uint64_t v = 0;
-	for (size_t i = 1; i < len; i++) {
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-		v = v << 4 | (uint64_t)(isdigit((unsigned char)s[i]) ? s[i] - '0' : tolower((unsigned char)s[i]) - 'a' + 10);
-	}
-	*config = v;
-	return true;
-}
-
-/* A bare name: generic, software, cache, raw, sysfs alias, then libpfm4 as the last resort. */
-static int add_named(struct parser *p, size_t start, size_t len, size_t item_len)
-{
-	const char *name = p->spec + start;
-	const struct tly_builtin *b = tly_builtin_find(name, len);
-	if (b && b->kind == TALLY_BUILTIN_HARDWARE)
-		return add_generic(p, start, len, item_len, b->type, b->config);
-	if (b) {
-		struct perf_event_attr attr = { .type = b->type, .config = b->config };
-		return add_event(p, &attr, dup_range(name, item_len), strdup(b->name), pmu_name_for(p->pmus, b->type),
-		                 false, p->next_origin++, NULL, false);
-	}
-	struct tly_cache_name cache;
-	switch (tly_cache_parse(name, len, &cache)) {
-	case TLY_CACHE_OK:
-		return add_generic(p, start, len, item_len, PERF_TYPE_HW_CACHE, tly_cache_config(&cache));
-	case TLY_CACHE_BAD_OP:
-		return SPEC_ERROR(p, start, len,
-		                  "'%.*s' is not a cache event the kernel defines: %s has no %s events (it has: %s)",
-		                  (int)len, name, tly_cache_type_name(cache.cache), tly_cache_op_name(cache.op),
-		                  tly_cache_valid_ops(cache.cache));
-	default:
-		break;
-	}
-	uint64_t raw;
-	if (parse_raw(name, len, &raw))
-		return add_raw(p, start, item_len, raw);
-	int ret = add_bare_alias(p, start, len, item_len);
-	if (ret)
-		return ret < 0 ? ret : 0;
-	if (tally_have_libpfm()) {
-		ret = add_pfm(p, start, len, true);
-		if (ret)
-			return ret < 0 ? ret : 0;
-	}
-	return unknown_event(p, start, len);
-}
-
 static int unknown_pmu(struct parser *p, size_t start, size_t len)
 {
 	struct tly_suggest s;
@@ -485,9 +575,117 @@ static int unknown_pmu(struct parser *p, size_t start, size_t len)
 	                  (int)len, p->spec + start, p->pmus->sysfs_root ? p->pmus->sysfs_root : "/sys");
 }
 
+/* A bare name: generic, software, cache, raw, sysfs alias, then libpfm4 as the last resort; with a term
+ * list lt (not NULL) only the first four, the names perf takes "NAME/terms/" after. */
+static int add_named(struct parser *p, size_t start, size_t len, size_t item_len, const struct tly_pmu_event *lt)
+{
+	const char *name = p->spec + start;
+	const struct tly_builtin *b = tly_builtin_find(name, len);
+	if (b && b->kind == TALLY_BUILTIN_HARDWARE)
+		return add_generic(p, start, len, item_len, b->type, config_of(lt, b->config), lt);
+	if (b)
+		return add_single(p, start, item_len, b->type, config_of(lt, b->config), lt);
+	struct tly_cache_name cache;
+	switch (tly_cache_parse(name, len, &cache)) {
+	case TLY_CACHE_OK:
+		return add_generic(p, start, len, item_len, PERF_TYPE_HW_CACHE, config_of(lt, tly_cache_config(&cache)),
+		                   lt);
+	case TLY_CACHE_BAD_OP:
+		return SPEC_ERROR(p, start, len,
+		                  "'%.*s' is not a cache event the kernel defines: %s has no %s events (it has: %s)",
+		                  (int)len, name, tly_cache_type_name(cache.cache), tly_cache_op_name(cache.op),
+		                  tly_cache_valid_ops(cache.cache));
+	default:
+		break;
+	}
+	uint64_t raw;
+	if (tly_raw_parse(name, len, false, &raw))
+		return add_raw(p, start, item_len, config_of(lt, raw), lt);
+	if (lt)
+		return unknown_pmu(p, start, len);
+	int ret = add_bare_alias(p, start, len, item_len);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (tally_have_libpfm()) {
+		ret = add_pfm(p, start, len, true);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
+	return unknown_event(p, start, len);
+}
+
+/* Whether spec[start, +len) is an event name that needs no PMU prefix (generic, software, cache, raw or a
+ * sysfs event of some PMU): for the messages on a ':' or '{' that cannot follow one. */
+static bool names_event(const struct parser *p, size_t start, size_t len)
+{
+	const char *s = p->spec + start;
+	struct tly_cache_name cache;
+	uint64_t raw;
+	if (tly_builtin_find(s, len) || tly_cache_parse(s, len, &cache) != TLY_CACHE_NOT_CACHE ||
+	    tly_raw_parse(s, len, false, &raw))
+		return true;
+	char name[256];
+	if (len >= sizeof(name))
+		return false;
+	memcpy(name, s, len);
+	name[len] = '\0';
+	for (size_t i = 0; i < p->pmus->nr; i++)
+		if (tly_alias_find(&p->pmus->pmus[i], name))
+			return true;
+	return false;
+}
+
+/* A number as perf's lexer reads one: decimal, or hex after 0x. */
+static bool parse_number(const char *s, size_t len, uint64_t *value)
+{
+	struct tly_term number = { .value = s, .value_len = len };
+	return len && tly_term_number(&number, value) == 0;
+}
+
 static bool at_item_end(const struct parser *p)
 {
 	return p->pos == p->len || p->spec[p->pos] == ',' || p->spec[p->pos] == '}';
+}
+
+/* "TYPE:CONFIG" after the TYPE at start..start+len (p->pos at its end): perf's numeric form, the attr's
+ * type and config written out. */
+static int numeric_form(struct parser *p, size_t start, size_t len, uint64_t type, uint64_t *config)
+{
+	size_t colon = space_end(p, p->pos);
+	if (colon < p->len && p->spec[colon] == '/')
+		return SPEC_ERROR(p, start, len,
+		                  "a PMU is named, not numbered (perf refuses '%.*s/.../' too): write its name "
+		                  "(PMU/terms/) or the numeric form TYPE:CONFIG",
+		                  (int)len, p->spec + start);
+	if (colon == p->len || p->spec[colon] != ':')
+		return SPEC_ERROR(p, start, len, "a number starts the numeric form TYPE:CONFIG (as in 1:0x1)");
+	if (type > UINT32_MAX)
+		return SPEC_ERROR(p, start, len, "type %.*s does not fit the attr's 32 bits", (int)len, p->spec + start);
+	size_t at = space_end(p, colon + 1), end = at;
+	while (end < p->len && is_name_char(p->spec[end]))
+		end++;
+	if (!parse_number(p->spec + at, end - at, config))
+		return SPEC_ERROR(p, at, end - at, "expected the config (a number) after '%.*s:' (TYPE:CONFIG)", (int)len,
+		                  p->spec + start);
+	p->pos = end;
+	return 0;
+}
+
+/* A term list "/.../" at p->pos, if one is there: *terms_start..*terms_end (between the slashes), p->pos
+ * past it. Returns 1 when there is one. */
+static int term_list(struct parser *p, size_t name_start, size_t name_len, size_t *terms_start, size_t *terms_end)
+{
+	size_t open = space_end(p, p->pos);
+	if (open == p->len || p->spec[open] != '/')
+		return 0;
+	const char *close = memchr(p->spec + open + 1, '/', p->len - open - 1);
+	if (!close)
+		return SPEC_ERROR(p, open, 1, "the term list of '%.*s' is not closed with '/'", (int)name_len,
+		                  p->spec + name_start);
+	*terms_start = open + 1;
+	*terms_end = (size_t)(close - p->spec);
+	p->pos = *terms_end + 1;
+	return 1;
 }
 
 /* One event (outside or inside braces), with its own modifiers. */
@@ -497,46 +695,78 @@ static int parse_event(struct parser *p)
 	while (p->pos < p->len && is_name_char(p->spec[p->pos]))
 		p->pos++;
 	size_t name_len = p->pos - start;
+	char found[64];
 	if (name_len == 0) {
 		if (at_item_end(p))
 			return SPEC_ERROR(p, start, 1, "empty event");
-		return SPEC_ERROR(p, start, 1, "expected an event name, found '%c'", p->spec[start]);
+		return SPEC_ERROR(p, start, 1, "expected an event name, found %s", char_at(p, start, found));
 	}
-	size_t first = p->list->nr;
-	struct modifiers mods = { 0 };
-	int ret;
+	/* A name stops at the first byte no name holds: one no part of a spec holds is named here, before the
+	 * name's first half is looked up ("cycl" of "cyclés"). */
+	if (p->pos < p->len && tly_spec_foreign(p->spec[p->pos]))
+		return SPEC_ERROR(p, p->pos, 1, "unexpected %s in an event name: names are ASCII",
+		                  char_at(p, p->pos, found));
+	const char *name = p->spec + start;
+	size_t next = space_end(p, p->pos);
+	if (next < p->len && p->spec[next] == '{')
+		return SPEC_ERROR(p, start, name_len,
+		                  "'%.*s' cannot name a group (a group name is a letter or '_', then letters, digits, '_' "
+		                  "and '.'), and an event needs a ',' before the '{'",
+		                  (int)name_len, name);
+	uint64_t type, config = 0;
+	bool numeric = parse_number(name, name_len, &type);
 	if (p->len - p->pos >= 2 && p->spec[p->pos] == ':' && p->spec[p->pos + 1] == ':') {
+		/* "cycles::u" is a typo of "cycles:u", not a libpfm4 PMU named cycles. */
+		if (numeric || names_event(p, start, name_len))
+			return SPEC_ERROR(p, p->pos, 2,
+			                  "'::' follows a libpfm4 PMU (PMU::EVENT), and '%.*s' is an event: its modifiers "
+			                  "follow one ':'",
+			                  (int)name_len, name);
 		/* libpfm4 names carry their own ':' modifiers: the name runs to the end of the item. */
 		while (!at_item_end(p))
 			p->pos++;
-		ret = add_pfm(p, start, p->pos - start, false);
+		int ret = add_pfm(p, start, p->pos - start, false);
 		return ret < 0 ? ret : 0;
 	}
-	if (p->pos < p->len && p->spec[p->pos] == '/') {
-		size_t open = p->pos, terms_start = open + 1;
-		const char *close = memchr(p->spec + terms_start, '/', p->len - terms_start);
+	int ret = numeric ? numeric_form(p, start, name_len, type, &config) : 0;
+	if (ret)
+		return ret;
+	size_t terms_start = 0, terms_end = 0;
+	int has_terms = term_list(p, start, name_len, &terms_start, &terms_end);
+	if (has_terms < 0)
+		return has_terms;
+	const struct tally_pmu *pmu = NULL;
+	if (has_terms && !numeric) {
 		char pmu_name[256];
-		if (name_len >= sizeof(pmu_name))
-			return unknown_pmu(p, start, name_len);
-		memcpy(pmu_name, p->spec + start, name_len);
-		pmu_name[name_len] = '\0';
-		const struct tally_pmu *pmu = tally_pmus_find(p->pmus, pmu_name);
-		if (!pmu)
-			return unknown_pmu(p, start, name_len);
-		if (!close)
-			return SPEC_ERROR(p, open, 1, "the term list of PMU '%s' is not closed with '/'", pmu_name);
-		size_t terms_end = (size_t)(close - p->spec);
-		p->pos = terms_end + 1;
-		ret = event_modifiers(p, true, &mods);
-		if (ret)
-			return ret;
-		ret = add_pmu_event(p, pmu, start, terms_start, terms_end, p->pos);
-	} else {
-		ret = event_modifiers(p, false, &mods);
-		if (ret)
-			return ret;
-		ret = add_named(p, start, name_len, p->pos - start);
+		if (name_len < sizeof(pmu_name)) {
+			memcpy(pmu_name, name, name_len);
+			pmu_name[name_len] = '\0';
+			pmu = tally_pmus_find(p->pmus, pmu_name);
+		}
 	}
+	struct tly_pmu_event lt;
+	memset(&lt, 0, sizeof(lt));
+	struct tly_term_error err;
+	if (has_terms && !pmu && tly_terms_apply_legacy(p->spec + terms_start, terms_end - terms_start, &lt, &err)) {
+		/* A term list after a name that is neither a PMU nor an event of no PMU: the PMU is unknown. */
+		if (!numeric && !names_event(p, start, name_len))
+			return unknown_pmu(p, start, name_len);
+		return term_error(p, terms_start, &err);
+	}
+	size_t first = p->list->nr;
+	struct modifiers mods = { 0 };
+	ret = event_modifiers(p, has_terms, &mods);
+	if (ret)
+		return ret;
+	const struct tly_pmu_event *terms = has_terms ? &lt : NULL;
+	if (pmu)
+		ret = add_pmu_event(p, pmu, start, terms_start, terms_end, p->pos);
+	else if (numeric && (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE))
+		ret = add_generic(p, start, name_len, p->pos - start, (uint32_t)type, config_of(terms, config), terms);
+	else if (numeric)
+		ret = add_single(p, start, p->pos - start, (uint32_t)type, config_of(terms, config), terms);
+	else
+		ret = add_named(p, start, name_len, p->pos - start, terms);
 	if (ret)
 		return ret;
 	return apply_modifiers(p, first, &mods, true);
@@ -581,16 +811,39 @@ static void split_group(struct parser *p, size_t first)
 	}
 }
 
+/* The length of a group name at p->pos that a '{' follows ("group1{...}"; perf's name token: a letter
+ * or '_', then letters, digits, '_' and '.'), 0 when no named group starts there. */
+static size_t group_name_len(const struct parser *p)
+{
+	size_t i = p->pos;
+	if (i == p->len || !(isalpha((unsigned char)p->spec[i]) || p->spec[i] == '_'))
+		return 0;
+	while (i < p->len && (isalnum((unsigned char)p->spec[i]) || p->spec[i] == '_' || p->spec[i] == '.'))
+		i++;
+	size_t len = i - p->pos;
+	i = space_end(p, i);
+	return i < p->len && p->spec[i] == '{' ? len : 0;
+}
+
+/* A group, "{...}" or "name{...}", with its modifiers. perf keeps a group's name for `perf report
+ * --group`; `perf stat` shows it nowhere (not in its table, -x or -j output), and neither does tally. */
 static int parse_group(struct parser *p)
 {
+	size_t name_len = group_name_len(p);
+	if (name_len && names_event(p, p->pos, name_len))
+		return SPEC_ERROR(p, p->pos, name_len,
+		                  "'%.*s' is an event, not a group name: put a ',' between it and the '{'",
+		                  (int)name_len, p->spec + p->pos);
+	p->pos = space_end(p, p->pos + name_len);
 	size_t open = p->pos++;
 	size_t first = p->list->nr;
 	p->group = p->nr_groups++;
 	for (;;) {
+		skip_space(p);
 		if (p->pos == p->len)
 			return SPEC_ERROR(p, open, 1, "unbalanced braces: this '{' is never closed");
 		char c = p->spec[p->pos];
-		if (c == '{')
+		if (c == '{' || group_name_len(p))
 			return SPEC_ERROR(p, p->pos, 1, "nested braces: groups cannot contain groups");
 		if (c == '}') {
 			if (p->list->nr == first)
@@ -600,21 +853,25 @@ static int parse_group(struct parser *p)
 		int ret = parse_event(p);
 		if (ret)
 			return ret;
+		skip_space(p);
 		if (p->pos == p->len)
 			return SPEC_ERROR(p, open, 1, "unbalanced braces: this '{' is never closed");
 		c = p->spec[p->pos];
 		if (c == ',') {
-			p->pos++;
+			size_t comma = p->pos++;
+			skip_space(p);
 			if (p->pos < p->len && p->spec[p->pos] == '}')
-				return SPEC_ERROR(p, p->pos - 1, 1, "trailing comma before '}'");
+				return SPEC_ERROR(p, comma, 1, "trailing comma before '}'");
 		} else if (c != '}') {
-			return SPEC_ERROR(p, p->pos, 1, "unexpected '%c' in a group (expected ',' or '}')", c);
+			return SPEC_ERROR(p, p->pos, 1, "unexpected %s in a group (expected ',' or '}')",
+			                  char_at(p, p->pos, (char[64]){ 0 }));
 		}
 	}
 	p->pos++; /* the '}' */
 	struct modifiers mods = { 0 };
-	if (p->pos < p->len && p->spec[p->pos] == ':') {
-		p->pos++;
+	size_t colon = space_end(p, p->pos);
+	if (colon < p->len && p->spec[colon] == ':') {
+		p->pos = space_end(p, colon + 1);
 		int ret = parse_modifiers(p, &mods);
 		if (ret)
 			return ret;
@@ -638,7 +895,8 @@ int tly_spec_parse(const char *spec, const struct tally_pmus *pmus, struct tally
 		.error_offset = error_offset,
 		.group = -1,
 	};
-	if (p.len == 0)
+	skip_space(&p);
+	if (p.pos == p.len)
 		return SPEC_ERROR(&p, 0, 1, "empty event specification");
 	for (;;) {
 		char c = spec[p.pos];
@@ -647,17 +905,21 @@ int tly_spec_parse(const char *spec, const struct tally_pmus *pmus, struct tally
 			return SPEC_ERROR(&p, p.pos, 1, "empty event (nothing before this ',')");
 		if (c == '}')
 			return SPEC_ERROR(&p, p.pos, 1, "unbalanced braces: '}' without a '{'");
-		ret = c == '{' ? parse_group(&p) : parse_event(&p);
+		ret = c == '{' || group_name_len(&p) ? parse_group(&p) : parse_event(&p);
 		if (ret)
 			return ret;
+		skip_space(&p);
 		if (p.pos == p.len)
 			return 0;
 		c = spec[p.pos];
 		if (c == '}')
 			return SPEC_ERROR(&p, p.pos, 1, "unbalanced braces: '}' without a '{'");
 		if (c != ',')
-			return SPEC_ERROR(&p, p.pos, 1, "unexpected '%c' after an event (expected ',')", c);
-		if (++p.pos == p.len)
-			return SPEC_ERROR(&p, p.pos - 1, 1, "trailing comma");
+			return SPEC_ERROR(&p, p.pos, 1, "unexpected %s after an event (expected ',')",
+			                  char_at(&p, p.pos, (char[64]){ 0 }));
+		size_t comma = p.pos++;
+		skip_space(&p);
+		if (p.pos == p.len)
+			return SPEC_ERROR(&p, comma, 1, "trailing comma");
 	}
 }

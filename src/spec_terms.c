@@ -10,41 +10,85 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static bool is_term_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
 }
 
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static size_t skip_space(const char *text, size_t len, size_t p)
+{
+	while (p < len && is_space(text[p]))
+		p++;
+	return p;
+}
+
+/* The value after '=' at text[p]: quoted (to the closing quote) or a run up to ',', whitespace or a byte
+ * no spec holds. A name is free text: unquoted it runs to ',' (its own spaces and bytes kept, the trailing
+ * whitespace not), so that output of any name can be tested. */
+static const char *read_value(const char *text, size_t len, size_t *pos, struct tly_term *term)
+{
+	bool free_text = term->name_len == 4 && memcmp(term->name, "name", 4) == 0;
+	size_t p = *pos;
+	char quote = p < len && (text[p] == '\'' || text[p] == '"') ? text[p] : 0;
+	if (quote) {
+		const char *close = memchr(text + p + 1, quote, len - p - 1);
+		if (!close)
+			return "this quote is never closed";
+		term->quoted = true;
+		term->value = text + p + 1;
+		term->value_offset = p + 1;
+		term->value_len = (size_t)(close - term->value);
+		*pos = (size_t)(close - text) + 1;
+		return term->value_len ? NULL : "expected a value between the quotes";
+	}
+	term->value = text + p;
+	term->value_offset = p;
+	while (p < len && text[p] != ',' && (free_text || (!is_space(text[p]) && !tly_spec_foreign(text[p]))))
+		p++;
+	*pos = p;
+	while (p > term->value_offset && is_space(text[p - 1]))
+		p--;
+	term->value_len = p - term->value_offset;
+	return term->value_len ? NULL : "expected a value after '='";
+}
+
 int tly_terms_next(const char *text, size_t len, size_t *pos, struct tly_term *term, const char **why)
 {
-	size_t p = *pos;
-	if (p >= len)
+	size_t p = skip_space(text, len, *pos);
+	/* A comma asks for one more term: "pmu/ /" is an empty list, "pmu/a, /" is not. */
+	bool after_comma = *pos > 0 && text[*pos - 1] == ',';
+	if (p >= len && !after_comma)
 		return 0;
+	if (p >= len) {
+		*pos -= 1;
+		*why = "term list ends with ','";
+		return -1;
+	}
 	memset(term, 0, sizeof(*term));
 	term->name = text + p;
 	term->offset = p;
 	while (p < len && is_term_char(text[p]))
 		p++;
 	term->name_len = p - term->offset;
+	p = skip_space(text, len, p);
 	*why = NULL;
 	if (term->name_len == 0)
-		*why = p < len && text[p] == ',' ? "empty term" : "expected a term (name or name=value) here";
+		*why = text[p] == ',' ? "empty term" : "expected a term (name or name=value) here";
 	else if (p < len && text[p] == '=') {
-		p++;
-		term->value = text + p;
-		term->value_offset = p;
-		while (p < len && text[p] != ',')
-			p++;
-		term->value_len = p - term->value_offset;
-		if (term->value_len == 0)
-			*why = "expected a value after '='";
-	} else if (p < len && text[p] != ',') {
-		*why = "unexpected character in a term name";
+		p = skip_space(text, len, p + 1);
+		*why = read_value(text, len, &p, term);
+		if (!*why)
+			p = skip_space(text, len, p);
 	}
-	if (!*why && p < len && p + 1 == len) {
-		*why = "term list ends with ','";
-	}
+	if (!*why && p < len && text[p] != ',')
+		*why = term->value ? "expected ',' after the value" : "expected ',' or '=' after the term name";
 	if (*why) {
 		*pos = p;
 		return -1;
@@ -53,10 +97,29 @@ int tly_terms_next(const char *text, size_t len, size_t *pos, struct tly_term *t
 	return 1;
 }
 
+bool tly_raw_parse(const char *s, size_t len, bool hex_prefix, uint64_t *config)
+{
+	size_t i = 1;
+	if (hex_prefix && len > 3 && s[1] == '0' && (s[2] == 'x' || s[2] == 'X'))
+		i = 3;
+	if (len < i + 1 || len > i + 16 || s[0] != 'r')
+		return false;
+	uint64_t v = 0;
+	for (; i < len; i++) {
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+		v = v << 4 | (uint64_t)(isdigit((unsigned char)s[i]) ? s[i] - '0' : tolower((unsigned char)s[i]) - 'a' + 10);
+	}
+	*config = v;
+	return true;
+}
+
 int tly_term_number(const struct tly_term *term, uint64_t *value)
 {
 	const char *s = term->value;
 	size_t n = term->value_len, i = 0;
+	if (term->quoted)
+		return -EINVAL;
 	unsigned base = 10;
 	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		base = 16;
@@ -239,21 +302,26 @@ static bool generic_term(const struct tally_pmus *pmus, const struct tally_pmu *
 /* Most terms a list may hold; far more than any PMU has format fields. */
 #define MAX_TERMS 64
 
-static int apply_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const struct tly_term *t,
-                      bool in_alias, struct tly_pmu_event *ev, struct tly_term_error *err)
+static int set_config(struct tly_pmu_event *ev, enum tly_config_field f, uint64_t value)
+{
+	*config_field(&ev->attr, f) = value;
+	ev->configs_set |= 1u << f;
+	ev->nr_selectors++;
+	return 0;
+}
+
+/* The terms perf takes on every event, with or without a PMU: config, config1 and config2 (bare: 1, as
+ * perf's lexer gives a bare term the value 1), name, and its sampling terms, refused by name. Returns 1
+ * when t was none of them. */
+static int apply_common(const struct tly_term *t, bool in_alias, struct tly_pmu_event *ev,
+                        struct tly_term_error *err)
 {
 	for (int f = 0; f < TLY_NR_CONFIG_FIELDS; f++) {
 		if (!term_is(t, config_fields[f]))
 			continue;
-		if (!t->value)
-			return fail(err, t->offset, t->name_len, "term '%s' needs a value (%s=0x...)", config_fields[f],
-			            config_fields[f]);
-		ev->nr_selectors++;
 		uint64_t value;
 		int ret = term_value(t, &value, err);
-		if (!ret)
-			*config_field(&ev->attr, (enum tly_config_field)f) = value;
-		return ret;
+		return ret ? ret : set_config(ev, (enum tly_config_field)f, value);
 	}
 	if (term_is(t, "name")) {
 		if (!t->value)
@@ -270,6 +338,59 @@ static int apply_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu
 			            "perf's term '%s' is not supported: it configures sampling or recording, and "
 			            "tally only counts",
 			            perf_only_terms[i]);
+	return 1;
+}
+
+/* A bare "rNNNN" (or "r0xNNNN") sets the whole config, as perf's lexer reads a raw code in a term list. */
+static bool raw_term(const struct tly_term *t, struct tly_pmu_event *ev)
+{
+	uint64_t config;
+	if (t->value || !tly_raw_parse(t->name, t->name_len, true, &config))
+		return false;
+	set_config(ev, TLY_CONFIG, config);
+	return true;
+}
+
+const struct tly_alias *tly_alias_find(const struct tally_pmu *pmu, const char *name)
+{
+	const struct tly_alias *alias = tly_pmu_alias(pmu, name);
+	for (size_t i = 0; !alias && i < pmu->nr_aliases; i++)
+		if (strcasecmp(pmu->aliases[i].name, name) == 0)
+			alias = &pmu->aliases[i];
+	return alias;
+}
+
+/* The sysfs event a user term names, as perf's pmu_find_alias() finds it: "event=ALIAS" (a value that is
+ * no number), or "ALIAS=1" where no format has the name; the bare "ALIAS" is looked up by the caller. */
+static const struct tly_alias *alias_by_value(const struct tally_pmu *pmu, const struct tly_term *t,
+                                              const char *name)
+{
+	uint64_t value;
+	bool number = tly_term_number(t, &value) == 0;
+	char word[MAX_NAME];
+	if (!number && t->name_len == strlen("event") && strncasecmp(t->name, "event", t->name_len) == 0 &&
+	    t->value_len < sizeof(word)) {
+		memcpy(word, t->value, t->value_len);
+		word[t->value_len] = '\0';
+		return tly_alias_find(pmu, word);
+	}
+	return number && value == 1 && !tly_pmu_format(pmu, name) ? tly_alias_find(pmu, name) : NULL;
+}
+
+static int apply_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu, const struct tly_term *t,
+                      bool in_alias, struct tly_pmu_event *ev, struct tly_term_error *err)
+{
+	int ret = apply_common(t, in_alias, ev, err);
+	if (ret <= 0)
+		return ret;
+	if (!pmu) {
+		if (raw_term(t, ev))
+			return 0;
+		return fail(err, t->offset, t->name_len,
+		            "unknown term '%.*s' for an event of no PMU (valid terms: config, config1, config2, name, "
+		            "rNNNN; a PMU's own terms go in PMU/terms/)",
+		            (int)t->name_len, t->name);
+	}
 
 	char name[MAX_NAME];
 	if (t->name_len >= sizeof(name))
@@ -277,6 +398,11 @@ static int apply_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu
 	memcpy(name, t->name, t->name_len);
 	name[t->name_len] = '\0';
 
+	const struct tly_alias *alias = in_alias || !t->value ? NULL : alias_by_value(pmu, t, name);
+	if (alias) {
+		ev->nr_selectors++;
+		return apply_alias(pmus, pmu, alias, t, ev, err);
+	}
 	const struct tly_format *format = tly_pmu_format(pmu, name);
 	if (format) {
 		ev->nr_selectors++;
@@ -286,10 +412,9 @@ static int apply_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu
 	 * the generic event, as perf 6.1 reads "cpu_atom/instructions/", even where the PMU has a sysfs event
 	 * of that name; elsewhere the sysfs event comes first. */
 	bool maybe_generic = !in_alias && !t->value && pmu->is_core, hybrid = tly_hybrid(pmus);
-	int ret;
 	if (maybe_generic && hybrid && generic_term(pmus, pmu, t, ev, err, &ret))
 		return ret;
-	const struct tly_alias *alias = in_alias ? NULL : tly_pmu_alias(pmu, name);
+	alias = in_alias ? NULL : tly_alias_find(pmu, name);
 	if (alias) {
 		if (t->value)
 			return fail(err, t->offset, t->name_len + 1 + t->value_len,
@@ -299,6 +424,8 @@ static int apply_term(const struct tally_pmus *pmus, const struct tally_pmu *pmu
 	}
 	if (maybe_generic && !hybrid && generic_term(pmus, pmu, t, ev, err, &ret))
 		return ret;
+	if (!in_alias && raw_term(t, ev))
+		return 0;
 	return unknown_term(pmu, t, err);
 }
 
@@ -314,6 +441,11 @@ static int apply_list(const struct tally_pmus *pmus, const struct tally_pmu *pmu
 		int more = tly_terms_next(text, len, &pos, t, &why);
 		if (more == 0)
 			break;
+		if (more < 0 && pos < len && tly_spec_foreign(text[pos])) {
+			char found[64];
+			tly_spec_char(text + pos, len - pos, found, sizeof(found));
+			return fail(err, pos, 1, "%s, found %s", why, found);
+		}
 		if (more < 0)
 			return fail(err, pos, 1, "%s", why);
 		for (size_t i = 0; i < nr; i++)
@@ -340,4 +472,9 @@ int tly_terms_apply(const struct tally_pmus *pmus, const struct tally_pmu *pmu, 
                     struct tly_pmu_event *ev, struct tly_term_error *err)
 {
 	return apply_list(pmus, pmu, text, len, false, ev, err);
+}
+
+int tly_terms_apply_legacy(const char *text, size_t len, struct tly_pmu_event *ev, struct tly_term_error *err)
+{
+	return apply_list(NULL, NULL, text, len, false, ev, err);
 }

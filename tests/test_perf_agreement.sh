@@ -47,6 +47,24 @@ specs=(
 	'{cpu-clock,task-clock}:u' '{task-clock:k,page-faults}:u' '{cpu-clock,task-clock:G}:k'
 	'{cycles,instructions}:k' cpu-clock:u,task-clock:k
 	'{task-clock,page-faults,minor-faults}:D' '{task-clock,page-faults,minor-faults}:e' '{cpu-clock,task-clock}:uD'
+
+	# whitespace between the parts
+	'cycles, instructions' ' task-clock ' 'task-clock ,page-faults' "$(printf 'task-clock,\n\tpage-faults')"
+	'software/ config=1 /' 'software/config=1, config1=2/' 'software / config = 3 /' '{ task-clock , page-faults }'
+	'task-clock : u' '{task-clock,page-faults} :u' 'software/config=1/ u'
+	# terms: raw codes, bare configs, quoted names, an alias as a value
+	software/r1a/ software/r0x1a/ software/config/ software/config1/ software/config2/ software/r1a,name=x/
+	"software/config=1,name='foo'/" 'software/config=1,name="foo"/' "software/config=1,name='a-b,c:d=e'/"
+	msr/tsc=1/ msr/event=tsc/ msr/EVENT=tsc/ msr/event=tsc,name=t/ msr/TSC/ TSC msr/event=Tsc/
+	# NAME/terms/ on generic, cache, raw and numeric events
+	instructions/name=insn/ cycles//u r1234/name=rawpmu/ L1-dcache-loads/name=x/ L1-dcache-loads/name=x/:u
+	task-clock/name=tc/ task-clock//u task-clock/config=2/ task-clock/config1=2/ task-clock/r2/ r1234//u
+	r1234/name=x/:u cycles/config=3/k task-clock/config2=7,name=z/
+	# the numeric form TYPE:CONFIG
+	1:1 1:1:hp 1:1:u 1:0x2 0:1 0x1:5 4:0x1c2 3:0x10000:k 1:1/name=x/u 1:1//u 9:0 '1:2,{1:3,1:5}:k'
+	# named groups and their modifiers
+	'group1{task-clock,page-faults}' 'g{task-clock,page-faults}:u' 'g.1{cpu-clock,task-clock}:k'
+	'G1{task-clock,page-faults}:u,g2{cs}' '_x {task-clock:k,page-faults}:D'
 )
 
 keys='type|config|config1|config2|exclude_user|exclude_kernel|exclude_hv|exclude_idle|exclude_host|exclude_guest|pinned|exclusive|precise_ip'
