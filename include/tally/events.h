@@ -73,8 +73,9 @@ TALLY_API int tally_events_at(const tally_events *events, size_t i, struct tally
 
 /* Writes the encoding of event i as one line of text, e.g. for "r1c2:u"
  * "type=4,config=0x1c2,config1=0,config2=0,exclude_kernel=1,exclude_hv=1,exclude_guest=1" (only set
- * exclude_*, pinned, exclusive and precise_ip bits are listed). The bits are those `perf stat` sets for
- * the same spec, including exclude_guest on an event without modifiers. Returns the length it needed
+ * exclude_*, pinned, exclusive and precise_ip bits are listed, and a breakpoint's bp_type; its bp_addr
+ * and bp_len are config1 and config2). The bits are those `perf stat` sets for the same spec, including
+ * exclude_guest on an event without modifiers. Returns the length it needed
  * (snprintf semantics) or a negative code. Thread-safe. */
 TALLY_API int tally_events_encoding(const tally_events *events, size_t i, char *buf, size_t len);
 
