@@ -603,20 +603,23 @@ static int parse_tracepoint(struct parser *p, size_t sys_len, size_t event_len, 
 	                            .glob = system && event && (tly_tracefs_is_glob(system) || tly_tracefs_is_glob(event)) };
 	if (!system || !event)
 		ret = tly_error(-ENOMEM, "out of memory while parsing an event spec");
-	else if ((ret = tly_tracefs_find(p->pmus->sysfs_root, &tfs)) < 0) {
-		char why[TLY_ERROR_MAX / 2];
-		snprintf(why, sizeof(why), "%s", tally_last_error());
-		ret = tly_spec_error(ret, p->spec, start, pattern_len, p->error_offset, "%s", why);
-	} else if (t.glob) {
+	else if ((ret = tly_tracefs_find(p->pmus->sysfs_root, &tfs)) == 0 && t.glob) {
 		ret = tly_tracefs_walk(&tfs, system, event, add_tracepoint, &t);
 		if (ret == 0)
 			ret = SPEC_ERROR(p, start, pattern_len, "no tracepoint matches '%s:%s' (`tally list` shows them)",
 			                 system, event);
 		ret = ret < 0 ? ret : 0;
-	} else {
+	} else if (ret == 0) {
 		ret = add_tracepoint(system, event, &t);
 		if (ret == -ENOENT)
 			ret = unknown_tracepoint(p, &tfs, system, event, start, sys_len, event_len);
+	}
+	/* tracefs's own failures (not mounted, not readable, a bad id file) keep their explanation and get
+	 * the caret under the tracepoint they stopped. */
+	if (ret < 0 && ret != -TALLY_ESPEC && ret != -ENOMEM) {
+		char why[TLY_ERROR_MAX / 2];
+		snprintf(why, sizeof(why), "%s", tally_last_error());
+		ret = tly_spec_error(ret, p->spec, start, pattern_len, p->error_offset, "%s", why);
 	}
 	free(system);
 	free(event);
