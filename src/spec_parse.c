@@ -560,9 +560,10 @@ static int unknown_tracepoint(struct parser *p, const struct tly_tracefs *tfs, c
 {
 	struct tly_suggest s;
 	tly_suggest_init(&s, event, event_len);
-	int found = tly_tracefs_walk(tfs, system, NULL, ignore_name, NULL);
-	if (found > 0) {
-		tly_tracefs_walk(tfs, system, "*", offer_name, &s);
+	size_t found = 0;
+	tly_tracefs_walk(tfs, system, NULL, ignore_name, NULL, &found);
+	if (found) {
+		tly_tracefs_walk(tfs, system, "*", offer_name, &s, NULL);
 		if (s.best)
 			return SPEC_ERROR(p, start + sys_len + 1, event_len,
 			                  "unknown tracepoint '%s:%s' — did you mean '%s:%s'?", system, event, system, s.best);
@@ -571,7 +572,7 @@ static int unknown_tracepoint(struct parser *p, const struct tly_tracefs *tfs, c
 		                  "its events)", system, event, system, system);
 	}
 	tly_suggest_init(&s, system, sys_len);
-	tly_tracefs_walk(tfs, "*", NULL, offer_name, &s);
+	tly_tracefs_walk(tfs, "*", NULL, offer_name, &s, NULL);
 	if (s.best)
 		return SPEC_ERROR(p, start, sys_len, "unknown tracepoint '%s:%s': no system '%s' — did you mean '%s'?",
 		                  system, event, system, s.best);
@@ -604,11 +605,11 @@ static int parse_tracepoint(struct parser *p, size_t sys_len, size_t event_len, 
 	if (!system || !event)
 		ret = tly_error(-ENOMEM, "out of memory while parsing an event spec");
 	else if ((ret = tly_tracefs_find(p->pmus->sysfs_root, &tfs)) == 0 && t.glob) {
-		ret = tly_tracefs_walk(&tfs, system, event, add_tracepoint, &t);
-		if (ret == 0)
+		size_t matched;
+		ret = tly_tracefs_walk(&tfs, system, event, add_tracepoint, &t, &matched);
+		if (ret == 0 && !matched)
 			ret = SPEC_ERROR(p, start, pattern_len, "no tracepoint matches '%s:%s' (`tally list` shows them)",
 			                 system, event);
-		ret = ret < 0 ? ret : 0;
 	} else if (ret == 0) {
 		ret = add_tracepoint(system, event, &t);
 		if (ret == -ENOENT)

@@ -2,6 +2,7 @@
 #include "tracefs.h"
 
 #include "error.h"
+#include "pmu.h"
 #include "sys.h"
 #include "sysfs_file.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tally/events.h>
 
 /* Where tracefs is mounted, relative to the sysfs root, in the order perf 6.1 tries them. */
 static const char *const tracing_dirs[] = { "kernel/tracing", "kernel/debug/tracing" };
@@ -60,22 +62,45 @@ bool tly_tracefs_is_glob(const char *name)
 	return strpbrk(name, "*?[") != NULL;
 }
 
+/* The number after "ID: " on a line of text (a format file's second line), or -1. */
+static int format_id(const char *text, const char **digits)
+{
+	for (const char *line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (strncmp(line, "ID: ", 4) == 0) {
+			*digits = line + 4;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 int tly_tracefs_id(const struct tly_tracefs *tfs, const char *system, const char *event, uint64_t *id)
 {
-	char path[PATH_MAX], text[32];
+	char path[PATH_MAX], text[256];
 	int n = snprintf(path, sizeof(path), "%s/%s/%s/id", tfs->events, system, event);
-	if (n < 0 || (size_t)n >= sizeof(path))
+	if (n < 0 || (size_t)n >= sizeof(path) - strlen("format"))
 		return -ENOENT;
+	const char *digits = text;
 	int len = tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_WHOLE);
+	if (len == -ENOENT) {
+		/* Some events have a format and no id file (ftrace:bprint and 15 more on 6.18, which cannot be
+		 * opened): perf 6.1 takes the id from the format's "ID:" line for every event, so tally reads it
+		 * there too, to encode them as perf does. */
+		strcpy(path + n - strlen("id"), "format");
+		len = tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_HEAD);
+		if (len >= 0 && format_id(text, &digits) < 0)
+			return tly_error(-TALLY_ESYSFS, "%s: no \"ID: \" line in its head", path);
+	}
 	if (len == -ENOENT || len == -ENOTDIR)
 		return -ENOENT;
 	if (len < 0)
 		return tly_sysfs_error(path, len, sizeof(text));
 	char *end;
 	errno = 0;
-	unsigned long long value = strtoull(text, &end, 10);
-	if (text[0] < '0' || text[0] > '9' || *end || errno)
-		return tly_error(-TALLY_ESYSFS, "%s: expected a tracepoint id, found \"%s\"", path, text);
+	unsigned long long value = strtoull(digits, &end, 10);
+	if (digits[0] < '0' || digits[0] > '9' || (*end && *end != '\n') || errno)
+		return tly_error(-TALLY_ESYSFS, "%s: expected a tracepoint id, found \"%.*s\"", path,
+		                 (int)strcspn(digits, "\n"), digits);
 	*id = value;
 	return 0;
 }
@@ -103,7 +128,7 @@ struct walk {
 	const char *event;
 	tly_tracepoint_fn fn;
 	void *arg;
-	int matched;
+	size_t matched;
 };
 
 /* Calls visit for each entry of dir matching pattern, in directory order. */
@@ -161,9 +186,20 @@ static int visit_system(struct walk *w, const char *unused, const char *system)
 }
 
 int tly_tracefs_walk(const struct tly_tracefs *tfs, const char *system, const char *event, tly_tracepoint_fn fn,
-                     void *arg)
+                     void *arg, size_t *matched)
 {
 	struct walk w = { .tfs = tfs, .event = event, .fn = fn, .arg = arg };
 	int ret = each_entry(tfs->events, system, &w, NULL, visit_system);
-	return ret ? ret : w.matched;
+	if (matched)
+		*matched = w.matched;
+	return ret;
+}
+
+int tally_tracepoints(const char *sysfs_root, tally_tracepoint_fn fn, void *arg)
+{
+	if (!fn)
+		return tly_null_arg(__func__);
+	struct tly_tracefs tfs;
+	int err = tly_tracefs_find(sysfs_root ? sysfs_root : tly_default_sysfs_root(), &tfs);
+	return err ? err : tly_tracefs_walk(&tfs, "*", "*", fn, arg, NULL);
 }

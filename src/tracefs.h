@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct tly_tracefs {
@@ -33,10 +34,10 @@ int tly_tracefs_id(const struct tly_tracefs *tfs, const char *system, const char
 typedef int (*tly_tracepoint_fn)(const char *system, const char *event, void *arg);
 
 /* Calls fn for every tracepoint whose system and event match the fnmatch(3) patterns (a pattern without
- * glob characters matches itself only), in directory order, as perf walks tracefs. Returns the number
- * matched, fn's non-zero value, or a negative code with a last error. With event NULL, fn gets each
- * matching system once, with event NULL. */
+ * glob characters matches itself only), in directory order, as perf walks tracefs; *matched (when not
+ * NULL) counts the calls. Returns 0, fn's non-zero value (which stopped the walk), or a negative code
+ * with a last error. With event NULL, fn gets each matching system once, with event NULL. */
 int tly_tracefs_walk(const struct tly_tracefs *tfs, const char *system, const char *event, tly_tracepoint_fn fn,
-                     void *arg);
+                     void *arg, size_t *matched);
 
 #endif

@@ -9,13 +9,29 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
 work=$TALLY_BUILD/tests/tp_workload
 [ -x "$work" ] || { echo "missing $work (build the tests first)"; exit 1; }
-command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
+
+# tally list shows the tracepoints of a fixture's tracefs, and says why when there is none.
+fixtures=${TALLY_FIXTURES:-tests/fixtures}
+out=$(TALLY_SYSFS_ROOT=$fixtures/sysfs/novpmu "$TALLY" list 'sched:*')
+grep -q '^  sched:sched_switch  *\[Tracepoint event\]$' <<<"$out" && ! grep -q syscalls: <<<"$out" &&
+	ok "list: sched:* from the fixture's tracefs" || fail "list sched:*: $out"
+out=$(TALLY_SYSFS_ROOT=$fixtures/sysfs/novpmu "$TALLY" list --json | python3 -c \
+	'import json, sys; d = json.load(sys.stdin); print(len(d["tracepoints"]), d["tracepoints_unavailable"])')
+[ "$out" = "8 None" ] && ok "list --json: 8 tracepoints" || fail "list --json: $out"
+out=$(TALLY_SYSFS_ROOT=$fixtures/sysfs/intel "$TALLY" list sched)
+grep -q 'not available: tracefs is not mounted.*mount -t tracefs nodev' <<<"$out" &&
+	ok "list: tracefs not mounted, with the mount command" || fail "list without tracefs: $out"
+out=$(TALLY_SYSFS_ROOT=$fixtures/sysfs/intel "$TALLY" stat -e sched:sched_switch -- true 2>&1)
+grep -q 'tracefs is not mounted' <<<"$out" && ! grep -q 'unknown event' <<<"$out" &&
+	ok "stat: tracefs not mounted" || fail "stat without tracefs: $out"
+
+command -v perf >/dev/null || { echo "SKIP: perf is not installed"; finish; exit 77; }
 tracefs=
 for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 	[ -r $d/events/syscalls/sys_enter_openat/id ] && { tracefs=$d; break; }
 done
-[ -n "$tracefs" ] || { echo "SKIP: no readable tracefs with syscalls:sys_enter_openat (mount -t tracefs nodev /sys/kernel/tracing)"; exit 77; }
-perf stat -x, -e syscalls:sys_enter_openat -- true >/dev/null 2>&1 || { echo "SKIP: perf stat cannot count tracepoints here"; exit 77; }
+[ -n "$tracefs" ] || { echo "SKIP: no readable tracefs with syscalls:sys_enter_openat (mount -t tracefs nodev /sys/kernel/tracing)"; finish; exit 77; }
+perf stat -x, -e syscalls:sys_enter_openat -- true >/dev/null 2>&1 || { echo "SKIP: perf stat cannot count tracepoints here"; finish; exit 77; }
 addr=$("$work" addr)
 
 # count TOOL SPEC ARGS...: the CSV count of the spec's first event (perf 6.1 names some events apart

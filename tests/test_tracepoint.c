@@ -284,6 +284,43 @@ static void debugfs_fallback_and_garbage_ids(void)
 	remove_tree(root);
 }
 
+static int collect(const char *system, const char *event, void *arg)
+{
+	char (*names)[64] = arg;
+	size_t i = 0;
+	while (names[i][0])
+		i++;
+	if (i < 15)
+		snprintf(names[i], 64, "%.31s:%.31s", system, event);
+	return 0;
+}
+
+static void listing_walks_tracefs(void)
+{
+	char root[4096], names[16][64];
+	memset(names, 0, sizeof(names));
+	CHECK_INT(tally_tracepoints(fixture_sysfs(root, sizeof(root), "novpmu"), collect, names), 0);
+	size_t n = 0;
+	while (names[n][0])
+		n++;
+	CHECK_INT(n, 8);
+	/* systems in directory order, each system's events in its directory order */
+	char systems[8][64], events[8][64];
+	size_t nr_systems = readdir_order("", systems, 8), k = 0;
+	for (size_t i = 0; i < nr_systems; i++) {
+		size_t nr = readdir_order(systems[i], events, 8);
+		for (size_t j = 0; j < nr && k < n; j++, k++) {
+			char want[130];
+			snprintf(want, sizeof(want), "%s:%s", systems[i], events[j]);
+			CHECK_STR(names[k], want);
+		}
+	}
+	CHECK_INT(k, n);
+	CHECK_INT(tally_tracepoints(fixture_sysfs(root, sizeof(root), "intel"), collect, names), -ENODEV);
+	CHECK_CONTAINS(tally_last_error(), "tracefs is not mounted");
+	CHECK_INT(tally_tracepoints(NULL, NULL, NULL), -EINVAL);
+}
+
 /* This machine's tracefs, the calling thread: N openat calls and N sleeps counted exactly. */
 static void counts_openat_and_sleeps(void)
 {
@@ -330,6 +367,7 @@ int main(void)
 		{ "errors_say_what_is_wrong", errors_say_what_is_wrong },
 		{ "unreadable_tracefs_says_permissions", unreadable_tracefs_says_permissions },
 		{ "debugfs_fallback_and_garbage_ids", debugfs_fallback_and_garbage_ids },
+		{ "listing_walks_tracefs", listing_walks_tracefs },
 		{ "counts_openat_and_sleeps", counts_openat_and_sleeps },
 		{ NULL, NULL },
 	};
