@@ -547,9 +547,21 @@ static int ignore_name(const char *system, const char *event, void *arg)
 	return 0;
 }
 
+/* A suggestion among tracefs names: they live in readdir's buffer, so the best one is copied. */
+struct tracefs_suggest {
+	struct tly_suggest s;
+	char best[256];
+};
+
 static int offer_name(const char *system, const char *event, void *arg)
 {
-	tly_suggest_offer(arg, event ? event : system);
+	struct tracefs_suggest *t = arg;
+	const char *name = event ? event : system;
+	tly_suggest_offer(&t->s, name);
+	if (t->s.best == name) {
+		snprintf(t->best, sizeof(t->best), "%s", name);
+		t->s.best = t->best;
+	}
 	return 0;
 }
 
@@ -558,24 +570,24 @@ static int offer_name(const char *system, const char *event, void *arg)
 static int unknown_tracepoint(struct parser *p, const struct tly_tracefs *tfs, const char *system,
                               const char *event, size_t start, size_t sys_len, size_t event_len)
 {
-	struct tly_suggest s;
-	tly_suggest_init(&s, event, event_len);
+	struct tracefs_suggest t;
+	tly_suggest_init(&t.s, event, event_len);
 	size_t found = 0;
 	tly_tracefs_walk(tfs, system, NULL, ignore_name, NULL, &found);
 	if (found) {
-		tly_tracefs_walk(tfs, system, "*", offer_name, &s, NULL);
-		if (s.best)
+		tly_tracefs_walk(tfs, system, "*", offer_name, &t, NULL);
+		if (t.s.best)
 			return SPEC_ERROR(p, start + sys_len + 1, event_len,
-			                  "unknown tracepoint '%s:%s' — did you mean '%s:%s'?", system, event, system, s.best);
+			                  "unknown tracepoint '%s:%s' — did you mean '%s:%s'?", system, event, system, t.s.best);
 		return SPEC_ERROR(p, start + sys_len + 1, event_len,
 		                  "unknown tracepoint '%s:%s': system '%s' has no such event (`tally list %s:*` shows "
 		                  "its events)", system, event, system, system);
 	}
-	tly_suggest_init(&s, system, sys_len);
-	tly_tracefs_walk(tfs, "*", NULL, offer_name, &s, NULL);
-	if (s.best)
+	tly_suggest_init(&t.s, system, sys_len);
+	tly_tracefs_walk(tfs, "*", NULL, offer_name, &t, NULL);
+	if (t.s.best)
 		return SPEC_ERROR(p, start, sys_len, "unknown tracepoint '%s:%s': no system '%s' — did you mean '%s'?",
-		                  system, event, system, s.best);
+		                  system, event, system, t.s.best);
 	return SPEC_ERROR(p, start, sys_len, "unknown tracepoint '%s:%s': tracefs (%s) has no system '%s'", system,
 	                  event, tfs->events, system);
 }

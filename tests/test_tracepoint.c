@@ -172,7 +172,7 @@ static void errors_say_what_is_wrong(void)
 {
 	static const struct error_row rows[] = {
 		{ "novpmu", "sched:sched_swich", 6, "unknown tracepoint 'sched:sched_swich' — did you mean 'sched:sched_switch'?" },
-		{ "novpmu", "sched:nothing_like_it", 6, "unknown tracepoint 'sched:nothing_like_it': system 'sched' has no such event" },
+		{ "novpmu", "sched:nothing_like_it", 6, "'sched:nothing_like_it': system 'sched' has no such event" },
 		{ "novpmu", "shed:sched_switch", 0, "no system 'shed' — did you mean 'sched'?" },
 		{ "novpmu", "task-clock,sched:nosuch*", 11, "no tracepoint matches 'sched:nosuch*'" },
 		{ "novpmu", "nosuch*:*", 0, "no tracepoint matches 'nosuch*:*'" },
