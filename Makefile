@@ -43,8 +43,8 @@ check-asan:
 check-valgrind: all
 	bash tests/run_valgrind.sh $(abspath $(BUILD))
 
-# libFuzzer targets, each for FUZZ_SECONDS, starting from the seed corpora under fuzz/corpus/ and with the
-# dictionary fuzz/<target>.dict where there is one.
+# libFuzzer targets, each for FUZZ_SECONDS, starting from the seed corpora under fuzz/corpus/ (and with the
+# dictionary fuzz/<target>.dict where there is one).
 fuzz:
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DTALLY_FUZZ=ON -DTALLY_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug \
 	  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" $(CMAKE_ARGS)
@@ -54,7 +54,7 @@ fuzz:
 	for t in $$targets; do \
 	  name=$$(basename $$t); mkdir -p build-fuzz/corpus/$$name; \
 	  seeds=fuzz/corpus/$$name; [ -d $$seeds ] || seeds=; \
-	  dict=fuzz/$$name.dict; [ -f $$dict ] && dict=-dict=$$dict || dict=; \
+	  dict=fuzz/$$name.dict; if [ -f $$dict ]; then dict=-dict=$$dict; else dict=; fi; \
 	  echo "== $$name for $(FUZZ_SECONDS)s"; \
 	  $$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $$dict build-fuzz/corpus/$$name $$seeds; \
 	done

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for the event spec parser. Each input is parsed, as a NUL-terminated string, against
- * two fixture machines loaded once: Intel (one core PMU, topdown aliases, uncore, msr) and hybrid x86
- * (cpu_core + cpu_atom). Checked beyond "no crash, leak or UB": a rejected spec reports an offset inside
+ * three fixture machines loaded once: Intel (one core PMU, topdown aliases, uncore, msr; no tracefs),
+ * hybrid x86 (cpu_core + cpu_atom) and the PMU-less VM with a tracefs (tracepoints and their globs). Checked beyond "no crash, leak or UB": a rejected spec reports an offset inside
  * the spec and a caret message; an accepted one has canonical texts that parse back to the same attrs.
  * The fixtures come from $TALLY_FIXTURES, else from the source tree next to this file.
  */
@@ -43,7 +43,7 @@ static bool same_attr(const struct perf_event_attr *a, const struct perf_event_a
 	       a->exclude_kernel == b->exclude_kernel && a->exclude_hv == b->exclude_hv &&
 	       a->exclude_guest == b->exclude_guest && a->exclude_host == b->exclude_host &&
 	       a->exclude_idle == b->exclude_idle && a->precise_ip == b->precise_ip && a->pinned == b->pinned &&
-	       a->exclusive == b->exclusive;
+	       a->exclusive == b->exclusive && a->bp_type == b->bp_type;
 }
 
 static void check(const tally_pmus *pmus, const char *spec, size_t len)
@@ -83,10 +83,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* Loaded once for the whole run (libFuzzer offers no init hook that can fail cleanly); read-only
 	 * afterwards. LeakSanitizer sees them as reachable. */
-	static tally_pmus *intel, *hybrid;
+	static tally_pmus *intel, *hybrid, *novpmu;
 	if (!intel) {
 		intel = load("intel");
 		hybrid = load("hybrid");
+		novpmu = load("novpmu");
 	}
 	char *spec = fuzz_cstring(data, size);
 	if (!spec)
@@ -94,6 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = strlen(spec);
 	check(intel, spec, len);
 	check(hybrid, spec, len);
+	check(novpmu, spec, len);
 	free(spec);
 	return 0;
 }

@@ -94,7 +94,7 @@ int tally_events_encoding(const tally_events *events, size_t i, char *buf, size_
 		{ "exclude_hv", a->exclude_hv },       { "exclude_idle", a->exclude_idle },
 		{ "exclude_host", a->exclude_host },   { "exclude_guest", a->exclude_guest },
 		{ "pinned", a->pinned },               { "exclusive", a->exclusive },
-		{ "precise_ip", a->precise_ip },
+		{ "precise_ip", a->precise_ip },       { "bp_type", a->bp_type },
 	};
 	int n = snprintf(buf, len, "type=%u,config=%#llx,config1=%#llx,config2=%#llx", a->type,
 	                 (unsigned long long)a->config, (unsigned long long)a->config1, (unsigned long long)a->config2);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "spec_parse.h"
 
+#include "breakpoint.h"
 #include "builtin_events.h"
 #include "error.h"
 #include "hybrid.h"
@@ -8,6 +9,7 @@
 #include "spec_error.h"
 #include "spec_modifiers.h"
 #include "spec_terms.h"
+#include "tracefs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -688,9 +690,204 @@ static int term_list(struct parser *p, size_t name_start, size_t name_len, size_
 	return 1;
 }
 
+/* ---- tracepoints and breakpoints ------------------------------------------------------------------ */
+
+/* A word of a tracepoint name: perf's name characters and its glob characters (parse-events.l). */
+static size_t tracepoint_word(const struct parser *p, size_t pos)
+{
+	size_t start = pos;
+	while (pos < p->len && (is_name_char(p->spec[pos]) || strchr("*?[]!", p->spec[pos])))
+		pos++;
+	return pos - start;
+}
+
+/* Whether the item at p->pos is "system:event": perf's lexer takes a second word made only of modifier
+ * letters as modifiers (cycles:u, sched:u), anything else as a tracepoint; tally also keeps a known
+ * event's modifiers as such, so that cycles:x is an unknown modifier, not an unknown tracepoint. */
+static bool is_tracepoint(const struct parser *p, size_t *sys_len, size_t *event_off, size_t *event_len)
+{
+	/* Spaces may stand around the ':' ("sched : sched_switch"), as perf's lexer drops them. */
+	size_t start = p->pos, a = tracepoint_word(p, start), colon = space_end(p, start + a);
+	if (!a || colon + 1 >= p->len || p->spec[colon] != ':')
+		return false;
+	size_t event_at = space_end(p, colon + 1), b = tracepoint_word(p, event_at);
+	if (!b)
+		return false;
+	*sys_len = a;
+	*event_off = event_at - start;
+	*event_len = b;
+	const char *sys = p->spec + start, *event = p->spec + event_at;
+	bool glob = strcspn(sys, "*?[") < a || strcspn(event, "*?[") < b;
+	if (glob)
+		return true;
+	if (strspn(event, "ukhpPGHSDIWeb") >= b)
+		return false;
+	struct tly_cache_name cache;
+	uint64_t raw;
+	return !tly_builtin_find(sys, a) && tly_cache_parse(sys, a, &cache) != TLY_CACHE_OK && !tly_raw_parse(sys, a, false, &raw) &&
+	       !parse_number(sys, a, &raw);
+}
+
+struct tracepoint_add {
+	struct parser *p;
+	const struct tly_tracefs *tfs;
+	size_t start, item_len, pattern_len;
+	bool glob;
+};
+
+/* Adds system:event; each expansion of a glob is its own origin, as perf counts each apart. */
+static int add_tracepoint(const char *system, const char *event, void *arg)
+{
+	struct tracepoint_add *t = arg;
+	struct parser *p = t->p;
+	uint64_t id;
+	int err = tly_tracefs_id(t->tfs, system, event, &id);
+	if (err)
+		return err;
+	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .config = id };
+	const char *suffix = p->spec + t->start + t->pattern_len;
+	char *name = t->glob ? format_text("%s:%s%.*s", system, event, (int)(t->item_len - t->pattern_len), suffix)
+	                     : dup_range(p->spec + t->start, t->item_len);
+	return add_event(p, &attr, name, format_text("%s:%s", system, event), pmu_name_for(p->pmus, PERF_TYPE_TRACEPOINT),
+	                 false, p->next_origin++, NULL, false);
+}
+
+static int ignore_name(const char *system, const char *event, void *arg)
+{
+	(void)system, (void)event, (void)arg;
+	return 0;
+}
+
+/* A suggestion among tracefs names: they live in readdir's buffer, so the best one is copied. */
+struct tracefs_suggest {
+	struct tly_suggest s;
+	char best[256];
+};
+
+static int offer_name(const char *system, const char *event, void *arg)
+{
+	struct tracefs_suggest *t = arg;
+	const char *name = event ? event : system;
+	tly_suggest_offer(&t->s, name);
+	if (t->s.best == name) {
+		snprintf(t->best, sizeof(t->best), "%s", name);
+		t->s.best = t->best;
+	}
+	return 0;
+}
+
+/* "unknown tracepoint", with the closest event of the system or, when the system is unknown, the
+ * closest system. */
+static int unknown_tracepoint(struct parser *p, const struct tly_tracefs *tfs, const char *system,
+                              const char *event, size_t start, size_t sys_len, size_t event_at, size_t event_len)
+{
+	struct tracefs_suggest t;
+	tly_suggest_init(&t.s, event, event_len);
+	size_t found = 0;
+	tly_tracefs_walk(tfs, system, NULL, ignore_name, NULL, &found);
+	if (found) {
+		tly_tracefs_walk(tfs, system, "*", offer_name, &t, NULL);
+		if (t.s.best)
+			return SPEC_ERROR(p, event_at, event_len,
+			                  "unknown tracepoint '%s:%s' — did you mean '%s:%s'?", system, event, system, t.s.best);
+		return SPEC_ERROR(p, event_at, event_len,
+		                  "unknown tracepoint '%s:%s': system '%s' has no such event (`tally list %s:*` shows "
+		                  "its events)", system, event, system, system);
+	}
+	tly_suggest_init(&t.s, system, sys_len);
+	tly_tracefs_walk(tfs, "*", NULL, offer_name, &t, NULL);
+	if (t.s.best)
+		return SPEC_ERROR(p, start, sys_len, "unknown tracepoint '%s:%s': no system '%s' — did you mean '%s'?",
+		                  system, event, system, t.s.best);
+	return SPEC_ERROR(p, start, sys_len, "unknown tracepoint '%s:%s': tracefs (%s) has no system '%s'", system,
+	                  event, tfs->events, system);
+}
+
+/* "system:event[//][:mods]", either name a glob: every match, in tracefs order. */
+static int parse_tracepoint(struct parser *p, size_t sys_len, size_t event_off, size_t event_len,
+                            struct modifiers *mods)
+{
+	size_t start = p->pos, pattern_len = event_off + event_len;
+	p->pos += pattern_len;
+	/* perf takes terms on tracepoints for sampling alone (call-graph, stack-size); an empty list is
+	 * harmless. */
+	if (p->pos < p->len && p->spec[p->pos] == '/') {
+		if (p->pos + 1 < p->len && p->spec[p->pos + 1] == '/')
+			p->pos += 2;
+		else
+			return SPEC_ERROR(p, p->pos, 1, "tracepoints take no terms (perf's call-graph and stack-size "
+			                  "are for sampling; tally counts)");
+	}
+	int ret = event_modifiers(p, true, mods);
+	if (ret)
+		return ret;
+	char *system = dup_range(p->spec + start, sys_len), *event = dup_range(p->spec + start + event_off, event_len);
+	struct tly_tracefs tfs;
+	struct tracepoint_add t = { .p = p, .tfs = &tfs, .start = start, .item_len = p->pos - start,
+	                            .pattern_len = pattern_len,
+	                            .glob = system && event && (tly_tracefs_is_glob(system) || tly_tracefs_is_glob(event)) };
+	if (!system || !event)
+		ret = tly_error(-ENOMEM, "out of memory while parsing an event spec");
+	else if ((ret = tly_tracefs_find(p->pmus->sysfs_root, &tfs)) == 0 && t.glob) {
+		size_t matched;
+		ret = tly_tracefs_walk(&tfs, system, event, add_tracepoint, &t, &matched);
+		if (ret == 0 && !matched)
+			ret = SPEC_ERROR(p, start, pattern_len, "no tracepoint matches '%s:%s' (`tally list` shows them)",
+			                 system, event);
+	} else if (ret == 0) {
+		ret = add_tracepoint(system, event, &t);
+		if (ret == -ENOENT)
+			ret = unknown_tracepoint(p, &tfs, system, event, start, sys_len, start + event_off, event_len);
+	}
+	/* tracefs's own failures (not mounted, not readable, a bad id file) keep their explanation and get
+	 * the caret under the tracepoint they stopped. */
+	if (ret < 0 && ret != -TALLY_ESPEC && ret != -ENOMEM) {
+		char why[TLY_ERROR_MAX / 2];
+		snprintf(why, sizeof(why), "%s", tally_last_error());
+		ret = tly_spec_error(ret, p->spec, start, pattern_len, p->error_offset, "%s", why);
+	}
+	free(system);
+	free(event);
+	return ret;
+}
+
+static int parse_breakpoint(struct parser *p, struct modifiers *mods)
+{
+	size_t start = p->pos, used;
+	struct perf_event_attr attr;
+	struct tly_term_error err;
+	if (tly_breakpoint_parse(p->spec + start, p->len - start, &attr, &used, &err))
+		return term_error(p, start, &err);
+	p->pos += used;
+	int ret = event_modifiers(p, true, mods);
+	if (ret)
+		return ret;
+	return add_event(p, &attr, dup_range(p->spec + start, p->pos - start), tly_breakpoint_text(&attr),
+	                 pmu_name_for(p->pmus, PERF_TYPE_BREAKPOINT), false, p->next_origin++, NULL, false);
+}
+
+/* Breakpoints and tracepoints, which perf tells apart before any other form: 1 when the item was one
+ * (added, or an error returned), 0 when it is another form. */
+static int parse_tracepoint_or_breakpoint(struct parser *p, struct modifiers *mods, int *ret)
+{
+	size_t sys_len, event_off, event_len;
+	if (tly_breakpoint_is(p->spec + p->pos, p->len - p->pos))
+		*ret = parse_breakpoint(p, mods);
+	else if (is_tracepoint(p, &sys_len, &event_off, &event_len))
+		*ret = parse_tracepoint(p, sys_len, event_off, event_len, mods);
+	else
+		return 0;
+	return 1;
+}
+
 /* One event (outside or inside braces), with its own modifiers. */
 static int parse_event(struct parser *p)
 {
+	size_t first = p->list->nr;
+	struct modifiers mods = { 0 };
+	int ret;
+	if (parse_tracepoint_or_breakpoint(p, &mods, &ret))
+		return ret ? ret : apply_modifiers(p, first, &mods, true);
 	size_t start = p->pos;
 	while (p->pos < p->len && is_name_char(p->spec[p->pos]))
 		p->pos++;
@@ -725,10 +922,10 @@ static int parse_event(struct parser *p)
 		/* libpfm4 names carry their own ':' modifiers: the name runs to the end of the item. */
 		while (!at_item_end(p))
 			p->pos++;
-		int ret = add_pfm(p, start, p->pos - start, false);
+		ret = add_pfm(p, start, p->pos - start, false);
 		return ret < 0 ? ret : 0;
 	}
-	int ret = numeric ? numeric_form(p, start, name_len, type, &config) : 0;
+	ret = numeric ? numeric_form(p, start, name_len, type, &config) : 0;
 	if (ret)
 		return ret;
 	size_t terms_start = 0, terms_end = 0;
@@ -753,8 +950,6 @@ static int parse_event(struct parser *p)
 			return unknown_pmu(p, start, name_len);
 		return term_error(p, terms_start, &err);
 	}
-	size_t first = p->list->nr;
-	struct modifiers mods = { 0 };
 	ret = event_modifiers(p, has_terms, &mods);
 	if (ret)
 		return ret;

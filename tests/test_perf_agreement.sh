@@ -3,9 +3,10 @@
 # tally's encoding of event specs against the perf_event_attr that `perf stat -vv` prints for them on this
 # machine (perf parses before it opens, so events this machine cannot count still show their attr).
 #
-# Compared: type, config, config1, config2, exclude_user/kernel/hv/idle/host/guest, pinned, exclusive,
-# precise_ip. tally follows perf also where perf's choice comes from `perf stat` running without --guest
-# (exclude_guest on events without modifiers), so every bit must agree.
+# Compared: type, config, config1, config2 (a breakpoint's bp_addr and bp_len), exclude_user/kernel/hv/
+# idle/host/guest, pinned, exclusive, precise_ip, bp_type. tally follows perf also where perf's choice
+# comes from `perf stat` running without --guest (exclude_guest on events without modifiers), so every
+# bit must agree.
 set -u
 build=${TALLY_BUILD:-build}
 encode=$build/tests/encode_spec
@@ -65,9 +66,17 @@ specs=(
 	# named groups and their modifiers
 	'group1{task-clock,page-faults}' 'g{task-clock,page-faults}:u' 'g.1{cpu-clock,task-clock}:k'
 	'G1{task-clock,page-faults}:u,g2{cs}' '_x {task-clock:k,page-faults}:D'
+	# tracepoints (ids from this machine's tracefs; globs in its directory order)
+	sched:sched_switch syscalls:sys_enter_openat sched:sched_switch:u sched:sched_switch:k sched:sched_switch// 'sched : sched_switch'
+	'sched:sched_s?itch' 'sched:*' 'syscalls:sys_enter_open*' 'sch*:sched_wak*' ftrace:function
+	'{sched:sched_switch,sched:sched_wakeup}:u' 'syscalls:sys_enter_openat:u,sched:sched_switch:kH'
+	# breakpoints
+	mem:0x1000 mem:4096 mem:0x1000/8:rw mem:0x1000/1:w mem:0x1000/2:w:k mem:0x1000:x mem:0x1000/0:x
+	mem:0x1000:xw mem:0x1000:rwx mem:0x1000:r mem:0x1000:w:u mem:0x1000:wu mem:0x1000:u mem:0x1000/8u
+	mem:0x1000:k mem:0xffffffffffffffff:w '{mem:0x1000:w,mem:0x2000:r}:u' 'mem:0x1000:w,task-clock'
 )
 
-keys='type|config|config1|config2|exclude_user|exclude_kernel|exclude_hv|exclude_idle|exclude_host|exclude_guest|pinned|exclusive|precise_ip'
+keys='type|config|config1|config2|exclude_user|exclude_kernel|exclude_hv|exclude_idle|exclude_host|exclude_guest|pinned|exclusive|precise_ip|bp_type'
 
 # perf's attr blocks, one line each of sorted key=value for non-zero keys. Blocks after an open that
 # failed with anything but ENOENT are dropped: perf retries those with altered attrs.

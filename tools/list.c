@@ -3,6 +3,8 @@
  * tally list [PATTERN] [--pfm] [--json]: every event usable here, grouped as perf list groups them. Only
  * PMUs that exist are shown: generic hardware and hardware cache events need a core PMU, so a VM without a
  * virtual PMU lists software events and the sysfs PMUs it has, and says why the rest is missing.
+ * Tracepoints come from tracefs, as perf list shows them ("Tracepoint event"); when tracefs cannot be read,
+ * the section says why.
  *
  * libpfm4's events are listed on request only (--pfm, or a PATTERN with "::", the libpfm4 form): the
  * listing has to load libpfm4 (dlopen with ~41,000 relocations, then pfm_initialize probing every PMU it
@@ -202,6 +204,45 @@ static void json_array_key(struct list_context *ctx, const char *key)
 	json_begin_array(&ctx->w);
 }
 
+/* One tracepoint from tally_tracepoints(), as the parser takes it: "system:event". */
+static int list_tracepoint(const char *system, const char *event, void *arg)
+{
+	struct list_context *ctx = arg;
+	char name[2 * NAME_MAX + 2];
+	snprintf(name, sizeof(name), "%s:%s", system, event);
+	if (!matches(ctx, name, NULL, system))
+		return 0;
+	ctx->shown++;
+	if (ctx->json) {
+		json_begin_object(&ctx->w);
+		json_member_string(&ctx->w, "name", name);
+		json_member_string(&ctx->w, "system", system);
+		json_member_string(&ctx->w, "event", event);
+		json_end_object(&ctx->w);
+	} else {
+		printf("  %-44s [Tracepoint event]\n", name);
+	}
+	return 0;
+}
+
+/* The tracepoints of tracefs, or why there are none (not mounted, not readable: the library's text says
+ * how to fix it). */
+static void list_tracepoints(struct list_context *ctx)
+{
+	if (ctx->json)
+		json_array_key(ctx, "tracepoints");
+	section(ctx, "Tracepoint events (tracefs; SYSTEM:EVENT, globs allowed)");
+	const char *unavailable = tally_tracepoints(NULL, list_tracepoint, ctx) < 0 ? tally_last_error() : NULL;
+	if (ctx->json) {
+		json_end_array(&ctx->w);
+		json_member_string(&ctx->w, "tracepoints_unavailable", unavailable);
+	} else if (unavailable) {
+		printf("  (not available: %s)\n", unavailable);
+	} else {
+		section_empty_reason(ctx, "none matches");
+	}
+}
+
 /* The libpfm4 section: its events, or why there are none. A build without libpfm4 costs nothing to ask,
  * so it always says so; a build with it lists only when asked (see the top of this file). */
 static void list_pfm(struct list_context *ctx, bool has_core)
@@ -327,6 +368,7 @@ int command_list(int argc, char **argv)
 	section_empty_reason(&ctx, "none matches");
 	if (ctx.json)
 		json_end_array(&ctx.w);
+	list_tracepoints(&ctx);
 	list_pfm(&ctx, has_core);
 	if (ctx.json)
 		json_end_object(&ctx.w);

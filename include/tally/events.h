@@ -10,6 +10,8 @@
  *   cpu/topdown-retiring/            sysfs aliases (also bare: topdown-retiring)
  *   {cycles,instructions}:u          a group; modifiers after the brace apply to every member
  *   pfm:: names                      PMU::EVENT:UMASK through libpfm4, when built with it
+ *   sched:sched_switch, sched:*      tracepoints from tracefs (globs expand to every match)
+ *   mem:0x1000/8:w                   hardware breakpoints: mem:ADDR[/LEN][:rwx]
  *
  * Parsing reads nothing but the PMU snapshot it is given; the resulting list is read-only and may be
  * queried from several threads at once.
@@ -73,8 +75,9 @@ TALLY_API int tally_events_at(const tally_events *events, size_t i, struct tally
 
 /* Writes the encoding of event i as one line of text, e.g. for "r1c2:u"
  * "type=4,config=0x1c2,config1=0,config2=0,exclude_kernel=1,exclude_hv=1,exclude_guest=1" (only set
- * exclude_*, pinned, exclusive and precise_ip bits are listed). The bits are those `perf stat` sets for
- * the same spec, including exclude_guest on an event without modifiers. Returns the length it needed
+ * exclude_*, pinned, exclusive and precise_ip bits are listed, and a breakpoint's bp_type; its bp_addr
+ * and bp_len are config1 and config2). The bits are those `perf stat` sets for the same spec, including
+ * exclude_guest on an event without modifiers. Returns the length it needed
  * (snprintf semantics) or a negative code. Thread-safe. */
 TALLY_API int tally_events_encoding(const tally_events *events, size_t i, char *buf, size_t len);
 
@@ -110,6 +113,17 @@ typedef int (*tally_pfm_event_fn)(const char *name, const char *description, voi
  * last-error text. Thread-safe: libpfm4 is initialised once
  * (pthread_once) and the walk only reads its tables; fn may run on several threads at once. */
 TALLY_API int tally_pfm_events(tally_pfm_event_fn fn, void *arg);
+
+/* Receives one tracepoint: its system and event ("sched", "sched_switch"; the parser takes
+ * "sched:sched_switch"), valid only during the call. Non-zero stops the walk. */
+typedef int (*tally_tracepoint_fn)(const char *system, const char *event, void *arg);
+/* Calls fn for every tracepoint of tracefs, in its directory order (the order a glob expands in):
+ * <root>/kernel/tracing/events, else <root>/kernel/debug/tracing/events, root being sysfs_root, else
+ * $TALLY_SYSFS_ROOT, else /sys. Reads directory names only, no id file. Returns 0 after the last; fn's
+ * non-zero value when fn stopped the walk; -ENODEV when tracefs is not mounted, -EACCES when it is not
+ * readable (each with a last error that says how to fix it), another negative code when a directory
+ * cannot be listed; -EINVAL for a NULL fn. Thread-safe. */
+TALLY_API int tally_tracepoints(const char *sysfs_root, tally_tracepoint_fn fn, void *arg);
 
 #ifdef __cplusplus
 }
