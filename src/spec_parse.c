@@ -5,6 +5,7 @@
 #include "error.h"
 #include "hybrid.h"
 #include "pfm.h"
+#include "pmu_family.h"
 #include "spec_error.h"
 #include "spec_modifiers.h"
 #include "spec_terms.h"
@@ -317,6 +318,52 @@ static int add_pmu_event(struct parser *p, const struct tally_pmu *pmu, size_t s
 	return add_event(p, &pe.attr, name, pmu_event_base(pmu, &pe), pmu->name, true, p->next_origin++, pe.alias, false);
 }
 
+/* "prefix/terms/" where no PMU is named prefix: the event on every instance of the family (uncore_imc_0,
+ * uncore_imc_1, ... for uncore_imc), each instance's terms and aliases resolved in its own sysfs
+ * directory. The instances share an origin and the name as written, so that their counts sum into one,
+ * as perf merges them; an instance that lacks the alias is left out (as perf leaves it), and the first
+ * instance's refusal is the error when none takes the terms. Returns 1 when added, 0 when no PMU is of
+ * the family. */
+static int add_pmu_family(struct parser *p, size_t start, size_t name_len, size_t terms_start, size_t terms_end,
+                          size_t item_end)
+{
+	unsigned origin = p->next_origin;
+	size_t first = p->list->nr;
+	bool member = false;
+	struct tly_term_error refused = { 0 };
+	for (size_t i = 0; i < p->pmus->nr; i++) {
+		const struct tally_pmu *pmu = &p->pmus->pmus[i];
+		if (!tly_pmu_family_member(p->spec + start, name_len, pmu->name))
+			continue;
+		int ret = tly_pmu_details(pmu);
+		if (ret)
+			return ret;
+		struct tly_pmu_event pe;
+		memset(&pe, 0, sizeof(pe));
+		pe.attr.type = pmu->type;
+		struct tly_term_error err;
+		if (tly_terms_apply(p->pmus, pmu, p->spec + terms_start, terms_end - terms_start, &pe, &err)) {
+			if (!member)
+				refused = err;
+			member = true;
+			continue;
+		}
+		member = true;
+		char *name = pe.name ? dup_range(pe.name, pe.name_len) : dup_range(p->spec + start, item_end - start);
+		ret = add_event(p, &pe.attr, name, pmu_event_base(pmu, &pe), pmu->name, true, origin, pe.alias, false);
+		if (ret)
+			return ret;
+		p->list->v[p->list->nr - 1].family = true;
+	}
+	if (!member)
+		return 0;
+	if (p->list->nr == first)
+		return term_error(p, terms_start, &refused);
+	p->next_origin++;
+	close_origin(p, first);
+	return 1;
+}
+
 /* A bare name that is a sysfs event of PMUs: of the core PMUs that have it, else of every PMU that has
  * it (perf takes "tsc" for msr/tsc/). Returns 1 when added, 0 when no PMU has the name. */
 static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t item_len)
@@ -510,16 +557,22 @@ static int parse_event(struct parser *p)
 		memcpy(pmu_name, p->spec + start, name_len);
 		pmu_name[name_len] = '\0';
 		const struct tally_pmu *pmu = tally_pmus_find(p->pmus, pmu_name);
-		if (!pmu)
-			return unknown_pmu(p, start, name_len);
 		if (!close)
-			return SPEC_ERROR(p, open, 1, "the term list of PMU '%s' is not closed with '/'", pmu_name);
+			return pmu ? SPEC_ERROR(p, open, 1, "the term list of PMU '%s' is not closed with '/'", pmu_name)
+			           : unknown_pmu(p, start, name_len);
 		size_t terms_end = (size_t)(close - p->spec);
 		p->pos = terms_end + 1;
 		ret = event_modifiers(p, true, &mods);
 		if (ret)
 			return ret;
-		ret = add_pmu_event(p, pmu, start, terms_start, terms_end, p->pos);
+		if (pmu) {
+			ret = add_pmu_event(p, pmu, start, terms_start, terms_end, p->pos);
+		} else {
+			ret = add_pmu_family(p, start, name_len, terms_start, terms_end, p->pos);
+			if (ret == 0)
+				return unknown_pmu(p, start, name_len);
+			ret = ret < 0 ? ret : 0;
+		}
 	} else {
 		ret = event_modifiers(p, false, &mods);
 		if (ret)
@@ -531,29 +584,32 @@ static int parse_event(struct parser *p)
 	return apply_modifiers(p, first, &mods, true);
 }
 
-/* Index of a core PMU among the core PMUs, from 1; non-core PMUs go with the first core PMU's group. */
-static unsigned group_key(const struct tally_pmus *pmus, const struct tly_event *ev)
+/* The group an event goes to when a brace group is split: its PMU's place in the list (from 1) for a core
+ * PMU or a family instance; other PMUs' events go with the first core PMU's group. */
+static size_t group_key(const struct tally_pmus *pmus, const struct tly_event *ev)
 {
-	unsigned k = 0;
+	size_t first_core = 0;
 	for (size_t i = 0; i < pmus->nr; i++) {
-		if (!tly_pmu_is_core(&pmus->pmus[i]))
-			continue;
-		k++;
-		if (ev->pmu && strcmp(ev->pmu, pmus->pmus[i].name) == 0)
-			return k;
+		bool core = tly_pmu_is_core(&pmus->pmus[i]);
+		if (core && !first_core)
+			first_core = i + 1;
+		if ((core || ev->family) && ev->pmu && strcmp(ev->pmu, pmus->pmus[i].name) == 0)
+			return i + 1;
 	}
-	return 1;
+	return first_core;
 }
 
-/* A group may not span PMUs (the kernel refuses), so on a hybrid machine a group whose members expanded
- * over several core PMUs becomes one group per core PMU, members kept in order within each. */
+/* A group may not span PMUs (the kernel refuses), so a group whose members expanded over several core
+ * PMUs (hybrid) or family instances becomes one group per core PMU or instance, members kept in order
+ * within each: {uncore_imc/cas_count_read/,uncore_imc/cas_count_write/} is one group per uncore_imc_<n>,
+ * as perf 6.1 regroups uncore aliases. */
 static void split_group(struct parser *p, size_t first)
 {
 	struct tly_event *v = p->list->v;
 	size_t n = p->list->nr;
 	for (size_t i = first + 1; i < n; i++) {
 		struct tly_event moving = v[i];
-		unsigned key = group_key(p->pmus, &moving);
+		size_t key = group_key(p->pmus, &moving);
 		size_t j = i;
 		for (; j > first && group_key(p->pmus, &v[j - 1]) > key; j--)
 			v[j] = v[j - 1];
