@@ -83,10 +83,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* Loaded once for the whole run (libFuzzer offers no init hook that can fail cleanly); read-only
 	 * afterwards. LeakSanitizer sees them as reachable. */
-	static tally_pmus *intel, *hybrid;
+	static tally_pmus *intel, *hybrid, *server;
 	if (!intel) {
 		intel = load("intel");
 		hybrid = load("hybrid");
+		server = load("intel-server"); /* PMU families: six uncore_imc, four uncore_cha */
 	}
 	char *spec = fuzz_cstring(data, size);
 	if (!spec)
@@ -94,6 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = strlen(spec);
 	check(intel, spec, len);
 	check(hybrid, spec, len);
+	check(server, spec, len);
 	free(spec);
 	return 0;
 }
