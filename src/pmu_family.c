@@ -20,3 +20,11 @@ bool tly_pmu_family_member(const char *prefix, size_t len, const char *pmu_name)
 	const char *suffix = pmu_name + len;
 	return suffix[0] == '\0' || (suffix[0] == '_' && isdigit((unsigned char)suffix[1]));
 }
+
+size_t tly_pmu_family_len(const char *pmu_name)
+{
+	size_t len = strlen(pmu_name), end = len;
+	while (end > 0 && isdigit((unsigned char)pmu_name[end - 1]))
+		end--;
+	return end > 0 && end < len && pmu_name[end - 1] == '_' ? end - 1 : len;
+}

@@ -13,4 +13,8 @@
  * "uncore_cha_12" for "uncore_cha", not "uncore_imc_free_running_0" for "uncore_imc". */
 bool tly_pmu_family_member(const char *prefix, size_t len, const char *pmu_name);
 
+/* The length of a PMU's family name: pmu_name less a trailing "_<digits>" ("uncore_imc" of uncore_imc_3);
+ * the whole length when it has no such suffix. */
+size_t tly_pmu_family_len(const char *pmu_name);
+
 #endif

@@ -387,6 +387,20 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 	if (!nr_all)
 		return 0;
 	size_t nr = nr_core ? nr_core : nr_all;
+	/* Instances of one family (uncore_imc_0 ... _5, not cstate_core and cstate_pkg) are one event to
+	 * the user: named as written, so that they sum into one, as perf merges them. Others are named after
+	 * their PMU (cpu_core/topdown-retiring/, cstate_pkg/c6-residency/). */
+	const struct tally_pmu *head = NULL;
+	bool one_family = !nr_core && nr > 1;
+	for (size_t i = 0; one_family && i < p->pmus->nr; i++) {
+		const struct tally_pmu *pmu = &p->pmus->pmus[i];
+		if (!tly_pmu_alias(pmu, name))
+			continue;
+		size_t base = tly_pmu_family_len(pmu->name);
+		head = head ? head : pmu;
+		one_family = base < strlen(pmu->name) && base == tly_pmu_family_len(head->name) &&
+		             strncmp(pmu->name, head->name, base) == 0;
+	}
 	unsigned origin = p->next_origin++;
 	size_t first = p->list->nr;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
@@ -399,12 +413,13 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 		struct tly_term_error err;
 		if (tly_terms_apply(p->pmus, pmu, name, len, &pe, &err))
 			return term_error(p, start, &err);
-		char *display = nr > 1 ? format_text("%s/%.*s/", pmu->name, (int)item_len, p->spec + start)
-		                       : dup_range(p->spec + start, item_len);
+		char *display = nr > 1 && !one_family ? format_text("%s/%.*s/", pmu->name, (int)item_len, p->spec + start)
+		                                      : dup_range(p->spec + start, item_len);
 		int ret = add_event(p, &pe.attr, display, format_text("%s/%s/", pmu->name, name), pmu->name, true, origin,
 		                    pe.alias, false);
 		if (ret)
 			return ret;
+		p->list->v[p->list->nr - 1].family = one_family;
 	}
 	close_origin(p, first);
 	return 1;

@@ -121,7 +121,7 @@ fixture_specs=(
 	intel-server:uncore_imc_free_running/dclk/ intel-server:uncore_imc_3/cas_count_read/
 	intel-server:power/energy-pkg/ intel-server:uncore_imc/cas_count_read/,uncore_cha/clockticks/
 	amd-server:amd_l3/event=0x04,umask=0xff/ amd-server:amd_df/event=0x07,umask=0x1/
-	amd-server:power/energy-pkg/
+	amd-server:power/energy-pkg/ intel-server:cas_count_read intel-server:cas_count_write:u
 )
 fixtures=${TALLY_FIXTURES:-$(dirname "$0")/fixtures}
 fixture_checked=0

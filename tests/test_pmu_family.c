@@ -81,6 +81,28 @@ static void family_rule_is_perfs(void)
 	CHECK_CONTAINS(tally_last_error(), "unknown PMU 'uncore_im'");
 }
 
+/* A bare alias that only the instances of one family have is that family: one name as written (perf
+ * merges them); the PMUs of a bare alias that are not one family (cstate_core and cstate_pkg) keep their
+ * PMU in the name (test_parse). */
+static void bare_alias_of_a_family(void)
+{
+	tally_events *ev = parse_on("intel-server", "{cas_count_read,cas_count_write}");
+	CHECK(ev != NULL);
+	if (!ev)
+		return;
+	CHECK_INT(tally_events_count(ev), 12);
+	TALLY_OPTS(tally_event_info, info);
+	CHECK_INT(tally_events_at(ev, 0, &info), 0);
+	CHECK_STR(info.name, "cas_count_read");
+	CHECK_INT(info.nr_origins, 6);
+	CHECK_INT(tally_events_at(ev, 11, &info), 0);
+	CHECK_STR(info.name, "cas_count_write");
+	CHECK_STR(info.pmu, "uncore_imc_5");
+	CHECK_INT(info.group, 5); /* one group per instance */
+	CHECK(!info.leader);
+	tally_events_free(ev);
+}
+
 /* A group may not span PMUs: one group per instance, as perf regroups uncore aliases. */
 static void group_splits_per_instance(void)
 {
@@ -251,6 +273,7 @@ int main(void)
 		{ "family_expands_to_every_instance", family_expands_to_every_instance },
 		{ "family_rule_is_perfs", family_rule_is_perfs },
 		{ "group_splits_per_instance", group_splits_per_instance },
+		{ "bare_alias_of_a_family", bare_alias_of_a_family },
 		{ "instances_open_on_their_cpumask_and_sum", instances_open_on_their_cpumask_and_sum },
 		{ "amd_pmus_open_on_their_cpumask", amd_pmus_open_on_their_cpumask },
 		{ NULL, NULL },
