@@ -301,9 +301,10 @@ static char *pmu_event_base(const struct tally_pmu *pmu, const struct tly_pmu_ev
 	return format_text("%s/config=%#llx%s%s/", pmu->name, (unsigned long long)pe->attr.config, extra, name_term);
 }
 
-/* "pmu/terms/": terms_start..terms_end is the text between the slashes, item_end where the item ends. */
-static int add_pmu_event(struct parser *p, const struct tally_pmu *pmu, size_t start, size_t terms_start,
-                         size_t terms_end, size_t item_end)
+/* "pmu/terms/" on one PMU: terms_start..terms_end is the text between the slashes, item_end where the item
+ * ends. Returns 0 when added, 1 when the PMU refuses the terms (*err says why), or a negative code. */
+static int pmu_event_on(struct parser *p, const struct tally_pmu *pmu, size_t start, size_t terms_start,
+                        size_t terms_end, size_t item_end, unsigned origin, struct tly_term_error *err)
 {
 	int ret = tly_pmu_details(pmu);
 	if (ret)
@@ -311,11 +312,18 @@ static int add_pmu_event(struct parser *p, const struct tally_pmu *pmu, size_t s
 	struct tly_pmu_event pe;
 	memset(&pe, 0, sizeof(pe));
 	pe.attr.type = pmu->type;
-	struct tly_term_error err;
-	if (tly_terms_apply(p->pmus, pmu, p->spec + terms_start, terms_end - terms_start, &pe, &err))
-		return term_error(p, terms_start, &err);
+	if (tly_terms_apply(p->pmus, pmu, p->spec + terms_start, terms_end - terms_start, &pe, err))
+		return 1;
 	char *name = pe.name ? dup_range(pe.name, pe.name_len) : dup_range(p->spec + start, item_end - start);
-	return add_event(p, &pe.attr, name, pmu_event_base(pmu, &pe), pmu->name, true, p->next_origin++, pe.alias, false);
+	return add_event(p, &pe.attr, name, pmu_event_base(pmu, &pe), pmu->name, true, origin, pe.alias, false);
+}
+
+static int add_pmu_event(struct parser *p, const struct tally_pmu *pmu, size_t start, size_t terms_start,
+                         size_t terms_end, size_t item_end)
+{
+	struct tly_term_error err;
+	int ret = pmu_event_on(p, pmu, start, terms_start, terms_end, item_end, p->next_origin++, &err);
+	return ret == 1 ? term_error(p, terms_start, &err) : ret;
 }
 
 /* "prefix/terms/" where no PMU is named prefix: the event on every instance of the family (uncore_imc_0,
@@ -330,30 +338,17 @@ static int add_pmu_family(struct parser *p, size_t start, size_t name_len, size_
 	unsigned origin = p->next_origin;
 	size_t first = p->list->nr;
 	bool member = false;
-	struct tly_term_error refused = { 0 };
+	struct tly_term_error refused = { 0 }, err;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		const struct tally_pmu *pmu = &p->pmus->pmus[i];
 		if (!tly_pmu_family_member(p->spec + start, name_len, pmu->name))
 			continue;
-		int ret = tly_pmu_details(pmu);
-		if (ret)
-			return ret;
-		struct tly_pmu_event pe;
-		memset(&pe, 0, sizeof(pe));
-		pe.attr.type = pmu->type;
-		struct tly_term_error err;
-		if (tly_terms_apply(p->pmus, pmu, p->spec + terms_start, terms_end - terms_start, &pe, &err)) {
-			if (!member)
-				refused = err;
-			member = true;
-			continue;
-		}
+		int ret = pmu_event_on(p, pmu, start, terms_start, terms_end, item_end, origin, member ? &err : &refused);
 		member = true;
-		char *name = pe.name ? dup_range(pe.name, pe.name_len) : dup_range(p->spec + start, item_end - start);
-		ret = add_event(p, &pe.attr, name, pmu_event_base(pmu, &pe), pmu->name, true, origin, pe.alias, false);
-		if (ret)
+		if (ret < 0)
 			return ret;
-		p->list->v[p->list->nr - 1].family = true;
+		if (ret == 0)
+			p->list->v[p->list->nr - 1].family = true;
 	}
 	if (!member)
 		return 0;
