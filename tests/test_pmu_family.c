@@ -72,6 +72,16 @@ static void family_rule_is_perfs(void)
 		CHECK_INT(info.nr_origins, 1);
 		tally_events_free(ev);
 	}
+	/* RAPL is one PMU per machine: its alias's scale and unit, Joules. */
+	ev = parse_on("intel-server", "power/energy-pkg/");
+	TALLY_OPTS(tally_event_info, power);
+	CHECK(ev && tally_events_at(ev, 0, &power) == 0);
+	if (ev) {
+		CHECK_STR(power.unit, "Joules");
+		CHECK(power.scale == 2.3283064365386962890625e-10);
+		CHECK_INT(tally_events_count(ev), 1);
+	}
+	tally_events_free(ev);
 	char root[4096];
 	TALLY_OPTS(tally_parse_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), "intel-server"));
 	tally_events *bad = NULL;
