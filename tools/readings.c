@@ -155,13 +155,14 @@ static enum report_status status_of(enum tally_status s)
 static void part_key(const struct readings *rd, const struct tally_part *p, char *label, size_t len)
 {
 	TALLY_OPTS(tally_cpu_topology, topology);
-	bool placed = p->cpu >= 0 && tally_cpu_topology(NULL, p->cpu, &topology) == 0;
-	/* perf numbers a die within its package; a kernel without die_id (before 5.2) has one per package. */
-	int die = topology.die < 0 ? 0 : topology.die;
 	switch (rd->aggregation) {
 	case AGGR_CORE:
 	case AGGR_SOCKET:
-	case AGGR_DIE:
+	case AGGR_DIE: {
+		bool placed = p->cpu >= 0 && tally_cpu_topology(NULL, p->cpu, &topology) == 0;
+		/* perf numbers a die within its package; a kernel without die_id (before 5.2) has one per
+		 * package. */
+		int die = topology.die < 0 ? 0 : topology.die;
 		if (!placed)
 			snprintf(label, len, "CPU%d", p->cpu);
 		else if (rd->aggregation == AGGR_CORE)
@@ -171,6 +172,7 @@ static void part_key(const struct readings *rd, const struct tally_part *p, char
 		else
 			snprintf(label, len, "S%d-D%d", topology.package, die);
 		break;
+	}
 	case AGGR_THREAD: {
 		char comm[32];
 		/* A name is at most 15 characters, so it always fits; a cut one would still do. */
