@@ -83,11 +83,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* Loaded once for the whole run (libFuzzer offers no init hook that can fail cleanly); read-only
 	 * afterwards. LeakSanitizer sees them as reachable. */
-	static tally_pmus *intel, *hybrid, *novpmu;
+	static tally_pmus *intel, *hybrid, *novpmu, *server;
 	if (!intel) {
 		intel = load("intel");
 		hybrid = load("hybrid");
 		novpmu = load("novpmu");
+		server = load("intel-server"); /* PMU families: six uncore_imc, four uncore_cha */
 	}
 	char *spec = fuzz_cstring(data, size);
 	if (!spec)
@@ -96,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(intel, spec, len);
 	check(hybrid, spec, len);
 	check(novpmu, spec, len);
+	check(server, spec, len);
 	free(spec);
 	return 0;
 }

@@ -21,6 +21,7 @@ struct tly_event {
 	unsigned nr_origins;
 	bool pmu_form;     /* base ends in '/': modifiers follow without ':' */
 	bool libpfm;       /* encoded by libpfm4, whose name carries its own modifiers: base is canonical */
+	bool family;       /* one instance of a PMU family ("uncore_imc/.../" on uncore_imc_<n>) */
 	bool exclude_gh;   /* a G or H modifier was applied (perf's exclude_GH, for later group modifiers) */
 };
 

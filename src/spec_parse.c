@@ -6,6 +6,7 @@
 #include "error.h"
 #include "hybrid.h"
 #include "pfm.h"
+#include "pmu_family.h"
 #include "spec_error.h"
 #include "spec_modifiers.h"
 #include "spec_terms.h"
@@ -446,9 +447,10 @@ static char *pmu_event_base(const struct tally_pmus *pmus, const struct tally_pm
 	return format_text("%s/config=%#llx%s/", pmu->name, (unsigned long long)pe->attr.config, extra);
 }
 
-/* "pmu/terms/": terms_start..terms_end is the text between the slashes, item_end where the item ends. */
-static int add_pmu_event(struct parser *p, const struct tally_pmu *pmu, size_t start, size_t terms_start,
-                         size_t terms_end, size_t item_end)
+/* "pmu/terms/" on one PMU: terms_start..terms_end is the text between the slashes, item_end where the item
+ * ends. Returns 0 when added, 1 when the PMU refuses the terms (*err says why), or a negative code. */
+static int pmu_event_on(struct parser *p, const struct tally_pmu *pmu, size_t start, size_t terms_start,
+                        size_t terms_end, size_t item_end, unsigned origin, struct tly_term_error *err)
 {
 	int ret = tly_pmu_details(pmu);
 	if (ret)
@@ -456,12 +458,51 @@ static int add_pmu_event(struct parser *p, const struct tally_pmu *pmu, size_t s
 	struct tly_pmu_event pe;
 	memset(&pe, 0, sizeof(pe));
 	pe.attr.type = pmu->type;
-	struct tly_term_error err;
-	if (tly_terms_apply(p->pmus, pmu, p->spec + terms_start, terms_end - terms_start, &pe, &err))
-		return term_error(p, terms_start, &err);
+	if (tly_terms_apply(p->pmus, pmu, p->spec + terms_start, terms_end - terms_start, &pe, err))
+		return 1;
 	char *name = pe.name ? dup_range(pe.name, pe.name_len) : dup_range(p->spec + start, item_end - start);
-	return add_event(p, &pe.attr, name, pmu_event_base(p->pmus, pmu, &pe), pmu->name, true, p->next_origin++,
-	                 pe.alias, false);
+	return add_event(p, &pe.attr, name, pmu_event_base(p->pmus, pmu, &pe), pmu->name, true, origin, pe.alias, false);
+}
+
+static int add_pmu_event(struct parser *p, const struct tally_pmu *pmu, size_t start, size_t terms_start,
+                         size_t terms_end, size_t item_end)
+{
+	struct tly_term_error err;
+	int ret = pmu_event_on(p, pmu, start, terms_start, terms_end, item_end, p->next_origin++, &err);
+	return ret == 1 ? term_error(p, terms_start, &err) : ret;
+}
+
+/* "prefix/terms/" where no PMU is named prefix: the event on every instance of the family (uncore_imc_0,
+ * uncore_imc_1, ... for uncore_imc), each instance's terms and aliases resolved in its own sysfs
+ * directory. The instances share an origin and the name as written, so that their counts sum into one,
+ * as perf merges them; an instance that lacks the alias is left out (as perf leaves it), and the first
+ * instance's refusal is the error when none takes the terms. Returns 1 when added, 0 when no PMU is of
+ * the family. */
+static int add_pmu_family(struct parser *p, size_t start, size_t name_len, size_t terms_start, size_t terms_end,
+                          size_t item_end)
+{
+	unsigned origin = p->next_origin;
+	size_t first = p->list->nr;
+	bool member = false;
+	struct tly_term_error refused = { 0 }, err;
+	for (size_t i = 0; i < p->pmus->nr; i++) {
+		const struct tally_pmu *pmu = &p->pmus->pmus[i];
+		if (!tly_pmu_family_member(p->spec + start, name_len, pmu->name))
+			continue;
+		int ret = pmu_event_on(p, pmu, start, terms_start, terms_end, item_end, origin, member ? &err : &refused);
+		member = true;
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			p->list->v[p->list->nr - 1].family = true;
+	}
+	if (!member)
+		return 0;
+	if (p->list->nr == first)
+		return term_error(p, terms_start, &refused);
+	p->next_origin++;
+	close_origin(p, first);
+	return 1;
 }
 
 /* A bare name that is a sysfs event of PMUs: of the core PMUs that have it, else of every PMU that has
@@ -490,6 +531,20 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 	if (!nr_all)
 		return 0;
 	size_t nr = nr_core ? nr_core : nr_all;
+	/* Instances of one family (uncore_imc_0 ... _5, not cstate_core and cstate_pkg) are one event to
+	 * the user: named as written, so that they sum into one, as perf merges them. Others are named after
+	 * their PMU (cpu_core/topdown-retiring/, cstate_pkg/c6-residency/). */
+	const struct tally_pmu *head = NULL;
+	bool one_family = !nr_core && nr > 1;
+	for (size_t i = 0; one_family && i < p->pmus->nr; i++) {
+		const struct tally_pmu *pmu = &p->pmus->pmus[i];
+		if (!tly_pmu_alias(pmu, name))
+			continue;
+		size_t base = tly_pmu_family_len(pmu->name);
+		head = head ? head : pmu;
+		one_family = base < strlen(pmu->name) && base == tly_pmu_family_len(head->name) &&
+		             strncmp(pmu->name, head->name, base) == 0;
+	}
 	unsigned origin = p->next_origin++;
 	size_t first = p->list->nr;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
@@ -502,12 +557,13 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 		struct tly_term_error err;
 		if (tly_terms_apply(p->pmus, pmu, name, len, &pe, &err))
 			return term_error(p, start, &err);
-		char *display = nr > 1 ? format_text("%s/%.*s/", pmu->name, (int)item_len, p->spec + start)
-		                       : dup_range(p->spec + start, item_len);
+		char *display = nr > 1 && !one_family ? format_text("%s/%.*s/", pmu->name, (int)item_len, p->spec + start)
+		                                      : dup_range(p->spec + start, item_len);
 		int ret = add_event(p, &pe.attr, display, pmu_event_base(p->pmus, pmu, &pe), pmu->name, true, origin,
 		                    pe.alias, false);
 		if (ret)
 			return ret;
+		p->list->v[p->list->nr - 1].family = one_family;
 	}
 	close_origin(p, first);
 	return 1;
@@ -941,56 +997,65 @@ static int parse_event(struct parser *p)
 			pmu = tally_pmus_find(p->pmus, pmu_name);
 		}
 	}
+	/* A term list after a name that is neither a PMU nor an event of no PMU: a PMU family's prefix
+	 * (uncore_imc/.../), else an unknown PMU. */
+	bool family = has_terms && !pmu && !numeric && !names_event(p, start, name_len);
 	struct tly_pmu_event lt;
 	memset(&lt, 0, sizeof(lt));
 	struct tly_term_error err;
-	if (has_terms && !pmu && tly_terms_apply_legacy(p->spec + terms_start, terms_end - terms_start, &lt, &err)) {
-		/* A term list after a name that is neither a PMU nor an event of no PMU: the PMU is unknown. */
-		if (!numeric && !names_event(p, start, name_len))
-			return unknown_pmu(p, start, name_len);
+	if (has_terms && !pmu && !family &&
+	    tly_terms_apply_legacy(p->spec + terms_start, terms_end - terms_start, &lt, &err))
 		return term_error(p, terms_start, &err);
-	}
 	ret = event_modifiers(p, has_terms, &mods);
 	if (ret)
 		return ret;
 	const struct tly_pmu_event *terms = has_terms ? &lt : NULL;
-	if (pmu)
+	if (pmu) {
 		ret = add_pmu_event(p, pmu, start, terms_start, terms_end, p->pos);
-	else if (numeric && (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE))
+	} else if (family) {
+		ret = add_pmu_family(p, start, name_len, terms_start, terms_end, p->pos);
+		if (ret == 0)
+			return unknown_pmu(p, start, name_len);
+		ret = ret < 0 ? ret : 0;
+	} else if (numeric && (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE)) {
 		ret = add_generic(p, start, name_len, p->pos - start, (uint32_t)type, config_of(terms, config), terms);
-	else if (numeric)
+	} else if (numeric) {
 		ret = add_single(p, start, p->pos - start, (uint32_t)type, config_of(terms, config), terms);
-	else
+	} else {
 		ret = add_named(p, start, name_len, p->pos - start, terms);
+	}
 	if (ret)
 		return ret;
 	return apply_modifiers(p, first, &mods, true);
 }
 
-/* Index of a core PMU among the core PMUs, from 1; non-core PMUs go with the first core PMU's group. (An
- * event of a core PMU is in the list only after the PMUs were listed; unlisted, every key is 1.) */
-static unsigned group_key(const struct tally_pmus *pmus, const struct tly_event *ev)
+/* The group an event goes to when a brace group is split: its PMU's place in the list (from 1) for a core
+ * PMU or a family instance; other PMUs' events go with the first core PMU's group. (Such events are in the
+ * list only after the PMUs were listed; unlisted, every key is the same.) */
+static size_t group_key(const struct tally_pmus *pmus, const struct tly_event *ev)
 {
-	unsigned k = 0;
+	size_t first_core = 0;
 	for (size_t i = 0; i < pmus->nr; i++) {
-		if (!tly_pmu_is_core(&pmus->pmus[i]))
-			continue;
-		k++;
-		if (ev->pmu && strcmp(ev->pmu, pmus->pmus[i].name) == 0)
-			return k;
+		bool core = tly_pmu_is_core(&pmus->pmus[i]);
+		if (core && !first_core)
+			first_core = i + 1;
+		if ((core || ev->family) && ev->pmu && strcmp(ev->pmu, pmus->pmus[i].name) == 0)
+			return i + 1;
 	}
-	return 1;
+	return first_core;
 }
 
-/* A group may not span PMUs (the kernel refuses), so on a hybrid machine a group whose members expanded
- * over several core PMUs becomes one group per core PMU, members kept in order within each. */
+/* A group may not span PMUs (the kernel refuses), so a group whose members expanded over several core
+ * PMUs (hybrid) or family instances becomes one group per core PMU or instance, members kept in order
+ * within each: {uncore_imc/cas_count_read/,uncore_imc/cas_count_write/} is one group per uncore_imc_<n>,
+ * as perf 6.1 regroups uncore aliases. */
 static void split_group(struct parser *p, size_t first)
 {
 	struct tly_event *v = p->list->v;
 	size_t n = p->list->nr;
 	for (size_t i = first + 1; i < n; i++) {
 		struct tly_event moving = v[i];
-		unsigned key = group_key(p->pmus, &moving);
+		size_t key = group_key(p->pmus, &moving);
 		size_t j = i;
 		for (; j > first && group_key(p->pmus, &v[j - 1]) > key; j--)
 			v[j] = v[j - 1];

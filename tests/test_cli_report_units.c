@@ -157,7 +157,7 @@ static void parts_under_one_label(void)
 		ev.nr_parts = 2;
 		struct report_count count;
 		struct readings rd = { .n = 1, .aggregation = AGGR_THREAD, .events = &ev, .counts = &count };
-		CHECK_INT(fill_parts(&rd, 0), 0);
+		CHECK_INT(fill_all_parts(&rd), 0);
 		CHECK_INT(count.nr_parts, 1);
 		CHECK_INT(count.parts[0].status, REPORT_SCALED);
 		CHECK(count.parts[0].scaled == 20.0);
@@ -171,7 +171,7 @@ static void parts_under_one_label(void)
 	struct event_reading ev = { .parts = idle, .nr_parts = 2 };
 	struct report_count count;
 	struct readings rd = { .n = 1, .aggregation = AGGR_THREAD, .events = &ev, .counts = &count };
-	CHECK_INT(fill_parts(&rd, 0), 0);
+	CHECK_INT(fill_all_parts(&rd), 0);
 	CHECK_INT(count.parts[0].status, REPORT_NOT_COUNTED);
 	free(ev.report_parts);
 	free(ev.labels);

@@ -25,6 +25,9 @@ enum long_only {
 	OPT_APPEND = 256,
 	OPT_PER_THREAD,
 	OPT_PER_CORE,
+	OPT_PER_SOCKET,
+	OPT_PER_DIE,
+	OPT_NO_MERGE,
 	OPT_NO_SCALE,
 	OPT_NO_GROUP,
 	OPT_PIN,
@@ -49,6 +52,9 @@ static const struct option long_options[] = {
 	{ "no-aggr", no_argument, NULL, 'A' },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "per-core", no_argument, NULL, OPT_PER_CORE },
+	{ "per-socket", no_argument, NULL, OPT_PER_SOCKET },
+	{ "per-die", no_argument, NULL, OPT_PER_DIE },
+	{ "no-merge", no_argument, NULL, OPT_NO_MERGE },
 	{ "no-inherit", no_argument, NULL, 'i' },
 	{ "no-scale", no_argument, NULL, OPT_NO_SCALE },
 	{ "delay", required_argument, NULL, 'D' },
@@ -82,6 +88,9 @@ void options_print_stat_usage(FILE *out)
 	      "  -A, --no-aggr            one figure per CPU\n"
 	      "      --per-thread         one figure per thread (with -p or -t)\n"
 	      "      --per-core           one figure per core (where topology is readable)\n"
+	      "      --per-socket         one figure per socket (package)\n"
+	      "      --per-die            one figure per die\n"
+	      "      --no-merge           a PMU family (uncore_imc/...) one line per PMU, not summed\n"
 	      "  -i, --no-inherit         children of the command are not counted\n"
 	      "      --no-scale           raw counts, not scaled for multiplexing\n"
 	      "  -D, --delay MS           start counting MS milliseconds after the command starts\n"
@@ -192,8 +201,10 @@ static enum options_result check_combinations(const struct stat_options *o)
 	if (o->aggregation == AGGR_THREAD && !attached)
 		return usage_error("--per-thread counts the threads of existing processes: it needs -p or -t "
 		                   "(a command's threads are counted together, as in perf)");
-	if (o->aggregation == AGGR_CORE && !system_wide)
-		return usage_error("--per-core needs -a or -C");
+	static const char *const per_unit[] = { [AGGR_CORE] = "--per-core", [AGGR_SOCKET] = "--per-socket",
+		                                        [AGGR_DIE] = "--per-die" };
+	if (o->aggregation >= AGGR_CORE && !system_wide)
+		return usage_error("%s needs -a or -C", per_unit[o->aggregation]);
 	if (o->delay_ms && !o->argv)
 		return usage_error("-D delays the start after the command starts: it needs a command");
 	return OPTIONS_RUN;
@@ -255,6 +266,9 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		case 'A': o->aggregation = AGGR_NONE; break;
 		case OPT_PER_THREAD: o->aggregation = AGGR_THREAD; break;
 		case OPT_PER_CORE: o->aggregation = AGGR_CORE; break;
+		case OPT_PER_SOCKET: o->aggregation = AGGR_SOCKET; break;
+		case OPT_PER_DIE: o->aggregation = AGGR_DIE; break;
+		case OPT_NO_MERGE: o->no_merge = true; break;
 		case 'i': o->no_inherit = true; break;
 		case OPT_NO_SCALE: o->no_scale = true; break;
 		case 'D':

@@ -14,6 +14,8 @@ enum stat_aggregation {
 	AGGR_NONE,       /* -A: one per CPU */
 	AGGR_THREAD,     /* --per-thread */
 	AGGR_CORE,       /* --per-core */
+	AGGR_SOCKET,     /* --per-socket */
+	AGGR_DIE,        /* --per-die */
 };
 
 struct stat_options {
@@ -36,6 +38,7 @@ struct stat_options {
 	enum stat_aggregation aggregation;
 	bool no_inherit;         /* -i */
 	bool no_scale;           /* --no-scale */
+	bool no_merge;           /* --no-merge: each PMU of a family (uncore_imc_0, _1, ...) on its own line */
 	unsigned delay_ms;       /* -D */
 	bool quiet;              /* -q */
 	bool verbose;            /* -v */

@@ -58,12 +58,14 @@ void output_part_counts(const struct report *r, const struct report_count *count
 
 /* The line of one event's part: its count of that part, with the metric of the part. */
 static void each_part_line(struct output *o, const struct output_reading *reading, output_line_fn fn,
-                           size_t i, const char *label, size_t k, struct report_count *scratch)
+                           size_t i, const struct report_part *part, size_t k, struct report_count *scratch)
 {
+	const char *label = part->label;
 	if (scratch)
 		output_part_counts(o->report, reading->counts, label, k, scratch);
 	struct report_count own = part_count(&reading->counts[i], label, k);
-	struct output_line line = { .event = i, .count = &own, .part = label, .metric_counts = scratch };
+	struct output_line line = { .event = i, .count = &own, .part = label, .nr_cpus = part->nr_cpus,
+		                    .metric_counts = scratch };
 	fn(o, reading, &line);
 }
 
@@ -78,6 +80,8 @@ void output_each_line(struct output *o, const struct output_reading *reading, ou
 	struct report_count *scratch = r->show_parts ? calloc(r->nr_events ? r->nr_events : 1, sizeof(*scratch)) : NULL;
 	for (size_t i = 0; i < r->nr_events; i++) {
 		const struct report_count *c = &reading->counts[i];
+		if (r->events[i].hidden)
+			continue;
 		if (!r->show_parts) {
 			struct output_line line = {
 				.event = i, .count = c, .metric_counts = reading->counts,
@@ -93,7 +97,7 @@ void output_each_line(struct output *o, const struct output_reading *reading, ou
 			continue;
 		}
 		for (size_t k = 0; k < labels->nr_parts; k++)
-			each_part_line(o, reading, fn, i, labels->parts[k].label, k, scratch);
+			each_part_line(o, reading, fn, i, &labels->parts[k], k, scratch);
 	}
 	free(scratch);
 }

@@ -49,6 +49,7 @@ struct output_line {
 	size_t event;
 	const struct report_count *count;
 	const char *part;          /* the part's label, NULL for the event's own line */
+	unsigned nr_cpus;          /* CPUs summed under that label (report.show_nr_cpus) */
 	/* The counts the metric is computed from: the reading's for an event's own line, the same part of
 	 * every event for a part's line (CPU3's IPC is CPU3's instructions over CPU3's cycles, as perf
 	 * computes it); NULL when there is none. */
@@ -59,7 +60,8 @@ struct output_line {
 typedef void (*output_line_fn)(struct output *o, const struct output_reading *reading,
                                const struct output_line *line);
 
-/* Calls fn for every line of a reading, in event order, parts in the order the counter gave them. With
+/* Calls fn for every line of a reading, in event order (a merged family's hidden PMUs have none: their
+ * counts are in the family's line), parts in the order the counter gave them. With
  * parts shown, an event that has none (it could not be opened) still gets one line per part of the
  * others, labelled alike, so that every CSV record has the part column (perf prints such an event on
  * every CPU); with no parts anywhere, one line with an empty label. */

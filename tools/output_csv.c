@@ -24,6 +24,8 @@ static void print_record(struct output *o, const struct output_reading *reading,
 		text_escape_write(out, line->part);
 		fputs(sep, out);
 	}
+	if (line->part && r->show_nr_cpus)
+		fprintf(out, "%u%s", line->nr_cpus, sep);
 	const char *placeholder = output_status_placeholder(c->status);
 	if (placeholder)
 		fputs(placeholder, out);
@@ -55,6 +57,8 @@ static void print_header(struct output *o, bool interval, bool with_stddev)
 		fprintf(o->out, "time%s", sep);
 	if (r->show_parts)
 		fprintf(o->out, "part%s", sep);
+	if (r->show_nr_cpus)
+		fprintf(o->out, "cpus%s", sep);
 	fprintf(o->out, "value%sunit%sevent%s", sep, sep, sep);
 	if (with_stddev)
 		fprintf(o->out, "stddev%s", sep);

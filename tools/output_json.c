@@ -47,6 +47,8 @@ static void write_part(struct output *o, const struct report_count *counts, size
 	const struct report_part *p = &counts[i].parts[k];
 	json_begin_object(w);
 	json_member_string(w, "label", p->label);
+	if (o->report->show_nr_cpus)
+		json_member_uint(w, "nr_cpus", p->nr_cpus);
 	json_key(w, "cpu");
 	if (p->cpu >= 0)
 		json_int(w, p->cpu);
@@ -101,7 +103,8 @@ static void write_event(struct output *o, size_t i, const struct report_count *c
 	if (stddev) {
 		json_member_double(w, "stddev", stddev[i]);
 	}
-	if (r->show_parts) {
+	/* A merged family has its PMUs as parts even where no other parts are shown. */
+	if (r->show_parts || c->nr_parts) {
 		/* Without memory for them, the parts go without their metrics rather than not at all. */
 		struct report_count *scratch = calloc(r->nr_events, sizeof(*scratch));
 		json_key(w, "parts");
@@ -120,7 +123,8 @@ static void write_events(struct output *o, const struct report_count *counts, do
 	json_key(&o->json, "events");
 	json_begin_array(&o->json);
 	for (size_t i = 0; i < o->report->nr_events; i++)
-		write_event(o, i, counts, seconds, stddev);
+		if (!o->report->events[i].hidden)
+			write_event(o, i, counts, seconds, stddev);
 	json_end_array(&o->json);
 }
 

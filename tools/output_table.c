@@ -36,6 +36,10 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 		fprintf(o->out, "%16s ", reading->timestamp);
 	if (line->part)
 		text_escape_pad(o->out, line->part, 16);
+	if (line->part && r->show_nr_cpus && *line->part)
+		fprintf(o->out, "%4u ", line->nr_cpus);
+	else if (line->part && r->show_nr_cpus)
+		fprintf(o->out, "%4s ", "");
 	print_value(o->out, e, c);
 	struct metric m;
 	if (line->metric_counts && metrics_compute(r, line->metric_counts, line->event, reading->seconds, &m))
@@ -80,7 +84,7 @@ static void print_footnotes(struct output *o, const struct report_count *counts)
 	bool any = false;
 	for (size_t i = 0; i < r->nr_events; i++) {
 		const char *placeholder = output_status_placeholder(counts[i].status);
-		if (!placeholder)
+		if (!placeholder || r->events[i].hidden)
 			continue;
 		if (!any)
 			fputc('\n', o->out);

@@ -7,10 +7,12 @@
 #include <string.h>
 
 
-int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggregation aggregation, bool no_scale)
+int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggregation aggregation, bool no_scale,
+                  const size_t *line)
 {
 	memset(rd, 0, sizeof(*rd));
 	rd->counter = counter;
+	rd->line = line;
 	rd->n = tally_counter_count(counter);
 	rd->aggregation = aggregation;
 	rd->no_scale = no_scale;
@@ -155,11 +157,22 @@ static void part_key(const struct readings *rd, const struct tally_part *p, char
 	TALLY_OPTS(tally_cpu_topology, topology);
 	switch (rd->aggregation) {
 	case AGGR_CORE:
-		if (p->cpu >= 0 && tally_cpu_topology(NULL, p->cpu, &topology) == 0)
-			snprintf(label, len, "S%d-C%d", topology.package, topology.core);
-		else
+	case AGGR_SOCKET:
+	case AGGR_DIE: {
+		bool placed = p->cpu >= 0 && tally_cpu_topology(NULL, p->cpu, &topology) == 0;
+		/* perf numbers a die within its package; a kernel without die_id (before 5.2) has one per
+		 * package. */
+		int die = topology.die < 0 ? 0 : topology.die;
+		if (!placed)
 			snprintf(label, len, "CPU%d", p->cpu);
+		else if (rd->aggregation == AGGR_CORE)
+			snprintf(label, len, "S%d-C%d", topology.package, topology.core);
+		else if (rd->aggregation == AGGR_SOCKET)
+			snprintf(label, len, "S%d", topology.package);
+		else
+			snprintf(label, len, "S%d-D%d", topology.package, die);
 		break;
+	}
 	case AGGR_THREAD: {
 		char comm[32];
 		/* A name is at most 15 characters, so it always fits; a cut one would still do. */
@@ -201,49 +214,107 @@ static enum report_status merged_status(enum report_status a, enum report_status
 	return a > b ? a : b;
 }
 
-static int fill_parts(struct readings *rd, size_t i)
+/* The report part labelled `label` of a line, added (zeroed) when it has none yet; NULL without memory. */
+static struct report_part *line_part(struct event_reading *ev, size_t *n, const char *label, int cpu, int tid,
+                                     enum report_status status)
 {
-	struct event_reading *ev = &rd->events[i];
-	struct report_count *c = &rd->counts[i];
-	if (ev->nr_parts > ev->report_cap) {
-		struct report_part *grown = realloc(ev->report_parts, ev->nr_parts * sizeof(*grown));
+	for (size_t j = 0; j < *n; j++)
+		if (strcmp(ev->report_parts[j].label, label) == 0) {
+			ev->report_parts[j].status = merged_status(ev->report_parts[j].status, status);
+			return &ev->report_parts[j];
+		}
+	if (*n == ev->report_cap) {
+		size_t cap = ev->report_cap ? 2 * ev->report_cap : 8;
+		struct report_part *grown = realloc(ev->report_parts, cap * sizeof(*grown));
 		if (!grown)
-			return -ENOMEM;
+			return NULL;
 		ev->report_parts = grown;
+		ev->report_cap = cap;
+	}
+	struct report_part *into = &ev->report_parts[(*n)++];
+	memset(into, 0, sizeof(*into));
+	snprintf(into->label, sizeof(into->label), "%s", label);
+	into->cpu = cpu;
+	into->tid = tid;
+	into->status = status;
+	return into;
+}
+
+/* Adds the parts of event i to the line of event `line` (itself, or the first of its family when the
+ * family is merged), one report part per label. A label's CPUs are counted once, from the line's own
+ * event: a family's other PMUs count on the same CPUs. */
+static int fill_parts(struct readings *rd, size_t i, size_t line, size_t *n)
+{
+	struct event_reading *ev = &rd->events[i], *into_ev = &rd->events[line];
+	if (ev->nr_parts > ev->labels_cap) {
 		struct part_label *labels = realloc(ev->labels, ev->nr_parts * sizeof(*labels));
 		if (!labels)
 			return -ENOMEM;
-		memset(labels + ev->report_cap, 0, (ev->nr_parts - ev->report_cap) * sizeof(*labels));
+		memset(labels + ev->labels_cap, 0, (ev->nr_parts - ev->labels_cap) * sizeof(*labels));
 		ev->labels = labels;
-		ev->report_cap = ev->nr_parts;
+		ev->labels_cap = ev->nr_parts;
 	}
-	size_t n = 0;
 	for (size_t k = 0; k < ev->nr_parts; k++) {
 		const struct tally_part *p = &ev->parts[k];
-		enum report_status status = status_of(p->status);
-		const char *label = part_label(rd, &ev->labels[k], p);
-		struct report_part *into = NULL;
-		for (size_t j = 0; j < n; j++)
-			if (strcmp(ev->report_parts[j].label, label) == 0)
-				into = &ev->report_parts[j];
-		if (!into) {
-			into = &ev->report_parts[n++];
-			memset(into, 0, sizeof(*into));
-			snprintf(into->label, sizeof(into->label), "%s", label);
-			into->cpu = rd->aggregation == AGGR_THREAD ? -1 : p->cpu;
-			into->tid = rd->aggregation == AGGR_THREAD ? (int)p->tid : -1;
-			into->status = status;
-		} else {
-			into->status = merged_status(into->status, status);
-		}
+		bool thread = rd->aggregation == AGGR_THREAD;
+		struct report_part *into = line_part(into_ev, n, part_label(rd, &ev->labels[k], p), thread ? -1 : p->cpu,
+		                                     thread ? (int)p->tid : -1, status_of(p->status));
+		if (!into)
+			return -ENOMEM;
+		into->nr_cpus += i == line && !thread;
 		into->value += p->value;
 		into->enabled += p->enabled;
 		into->running += p->running;
 		into->scaled += rd->no_scale ? (double)p->value : (double)p->scaled;
 	}
-	c->parts = ev->report_parts;
-	c->nr_parts = n;
 	return 0;
+}
+
+/* Without parts shown, a merged family's line has one part per PMU (for JSON): each PMU's own count. */
+static int fill_pmu_part(struct readings *rd, size_t i, size_t line, size_t *n)
+{
+	TALLY_OPTS(tally_event_info, info);
+	if (tally_events_at(tally_counter_events(rd->counter), i, &info) < 0 || !info.pmu)
+		return 0;
+	const struct report_count *c = &rd->counts[i];
+	struct report_part *into = line_part(&rd->events[line], n, info.pmu, -1, -1, c->status);
+	if (!into)
+		return -ENOMEM;
+	into->value += c->value;
+	into->enabled += c->enabled;
+	into->running += c->running;
+	into->scaled += c->scaled;
+	return 0;
+}
+
+/* The line event i is shown on: its own, or the first event of its family when families are merged. */
+static size_t line_of(const struct readings *rd, size_t i)
+{
+	return rd->line ? rd->line[i] : i;
+}
+
+/* Every event's parts into the report parts of its line. */
+static int fill_all_parts(struct readings *rd)
+{
+	size_t *nr = calloc(rd->n ? rd->n : 1, sizeof(*nr));
+	bool *merged = calloc(rd->n ? rd->n : 1, sizeof(*merged));
+	int err = nr && merged ? 0 : -ENOMEM;
+	for (size_t i = 0; i < rd->n && !err; i++)
+		merged[line_of(rd, i)] |= line_of(rd, i) != i;
+	for (size_t i = 0; i < rd->n && !err; i++) {
+		size_t line = line_of(rd, i);
+		if (rd->aggregation != AGGR_GLOBAL)
+			err = fill_parts(rd, i, line, &nr[line]);
+		else if (merged[line])
+			err = fill_pmu_part(rd, i, line, &nr[line]);
+	}
+	for (size_t i = 0; i < rd->n && nr; i++) {
+		rd->counts[i].parts = rd->events[i].report_parts;
+		rd->counts[i].nr_parts = nr[i];
+	}
+	free(nr);
+	free(merged);
+	return err;
 }
 
 int readings_name_parts(struct readings *rd)
@@ -251,9 +322,19 @@ int readings_name_parts(struct readings *rd)
 	if (rd->aggregation != AGGR_THREAD) /* CPUs and cores keep their names */
 		return 0;
 	int err = readings_take(rd);
-	for (size_t i = 0; i < rd->n && err == 0; i++)
-		err = fill_parts(rd, i);
-	return err;
+	return err ? err : fill_all_parts(rd);
+}
+
+/* A merged family's line: the sum of its PMUs' counts (each added to the first's). */
+static void merge_count(struct report_count *into, const struct report_count *c)
+{
+	into->value += c->value;
+	into->enabled += c->enabled;
+	into->running += c->running;
+	into->scaled += c->scaled;
+	into->status = merged_status(into->status, c->status);
+	if (!into->reason)
+		into->reason = c->reason;
 }
 
 void readings_fill(struct readings *rd)
@@ -277,7 +358,10 @@ void readings_fill(struct readings *rd)
 			snprintf(ev->reason, sizeof(ev->reason),
 			         "it never ran while enabled (an idle target, or its counters were taken)");
 		c->reason = ev->reason[0] ? ev->reason : NULL;
-		if (rd->aggregation != AGGR_GLOBAL)
-			fill_parts(rd, i);
 	}
+	/* The PMU parts of a merged family are its PMUs' own counts: taken before the merge. */
+	fill_all_parts(rd);
+	for (size_t i = 0; i < rd->n; i++)
+		if (line_of(rd, i) != i)
+			merge_count(&rd->counts[line_of(rd, i)], &rd->counts[i]);
 }

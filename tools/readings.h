@@ -3,7 +3,8 @@
  * Readings of a counter turned into the report model: the window's reading of every event (and its parts
  * when they are shown), or an interval's (-I: the library's scaled difference of two snapshots), and the
  * conversion into report counts with statuses, reasons and part labels (-A: CPU, --per-thread: comm-tid,
- * --per-core: socket-core).
+ * --per-core: socket-core, --per-socket: socket, --per-die: socket-die), the PMUs of a family merged into
+ * one line unless they are shown apart (--no-merge, -A).
  */
 #ifndef TALLY_TOOLS_READINGS_H
 #define TALLY_TOOLS_READINGS_H
@@ -29,7 +30,8 @@ struct event_reading {
 	size_t nr_parts, cap;
 	struct report_part *report_parts; /* the parts as reported, one per label */
 	struct part_label *labels;        /* the label of each of `parts` by position */
-	size_t report_cap;                /* room in report_parts and labels */
+	size_t labels_cap;                /* room in labels */
+	size_t report_cap;                /* room in report_parts */
 	char reason[512];                 /* copied: the counter's notes do not outlive a read */
 };
 
@@ -38,6 +40,9 @@ struct readings {
 	size_t n;
 	enum stat_aggregation aggregation;
 	bool no_scale;
+	/* The event whose line shows event i: i, or the first of its PMU family when families are merged
+	 * (its count is then added to that line's). NULL: every event on its own line. */
+	const size_t *line;
 	struct event_reading *events;     /* what readings_fill shows */
 	struct tally_result *results;     /* the read buffer, so that a read allocates nothing here */
 	struct report_count *counts;      /* the report view of the latest fill */
@@ -47,7 +52,8 @@ struct readings {
 	const tally_snapshot *base;
 };
 
-int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggregation aggregation, bool no_scale);
+int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggregation aggregation, bool no_scale,
+                  const size_t *line);
 void readings_free(struct readings *rd);
 
 /* After each open of the counter: snapshots for its target, the next interval from the window's start. */
@@ -66,7 +72,8 @@ int readings_take(struct readings *rd);
  * window, so that a group that never ran is explained and split as at any read. */
 int readings_interval(struct readings *rd);
 
-/* Fills rd->counts from `events`. */
+/* Fills rd->counts from `events`: a merged family's line holds the sum of its PMUs, with one part per
+ * PMU when no other parts are shown. */
 void readings_fill(struct readings *rd);
 
 /* The next interval begins at the window's start (a new run, or a counter reset). */

@@ -38,11 +38,15 @@ struct report_event {
 	int group;                 /* -1 outside braces */
 	const char *unit;          /* display unit ("msec" for the clock events, a sysfs .unit), or "" */
 	double unit_scale;         /* display value = scaled count × unit_scale */
+	bool hidden;               /* a PMU of a merged family: counted in its first PMU's line, not shown */
 };
 
-/* One piece of an aggregated count: a CPU, a thread, or one core PMU of a hybrid expansion. */
+/* One piece of an aggregated count: a CPU, a thread, a core, die or socket, or one PMU of a merged family
+ * (uncore_imc_0 of uncore_imc/cas_count_read/). */
 struct report_part {
-	char label[48];            /* as printed in the first column: "CPU3", "sleep-1234", "S0-C1" */
+	char label[48];            /* as printed in the first column: "CPU3", "sleep-1234", "S0-C1", "S1",
+	                            * "S0-D1"; a family's PMU: "uncore_imc_0" */
+	unsigned nr_cpus;          /* CPUs summed under the label (--per-core, --per-socket, --per-die) */
 	int cpu;                   /* -1 when not per CPU */
 	int tid;                   /* -1 when not per thread */
 	uint64_t value;
@@ -91,7 +95,8 @@ struct report {
 	char *const *argv;         /* the command, NULL-terminated, or NULL */
 	const char *target_kind;   /* "command", "pid", "tid", "cpus" */
 	const char *note;          /* one line shown before the results (e.g. why hardware events are missing) */
-	bool show_parts;           /* -A / --per-thread / --per-core */
+	bool show_parts;           /* -A / --per-thread / --per-core / --per-socket / --per-die */
+	bool show_nr_cpus;         /* --per-core / --per-socket / --per-die: a part's CPU count after its label */
 	bool verbose;
 	bool csv_header;
 	const char *separator;     /* CSV field separator */

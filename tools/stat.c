@@ -58,6 +58,8 @@ struct stat_session {
 	struct report report;
 	struct report_event *events;
 	char (*encodings)[256];
+	size_t *lines;                /* the line each event is shown on (readings.h), NULL when none merges */
+	char (*names)[256];           /* unmerged family PMUs' names, "uncore_imc_0/cas_count_read/" */
 	struct machine machine;
 	char target[512];
 	struct output out;
@@ -137,6 +139,61 @@ static void set_unit(struct report_event *e, const struct tally_event_info *info
 	}
 }
 
+static bool is_core_pmu(const tally_pmus *pmus, const char *name)
+{
+	TALLY_OPTS(tally_pmu_info, info);
+	const tally_pmu *pmu = name ? tally_pmus_find(pmus, name) : NULL;
+	return !pmu || (tally_pmu_get_info(pmu, &info) == 0 && info.is_core);
+}
+
+/* A PMU family (uncore_imc/cas_count_read/ on uncore_imc_0 ... uncore_imc_5): the events of one spec item
+ * that share its name, on PMUs that are not core PMUs (hybrid expansions are named per PMU,
+ * "cpu_core/cycles/", or share a name= term, and stay apart as perf 6.1 shows them). perf
+ * merges a family into one line; --no-merge, and -A here, show each PMU on its own line, named as perf's
+ * --no-merge names it: the PMU, then the name from its first '/' ("uncore_imc_0/cas_count_read/"), or
+ * "name [pmu]" for a name without one (a name= term). */
+static int place_families(struct stat_session *s, const tally_events *list, size_t n)
+{
+	bool merge = !s->opt.no_merge && s->opt.aggregation != AGGR_NONE;
+	size_t *first = malloc((n ? n : 1) * sizeof(*first)); /* by origin: its first event */
+	s->lines = merge ? malloc((n ? n : 1) * sizeof(*s->lines)) : NULL;
+	s->names = merge ? NULL : calloc(n ? n : 1, sizeof(*s->names));
+	if (!first || (merge ? !s->lines : !s->names)) {
+		free(first);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		first[i] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		TALLY_OPTS(tally_event_info, info);
+		tally_events_at(list, i, &info); /* i is in range: describe_events read it already */
+		if (first[info.origin] == SIZE_MAX)
+			first[info.origin] = i;
+		size_t head = first[info.origin];
+		/* Only an item that expanded needs the PMUs: loaded here then, not for every run. */
+		if (head != i && !s->pmus && tally_pmus_load(NULL, &s->pmus) < 0)
+			s->pmus = NULL;
+		bool member = head != i && !is_core_pmu(s->pmus, s->events[i].pmu) &&
+		              strcmp(tally_counter_name(s->counter, i), tally_counter_name(s->counter, head)) == 0;
+		if (merge) {
+			s->lines[i] = member ? head : i;
+			s->events[i].hidden = member;
+		} else if (member) {
+			for (size_t k = 0; k < 2; k++) {
+				size_t e = k ? i : head;
+				const char *name = tally_counter_name(s->counter, e), *slash = strchr(name, '/');
+				if (slash)
+					snprintf(s->names[e], sizeof(s->names[e]), "%s%s", s->events[e].pmu, slash);
+				else
+					snprintf(s->names[e], sizeof(s->names[e]), "%s [%s]", name, s->events[e].pmu);
+				s->events[e].name = s->names[e];
+			}
+		}
+	}
+	free(first);
+	return 0;
+}
+
 static int describe_events(struct stat_session *s)
 {
 	const tally_events *list = tally_counter_events(s->counter);
@@ -167,7 +224,7 @@ static int describe_events(struct stat_session *s)
 	}
 	s->report.nr_events = n;
 	s->report.events = s->events;
-	return 0;
+	return place_families(s, list, n);
 }
 
 static bool system_wide(const struct stat_options *o)
@@ -559,6 +616,8 @@ static void session_free(struct stat_session *s)
 	close_results(s);
 	free(s->events);
 	free(s->encodings);
+	free(s->lines);
+	free(s->names);
 	free(s->runs);
 	free(s->mean_counts);
 	free(s->stddev);
@@ -676,7 +735,7 @@ static int prepare(struct stat_session *s)
 		return EXIT_USAGE;
 	}
 	if (describe_events(s) < 0 || alloc_statistics(s) < 0 ||
-	    readings_init(&s->rd, s->counter, o->aggregation, o->no_scale) < 0) {
+	    readings_init(&s->rd, s->counter, o->aggregation, o->no_scale, s->lines) < 0) {
 		fprintf(stderr, "tally stat: out of memory\n");
 		return EXIT_FAILED;
 	}
@@ -692,6 +751,7 @@ static int prepare(struct stat_session *s)
 		return EXIT_USAGE;
 	}
 	s->report.show_parts = o->aggregation != AGGR_GLOBAL;
+	s->report.show_nr_cpus = o->aggregation >= AGGR_CORE;
 	s->report.verbose = o->verbose;
 	s->report.csv_header = o->csv_header;
 	s->report.separator = o->separator;

@@ -217,7 +217,8 @@ struct tally_part {
 TALLY_API int tally_counter_parts(const tally_counter *counter, size_t i, struct tally_part *parts, size_t n,
                                   size_t elem_sz);
 
-/* Sums results (as tally_counter_read wrote them) by origin: the hybrid expansions of one spec item
+/* Sums results (as tally_counter_read wrote them) by origin: the hybrid expansions of one spec item,
+ * or the instances of a PMU family (uncore_imc_0, uncore_imc_1, ... of uncore_imc/cas_count_read/),
  * become one result. out[k] receives origin k; returns the number of origins (which may exceed n_out).
  * Both arrays have elements of elem_sz bytes (pass sizeof(results[0])). */
 TALLY_API int tally_counter_sum_origins(const tally_counter *counter, const struct tally_result *results,

@@ -63,8 +63,10 @@ struct tally_event_info {
 	const struct perf_event_attr *attr; /* type, config, config1, config2, exclude_*, pinned, precise_ip */
 	int group;              /* index of the {...} group this event belongs to, -1 when outside braces */
 	bool leader;            /* first member of its group */
-	unsigned origin;        /* index of the spec item it came from; hybrid expansions share one origin */
-	unsigned nr_origins;    /* how many attrs share this origin (1 unless expanded per core PMU) */
+	unsigned origin;        /* index of the spec item it came from; hybrid expansions and the instances
+	                         * of a PMU family (uncore_imc/x/ on uncore_imc_0, _1, ...) share one origin */
+	unsigned nr_origins;    /* how many attrs share this origin (1 unless expanded per core PMU or
+	                         * per instance of a PMU family) */
 	const char *unit;       /* from a sysfs alias's .unit, else NULL */
 	double scale;           /* from a sysfs alias's .scale, else 1.0 */
 };
