@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <tally/events.h>
 
+#include "tool_events.h"
+
 struct tly_event {
 	struct perf_event_attr attr;
 	char *name;        /* display name */
@@ -22,6 +24,7 @@ struct tly_event {
 	bool pmu_form;     /* base ends in '/': modifiers follow without ':' */
 	bool libpfm;       /* encoded by libpfm4, whose name carries its own modifiers: base is canonical */
 	bool exclude_gh;   /* a G or H modifier was applied (perf's exclude_GH, for later group modifiers) */
+	enum tly_tool_kind tool; /* one of perf's tool events, counted by tally; else TLY_TOOL_NONE */
 };
 
 struct tally_events {

@@ -423,6 +423,22 @@ static bool parse_raw(const char *s, size_t len, uint64_t *config)
 	return true;
 }
 
+/* One of perf's tool events: the dummy's attr (as perf opens it), PMU "tool", unit ns (perf's evsel->unit
+ * for them), counted by tally. Modifiers apply to the attr and name as perf 6.1 applies them, and change
+ * nothing of the count (perf's own reading ignores them too). */
+static int add_tool(struct parser *p, const struct tly_builtin *b, size_t start, size_t item_len)
+{
+	struct perf_event_attr attr = { .type = b->type, .config = b->config };
+	int ret = add_event(p, &attr, dup_range(p->spec + start, item_len), strdup(b->name), "tool", false,
+	                    p->next_origin++, NULL, false);
+	if (ret)
+		return ret;
+	struct tly_event *ev = &p->list->v[p->list->nr - 1];
+	ev->tool = b->tool;
+	ev->unit = strdup("ns");
+	return ev->unit ? 0 : tly_error(-ENOMEM, "out of memory while parsing an event spec");
+}
+
 /* A bare name: generic, software, cache, raw, sysfs alias, then libpfm4 as the last resort. */
 static int add_named(struct parser *p, size_t start, size_t len, size_t item_len)
 {
@@ -430,6 +446,8 @@ static int add_named(struct parser *p, size_t start, size_t len, size_t item_len
 	const struct tly_builtin *b = tly_builtin_find(name, len);
 	if (b && b->kind == TALLY_BUILTIN_HARDWARE)
 		return add_generic(p, start, len, item_len, b->type, b->config);
+	if (b && b->kind == TALLY_BUILTIN_TOOL)
+		return add_tool(p, b, start, item_len);
 	if (b) {
 		struct perf_event_attr attr = { .type = b->type, .config = b->config };
 		return add_event(p, &attr, dup_range(name, item_len), strdup(b->name), pmu_name_for(p->pmus, b->type),
