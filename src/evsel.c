@@ -308,13 +308,18 @@ static int open_slot(tally_evsel *e, size_t slot)
 	return 0;
 }
 
-/* One position and no descriptor: any CPU, the first thread of the map (the target's, for parts). */
-static int open_tool(tally_evsel *e, const tally_threads *threads)
+/* One position and no descriptor: the first CPU and the first thread of the maps (the target's, for
+ * parts; every thread, -1, for a CPU-wide target). */
+static int open_tool(tally_evsel *e, const tally_cpus *cpus, const tally_threads *threads)
 {
 	pid_t tid = tally_threads_at(threads, 0);
-	int err = tally_cpus_any(&e->cpus);
+	/* A CPU-wide target's first CPU, where perf 6.1 shows its tool events (-A: CPU0). */
+	int cpu = cpus && tally_cpus_count(cpus) ? tally_cpus_at(cpus, 0) : -1;
+	char list[16];
+	snprintf(list, sizeof(list), "%d", cpu);
+	int err = cpu >= 0 ? tally_cpus_parse(list, &e->cpus) : tally_cpus_any(&e->cpus);
 	if (!err)
-		err = tally_threads_new(&tid, 1, &e->threads);
+		err = tid == -1 ? tally_threads_any(&e->threads) : tally_threads_new(&tid, 1, &e->threads);
 	if (!err)
 		err = tly_fdgrid_alloc(&e->grid, 1, 1);
 	if (err) {
@@ -342,7 +347,7 @@ int tally_evsel_open(tally_evsel *evsel, const tally_cpus *cpus, const tally_thr
 		threads = leader->threads;
 	}
 	if (evsel->tool)
-		return open_tool(evsel, threads);
+		return open_tool(evsel, cpus, threads);
 	evsel->attr.read_format = evsel_read_format(evsel);
 	int err = alloc_open_state(evsel, cpus, threads);
 	size_t slots = evsel->grid.ncpus * evsel->grid.nthreads;

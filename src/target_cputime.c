@@ -2,12 +2,14 @@
 /*
  * The CPU time of a counter's target, for the tool events user_time and system_time (tool_events.h).
  *
- * perf 6.1 reads them from the rusage of the command it launched (wait4), whatever its target, so they
- * are 0 until the command exits and without one (perf stat -p PID, -a with no command). tally follows it
- * where it has a rule (a launched command: its rusage once reaped, its and its waited-for children's CPU
- * time, with the same precision as perf) and reads the running target where perf reads nothing:
- *   - a launched command before it is reaped: /proc/<pid>/stat utime + cutime, stime + cstime (the same
- *     times in clock ticks), so that intervals (-I) see them grow;
+ * perf 6.1 reads them from the rusage of the command it launched (wait4), whatever its target: they are
+ * 0 until the command exits, 0 without one (perf stat -p PID until ^C), and the command's, not the
+ * target's, when a command only bounds the counting of another target (perf stat -a -- sleep 1). tally
+ * counts the target that the other events count, as later perf's tool PMU does, and keeps perf 6.1's
+ * figure where the two agree (a launched command):
+ *   - a launched command: its rusage once reaped (its and its waited-for children's CPU time, with
+ *     perf's precision); before, /proc/<pid>/stat utime + cutime, stime + cstime (the same times in clock
+ *     ticks), so that intervals (-I) see them grow;
  *   - this process: getrusage(RUSAGE_SELF); this thread: getrusage(RUSAGE_THREAD) of the thread that
  *     reads (a thread target is read on the thread it counts);
  *   - pids: /proc/<pid>/stat utime and stime of each, summed; tids: /proc/<tid>/task/<tid>/stat;
@@ -159,8 +161,6 @@ int tly_target_cpu_time(void *arg, uint64_t *user, uint64_t *system, bool *ended
 {
 	const struct tly_target *target = arg;
 	*ended = false;
-	if (target->command.pid > 0)
-		return command_times(&target->command, user, system, ended);
 	switch (target->kind) {
 	case TALLY_TARGET_THREAD:
 		return rusage_of(RUSAGE_THREAD, user, system);
@@ -172,7 +172,7 @@ int tly_target_cpu_time(void *arg, uint64_t *user, uint64_t *system, bool *ended
 	case TALLY_TARGET_CPUS:
 		return cpus_times(target, user, system);
 	case TALLY_TARGET_COMMAND:
-		break;
+		return command_times(&target->command, user, system, ended);
 	}
 	return -EINVAL;
 }
