@@ -12,7 +12,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <tally/counter.h>
 #include <tally/snapshot.h>
 
@@ -314,6 +316,105 @@ static void stopped_before_reaping_still_gets_the_rusage(void)
 	tally_counter_free(c);
 }
 
+/* ---- the CPU time of pids, tids and CPUs, from a fake /proc ---------------------------------------- */
+
+static char fake_path[64], fake_text[512];
+
+static int fake_open(const char *path, int flags)
+{
+	if (strcmp(path, fake_path) != 0)
+		return tly_sys_real.open(path, flags);
+	if (!fake_text[0]) {
+		errno = ENOENT;
+		return -1;
+	}
+	int fd = memfd_create("fake-proc", MFD_CLOEXEC);
+	if (fd >= 0 && (write(fd, fake_text, strlen(fake_text)) < 0 || lseek(fd, 0, SEEK_SET) < 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A /proc/<pid>/stat line whose command name holds spaces and parentheses, with utime, stime, cutime and
+ * cstime (fields 14 to 17) as given. */
+static void fake_stat(const char *path, int utime, int stime)
+{
+	snprintf(fake_path, sizeof(fake_path), "%s", path);
+	snprintf(fake_text, sizeof(fake_text),
+	         "%d (a (b) c)) S 1 2 3 4 5 6 7 8 9 10 %d %d 7000 3000 20 0 1 0 5 6 7\n", (int)getpid(), utime, stime);
+}
+
+static uint64_t ticks(uint64_t n)
+{
+	return n * (1000000000u / (uint64_t)sysconf(_SC_CLK_TCK));
+}
+
+static void read_cpu_times(const struct tally_target *target, const char *path, uint64_t u0, uint64_t s0,
+                           uint64_t u1, uint64_t s1)
+{
+	install_fakes();
+	fake_table.open = fake_open;
+	fake_stat(path, (int)u0, (int)s0);
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("user_time,system_time", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, target), 0);
+	CHECK_INT(tally_counter_start(c), 0);
+	fake_stat(path, (int)u1, (int)s1);
+	advance(1000, 0, 0);
+	struct tally_result r[2];
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	check_result(&r[0], ticks(u1 - u0), 1000);
+	check_result(&r[1], ticks(s1 - s0), 1000);
+	/* The target gone: the latest reading stays. */
+	fake_text[0] = '\0';
+	advance(1000, 0, 0);
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	check_result(&r[0], ticks(u1 - u0), 2000);
+	tally_counter_free(c);
+	tly_sys_replace(NULL);
+	fake_path[0] = '\0';
+}
+
+static void pid_and_tid_targets_read_proc(void)
+{
+	char path[64];
+	TALLY_OPTS(tally_target, pid, .kind = TALLY_TARGET_PID, .pid = getpid());
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)getpid());
+	/* A process's own times only: what it waited for (cutime, cstime) is not the target's. */
+	read_cpu_times(&pid, path, 250, 50, 300, 65);
+	pid_t tid = gettid();
+	TALLY_OPTS(tally_target, tids, .kind = TALLY_TARGET_TIDS, .tids = &tid, .nr_tids = 1);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)tid, (int)tid);
+	read_cpu_times(&tids, path, 10, 20, 11, 40);
+}
+
+/* CPUs: the user and system columns of their lines in /proc/stat, no other CPU's. */
+static void cpu_targets_read_proc_stat(void)
+{
+	install_fakes();
+	fake_table.open = fake_open;
+	snprintf(fake_path, sizeof(fake_path), "/proc/stat");
+	snprintf(fake_text, sizeof(fake_text), "cpu  900 9 900 0\ncpu0 800 0 800 0\ncpu1 100 9 100 0\nintr 1\n");
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_CPUS, .cpus = "1");
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("user_time,system_time", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &t), 0);
+	CHECK_INT(tally_counter_start(c), 0);
+	snprintf(fake_text, sizeof(fake_text), "cpu  999 9 999 0\ncpu0 870 0 880 0\ncpu1 125 9 103 0\nintr 1\n");
+	advance(1000, 0, 0);
+	struct tally_result r[2];
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	check_result(&r[0], ticks(25), 1000);
+	check_result(&r[1], ticks(3), 1000);
+	struct tally_part p;
+	CHECK_INT(tally_counter_parts(c, 0, &p, 1, sizeof(p)), 1);
+	CHECK_INT(p.cpu, 1);
+	tally_counter_free(c);
+	tly_sys_replace(NULL);
+	fake_path[0] = '\0';
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
@@ -324,6 +425,8 @@ int main(void)
 		{ "braces_leave_tool_events_alone", braces_leave_tool_events_alone },
 		{ "command_times_are_its_rusage", command_times_are_its_rusage },
 		{ "stopped_before_reaping_still_gets_the_rusage", stopped_before_reaping_still_gets_the_rusage },
+		{ "pid_and_tid_targets_read_proc", pid_and_tid_targets_read_proc },
+		{ "cpu_targets_read_proc_stat", cpu_targets_read_proc_stat },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);
