@@ -12,6 +12,7 @@
 static int clocks(struct tly_tool *t, uint64_t *wall, uint64_t *value)
 {
 	struct timespec ts;
+	*wall = *value = 0;
 	if (tly_sys->clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
 		return tly_error(-errno, "tool event: clock_gettime(CLOCK_MONOTONIC): %s", tally_strerror(errno));
 	*wall = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
