@@ -47,6 +47,8 @@ specs=(
 	'{cpu-clock,task-clock}:u' '{task-clock:k,page-faults}:u' '{cpu-clock,task-clock:G}:k'
 	'{cycles,instructions}:k' cpu-clock:u,task-clock:k
 	'{task-clock,page-faults,minor-faults}:D' '{task-clock,page-faults,minor-faults}:e' '{cpu-clock,task-clock}:uD'
+	# perf's tool events: the dummy's attr, which perf opens for them and tally does not.
+	duration_time user_time system_time duration_time:u user_time:kG '{duration_time,task-clock}'
 )
 
 keys='type|config|config1|config2|exclude_user|exclude_kernel|exclude_hv|exclude_idle|exclude_host|exclude_guest|pinned|exclusive|precise_ip'

@@ -115,11 +115,6 @@ static void advance(uint64_t wall, uint64_t user, uint64_t system)
 	fake_system += system;
 }
 
-static void read3(tally_counter *c, struct tally_result r[3])
-{
-	CHECK_INT(tally_counter_read(c, r, 3, sizeof(r[0])), 3);
-}
-
 static void check_result(const struct tally_result *r, uint64_t value, uint64_t enabled)
 {
 	CHECK_U64(r->value, value);
@@ -130,55 +125,43 @@ static void check_result(const struct tally_result *r, uint64_t value, uint64_t 
 	CHECK_INT(r->nr_parts, 1);
 }
 
+/* Each step: a call, then the clocks advance, then every event is read: duration_time is the window's
+ * enabled time, user_time and system_time what the thread used while enabled in it. */
 static void count_while_enabled_only(void)
 {
+	static const struct step {
+		int (*call)(tally_counter *);
+		uint64_t wall, user, system;          /* how far the clocks advance after the call */
+		uint64_t enabled, user_ns, system_ns; /* the read then */
+	} steps[] = {
+		{ tally_counter_start, 500000, 200000, 100000, 500000, 200000, 100000 },
+		/* Stopped: nothing counts. */
+		{ tally_counter_stop, 900000, 400000, 400000, 500000, 200000, 100000 },
+		/* A start begins a new window: from zero again. */
+		{ tally_counter_start, 100000, 5000, 0, 100000, 5000, 0 },
+		/* A reset while running, too. */
+		{ tally_counter_reset, 40000, 1000, 2000, 40000, 1000, 2000 },
+		{ tally_counter_stop, 1000000, 1000000, 1000000, 40000, 1000, 2000 },
+		{ tally_counter_start, 3000, 0, 0, 3000, 0, 0 },
+	};
 	install_fakes();
 	tally_counter *c;
 	CHECK_INT(tally_counter_new("duration_time,user_time,system_time", NULL, &c), 0);
 	CHECK_INT(tally_counter_open(c, NULL), 0);
 	advance(7000, 3000, 1000); /* before the start: not counted */
-	CHECK_INT(tally_counter_start(c), 0);
-	advance(500000, 200000, 100000);
-	struct tally_result r[3];
-	read3(c, r);
-	check_result(&r[0], 500000, 500000);
-	check_result(&r[1], 200000, 500000);
-	check_result(&r[2], 100000, 500000);
-	/* Each stands alone: its own group, none shared with another event. */
-	for (int i = 0; i < 3; i++)
-		CHECK_INT(r[i].group, i);
-
-	CHECK_INT(tally_counter_stop(c), 0);
-	advance(900000, 400000, 400000); /* stopped: nothing counts */
-	read3(c, r);
-	check_result(&r[0], 500000, 500000);
-	check_result(&r[1], 200000, 500000);
-
-	/* A start begins a new window: from zero again. */
-	CHECK_INT(tally_counter_start(c), 0);
-	advance(100000, 5000, 0);
-	read3(c, r);
-	check_result(&r[0], 100000, 100000);
-	check_result(&r[1], 5000, 100000);
-	check_result(&r[2], 0, 100000);
-
-	/* A reset while running, too. */
-	CHECK_INT(tally_counter_reset(c), 0);
-	advance(40000, 1000, 2000);
-	read3(c, r);
-	check_result(&r[0], 40000, 40000);
-	check_result(&r[1], 1000, 40000);
-	check_result(&r[2], 2000, 40000);
-
-	/* A stop, then a start: the enabled time of each window only. */
-	CHECK_INT(tally_counter_stop(c), 0);
-	advance(1000000, 1000000, 1000000);
-	CHECK_INT(tally_counter_start(c), 0);
-	advance(3000, 0, 0);
-	read3(c, r);
-	check_result(&r[0], 3000, 3000);
-	check_result(&r[1], 0, 3000);
-
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		const struct step *st = &steps[i];
+		CHECK_INT(st->call(c), 0);
+		advance(st->wall, st->user, st->system);
+		struct tally_result r[3];
+		CHECK_INT(tally_counter_read(c, r, 3, sizeof(r[0])), 3);
+		check_result(&r[0], st->enabled, st->enabled);
+		check_result(&r[1], st->user_ns, st->enabled);
+		check_result(&r[2], st->system_ns, st->enabled);
+		/* Each stands alone: its own group, none shared with another event. */
+		for (int k = 0; k < 3; k++)
+			CHECK_INT(r[k].group, k);
+	}
 	tally_counter_free(c);
 	tly_sys_replace(NULL);
 }
