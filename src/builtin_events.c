@@ -5,14 +5,16 @@
 
 #include <string.h>
 
-#define HW(n, a, c) { n, a, TALLY_BUILTIN_HARDWARE, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c }
-#define SW(n, a, c) { n, a, TALLY_BUILTIN_SOFTWARE, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c }
+#define HW(n, a, c) { n, a, TALLY_BUILTIN_HARDWARE, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c, TLY_TOOL_NONE }
+#define SW(n, a, c) { n, a, TALLY_BUILTIN_SOFTWARE, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c, TLY_TOOL_NONE }
+/* perf 6.1 (parse-events.c, add_event_tool) gives a tool event the software dummy's attr. */
+#define TOOL(n, k) { n, NULL, TALLY_BUILTIN_TOOL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, TLY_TOOL_##k }
 
 #define CACHE_CONFIG(cache, op, result)                                                            \
 	(PERF_COUNT_HW_CACHE_##cache | PERF_COUNT_HW_CACHE_OP_##op << 8 |                          \
 	 (uint64_t)PERF_COUNT_HW_CACHE_RESULT_##result << 16)
 #define CACHE(n, cache, op, result)                                                                \
-	{ n, NULL, TALLY_BUILTIN_CACHE, PERF_TYPE_HW_CACHE, CACHE_CONFIG(cache, op, result) }
+	{ n, NULL, TALLY_BUILTIN_CACHE, PERF_TYPE_HW_CACHE, CACHE_CONFIG(cache, op, result), TLY_TOOL_NONE }
 /* One operation of one cache: its accesses and its misses, spelled as `perf list` shows them. */
 #define CACHE_OP(prefix, cache, plural, singular, op)                                              \
 	CACHE(prefix "-" plural, cache, op, ACCESS), CACHE(prefix "-" singular "-misses", cache, op, MISS)
@@ -41,6 +43,11 @@ static const struct tly_builtin builtins[] = {
 	SW("dummy", NULL, DUMMY),
 	SW("bpf-output", NULL, BPF_OUTPUT),
 	SW("cgroup-switches", NULL, CGROUP_SWITCHES),
+
+	/* After "dummy", which keeps the name of the attr they share. */
+	TOOL("duration_time", DURATION_TIME),
+	TOOL("user_time", USER_TIME),
+	TOOL("system_time", SYSTEM_TIME),
 
 	/* Only the operations perf's evsel__hw_cache_stat table allows for each cache: the kernel's
 	 * generic cache maps define no instruction-cache stores, and no TLB/branch-unit stores or

@@ -8,12 +8,15 @@
 #include <stdint.h>
 #include <tally/events.h>
 
+#include "tool_events.h"
+
 struct tly_builtin {
 	const char *name;
 	const char *alias;  /* another accepted spelling, or NULL */
 	enum tally_builtin_kind kind;
 	uint32_t type;
 	uint64_t config;
+	enum tly_tool_kind tool;  /* a tool event's kind (TALLY_BUILTIN_TOOL), else TLY_TOOL_NONE */
 };
 
 /* Every builtin event, the hardware cache ones under their perf-list spellings. */

@@ -366,6 +366,7 @@ int tly_command_wait(struct tly_command *cmd)
 	cmd->exit.wall_s = cmd->released ? (double)(end.tv_sec - cmd->started.tv_sec) +
 	                                           (double)(end.tv_nsec - cmd->started.tv_nsec) / 1e9
 	                                 : 0;
+	cmd->rusage = ru;
 	cmd->exit.user_s = timeval_s(ru.ru_utime);
 	cmd->exit.sys_s = timeval_s(ru.ru_stime);
 	return 0;

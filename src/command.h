@@ -9,6 +9,7 @@
 #define TLY_COMMAND_H
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <tally/counter.h>
 #include <time.h>
@@ -23,6 +24,7 @@ struct tly_command {
 	bool released;
 	bool reaped;
 	struct tally_exit exit;
+	struct rusage rusage; /* of the reaped child: the tool events' user_time, system_time in full */
 };
 
 /* What to launch and how (tally_target's argv, pin and ignored). */

@@ -4,6 +4,7 @@
 #include "counter.h"
 
 #include "error.h"
+#include "event_list.h"
 #include "opts.h"
 #include "out_array.h"
 #include "pmu.h"
@@ -51,6 +52,7 @@ static int copy_events(tally_counter *c, const tally_pmus *pmus)
 		e->pmu_name = info.pmu;
 		e->origin = info.origin;
 		e->spec_group = info.group;
+		e->tool = c->events->v[i].tool;
 		if (info.origin + 1 > c->nr_origins)
 			c->nr_origins = info.origin + 1;
 		/* The software context's PMUs are not looked up: their events carry the PMU's own type, which

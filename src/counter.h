@@ -19,6 +19,7 @@
 #include "packing.h"
 #include "read_backend.h"
 #include "target.h"
+#include "tool_events.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,6 +60,7 @@ struct event {
 	char *mask;                  /* its PMU's cpumask (or hybrid `cpus`), NULL for none */
 	uint32_t pmu;                /* the type of the PMU that counts it: what automatic groups share */
 	int spec_group;
+	enum tly_tool_kind tool;     /* one of perf's tool events (counted by tally, alone), else NONE */
 };
 
 struct tally_counter {

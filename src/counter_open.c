@@ -71,7 +71,8 @@ static int make_evsel(tally_counter *c, size_t i, bool leader)
 	attr.inherit = c->target.inherit;
 	/* Only before the command's exec: after it, enable_on_exec would never fire. */
 	attr.enable_on_exec = leader && c->target.enable_on_exec && !c->target.command.released;
-	int err = tally_evsel_new(&attr, &e->evsel);
+	int err = e->tool ? tly_evsel_new_tool(&attr, e->tool, tly_target_cpu_time, &c->target, &e->evsel)
+	                  : tally_evsel_new(&attr, &e->evsel);
 	if (!err)
 		err = tally_evsel_set_name(e->evsel, e->name);
 	return err;
@@ -340,8 +341,11 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 
 	struct tly_pack_event *pack = calloc(c->nr, sizeof(*pack));
 	err = pack ? 0 : tly_error(-ENOMEM, "out of memory");
+	/* A tool event has no descriptor to group: it stands alone, as a brace group of one (numbered past
+	 * every group of the spec), also when the spec puts it in braces. */
 	for (size_t i = 0; pack && i < c->nr; i++)
-		pack[i] = (struct tly_pack_event){ .pmu = c->ev[i].pmu, .spec_group = c->ev[i].spec_group };
+		pack[i] = (struct tly_pack_event){ .pmu = c->ev[i].pmu,
+			                           .spec_group = c->ev[i].tool ? (int)(c->nr + i) : c->ev[i].spec_group };
 	if (!err)
 		err = tly_plan_init(&c->plan, pack, c->nr, !c->no_packing,
 		                    /* Parsed events ask for no read_format of their own. */

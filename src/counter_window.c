@@ -81,7 +81,11 @@ int tally_counter_start(tally_counter *c)
 		/* enable_on_exec starts the counting at the exec itself; the times are still those of the open
 		 * (zero), so the windows need no reading. */
 		c->started = true;
-		int err = tly_command_release(cmd);
+		/* Tool events have no enable_on_exec: they start with the command's release, as perf's clock
+		 * starts before it starts its workload. */
+		int err = each_leader(c, tly_evsel_enable_tool);
+		if (!err)
+			err = tly_command_release(cmd);
 		return err ? tly_counter_fail(c, err) : 0;
 	}
 	/* Reset every group before enabling any, so that the groups' windows differ as little as possible. */

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <tally/events.h>
 
+#include "tool_events.h"
+
 struct tly_event {
 	struct perf_event_attr attr;
 	char *name;        /* display name */
@@ -23,6 +25,7 @@ struct tly_event {
 	bool libpfm;       /* encoded by libpfm4, whose name carries its own modifiers: base is canonical */
 	bool family;       /* one instance of a PMU family ("uncore_imc/.../" on uncore_imc_<n>) */
 	bool exclude_gh;   /* a G or H modifier was applied (perf's exclude_GH, for later group modifiers) */
+	enum tly_tool_kind tool; /* one of perf's tool events, counted by tally; else TLY_TOOL_NONE */
 };
 
 struct tally_events {

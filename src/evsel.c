@@ -53,6 +53,21 @@ int tally_evsel_new(const struct perf_event_attr *attr, tally_evsel **out)
 	return 0;
 }
 
+int tly_evsel_new_tool(const struct perf_event_attr *attr, enum tly_tool_kind kind,
+                       tly_tool_cpu_time_fn cpu_time, void *arg, tally_evsel **out)
+{
+	struct tly_tool *tool = calloc(1, sizeof(*tool));
+	if (!tool)
+		return tly_error(-ENOMEM, "tool event: out of memory");
+	*tool = (struct tly_tool){ .kind = kind, .cpu_time = cpu_time, .arg = arg };
+	int err = tally_evsel_new(attr, out);
+	if (err)
+		free(tool);
+	else
+		(*out)->tool = tool;
+	return err;
+}
+
 int tally_evsel_set_name(tally_evsel *evsel, const char *name)
 {
 	if (!evsel || !name)
@@ -108,6 +123,10 @@ int tally_evsel_set_leader(tally_evsel *member, tally_evsel *leader)
 		return tly_error(-TALLY_ESTATE, "event '%s': groups change only while their events are closed",
 		                 member->name);
 	if (leader && leader != member) {
+		/* perf 6.1 lets a tool event into a group, whose read then gives its members nothing. */
+		if (member->tool || leader->tool)
+			return tly_error(-EINVAL, "event '%s' cannot join '%s''s group: tool events count alone",
+			                 member->name, leader->name);
 		if (leader->leader != leader)
 			return tly_error(-EINVAL, "event '%s' cannot lead a group: it is a member of '%s''s group",
 			                 leader->name, leader->leader->name);
@@ -289,6 +308,30 @@ static int open_slot(tally_evsel *e, size_t slot)
 	return 0;
 }
 
+/* One position and no descriptor: the first CPU and the first thread of the maps (the target's, for
+ * parts; every thread, -1, for a CPU-wide target). */
+static int open_tool(tally_evsel *e, const tally_cpus *cpus, const tally_threads *threads)
+{
+	pid_t tid = tally_threads_at(threads, 0);
+	/* A CPU-wide target's first CPU, where perf 6.1 shows its tool events (-A: CPU0). */
+	int cpu = cpus && tally_cpus_count(cpus) ? tally_cpus_at(cpus, 0) : -1;
+	char list[16];
+	snprintf(list, sizeof(list), "%d", cpu);
+	int err = cpu >= 0 ? tally_cpus_parse(list, &e->cpus) : tally_cpus_any(&e->cpus);
+	if (!err)
+		err = tid == -1 ? tally_threads_any(&e->threads) : tally_threads_new(&tid, 1, &e->threads);
+	if (!err)
+		err = tly_fdgrid_alloc(&e->grid, 1, 1);
+	if (err) {
+		release(e);
+		return err;
+	}
+	*e->tool = (struct tly_tool){ .kind = e->tool->kind, .cpu_time = e->tool->cpu_time, .arg = e->tool->arg };
+	e->open = true;
+	tly_log(TALLY_LOG_DEBUG, "opened tool event '%s' (no descriptor: tally counts it)", e->name);
+	return 0;
+}
+
 int tally_evsel_open(tally_evsel *evsel, const tally_cpus *cpus, const tally_threads *threads)
 {
 	if (!evsel)
@@ -303,6 +346,8 @@ int tally_evsel_open(tally_evsel *evsel, const tally_cpus *cpus, const tally_thr
 		cpus = leader->cpus;
 		threads = leader->threads;
 	}
+	if (evsel->tool)
+		return open_tool(evsel, cpus, threads);
 	evsel->attr.read_format = evsel_read_format(evsel);
 	int err = alloc_open_state(evsel, cpus, threads);
 	size_t slots = evsel->grid.ncpus * evsel->grid.nthreads;
@@ -341,6 +386,7 @@ void tally_evsel_free(tally_evsel *evsel)
 	}
 	free(evsel->members);
 	free(evsel->name);
+	free(evsel->tool);
 	free(evsel);
 }
 
@@ -399,6 +445,8 @@ int tally_evsel_enable(tally_evsel *evsel)
 	 * leader is off wait for it; the leader's own ENABLE then puts the whole group on at once. */
 	if (!evsel)
 		return tly_null_arg(__func__);
+	if (evsel->tool && evsel->open)
+		return tly_tool_enable(evsel->tool);
 	for (size_t k = 0; evsel->open && k < evsel->nr_members; k++) {
 		int err = ioctl_every_slot(evsel->members[k], PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE", 0);
 		if (err)
@@ -407,10 +455,17 @@ int tally_evsel_enable(tally_evsel *evsel)
 	return ioctl_every_slot(evsel, PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE", 0);
 }
 
+int tly_evsel_enable_tool(tally_evsel *evsel)
+{
+	return evsel->tool && evsel->open ? tly_tool_enable(evsel->tool) : 0;
+}
+
 int tally_evsel_disable(tally_evsel *evsel)
 {
 	if (!evsel)
 		return tly_null_arg(__func__);
+	if (evsel->tool && evsel->open)
+		return tly_tool_disable(evsel->tool);
 	/* One ioctl stops the whole group at the same instant. */
 	return ioctl_every_slot(evsel, PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE", group_flag(evsel));
 }
@@ -419,6 +474,9 @@ int tally_evsel_reset(tally_evsel *evsel)
 {
 	if (!evsel)
 		return tly_null_arg(__func__);
+	/* A tool's count runs on, as a kernel count's times do: the counter's window subtracts it. */
+	if (evsel->tool && evsel->open)
+		return 0;
 	return ioctl_every_slot(evsel, PERF_EVENT_IOC_RESET, "PERF_EVENT_IOC_RESET", group_flag(evsel));
 }
 
@@ -507,7 +565,9 @@ int tally_evsel_read(tally_evsel *evsel, size_t cpu_idx, size_t thread_idx, stru
 		return -TALLY_EOPTS;
 	size_t slot = tly_fdgrid_slot(&evsel->grid, cpu_idx, thread_idx);
 	struct tally_count one;
-	if (evsel->nr_members == 0)
+	if (evsel->tool)
+		err = tly_tool_read(evsel->tool, &one);
+	else if (evsel->nr_members == 0)
 		err = read_slot(evsel, slot, &evsel->grid.id[slot], 1, &one);
 	else
 		err = read_slot(evsel, slot, &evsel->group_ids[slot * (1 + evsel->nr_members)],

@@ -6,6 +6,7 @@
 #include "fdgrid.h"
 #include "group_read.h"
 #include "sys.h"
+#include "tool_events.h"
 
 #include <stdbool.h>
 #include <tally/evlist.h>
@@ -53,7 +54,18 @@ struct tally_evsel {
 	size_t evlist_slot;              /* the first tally_evlist_read slot of this evsel, while its list is open */
 	/* The latest failed system call on it: the layer that gives up explains it (tly_diag_evsel). */
 	struct tly_evsel_failure failed;
+	/* A tool event (tly_evsel_new_tool): no descriptor, counted by tally; NULL for a kernel event. */
+	struct tly_tool *tool;
 };
+
+/* An evsel for one of perf's tool events: opened on one (any CPU, first thread) position with no
+ * descriptor, it stands alone (no leader, no members) and reads tally's own clocks (tool_events.h);
+ * cpu_time(arg) gives the target's CPU time for user_time and system_time. */
+int tly_evsel_new_tool(const struct perf_event_attr *attr, enum tly_tool_kind kind,
+                       tly_tool_cpu_time_fn cpu_time, void *arg, tally_evsel **out);
+
+/* Enables an open tool evsel; any other evsel is left as it is (0). */
+int tly_evsel_enable_tool(tally_evsel *evsel);
 
 /* The end of tly_evsel_read_group_slot when its read(2) returned `got` (or -1 with errno) and that was
  * not a whole group in the kernel's usual order: retries EINTR, decodes by id or explains the failure. */
@@ -65,6 +77,8 @@ int tly_evsel_read_group_rest(tally_evsel *leader, size_t slot, ssize_t got, str
  * case). counts has room for 1 + nr_members. */
 static inline int tly_evsel_read_group_slot(tally_evsel *leader, size_t slot, struct tally_count *counts)
 {
+	if (__builtin_expect(leader->tool != NULL, 0))
+		return tly_tool_read(leader->tool, counts);
 	size_t group = 1 + leader->nr_members;
 	ssize_t got = tly_sys->read(leader->grid.fd[slot], leader->read_buf, leader->read_size);
 	if (got == (ssize_t)leader->read_size && leader->group_entry_size &&

@@ -633,6 +633,22 @@ static int unknown_pmu(struct parser *p, size_t start, size_t len)
 	                  (int)len, p->spec + start, p->pmus->sysfs_root ? p->pmus->sysfs_root : "/sys");
 }
 
+/* One of perf's tool events: the dummy's attr (as perf opens it), PMU "tool", unit ns (perf's evsel->unit
+ * for them), counted by tally. Modifiers apply to the attr and name as perf 6.1 applies them, and change
+ * nothing of the count (perf's own reading ignores them too). */
+static int add_tool(struct parser *p, const struct tly_builtin *b, size_t start, size_t item_len)
+{
+	struct perf_event_attr attr = { .type = b->type, .config = b->config };
+	int ret = add_event(p, &attr, dup_range(p->spec + start, item_len), strdup(b->name), "tool", false,
+	                    p->next_origin++, NULL, false);
+	if (ret)
+		return ret;
+	struct tly_event *ev = &p->list->v[p->list->nr - 1];
+	ev->tool = b->tool;
+	ev->unit = strdup("ns");
+	return ev->unit ? 0 : tly_error(-ENOMEM, "out of memory while parsing an event spec");
+}
+
 /* A bare name: generic, software, cache, raw, sysfs alias, then libpfm4 as the last resort; with a term
  * list lt (not NULL) only the first four, the names perf takes "NAME/terms/" after. */
 static int add_named(struct parser *p, size_t start, size_t len, size_t item_len, const struct tly_pmu_event *lt)
@@ -641,6 +657,8 @@ static int add_named(struct parser *p, size_t start, size_t len, size_t item_len
 	const struct tly_builtin *b = tly_builtin_find(name, len);
 	if (b && b->kind == TALLY_BUILTIN_HARDWARE)
 		return add_generic(p, start, len, item_len, b->type, config_of(lt, b->config), lt);
+	if (b && b->kind == TALLY_BUILTIN_TOOL)
+		return add_tool(p, b, start, item_len);
 	if (b)
 		return add_single(p, start, item_len, b->type, config_of(lt, b->config), lt);
 	struct tly_cache_name cache;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int real_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -42,6 +43,12 @@ static int real_pidfd_open(pid_t pid, unsigned int flags)
 {
 	/* glibc 2.36 has pidfd_open; the raw call also builds against older ones. */
 	return (int)syscall(SYS_pidfd_open, pid, flags);
+}
+
+static int real_getrusage(int who, struct rusage *usage)
+{
+	/* glibc declares who as an enum under _GNU_SOURCE; the table takes the plain int. */
+	return getrusage((__rusage_who_t)who, usage);
 }
 
 static int real_open(const char *path, int flags)
@@ -83,6 +90,8 @@ const struct tly_sys tly_sys_real = {
 	.execve = execve,
 	.pidfd_open = real_pidfd_open,
 	.poll = poll,
+	.clock_gettime = clock_gettime,
+	.getrusage = real_getrusage,
 };
 
 const struct tly_sys *tly_sys = &tly_sys_real;

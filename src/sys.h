@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
+#include <time.h>
 
 struct tly_sys {
 	int (*perf_event_open)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -55,6 +56,9 @@ struct tly_sys {
 	/* Waiting for the tasks of a pid or tid target to exit (target.c). */
 	int (*pidfd_open)(pid_t pid, unsigned int flags);
 	int (*poll)(struct pollfd *fds, nfds_t nfds, int timeout_ms);
+	/* The clocks of the tool events (tool_events.c, target_cputime.c), so that tests fix their values. */
+	int (*clock_gettime)(clockid_t clock, struct timespec *ts);
+	int (*getrusage)(int who, struct rusage *usage);
 };
 
 /* The real system calls. */

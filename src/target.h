@@ -32,6 +32,10 @@ struct tly_target {
 int tly_target_resolve(const struct tally_target *target, const char *sysfs_root, bool no_inherit,
                        struct tly_target *out);
 
+/* The target's CPU time so far, ns in user and system mode, for the tool events user_time and
+ * system_time (a tly_tool_cpu_time_fn on the target; the sources are in target_cputime.c). */
+int tly_target_cpu_time(void *target, uint64_t *user_ns, uint64_t *system_ns, bool *ended);
+
 /* Waits until every task of a pid or tid target has exited, for at most timeout_ms (-1: no limit), or
  * until wake_fd (-1: none) is readable or a signal handler ran. Returns 1 when every task is gone, 0
  * otherwise, or a negative code; another kind of target: -TALLY_ESTATE. */

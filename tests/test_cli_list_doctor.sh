@@ -53,7 +53,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 names = {e["name"] for e in d["events"]}
 assert {"task-clock", "page-faults", "context-switches"} <= names
-assert all(e["kind"] in ("hardware", "software", "cache", "sysfs") for e in d["events"])
+assert all(e["kind"] in ("hardware", "software", "tool", "cache", "sysfs") for e in d["events"])
+assert [e["name"] for e in d["events"] if e["kind"] == "tool"] == ["duration_time", "user_time", "system_time"]
 assert isinstance(d["raw"], list) and isinstance(d["hardware_pmu"], bool)
 PY
 

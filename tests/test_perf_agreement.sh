@@ -74,6 +74,8 @@ specs=(
 	mem:0x1000 mem:4096 mem:0x1000/8:rw mem:0x1000/1:w mem:0x1000/2:w:k mem:0x1000:x mem:0x1000/0:x
 	mem:0x1000:xw mem:0x1000:rwx mem:0x1000:r mem:0x1000:w:u mem:0x1000:wu mem:0x1000:u mem:0x1000/8u
 	mem:0x1000:k mem:0xffffffffffffffff:w '{mem:0x1000:w,mem:0x2000:r}:u' 'mem:0x1000:w,task-clock'
+	# perf's tool events: the dummy's attr, which perf opens for them and tally does not.
+	duration_time user_time system_time duration_time:u user_time:kG '{duration_time,task-clock}'
 )
 
 keys='type|config|config1|config2|exclude_user|exclude_kernel|exclude_hv|exclude_idle|exclude_host|exclude_guest|pinned|exclusive|precise_ip|bp_type'

@@ -68,6 +68,7 @@ static const char *builtin_kind_name(enum tally_builtin_kind kind)
 	case TALLY_BUILTIN_HARDWARE: return "hardware";
 	case TALLY_BUILTIN_SOFTWARE: return "software";
 	case TALLY_BUILTIN_CACHE: return "cache";
+	case TALLY_BUILTIN_TOOL: return "tool";
 	}
 	return "unknown";
 }
@@ -96,7 +97,11 @@ static void list_builtins(struct list_context *ctx, enum tally_builtin_kind kind
 			snprintf(label, sizeof(label), "%s OR %s", info.name, info.alias);
 		else
 			snprintf(label, sizeof(label), "%s", info.name);
-		printf("  %-44s type=%" PRIu32 ",config=%#" PRIx64 "\n", label, info.type, info.config);
+		/* A tool event's attr is the dummy's: what it counts is tally's own clock, in ns. */
+		if (kind == TALLY_BUILTIN_TOOL)
+			printf("  %-44s counted by tally, ns\n", label);
+		else
+			printf("  %-44s type=%" PRIu32 ",config=%#" PRIx64 "\n", label, info.type, info.config);
 	}
 }
 
@@ -351,6 +356,10 @@ int command_list(int argc, char **argv)
 	section(&ctx, "Software events");
 	if (tally_pmus_find(pmus, "software"))
 		list_builtins(&ctx, TALLY_BUILTIN_SOFTWARE, "software");
+	section_empty_reason(&ctx, "none matches");
+	/* Where perf 6.1's list has them: counted by tally itself, on every machine. */
+	section(&ctx, "Tool events");
+	list_builtins(&ctx, TALLY_BUILTIN_TOOL, "tool");
 	section_empty_reason(&ctx, "none matches");
 	section(&ctx, "Hardware cache events");
 	if (has_core)

@@ -84,6 +84,10 @@ bool metrics_compute(const struct report *r, const struct report_count *counts, 
 	memset(m, 0, sizeof(*m));
 	if (!usable(&counts[i]))
 		return false;
+	/* perf 6.1 prints nothing beside its tool events: they are times already, a rate of them means
+	 * nothing. */
+	if (e->pmu && strcmp(e->pmu, "tool") == 0)
+		return false;
 	if (is_clock(e)) {
 		if (seconds <= 0)
 			return false;

@@ -292,6 +292,14 @@ static void describe_target(struct stat_session *s)
 }
 
 /* Whether the launched command, whose exit ends a run, has exited. */
+static bool has_tool_events(const struct report *r)
+{
+	for (size_t i = 0; i < r->nr_events; i++)
+		if (r->events[i].pmu && strcmp(r->events[i].pmu, "tool") == 0)
+			return true;
+	return false;
+}
+
 static bool child_exited(pid_t pid)
 {
 	siginfo_t info;
@@ -550,6 +558,10 @@ static int count_once(struct stat_session *s, unsigned run)
 		s->run_signal = WIFSIGNALED(ex.status) ? WTERMSIG(ex.status) : 0;
 		user = ex.user_s;
 		sys = ex.sys_s;
+		/* The tool events user_time and system_time of a command are exact (its rusage) only once it is
+		 * reaped; read before, they had /proc's clock ticks. The other counts are stopped: unchanged. */
+		if (has_tool_events(&s->report) && readings_take(&s->rd) == 0)
+			readings_fill(&s->rd);
 		/* From the exec on, without tally's fork; with -D the window opened later, and tally's own
 		 * clock, started at the delay's end, is the one that covers it (as perf's does). Another
 		 * target's window opened before the command started: tally's clock covers it. */

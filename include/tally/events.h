@@ -83,8 +83,10 @@ TALLY_API int tally_events_at(const tally_events *events, size_t i, struct tally
  * (snprintf semantics) or a negative code. Thread-safe. */
 TALLY_API int tally_events_encoding(const tally_events *events, size_t i, char *buf, size_t len);
 
-/* The names tally knows without sysfs (generic hardware, software, hardware cache), for `tally list`. */
-enum tally_builtin_kind { TALLY_BUILTIN_HARDWARE, TALLY_BUILTIN_SOFTWARE, TALLY_BUILTIN_CACHE };
+/* The names tally knows without sysfs (generic hardware, software, hardware cache, and perf's tool events
+ * duration_time, user_time, system_time, which tally counts itself: their type and config are those of
+ * the software dummy event, as perf's attr for them), for `tally list`. */
+enum tally_builtin_kind { TALLY_BUILTIN_HARDWARE, TALLY_BUILTIN_SOFTWARE, TALLY_BUILTIN_CACHE, TALLY_BUILTIN_TOOL };
 struct tally_builtin_info {
 	size_t sz;
 	const char *name;
