@@ -67,7 +67,7 @@ static const char *lookup(const char *const *names, size_t n, uint64_t v)
 static void generic_config(struct attr_field *f, uint32_t type)
 {
 	uint64_t v = f->value & PERF_HW_EVENT_MASK;
-	char event[160] = "";
+	char event[128] = "";
 	const char *name = type == PERF_TYPE_HARDWARE ? lookup(hw_names, COUNT(hw_names), v) : NULL;
 	if (name) {
 		snprintf(event, sizeof(event), "%s", name);
