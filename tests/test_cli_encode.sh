@@ -109,6 +109,16 @@ rc=$?
 [ $? -eq 2 ] && ok "--c with --json: usage error" || fail "--c --json accepted"
 "$TALLY" encode --help | grep -q 'usage: tally encode' && ok "--help" || fail "--help"
 
+# tally(1)'s example is this build's output, and compiles.
+man=$TALLY_SOURCE/docs/man/tally.1
+sed -n '/^\$ cat attrs.c$/,/^\$ cc /p' "$man" | sed '1d;$d' | sed 's/\\-/-/g; s/\\e/\\/g' >"$WORK/man_example.c"
+TALLY_SYSFS_ROOT=$FIXTURES/intel "$TALLY" encode --c '{cycles,instructions}:u' >"$WORK/example.c"
+if diff "$WORK/man_example.c" "$WORK/example.c" >"$WORK/diff" && cc -c -Wall -Wextra -Werror -o "$WORK/example.o" "$WORK/example.c"; then
+	ok "tally(1)'s encode example is what tally encode --c prints, and it compiles"
+else
+	fail "tally(1)'s encode example is stale:"$'\n'"$(cat "$WORK/diff")"
+fi
+
 # Opens nothing: under a filter that kills at the first perf_event_open, encode runs to its end (and
 # tally stat, as a check of the filter, does not).
 "$NO_PERF_OPEN" true

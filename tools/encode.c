@@ -106,11 +106,17 @@ static const char *grouping_name(enum tally_grouping g)
 	return "unknown";
 }
 
+/* The PMU that counts the event, for people: a generic event on a machine without a core PMU has none. */
+static const char *pmu_label(const struct encoded *e)
+{
+	return e->event.pmu ? e->event.pmu : "none on this machine";
+}
+
 /* Why the event is in its group, in words. */
 static void explain_grouping(struct encoded *e)
 {
 	const struct tally_planned_event *p = &e->plan;
-	const char *pmu = e->event.pmu ? e->event.pmu : "(none)";
+	const char *pmu = pmu_label(e);
 	switch (p->grouping) {
 	case TALLY_GROUPING_ALONE:
 		snprintf(e->reason, sizeof(e->reason), "alone: automatic groups are off (--no-group)");
@@ -168,7 +174,7 @@ static void print_text(const struct encode_options *o, const struct encoded *ev,
 		text_escape_write(stdout, e->event.name);
 		printf(" (%s)\n", e->plan.group_index == 0 ? "leader" : "member");
 		printf("    %-24s ", "pmu");
-		text_escape_write(stdout, e->event.pmu ? e->event.pmu : "(none)");
+		text_escape_write(stdout, pmu_label(e));
 		printf(" (type %u)\n", e->plan.pmu_type);
 		if (e->plan.cpus)
 			printf("    %-24s %s\n", "cpus", e->plan.cpus);
@@ -218,7 +224,8 @@ static void print_c(const struct encode_options *o, const struct encoded *ev, si
 	fputs("/* tally encode: ", stdout);
 	c_comment(o->spec);
 	printf(", as tally stat opens them for %s.\n", target_name(o));
-	puts(" * Open each leader with group_fd -1, then its members with the leader's fd as group_fd. */");
+	puts(" * Open each leader with group_fd -1, then its members with the leader's fd as group_fd; pid and cpu\n"
+	     " * are the target's (an event whose PMU lists CPUs opens once on each of them). */");
 	puts("#include <linux/perf_event.h>");
 	if (bp)
 		puts("#include <linux/hw_breakpoint.h>");
@@ -226,7 +233,9 @@ static void print_c(const struct encode_options *o, const struct encoded *ev, si
 		const struct encoded *e = &ev[k];
 		fputs("\n/* ", stdout);
 		c_comment(e->event.name);
-		printf(": PMU %s (type %u)", e->event.pmu ? e->event.pmu : "(none)", e->plan.pmu_type);
+		fputs(": PMU ", stdout);
+		c_comment(pmu_label(e));
+		printf(" (type %u)", e->plan.pmu_type);
 		if (e->plan.cpus)
 			printf(", CPUs %s", e->plan.cpus);
 		printf("; group %zu, ", e->plan.group);
