@@ -108,6 +108,8 @@ rc=$?
 "$TALLY" encode --c --json task-clock >/dev/null 2>&1
 [ $? -eq 2 ] && ok "--c with --json: usage error" || fail "--c --json accepted"
 "$TALLY" encode --help | grep -q 'usage: tally encode' && ok "--help" || fail "--help"
+"$TALLY" encode task-clock --json | python3 -c 'import json,sys; json.load(sys.stdin)' &&
+	ok "options may follow the spec" || fail "tally encode task-clock --json"
 
 # tally(1)'s example is this build's output, and compiles.
 man=$TALLY_SOURCE/docs/man/tally.1

@@ -75,7 +75,7 @@ static int parse_options(int argc, char **argv, struct encode_options *o)
 	bool c = false, json = false;
 	opterr = 0;
 	optind = 1;
-	for (int opt; (opt = getopt_long(argc, argv, "+jaih", longs, NULL)) != -1;) {
+	for (int opt; (opt = getopt_long(argc, argv, "jaih", longs, NULL)) != -1;) {
 		switch (opt) {
 		case OPT_C: c = true; break;
 		case 'j': json = true; break;
@@ -127,8 +127,8 @@ static void explain_grouping(struct encoded *e)
 	case TALLY_GROUPING_PACKED:
 		if (p->group_size == 1)
 			snprintf(e->reason, sizeof(e->reason),
-			         "alone: the only event outside braces that PMU %s (type %u) counts (tally packs "
-			         "those of one PMU into groups)", pmu, p->pmu_type);
+			         "alone: no other event outside braces of PMU %s (type %u) is left to pack with it "
+			         "(tally packs those of one PMU into groups)", pmu, p->pmu_type);
 		else
 			snprintf(e->reason, sizeof(e->reason),
 			         "packed by tally: the events outside braces that PMU %s (type %u) counts, in spec "
@@ -161,7 +161,9 @@ static void text_field(const struct attr_field *f, void *arg)
 
 static void print_text(const struct encode_options *o, const struct encoded *ev, size_t n)
 {
-	printf("# %s, as tally stat opens them for %s; nothing opened\n", o->spec, target_name(o));
+	fputs("# ", stdout);
+	text_escape_write(stdout, o->spec);
+	printf(", as tally stat opens them for %s; nothing opened\n", target_name(o));
 	for (size_t k = 0; k < n; k++) {
 		const struct encoded *e = &ev[k];
 		if (e->plan.group_index == 0) {
