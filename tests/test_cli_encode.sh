@@ -111,6 +111,44 @@ rc=$?
 "$TALLY" encode task-clock --json | python3 -c 'import json,sys; json.load(sys.stdin)' &&
 	ok "options may follow the spec" || fail "tally encode task-clock --json"
 
+# Held to perf stat -vv (tally(1)): the same bits, all but read_format and sample_type, where the groups are
+# the same.
+# perf_agrees SPEC [FLAG]: FLAG given to both (-i), or --no-group to tally alone (perf groups braces only).
+perf_agrees() {
+	local spec=$1 flag=${2:-} perf_flag=${2:-}
+	[ "$flag" = --no-group ] && perf_flag=
+	perf stat -vv $perf_flag -e "$spec" true 2>"$WORK/perf.txt" >/dev/null || { echo "skip: perf stat -e '$spec' fails here"; return; }
+	"$TALLY" encode --json $flag "$spec" >"$WORK/tally.json"
+	if python3 - "$WORK/perf.txt" "$WORK/tally.json" <<'PY'; then ok "perf stat -vv agrees on '$spec' $flag"; else fail "perf stat -vv differs on '$spec' $flag"; fi
+import json, sys
+fields = ["type", "config", "config1", "config2", "exclude_user", "exclude_kernel", "exclude_hv", "exclude_idle",
+          "exclude_host", "exclude_guest", "disabled", "inherit", "enable_on_exec", "pinned", "exclusive", "precise_ip"]
+perf, cur = [], None
+for line in open(sys.argv[1]):
+    if line.startswith("perf_event_attr:"):
+        cur = {}
+        perf.append(cur)
+    elif cur is not None and line.startswith("  ") and len(line.split()) == 2:
+        k, v = line.split()
+        if k in fields:
+            cur[k] = int(v, 0)
+    elif line.startswith("---"):
+        cur = None
+tally = [{k: e["attr"].get(k, 0) for k in fields} for e in json.load(open(sys.argv[2]))["events"]]
+perf = [{k: p.get(k, 0) for k in fields} for p in perf]
+if perf != tally:
+    print("perf: ", perf, "\ntally:", tally)
+    sys.exit(1)
+PY
+}
+if command -v perf >/dev/null; then
+	perf_agrees '{task-clock,page-faults}:u,cs'
+	perf_agrees 'task-clock:k,minor-faults,cpu-migrations:u' --no-group
+	perf_agrees 'cpu-clock,{cs,page-faults}' -i
+else
+	echo "skip: no perf here"
+fi
+
 # tally(1)'s example is this build's output, and compiles.
 man=$TALLY_SOURCE/docs/man/tally.1
 sed -n '/^\$ cat attrs.c$/,/^\$ cc /p' "$man" | sed '1d;$d' | sed 's/\\-/-/g; s/\\e/\\/g' >"$WORK/man_example.c"
