@@ -76,6 +76,10 @@ out=$(TALLY_SYSFS_ROOT=$FIXTURES/hybrid "$TALLY" encode 'cycles' 2>&1)
 grep -qF 'attr_0: cpu_atom/cycles/' <<<"$out" && grep -qF 'attr_1: cpu_core/cycles/' <<<"$out" &&
 	grep -qE '^    cpus +16-23$' <<<"$out" &&
 	ok "text on the hybrid fixture: cycles expands to cpu_atom and cpu_core" || fail "hybrid cycles: $out"
+out=$(TALLY_SYSFS_ROOT=$FIXTURES/hybrid "$TALLY" encode '{cycles,instructions},task-clock' 2>&1)
+[ "$(grep -c 'a {...} group of the spec, copied for each core PMU' <<<"$out")" = 2 ] &&
+	grep -qF 'group 2 (1 event, leader task-clock): alone' <<<"$out" &&
+	ok "text on the hybrid fixture: a group copied for each core PMU says so" || fail "hybrid group: $out"
 out=$("$TALLY" encode -a -i --no-group 'task-clock,page-faults' 2>&1)
 grep -qF 'alone: automatic groups are off (--no-group)' <<<"$out" && ! grep -qE '^    (inherit|enable_on_exec) ' <<<"$out" &&
 	ok "-a -i --no-group: each alone, no inherit, no enable_on_exec" || fail "-a -i --no-group: $out"

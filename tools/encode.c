@@ -122,7 +122,9 @@ static void explain_grouping(struct encoded *e)
 		snprintf(e->reason, sizeof(e->reason), "alone: automatic groups are off (--no-group)");
 		return;
 	case TALLY_GROUPING_BRACES:
-		snprintf(e->reason, sizeof(e->reason), "a {...} group of the spec");
+		/* On a hybrid machine the parser copies such a group once per core PMU. */
+		snprintf(e->reason, sizeof(e->reason), "a {...} group of the spec%s",
+		         e->event.nr_origins > 1 ? ", copied for each core PMU (a kernel group cannot span PMUs)" : "");
 		return;
 	case TALLY_GROUPING_PACKED:
 		if (p->group_size == 1)
