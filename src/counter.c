@@ -133,6 +133,8 @@ void tally_counter_free(tally_counter *c)
 		free(c->ev[i].mask);
 	free(c->ev);
 	free(c->notes);
+	tly_plan_fini(&c->preview);
+	free(c->preview_attrs);
 	free(c->sysfs_root);
 	tally_events_free(c->events);
 	free(c);

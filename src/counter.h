@@ -8,6 +8,7 @@
  *   counter_read.c     reads: one read per group and (CPU, thread) through the read backend, scaling, parts
  *   idle_groups.c      groups that were enabled but never ran: explained, and split when tally packed them
  *   snapshot.c         raw snapshots of a counter and the scaled deltas between two
+ *   counter_plan.c     the plan of an open shown without opening (tally_counter_plan, for tally encode)
  */
 #ifndef TLY_COUNTER_H
 #define TLY_COUNTER_H
@@ -89,6 +90,11 @@ struct tally_counter {
 	char *notes;
 	uint64_t epochs;              /* windows begun so far, over every open: numbers each new one */
 	struct tly_facts_cache facts; /* for explaining failures: probed once per open, at the first one */
+	/* tally_counter_plan's, made at its first call: the plan every open starts from, and each planned
+	 * event's attr (in plan order) for the target kind of the latest call. */
+	struct tly_plan preview;
+	struct perf_event_attr *preview_attrs;
+	enum tally_target_kind preview_kind;
 	char last_error[TLY_ERROR_MAX];
 };
 
@@ -104,6 +110,16 @@ void tly_counter_note_add(struct event *e, const char *fmt, ...) __attribute__((
 
 /* The evsel that leads group g of the plan. */
 tally_evsel *tly_counter_leader(const tally_counter *c, size_t g);
+
+/* The plan of groups every open starts from: the spec's braces, and the events outside them packed by PMU
+ * (or each alone with no_packing). -ENOMEM. */
+int tly_counter_plan_init(const tally_counter *c, struct tly_plan *plan);
+
+/* The most events an automatic group holds: its leader's read stays within the kernel's limit. */
+size_t tly_counter_max_group(void);
+
+/* Event e's attr as the counter opens it in a group (before the evsel adds size and read_format). */
+struct perf_event_attr tly_counter_attr(const struct event *e, bool leader, bool inherit, bool enable_on_exec);
 
 /* Opens group g of the plan, reshaping the plan as the kernel answers (counter_open.c). Returns 1 when
  * group g is open, 0 when it was removed (no event left), or a fatal negative code. */

@@ -62,15 +62,22 @@ void tly_counter_drop_group(tally_counter *c, size_t g)
 	}
 }
 
-static int make_evsel(tally_counter *c, size_t i, bool leader)
+struct perf_event_attr tly_counter_attr(const struct event *e, bool leader, bool inherit, bool enable_on_exec)
 {
-	struct event *e = &c->ev[i];
 	struct perf_event_attr attr = e->attr;
 	/* perf's arrangement: the leader starts disabled and enables the group; members follow it. */
 	attr.disabled = leader;
-	attr.inherit = c->target.inherit;
+	attr.inherit = inherit;
+	attr.enable_on_exec = leader && enable_on_exec;
+	return attr;
+}
+
+static int make_evsel(tally_counter *c, size_t i, bool leader)
+{
+	struct event *e = &c->ev[i];
 	/* Only before the command's exec: after it, enable_on_exec would never fire. */
-	attr.enable_on_exec = leader && c->target.enable_on_exec && !c->target.command.released;
+	struct perf_event_attr attr = tly_counter_attr(e, leader, c->target.inherit,
+	                                               c->target.enable_on_exec && !c->target.command.released);
 	int err = e->tool ? tly_evsel_new_tool(&attr, e->tool, tly_target_cpu_time, &c->target, &e->evsel)
 	                  : tally_evsel_new(&attr, &e->evsel);
 	if (!err)
@@ -311,6 +318,27 @@ static int nothing_opened(tally_counter *c)
 	return tly_error(-EINVAL, "no event to open");
 }
 
+size_t tly_counter_max_group(void)
+{
+	/* Parsed events ask for no read_format of their own. */
+	return tly_read_max_group(tly_evsel_read_format(0, true));
+}
+
+int tly_counter_plan_init(const tally_counter *c, struct tly_plan *plan)
+{
+	struct tly_pack_event *pack = calloc(c->nr, sizeof(*pack));
+	if (!pack)
+		return tly_error(-ENOMEM, "out of memory");
+	/* A tool event has no descriptor to group: it stands alone, as a brace group of one (numbered past
+	 * every group of the spec), also when the spec puts it in braces. */
+	for (size_t i = 0; i < c->nr; i++)
+		pack[i] = (struct tly_pack_event){ .pmu = c->ev[i].pmu,
+			                           .spec_group = c->ev[i].tool ? (int)(c->nr + i) : c->ev[i].spec_group };
+	int err = tly_plan_init(plan, pack, c->nr, !c->no_packing, tly_counter_max_group());
+	free(pack);
+	return err;
+}
+
 int tally_counter_open(tally_counter *c, const struct tally_target *target)
 {
 	if (!c)
@@ -339,18 +367,7 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 	if (err)
 		return tly_counter_fail(c, err);
 
-	struct tly_pack_event *pack = calloc(c->nr, sizeof(*pack));
-	err = pack ? 0 : tly_error(-ENOMEM, "out of memory");
-	/* A tool event has no descriptor to group: it stands alone, as a brace group of one (numbered past
-	 * every group of the spec), also when the spec puts it in braces. */
-	for (size_t i = 0; pack && i < c->nr; i++)
-		pack[i] = (struct tly_pack_event){ .pmu = c->ev[i].pmu,
-			                           .spec_group = c->ev[i].tool ? (int)(c->nr + i) : c->ev[i].spec_group };
-	if (!err)
-		err = tly_plan_init(&c->plan, pack, c->nr, !c->no_packing,
-		                    /* Parsed events ask for no read_format of their own. */
-		                    tly_read_max_group(tly_evsel_read_format(0, true)));
-	free(pack);
+	err = tly_counter_plan_init(c, &c->plan);
 	if (!err)
 		err = alloc_counts(c);
 	if (!err)

@@ -166,6 +166,18 @@ static int resolve_threads(const struct tally_target *target, struct tly_target 
 	return tly_error(-EINVAL, "unknown target kind %d", (int)out->kind);
 }
 
+bool tly_target_inherits(enum tally_target_kind kind, bool no_inherit)
+{
+	/* Only targets that name a whole process follow what it creates; a thread or a tid list is exact. */
+	return !no_inherit &&
+	       (kind == TALLY_TARGET_PROCESS || kind == TALLY_TARGET_PID || kind == TALLY_TARGET_COMMAND);
+}
+
+bool tly_target_enables_on_exec(enum tally_target_kind kind)
+{
+	return kind == TALLY_TARGET_COMMAND;
+}
+
 int tly_target_resolve(const struct tally_target *target, const char *sysfs_root, bool no_inherit,
                        struct tly_target *out)
 {
@@ -175,10 +187,8 @@ int tly_target_resolve(const struct tally_target *target, const char *sysfs_root
 		return -TALLY_EOPTS;
 	out->kind = TLY_OPT(target, kind, TALLY_TARGET_THREAD);
 	out->cpu_wide = out->kind == TALLY_TARGET_CPUS;
-	out->enable_on_exec = out->kind == TALLY_TARGET_COMMAND;
-	/* Only targets that name a whole process follow what it creates; a thread or a tid list is exact. */
-	out->inherit = !no_inherit && (out->kind == TALLY_TARGET_PROCESS || out->kind == TALLY_TARGET_PID ||
-	                               out->kind == TALLY_TARGET_COMMAND);
+	out->enable_on_exec = tly_target_enables_on_exec(out->kind);
+	out->inherit = tly_target_inherits(out->kind, no_inherit);
 
 	int err = resolve_threads(target, out);
 	if (!err && out->cpu_wide) {

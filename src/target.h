@@ -26,6 +26,10 @@ struct tly_target {
 	size_t nr_tasks;
 };
 
+/* attr.inherit and attr.enable_on_exec for a target of this kind (what tly_target_resolve sets). */
+bool tly_target_inherits(enum tally_target_kind kind, bool no_inherit);
+bool tly_target_enables_on_exec(enum tally_target_kind kind);
+
 /* Resolves target (NULL: the calling thread). A command target forks the command here (held before its
  * exec). no_inherit turns inherit off for process, pid and command targets. On failure nothing is left
  * behind and the last error says why. */

@@ -57,6 +57,8 @@ static void null_counter(void)
 	CHECK_STR(tally_counter_last_error(NULL), "");
 	CHECK_INT(tally_counter_pid(NULL), 0);
 	CHECK_EINVAL(tally_counter_wait(NULL, &e, sizeof(e)), "tally_counter_wait");
+	TALLY_OPTS(tally_planned_event, planned);
+	CHECK_EINVAL(tally_counter_plan(NULL, TALLY_TARGET_COMMAND, 0, &planned), "tally_counter_plan");
 }
 
 static void null_events(void)

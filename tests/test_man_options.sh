@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tally(1) documents every option tally stat --help lists, each as an item of its own (.TP) under Options:
+# tally(1) documents every option tally stat --help and tally encode --help list, each as an item of its own
+# (.TP) under Options:
 # a merge once dropped the items of -r, -I, -x, --csv-header, -j, -o, -p and -t, and nothing noticed.
 # --append (documented with -o) and --version (with -h) are the two options that share another's item.
 set -euo pipefail
@@ -10,9 +11,14 @@ tally="$TALLY_BUILD/tools/tally"
 
 # The line after each .TP, with roff's escaped hyphens made plain: "-e, --event SPEC" style items.
 items=$(awk 'prev == ".TP" { print } { prev = $0 }' "$man" | sed 's/\\-/-/g')
-help=$("$tally" stat --help 2>&1 || true)
-longs=$(grep -oE '^ +(-[a-zA-Z], )?--[a-z-]+' <<<"$help" | grep -oE -- '--[a-z-]+')
-[ -n "$longs" ] || { echo "FAIL: no options found in tally stat --help"; exit 1; }
+# tally encode's options too (its --c is a long option of one letter).
+longs=
+for command in stat encode; do
+	help=$("$tally" $command --help 2>&1 || true)
+	found=$(grep -oE '^ +(-[a-zA-Z], )?--[a-z-]+' <<<"$help" | grep -oE -- '--[a-z-]+')
+	[ -n "$found" ] || { echo "FAIL: no options found in tally $command --help"; exit 1; }
+	longs+=" $found"
+done
 missing=()
 for opt in $longs; do
 	case $opt in --append | --version) grep -qF -- "$opt" <<<"$(sed 's/\\-/-/g' "$man")" || missing+=("$opt");

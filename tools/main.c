@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tally: count CPU performance-monitoring events. `tally stat`, `tally list`, `tally doctor`.
+ * tally: count CPU performance-monitoring events. `tally stat`, `tally list`, `tally doctor`, `tally encode`.
  *
  * tally never calls setlocale(): the C library stays in the "C" locale, so every number it prints uses
  * '.' as the decimal point whatever LC_ALL or LANG say (CSV and JSON readers depend on it).
@@ -36,6 +36,7 @@ static void usage(FILE *out)
 	      "  stat [options] [--] command [args...]   count events while a command runs (perf stat's flags)\n"
 	      "  list [PATTERN] [--pfm] [--json]         the events usable on this machine\n"
 	      "  doctor [--json]                         what this machine allows, and how to fix what it does not\n"
+	      "  encode [--c|--json] SPEC                the perf_event_attr of each event, opening nothing\n"
 	      "\n"
 	      "  tally <command> --help    options of one command\n"
 	      "  tally --version           the version\n"
@@ -80,6 +81,7 @@ int main(int argc, char **argv)
 		{ "stat", command_stat },
 		{ "list", command_list },
 		{ "doctor", command_doctor },
+		{ "encode", command_encode },
 	};
 	if (argc < 2) {
 		usage(stderr);

@@ -233,6 +233,49 @@ TALLY_API const char *tally_counter_note(const tally_counter *counter, size_t i)
  * failing call on it. */
 TALLY_API const char *tally_counter_last_error(const tally_counter *counter);
 
+/* ---- the plan of an open, without opening ---------------------------------------------------------- */
+
+/* How an event came to be in its group. */
+enum tally_grouping {
+	TALLY_GROUPING_ALONE,  /* outside braces with no_packing: on a descriptor of its own */
+	TALLY_GROUPING_BRACES, /* a {...} group of the spec (on a hybrid machine, one per core PMU) */
+	TALLY_GROUPING_PACKED, /* outside braces, packed by tally: the events one PMU counts (pmu_type), in spec
+	                        * order, at most max_group to a group */
+};
+
+/* One event as tally_counter_open would first try to open it. */
+struct tally_planned_event {
+	size_t sz;
+	size_t event;       /* the event's index (tally_counter_name, tally_events_at of tally_counter_events) */
+	/* The attr perf_event_open(2) would get: as parsed, with size, read_format (times, ids, GROUP on a
+	 * leader of members), disabled (the leader only), inherit and enable_on_exec (the leader only) as
+	 * the target kind sets them. */
+	const struct perf_event_attr *attr;
+	size_t group;       /* its group's number, in the order the groups open */
+	size_t leader;      /* the event index of its group's leader (event itself for the leader) */
+	size_t group_index; /* its position in the group: 0 for the leader */
+	size_t group_size;  /* events in the group */
+	enum tally_grouping grouping;
+	uint32_t pmu_type;  /* the type of the PMU that counts it, what packed groups share: not attr->type
+	                     * (generic, cache, raw and sysfs events of one core PMU share it) */
+	size_t max_group;   /* the most events tally packs into one group: the kernel refuses a group whose
+	                     * read would pass 16 KiB (Linux 6.7+) */
+	const char *cpus;   /* the CPUs its PMU restricts it to (sysfs cpumask, or a hybrid core PMU's cpus):
+	                     * the open's cpu argument takes them; NULL: any CPU */
+};
+#define tally_planned_event__last_field cpus
+
+/* Entry k (0 .. tally_counter_count()) of the plan tally_counter_open would start from on a target of this
+ * kind, in the order of the open: group after group, the leader first. Opens nothing and makes no system
+ * call beyond what tally_counter_new read (the plan needs no PMU hardware). The open may still reshape it
+ * as the kernel answers: a packed group splits where the PMU refuses a member (no room), an unsupported
+ * event leaves its group, and a refused kernel mode or exclude_guest is retried without it (see
+ * tally_counter_open). info is declared with TALLY_OPTS; its pointers stay valid until the counter is
+ * freed or called again with another kind. -ERANGE past the end, -ENOMEM. Changes the handle (its first
+ * call makes the plan): one thread at a time, as for open. */
+TALLY_API int tally_counter_plan(tally_counter *counter, enum tally_target_kind kind, size_t k,
+                                 struct tally_planned_event *info);
+
 /* ---- launched commands -------------------------------------------------------------------------- */
 
 /* New fields come at the end. */
