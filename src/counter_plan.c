@@ -89,8 +89,10 @@ int tally_counter_plan(tally_counter *c, enum tally_target_kind kind, size_t k, 
 		.leader = m[0],
 		.group_index = k - plan->first[g],
 		.group_size = tly_plan_size(plan, g),
-		.grouping = braces ? TALLY_GROUPING_BRACES : plan->packed[g] && !c->no_packing ? TALLY_GROUPING_PACKED
-		                                                                               : TALLY_GROUPING_ALONE,
+		.grouping = c->ev[event].tool ? TALLY_GROUPING_TOOL
+		            : braces          ? TALLY_GROUPING_BRACES
+		            : plan->packed[g] && !c->no_packing ? TALLY_GROUPING_PACKED
+		                                                : TALLY_GROUPING_ALONE,
 		.pmu_type = c->ev[event].pmu,
 		.max_group = tly_counter_max_group(),
 		.cpus = c->ev[event].mask,

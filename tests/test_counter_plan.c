@@ -87,7 +87,7 @@ static tally_counter *fixture_counter(const char *machine, const char *spec, boo
 	return c;
 }
 
-/* The plan as "[name,name](P)[name]..." with each group's grouping: P packed, B braces, A alone. */
+/* The plan as "[name,name](P)[name]..." with each group's grouping: P packed, B braces, A alone, T a tool event. */
 static const char *show_plan(tally_counter *c)
 {
 	static char buf[512];
@@ -102,7 +102,7 @@ static const char *show_plan(tally_counter *c)
 		                        tally_counter_name(c, p.event), last ? "]" : "");
 		if (last)
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%c",
-			                        "ABP"[p.grouping]);
+			                        "ABPT"[p.grouping]);
 	}
 	return buf;
 }
@@ -146,6 +146,14 @@ static void plan_groups_as_the_open_packs(void)
 	CHECK_INT(tally_counter_plan(c, TALLY_TARGET_COMMAND, 3, &p), 0);
 	CHECK_U64(p.attr->config, (4ULL << PERF_PMU_TYPE_SHIFT) | PERF_COUNT_HW_INSTRUCTIONS);
 	CHECK_STR(p.cpus, "0-15");
+	tally_counter_free(c);
+
+	/* Tool events stand alone, braces or not, as the open puts them (it planned them packed or in the
+	 * spec's braces, with a perf group around them that the open never made). */
+	c = fixture_counter("intel", "task-clock,duration_time,{page-faults,user_time}", false);
+	if (!c)
+		return;
+	CHECK_STR(show_plan(c), "[task-clock]P[duration_time]T[page-faults]B[user_time]T");
 	tally_counter_free(c);
 
 	/* Uncore: the PMU's cpumask. */

@@ -102,6 +102,7 @@ static const char *grouping_name(enum tally_grouping g)
 	case TALLY_GROUPING_ALONE: return "alone";
 	case TALLY_GROUPING_BRACES: return "braces";
 	case TALLY_GROUPING_PACKED: return "packed";
+	case TALLY_GROUPING_TOOL: return "tool";
 	}
 	return "unknown";
 }
@@ -120,6 +121,10 @@ static void explain_grouping(struct encoded *e)
 	switch (p->grouping) {
 	case TALLY_GROUPING_ALONE:
 		snprintf(e->reason, sizeof(e->reason), "alone: automatic groups are off (--no-group)");
+		return;
+	case TALLY_GROUPING_TOOL:
+		snprintf(e->reason, sizeof(e->reason),
+		         "alone: a tool event, counted by tally itself (nothing is opened; the attr is perf's)");
 		return;
 	case TALLY_GROUPING_BRACES:
 		/* On a hybrid machine the parser copies such a group once per core PMU. */

@@ -241,6 +241,8 @@ enum tally_grouping {
 	TALLY_GROUPING_BRACES, /* a {...} group of the spec (on a hybrid machine, one per core PMU) */
 	TALLY_GROUPING_PACKED, /* outside braces, packed by tally: the events one PMU counts (pmu_type), in spec
 	                        * order, at most max_group to a group */
+	TALLY_GROUPING_TOOL,   /* a tool event (duration_time, user_time, system_time): tally counts it itself,
+	                        * alone; nothing is opened for it, and its attr is the one perf shows */
 };
 
 /* One event as tally_counter_open would first try to open it. */
