@@ -53,6 +53,7 @@ static enum open_outcome classify(tally_counter *c, struct event *e, int err, bo
 void tly_counter_drop_group(tally_counter *c, size_t g)
 {
 	const size_t *m = tly_plan_members(&c->plan, g);
+	tly_counter_user_drop(c, g);
 	/* Members first, so that freeing the leader finds no members left to detach. */
 	for (size_t k = tly_plan_size(&c->plan, g); k-- > 0;) {
 		tally_evsel_free(c->ev[m[k]].evsel);
@@ -71,6 +72,10 @@ static int make_evsel(tally_counter *c, size_t i, bool leader)
 	attr.inherit = c->target.inherit;
 	/* Only before the command's exec: after it, enable_on_exec would never fire. */
 	attr.enable_on_exec = leader && c->target.enable_on_exec && !c->target.command.released;
+	if (e->user_term_mask) {
+		__u64 *config[] = { &attr.config, &attr.config1, &attr.config2 };
+		*config[e->user_term_field] |= e->user_term_mask;
+	}
 	int err = tally_evsel_new(&attr, &e->evsel);
 	if (!err)
 		err = tally_evsel_set_name(e->evsel, e->name);
@@ -173,6 +178,7 @@ static void group_opened(tally_counter *c, size_t g)
 		e->window = window;
 		e->epoch = epoch;
 	}
+	tly_counter_user_setup(c, g);
 }
 
 /* Opens group g of the plan, reshaping the plan as the kernel answers: a packed group that is too big
@@ -337,6 +343,7 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 	int err = tly_target_resolve(target, c->sysfs_root, c->no_inherit, &c->target);
 	if (err)
 		return tly_counter_fail(c, err);
+	tly_counter_user_prepare(c);
 
 	struct tly_pack_event *pack = calloc(c->nr, sizeof(*pack));
 	err = pack ? 0 : tly_error(-ENOMEM, "out of memory");
@@ -370,7 +377,6 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 	}
 	c->open = true;
 	c->started = false;
-	c->backend = TLY_READ_SYSCALL;
 	tly_error_restore(&before);
 	return 0;
 }

@@ -44,6 +44,7 @@
 #include <tally/common.h>
 #include <tally/events.h>
 #include <tally/pmu.h>
+#include <tally/read_path.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,8 +71,11 @@ struct tally_counter_opts {
 	 * a machine without a hardware PMU runs cmd and reports, as perf stat does. Without it, such an open
 	 * fails with the first event's reason. */
 	bool open_without_events;
+	/* Every read through read(2), never from user space (see tally/read_path.h): for comparison, or
+	 * where user-space counter reads are not trusted. */
+	bool no_user_reads;
 };
-#define tally_counter_opts__last_field open_without_events
+#define tally_counter_opts__last_field no_user_reads
 
 /* Parses spec and prepares a closed counter. A bad spec: -TALLY_ESPEC with the caret text in
  * tally_last_error(). Thread-safe (touches only the new handle). */
