@@ -6,11 +6,13 @@
 #include "sys.h"
 #include "sysfs_file.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 unsigned tly_fork_generation;
+_Thread_local char tly_thread_token;
 
 static void forked_child(void)
 {
@@ -79,7 +81,7 @@ enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs
 		return TALLY_READ_REASON_MMAP;
 	}
 	u->page_size = (size_t)sysconf(_SC_PAGESIZE);
-	u->owner = pthread_self();
+	u->owner = &tly_thread_token;
 	u->fork_generation = tly_fork_generation;
 	enum tally_read_reason reason = TALLY_READ_REASON_NONE;
 	/* One page each: the header page alone, no ring buffer (nothing is sampled). */

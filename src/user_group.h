@@ -12,7 +12,6 @@
 #include "mmap_page.h"
 #include "user_read.h"
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <tally/read_path.h>
 
@@ -21,8 +20,9 @@ struct tly_user_group {
 	size_t n;
 	size_t page_size;
 	/* Only the opening thread reads the pages: on another thread the register would be that thread's
-	 * CPU's counter of another context (or trap, on arm64, where user access is per task). */
-	pthread_t owner;
+	 * CPU's counter of another context (or trap, on arm64, where user access is per task). A thread is
+	 * known by the address of its tly_thread_token: one TLS address computation, no call. */
+	const char *owner;
 	unsigned fork_generation; /* tly_fork_generation at the open: a forked child has another one */
 	enum tally_read_reason last_reason;
 	uint64_t user_reads, syscall_reads;
@@ -31,6 +31,10 @@ struct tly_user_group {
 /* Bumped in every child a fork makes (pthread_atfork): the child inherits the pages and the thread's
  * identity, but the counters count its parent's thread. */
 extern unsigned tly_fork_generation;
+
+/* Each thread's own byte: its address names the thread (as pthread_self does, and as pthread_self it
+ * stays the same in a forked child, hence the fork generation). */
+extern _Thread_local char tly_thread_token;
 
 /* The reason an outcome of the protocol gives for the read(2) that follows it. */
 enum tally_read_reason tly_user_reason_of(enum tly_user_outcome outcome);
@@ -51,7 +55,7 @@ static inline int tly_user_group_read(struct tly_user_group *u, tally_evsel *lea
                                       struct tally_count *counts)
 {
 	enum tly_user_outcome r = TLY_USER_BUSY;
-	bool here = pthread_equal(pthread_self(), u->owner) && u->fork_generation == tly_fork_generation;
+	bool here = &tly_thread_token == u->owner && u->fork_generation == tly_fork_generation;
 	if (here) {
 		r = tly_mmap_read_group((tly_page *const *)u->pages, u->n, &leader->group_ids[slot * u->n],
 		                        tly_arch_read_pmc, tly_arch_read_clock, TLY_USER_MAX_INDEX, counts);
