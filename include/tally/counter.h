@@ -26,7 +26,8 @@
  * note of each says so. unsupported_is_error turns all of this into a failure of tally_counter_open.
  *
  * Reads. Every group is read with one read(2) of its leader per (CPU, thread), values matched to events
- * by id; results are summed over CPUs and threads, and the parts stay available
+ * by id, or, on the calling thread where the kernel allows it, from user space without a system call
+ * (tally/read_path.h: the rules, the thread rule, the fallbacks); results are summed over CPUs and threads, and the parts stay available
  * (tally_counter_parts). A read allocates nothing (except when it reopens a never-run group). Intervals
  * and regions come from two snapshots (tally/snapshot.h), scaled part by part. Failures
  * leave an explanation (event, errno, cause, fix) in tally_last_error() and in tally_counter_last_error().
@@ -35,7 +36,8 @@
  * distinct counters may be used concurrently. tally_counter_new touches nothing shared and is thread-safe.
  * tally_counter_last_error, _note, _count, _name, _events, _parts, _sum_origins and _pid only read the
  * handle: they may run concurrently with each other, not with the calls that change it (open, start,
- * stop, reset, read, snapshot, wait, wait_tasks, close, free).
+ * stop, reset, read, snapshot, wait, wait_tasks, close, free). A counter opened on one thread and read on
+ * another reads through read(2): only the opening thread reads from user space.
  */
 #ifndef TALLY_COUNTER_H
 #define TALLY_COUNTER_H
