@@ -55,6 +55,7 @@ struct event {
 	bool user_only;
 	bool has_note;               /* note is not empty; kept apart so that reads never touch the text */
 	enum tally_read_reason read_reason; /* why its group is not read from user space (NONE: it is) */
+	enum tally_read_reason own_reason;  /* what of that the event itself decides, from the open on */
 	char *note;                  /* NOTE_MAX bytes in counter->notes */
 
 	/* From tally_counter_new on. */

@@ -69,19 +69,19 @@ void tly_counter_user_prepare(tally_counter *c)
 	int access = -1; /* perf_user_access, read once, for the first event that needs it */
 	for (size_t i = 0; i < c->nr; i++) {
 		struct event *e = &c->ev[i];
-		e->read_reason = reason_before_open(c, e);
+		e->own_reason = reason_before_open(c, e);
 		e->user_term_mask = 0;
-		if (e->read_reason == TALLY_READ_REASON_TOPDOWN)
+		if (e->own_reason == TALLY_READ_REASON_TOPDOWN)
 			tly_counter_note_add(e, "read with read(2) only: the kernel resets the topdown registers on "
 			                     "every read(2), so tally does not mix in user-space reads");
 		enum tly_config_field field, long_field;
 		uint64_t mask, long_mask;
-		if (e->read_reason != TALLY_READ_REASON_NONE || !user_term(sysfs_root, e->pmu_name, "rdpmc", &field, &mask))
+		if (e->own_reason != TALLY_READ_REASON_NONE || !user_term(sysfs_root, e->pmu_name, "rdpmc", &field, &mask))
 			continue;
 		if (access < 0)
 			access = user_access_allowed();
 		if (!access) {
-			e->read_reason = TALLY_READ_REASON_USER_ACCESS;
+			e->own_reason = TALLY_READ_REASON_USER_ACCESS;
 			continue;
 		}
 		/* A 64-bit (`long`) event of a CPU without PMUv3p5 chains two counters, which user space cannot
@@ -102,9 +102,12 @@ void tly_counter_user_setup(tally_counter *c, size_t g)
 	struct event *leader = &c->ev[m[0]];
 	leader->backend = TLY_READ_SYSCALL;
 	leader->user = NULL;
+	/* From each event's own reason again: a group reopened in another shape (split at a read) decides anew. */
 	bool all = true;
-	for (size_t k = 0; k < size; k++)
+	for (size_t k = 0; k < size; k++) {
+		c->ev[m[k]].read_reason = c->ev[m[k]].own_reason;
 		all &= c->ev[m[k]].read_reason == TALLY_READ_REASON_NONE;
+	}
 	enum tally_read_reason why = TALLY_READ_REASON_GROUP;
 	/* A PMU with a cpumask (uncore) counts on CPUs even for the calling thread. */
 	if (all && (leader->ncpus != 1 || leader->nthreads != 1 || tally_cpus_at(tally_evsel_cpus(leader->evsel), 0) != -1))
