@@ -874,7 +874,7 @@ static void fast_read_multiplexed(void)
 
 /* How the instructions of one read are taken: 1,000 reads of c (tally_counter_read, or
  * tally_counter_snapshot into snap; or, c NULL, the minimal reader over pages), counted by m around them,
- * less the same with no read; the fewest of five rounds, each of user and of kernel instructions, so that
+ * less the same with no read; each the fewest of five rounds, in user and in kernel instructions, so that
  * a timer tick that lands in a round (thousands of kernel instructions) is not charged to the reads. */
 struct read_cost {
 	tally_counter *m, *c;
@@ -905,16 +905,18 @@ static void count_reads(const struct read_cost *rc, unsigned reads, uint64_t out
 
 static void per_read(const struct read_cost *rc, double out[2])
 {
-	out[0] = out[1] = 1e18;
+	uint64_t with[2] = {UINT64_MAX, UINT64_MAX}, without[2] = {UINT64_MAX, UINT64_MAX};
 	for (int round = 0; round < 5; round++) {
-		uint64_t with[2], without[2];
-		count_reads(rc, 0, without);
-		count_reads(rc, 1000, with);
+		uint64_t w[2], wo[2];
+		count_reads(rc, 0, wo);
+		count_reads(rc, 1000, w);
 		for (size_t k = 0; k < 2; k++) {
-			double d = ((double)with[k] - (double)without[k]) / 1000;
-			out[k] = d < out[k] ? d : out[k];
+			with[k] = w[k] < with[k] ? w[k] : with[k];
+			without[k] = wo[k] < without[k] ? wo[k] : without[k];
 		}
 	}
+	for (size_t k = 0; k < 2; k++)
+		out[k] = ((double)with[k] - (double)without[k]) / 1000;
 }
 
 /* The cost of a read of a running 4-event group, counted by a {instructions:u, instructions:k} group around
@@ -963,16 +965,17 @@ static void fast_read_cost(void)
 	CHECK_INT(tally_counter_start(slow), 0);
 	CHECK_INT(tally_counter_read(slow, warm, NR, sizeof(warm[0])), NR);
 	per_read(&(struct read_cost){.m = m, .c = slow, .nr = NR}, syscall_read);
-	printf("  per 4-event read (user + kernel instructions): minimal reader %.1f + %.1f; from user space "
-	       "tally_counter_read %.1f + %.1f (%.3fx the minimal reader), tally_counter_snapshot %.1f + %.1f (%.3fx); "
+	printf("  per 4-event read (user + kernel instructions): minimal reader %.1f + %.3f; from user space "
+	       "tally_counter_read %.1f + %.3f (%.3fx the minimal reader), tally_counter_snapshot %.1f + %.3f (%.3fx); "
 	       "through read(2) tally_counter_read %.1f + %.1f\n", minimal[0], minimal[1], tally_user[0], tally_user[1],
 	       tally_user[0] / minimal[0], snapshot[0], snapshot[1], snapshot[0] / minimal[0], syscall_read[0],
 	       syscall_read[1]);
-	/* No kernel instruction at all. The issue's goal of 1.10x the minimal reader's user instructions is
+	/* No kernel instruction: what the kernel runs around the measured loop (the measuring pair's own start
+	 * and stop) varies by a few dozen instructions from round to round, under 0.05 per read, while one
+	 * read(2) costs thousands. The issue's goal of 1.10x the minimal reader's user instructions is
 	 * printed, not held: the results tally_counter_read builds (windows, scaling, statuses) cost more
 	 * than the reads themselves. */
-	expect_u64((uint64_t)tally_user[1], 0, "kernel instructions per user read");
-	expect_u64((uint64_t)snapshot[1], 0, "kernel instructions per user snapshot");
+	CHECK(tally_user[1] > -0.5 && tally_user[1] < 0.5 && snapshot[1] > -0.5 && snapshot[1] < 0.5);
 	CHECK(tally_user[0] < syscall_read[0] + syscall_read[1]);
 	CHECK(syscall_read[1] > 100);
 out:
