@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 unsigned tly_fork_generation;
-_Thread_local char tly_thread_token;
+_Thread_local char tly_thread_token __attribute__((tls_model("initial-exec")));
 
 static void forked_child(void)
 {

@@ -33,8 +33,10 @@ struct tly_user_group {
 extern unsigned tly_fork_generation;
 
 /* Each thread's own byte: its address names the thread (as pthread_self does, and as pthread_self it
- * stays the same in a forked child, hence the fork generation). */
-extern _Thread_local char tly_thread_token;
+ * stays the same in a forked child, hence the fork generation). initial-exec: in the shared library the
+ * default model would call __tls_get_addr on every read; one byte of the static TLS glibc keeps for
+ * libraries loaded with dlopen is enough. */
+extern _Thread_local char tly_thread_token __attribute__((tls_model("initial-exec")));
 
 /* The reason an outcome of the protocol gives for the read(2) that follows it. */
 enum tally_read_reason tly_user_reason_of(enum tly_user_outcome outcome);
