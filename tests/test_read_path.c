@@ -6,8 +6,13 @@
  * stays 0 (a real counter read cannot run here), so every read falls back to read(2), and says why.
  */
 #include "counter.h"
+#include "fixture_tree.h"
 #include "harness.h"
 #include "sys.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -18,11 +23,13 @@
 static struct perf_event_mmap_page sim[8] __attribute__((aligned(4096)));
 static unsigned maps, unmaps, next_page;
 static bool fail_mmap;
+static uint64_t last_config1;
 
 static int fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
 {
 	struct perf_event_attr a = *attr;
-	if (a.type == PERF_TYPE_HARDWARE) {
+	last_config1 = a.config1;
+	if (a.type != PERF_TYPE_SOFTWARE) {
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_TASK_CLOCK;
 	}
@@ -67,10 +74,12 @@ static void install(bool rdpmc, bool time)
 	tly_sys_replace(&table);
 }
 
+static const char *sysfs_root; /* NULL: /sys */
+
 static tally_counter *open_counter(const char *spec, enum tally_target_kind kind, bool no_user_reads)
 {
 	tally_counter *c = NULL;
-	TALLY_OPTS(tally_counter_opts, o, .no_user_reads = no_user_reads);
+	TALLY_OPTS(tally_counter_opts, o, .no_user_reads = no_user_reads, .sysfs_root = sysfs_root);
 	if (tally_counter_new(spec, &o, &c) != 0)
 		return NULL;
 	TALLY_OPTS(tally_target, t, .kind = kind);
@@ -229,6 +238,90 @@ static void reasons_before_open(void)
 	tly_sys_replace(NULL);
 }
 
+/* Writes text into dir/rel, making the folders on the way. */
+static void put_file(const char *dir, const char *rel, const char *text)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (char *p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/* arm64 (the fixture's armv8_pmuv3, whose format has rdpmc = config1:1 and long = config1:0): the event
+ * asks for user access only when sysctl kernel.perf_user_access is 1, and never as a long event. */
+static void arm64_asks_for_user_access(void)
+{
+	char root[4096], procfs[] = "/tmp/tally-procfs-XXXXXX";
+	CHECK(mkdtemp(procfs) != NULL);
+	setenv("TALLY_PROCFS_ROOT", procfs, 1);
+	sysfs_root = fixture_sysfs(root, sizeof(root), "arm64");
+	put_file(procfs, "sys/kernel/perf_user_access", "1\n");
+	install(true, true);
+	tally_counter *c = open_counter("armv8_pmuv3/event=0x11/", TALLY_TARGET_THREAD, false);
+	CHECK(c != NULL);
+	CHECK_U64(last_config1, 2);
+	if (c)
+		CHECK_INT(info_of(c, 0).path, TALLY_READ_USER);
+	tally_counter_free(c);
+	c = open_counter("armv8_pmuv3/event=0x11,long/", TALLY_TARGET_THREAD, false);
+	CHECK(c != NULL);
+	CHECK_U64(last_config1, 1);
+	tally_counter_free(c);
+	put_file(procfs, "sys/kernel/perf_user_access", "0\n");
+	maps = 0;
+	c = open_counter("armv8_pmuv3/event=0x11/", TALLY_TARGET_THREAD, false);
+	CHECK(c != NULL);
+	CHECK_U64(last_config1, 0);
+	CHECK_INT(maps, 0);
+	if (c)
+		CHECK_INT(info_of(c, 0).reason, TALLY_READ_REASON_USER_ACCESS);
+	tally_counter_free(c);
+	tly_sys_replace(NULL);
+	unsetenv("TALLY_PROCFS_ROOT");
+	sysfs_root = NULL;
+	nftw(procfs, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* x86: when the kernel says no (cap_user_rdpmc 0), /sys/bus/event_source/devices/cpu/rdpmc 0 is named as
+ * the reason; another value leaves the kernel's own answer. */
+static void x86_rdpmc_setting_is_the_reason(void)
+{
+	char sysfs[] = "/tmp/tally-sysfs-XXXXXX";
+	CHECK(mkdtemp(sysfs) != NULL);
+	sysfs_root = sysfs;
+	static const struct {
+		const char *setting;
+		enum tally_read_reason reason;
+	} cases[] = { { "0\n", TALLY_READ_REASON_RDPMC_SYSFS }, { "1\n", TALLY_READ_REASON_CAP_USER_RDPMC } };
+	for (size_t i = 0; i < 2; i++) {
+		put_file(sysfs, "bus/event_source/devices/cpu/rdpmc", cases[i].setting);
+		install(false, true);
+		tally_counter *c = open_counter("cycles", TALLY_TARGET_THREAD, false);
+		CHECK(c != NULL);
+		if (c)
+			CHECK_INT(info_of(c, 0).reason, cases[i].reason);
+		tally_counter_free(c);
+		tly_sys_replace(NULL);
+	}
+	sysfs_root = NULL;
+	nftw(sysfs, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 static void read_info_arguments(void)
 {
 	tally_counter *c = NULL;
@@ -273,6 +366,8 @@ int main(void)
 		{ "other_thread_and_child_fall_back", other_thread_and_child_fall_back },
 		{ "kernel_refusals_keep_read2", kernel_refusals_keep_read2 },
 		{ "reasons_before_open", reasons_before_open },
+		{ "arm64_asks_for_user_access", arm64_asks_for_user_access },
+		{ "x86_rdpmc_setting_is_the_reason", x86_rdpmc_setting_is_the_reason },
 		{ "read_info_arguments", read_info_arguments },
 		{ "topdown_events_are_recognised", topdown_events_are_recognised },
 		{ "every_reason_has_a_text", every_reason_has_a_text },
