@@ -11,6 +11,7 @@
 #include <tally/evsel.h>
 #include <tally/pmu.h>
 #include <tally/probe.h>
+#include <tally/read_path.h>
 #include <tally/threadmap.h>
 #include <tally/snapshot.h>
 

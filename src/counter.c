@@ -83,6 +83,7 @@ int tally_counter_new(const char *spec, const struct tally_counter_opts *opts, t
 		return tly_error(-ENOMEM, "out of memory");
 	c->no_packing = TLY_OPT(opts, no_packing, false);
 	c->no_inherit = TLY_OPT(opts, no_inherit, false);
+	c->no_user_reads = TLY_OPT(opts, no_user_reads, false);
 	c->no_user_only_retry = TLY_OPT(opts, no_user_only_retry, false);
 	c->unsupported_is_error = TLY_OPT(opts, unsupported_is_error, false);
 	c->open_without_events = TLY_OPT(opts, open_without_events, false);

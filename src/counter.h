@@ -6,6 +6,7 @@
  *   counter_open.c     the plan of groups and the open/retry state machine (what the kernel's answers mean)
  *   counter_window.c   start, stop, reset: the windows every read is relative to
  *   counter_read.c     reads: one read per group and (CPU, thread) through the read backend, scaling, parts
+ *   counter_user.c     which groups read from user space, and why not (tally_counter_read_info)
  *   idle_groups.c      groups that were enabled but never ran: explained, and split when tally packed them
  *   snapshot.c         raw snapshots of a counter and the scaled deltas between two
  *   counter_plan.c     the plan of an open shown without opening (tally_counter_plan, for tally encode)
@@ -18,6 +19,7 @@
 #include "error.h"
 #include "evsel.h"
 #include "packing.h"
+#include "pmu.h"
 #include "read_backend.h"
 #include "target.h"
 #include "tool_events.h"
@@ -34,6 +36,8 @@
 struct event {
 	/* While open; what a read touches comes first, so that it shares as few cache lines as it can. */
 	tally_evsel *evsel;          /* NULL when not open (not supported, or closed) */
+	enum tly_read_backend backend; /* a leader's: how its group is read, chosen when it opens */
+	struct tly_user_group *user; /* a leader's, with TLY_READ_USER: its pages and what its reads did */
 	/* Raw readings of the latest read, slot s (cpu_idx x nthreads + thread_idx) at counts[s * stride]: a
 	 * group reads into one block per slot, members side by side, so reads decode in place (in
 	 * counter->counts). Their times since the window began are in window[s]. */
@@ -52,6 +56,8 @@ struct event {
 	int error;                   /* not supported: the open's code */
 	bool user_only;
 	bool has_note;               /* note is not empty; kept apart so that reads never touch the text */
+	enum tally_read_reason read_reason; /* why its group is not read from user space (NONE: it is) */
+	enum tally_read_reason own_reason;  /* what of that the event itself decides, from the open on */
 	char *note;                  /* NOTE_MAX bytes in counter->notes */
 
 	/* From tally_counter_new on. */
@@ -60,6 +66,9 @@ struct event {
 	const char *pmu_name;        /* its PMU's name, NULL for none (owned by counter->events) */
 	char *mask;                  /* its PMU's cpumask (or hybrid `cpus`), NULL for none */
 	uint32_t pmu;                /* the type of the PMU that counts it: what automatic groups share */
+	/* From open on: the format term its PMU asks user reads with (arm64's `rdpmc`), 0 for none. */
+	enum tly_config_field user_term_field;
+	uint64_t user_term_mask;
 	int spec_group;
 	enum tly_tool_kind tool;     /* one of perf's tool events (counted by tally, alone), else NONE */
 };
@@ -70,11 +79,10 @@ struct tally_counter {
 	size_t nr;
 	unsigned nr_origins;
 	char *sysfs_root;
-	bool no_packing, no_inherit, no_user_only_retry, unsupported_is_error, open_without_events;
+	bool no_packing, no_inherit, no_user_only_retry, unsupported_is_error, open_without_events, no_user_reads;
 
 	bool open;
 	bool started;
-	enum tly_read_backend backend; /* how groups are read, chosen at open */
 	struct tly_target target;
 	struct tly_plan plan;
 	/* While open: room for max_slots slots of every event. Group g reads into the counts from
@@ -139,7 +147,7 @@ static inline int tly_counter_read_slot(const tally_counter *c, const struct eve
                                         struct tally_count *block, uint64_t *enabled, uint64_t *running)
 {
 	size_t size = leader->stride;
-	int err = tly_read_backend_group(c->backend, leader->evsel, slot, block);
+	int err = tly_read_backend_group(leader->backend, leader->evsel, leader->user, slot, block);
 	if (err)
 		return err;
 	if (leader->has_bases) {
@@ -152,6 +160,21 @@ static inline int tly_counter_read_slot(const tally_counter *c, const struct eve
 	*running = tly_window_since(block->running, w->start_running);
 	return 0;
 }
+
+/* Before any group opens: each event's reason not to read from user space that the target, the options
+ * and the event decide, and the term that asks the kernel for user access where its PMU has one and the
+ * machine allows it (counter_user.c). */
+void tly_counter_user_prepare(tally_counter *c);
+
+/* Group g just opened: reads it from user space when every member may (mapping their pages), else
+ * records why not. */
+void tly_counter_user_setup(tally_counter *c, size_t g);
+
+/* Group g is about to close: its pages go. */
+void tly_counter_user_drop(tally_counter *c, size_t g);
+
+/* Intel's topdown events (slots and the metrics), whose registers the kernel resets on every read(2). */
+bool tly_counter_is_topdown(const struct perf_event_attr *attr, const char *pmu_name);
 
 /* Group g was enabled for `enabled` ns in the latest read but never ran: every member gets the
  * explanation and, when tally packed the group, it is split in halves and reopened. *next is the group

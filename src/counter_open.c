@@ -53,6 +53,7 @@ static enum open_outcome classify(tally_counter *c, struct event *e, int err, bo
 void tly_counter_drop_group(tally_counter *c, size_t g)
 {
 	const size_t *m = tly_plan_members(&c->plan, g);
+	tly_counter_user_drop(c, g);
 	/* Members first, so that freeing the leader finds no members left to detach. */
 	for (size_t k = tly_plan_size(&c->plan, g); k-- > 0;) {
 		tally_evsel_free(c->ev[m[k]].evsel);
@@ -69,6 +70,11 @@ struct perf_event_attr tly_counter_attr(const struct event *e, bool leader, bool
 	attr.disabled = leader;
 	attr.inherit = inherit;
 	attr.enable_on_exec = leader && enable_on_exec;
+	/* The PMU term that grants reads from user space (arm64's rdpmc), where the open chose them. */
+	if (e->user_term_mask) {
+		__u64 *config[] = { &attr.config, &attr.config1, &attr.config2 };
+		*config[e->user_term_field] |= e->user_term_mask;
+	}
 	return attr;
 }
 
@@ -181,6 +187,7 @@ static void group_opened(tally_counter *c, size_t g)
 		e->window = window;
 		e->epoch = epoch;
 	}
+	tly_counter_user_setup(c, g);
 }
 
 /* Opens group g of the plan, reshaping the plan as the kernel answers: a packed group that is too big
@@ -366,6 +373,7 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 	int err = tly_target_resolve(target, c->sysfs_root, c->no_inherit, &c->target);
 	if (err)
 		return tly_counter_fail(c, err);
+	tly_counter_user_prepare(c);
 
 	err = tly_counter_plan_init(c, &c->plan);
 	if (!err)
@@ -391,7 +399,6 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 	}
 	c->open = true;
 	c->started = false;
-	c->backend = TLY_READ_SYSCALL;
 	tly_error_restore(&before);
 	return 0;
 }

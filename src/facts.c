@@ -25,7 +25,7 @@
 #define PERF_FORMAT_LOST (1U << 4) /* Linux 6.0 */
 #endif
 
-static const char *default_procfs_root(void)
+const char *tly_default_procfs_root(void)
 {
 	/* As for TALLY_SYSFS_ROOT (pmu.c): a privileged program must not read a tree its caller chose. */
 	const char *env = secure_getenv("TALLY_PROCFS_ROOT");
@@ -238,7 +238,7 @@ int tally_facts_probe(const struct tally_facts_opts *opts, struct tally_facts *o
 	if (!sysfs_root)
 		sysfs_root = tly_default_sysfs_root();
 	if (!procfs_root)
-		procfs_root = default_procfs_root();
+		procfs_root = tly_default_procfs_root();
 
 	struct tally_facts f = { .sz = out->sz };
 	probe_pmus(sysfs_root, TLY_OPT(opts, pmus, NULL), &f);

@@ -133,4 +133,7 @@ bool tly_pmu_is_software_context(const char *pmu);
 /* The sysfs root a NULL option means: $TALLY_SYSFS_ROOT, else "/sys". */
 const char *tly_default_sysfs_root(void);
 
+/* Root of procfs: $TALLY_PROCFS_ROOT (unless set-id) else "/proc" (facts.c). */
+const char *tly_default_procfs_root(void);
+
 #endif

@@ -125,6 +125,35 @@ static void check_permissions(struct doctor *d, const struct tally_facts *f)
 }
 
 /* Opens the default events on this thread, counts a little work, and reports each one. */
+/* Whether the hardware events of c, read once while counting, were read from user space (rdpmc, mrs)
+ * or why not, with the setting that allows it. Software events never are: nothing to say about them. */
+static void check_user_reads(struct doctor *d, const tally_counter *c, size_t n)
+{
+	size_t user = 0;
+	const char *first = NULL;
+	enum tally_read_reason why = TALLY_READ_REASON_NONE;
+	for (size_t i = 0; i < n; i++) {
+		TALLY_OPTS(tally_read_info, info);
+		if (tally_counter_read_info(c, i, &info) != 0 || info.reason == TALLY_READ_REASON_NO_PMU)
+			continue;
+		if (info.path == TALLY_READ_USER && info.user_reads > 0) {
+			user++;
+			first = first ? first : tally_counter_name(c, i);
+		} else if (why == TALLY_READ_REASON_NONE) {
+			why = info.path == TALLY_READ_USER ? info.last_reason : info.reason;
+		}
+	}
+	if (user) {
+		check(d, CHECK_OK, "user-space reads", NULL, "%zu hardware events (%s, ...) read without a system call",
+		      user, first);
+	} else if (why != TALLY_READ_REASON_NONE) {
+		const char *fix = why == TALLY_READ_REASON_USER_ACCESS  ? "sysctl kernel.perf_user_access=1"
+		                  : why == TALLY_READ_REASON_RDPMC_SYSFS ? "echo 1 > /sys/bus/event_source/devices/cpu/rdpmc"
+		                                                         : NULL;
+		check(d, CHECK_INFO, "user-space reads", fix, "off, reads use read(2): %s", tally_read_reason_str(why));
+	}
+}
+
 static bool check_default_events(struct doctor *d, const struct tally_facts *f, size_t *nr_events)
 {
 	const char *spec = default_events_spec(f->nr_core_pmus > 0);
@@ -152,6 +181,9 @@ static bool check_default_events(struct doctor *d, const struct tally_facts *f, 
 		for (unsigned i = 0; i < 1000000; i++)
 			sink += i;
 		(void)sink; /* clang's -Wunused-but-set-variable wants the result read */
+		/* One read while counting: the one that can come from user space. */
+		if (tally_counter_read(c, results, n, sizeof(results[0])) == (int)n)
+			check_user_reads(d, c, n);
 		tally_counter_stop(c);
 		got = tally_counter_read(c, results, n, sizeof(results[0]));
 	}

@@ -26,7 +26,8 @@
  * note of each says so. unsupported_is_error turns all of this into a failure of tally_counter_open.
  *
  * Reads. Every group is read with one read(2) of its leader per (CPU, thread), values matched to events
- * by id; results are summed over CPUs and threads, and the parts stay available
+ * by id, or, on the calling thread where the kernel allows it, from user space without a system call
+ * (tally/read_path.h: the rules, the thread rule, the fallbacks); results are summed over CPUs and threads, and the parts stay available
  * (tally_counter_parts). A read allocates nothing (except when it reopens a never-run group). Intervals
  * and regions come from two snapshots (tally/snapshot.h), scaled part by part. Failures
  * leave an explanation (event, errno, cause, fix) in tally_last_error() and in tally_counter_last_error().
@@ -35,7 +36,8 @@
  * distinct counters may be used concurrently. tally_counter_new touches nothing shared and is thread-safe.
  * tally_counter_last_error, _note, _count, _name, _events, _parts, _sum_origins and _pid only read the
  * handle: they may run concurrently with each other, not with the calls that change it (open, start,
- * stop, reset, read, snapshot, wait, wait_tasks, close, free).
+ * stop, reset, read, snapshot, wait, wait_tasks, close, free). A counter opened on one thread and read on
+ * another reads through read(2): only the opening thread reads from user space.
  */
 #ifndef TALLY_COUNTER_H
 #define TALLY_COUNTER_H
@@ -44,6 +46,7 @@
 #include <tally/common.h>
 #include <tally/events.h>
 #include <tally/pmu.h>
+#include <tally/read_path.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,8 +73,11 @@ struct tally_counter_opts {
 	 * a machine without a hardware PMU runs cmd and reports, as perf stat does. Without it, such an open
 	 * fails with the first event's reason. */
 	bool open_without_events;
+	/* Every read through read(2), never from user space (see tally/read_path.h): for comparison, or
+	 * where user-space counter reads are not trusted. */
+	bool no_user_reads;
 };
-#define tally_counter_opts__last_field open_without_events
+#define tally_counter_opts__last_field no_user_reads
 
 /* Parses spec and prepares a closed counter. A bad spec: -TALLY_ESPEC with the caret text in
  * tally_last_error(). Thread-safe (touches only the new handle). */

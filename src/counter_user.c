@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/* Which groups of a counter read from user space, decided group by group as they open, and why not
+ * (tally_counter_read_info). */
+#include "counter.h"
+
+#include "error.h"
+#include "opts.h"
+#include "sysfs_file.h"
+#include "user_read.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Intel's topdown events on the core PMU (arch/x86/events/intel/core.c): slots is event 0x00 umask 0x04,
+ * the metrics event 0x00 umask 0x80 .. 0x87; the kernel resets their registers on each read(2) (seed
+ * 002: "rdpmc calls should not be mixed with reading the metrics and slots counters through system
+ * calls"). Raw events are the core PMU's too. */
+bool tly_counter_is_topdown(const struct perf_event_attr *attr, const char *pmu_name)
+{
+	bool core = attr->type == PERF_TYPE_RAW ||
+	            (pmu_name && (strcmp(pmu_name, "cpu") == 0 || strcmp(pmu_name, "cpu_core") == 0));
+	uint64_t event = attr->config & 0xff, umask = (attr->config >> 8) & 0xff;
+	return core && event == 0 && (umask == 0x04 || (umask >= 0x80 && umask <= 0x87));
+}
+
+/* What the target, the options and the event itself decide, before anything opens. */
+static enum tally_read_reason reason_before_open(const tally_counter *c, const struct event *e)
+{
+	if (c->no_user_reads)
+		return TALLY_READ_REASON_FORCED;
+	if (!TLY_USER_READ_ARCH)
+		return TALLY_READ_REASON_ARCH;
+	if (c->target.kind != TALLY_TARGET_THREAD)
+		return TALLY_READ_REASON_TARGET;
+	if (c->target.inherit)
+		return TALLY_READ_REASON_INHERIT;
+	if (e->attr.type == PERF_TYPE_SOFTWARE || e->attr.type == PERF_TYPE_TRACEPOINT ||
+	    e->attr.type == PERF_TYPE_BREAKPOINT || (e->pmu_name && tly_pmu_is_software_context(e->pmu_name)))
+		return TALLY_READ_REASON_NO_PMU;
+	if (tly_counter_is_topdown(&e->attr, e->pmu_name))
+		return TALLY_READ_REASON_TOPDOWN;
+	return TALLY_READ_REASON_NONE;
+}
+
+/* The PMU's `rdpmc` format term (arm64's armv8_pmuv3: config1:1 on 6.1), which an event sets to be
+ * readable from user space; false when the PMU has none (x86 needs no such request). */
+static bool user_term(const char *sysfs_root, const char *pmu, const char *term, enum tly_config_field *field,
+                      uint64_t *mask)
+{
+	char rel[512], path[4096], text[64];
+	if (!pmu || (size_t)snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/format/%s", pmu, term) >= sizeof(rel))
+		return false;
+	return tly_path_join(path, sizeof(path), sysfs_root, rel) == 0 &&
+	       tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_WHOLE) > 0 &&
+	       tly_format_parse(text, field, mask) == 0;
+}
+
+/* arm64's sysctl kernel.perf_user_access: 1 lets events that ask read their counters from EL0. */
+static bool user_access_allowed(void)
+{
+	char path[4096], text[16];
+	return tly_path_join(path, sizeof(path), tly_default_procfs_root(), "sys/kernel/perf_user_access") == 0 &&
+	       tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_WHOLE) > 0 && strcmp(text, "0") != 0;
+}
+
+void tly_counter_user_prepare(tally_counter *c)
+{
+	const char *sysfs_root = c->sysfs_root ? c->sysfs_root : tly_default_sysfs_root();
+	int access = -1; /* perf_user_access, read once, for the first event that needs it */
+	for (size_t i = 0; i < c->nr; i++) {
+		struct event *e = &c->ev[i];
+		e->own_reason = reason_before_open(c, e);
+		e->user_term_mask = 0;
+		if (e->own_reason == TALLY_READ_REASON_TOPDOWN)
+			tly_counter_note_add(e, "read with read(2) only: the kernel resets the topdown registers on "
+			                     "every read(2), so tally does not mix in user-space reads");
+		enum tly_config_field field, long_field;
+		uint64_t mask, long_mask;
+		if (e->own_reason != TALLY_READ_REASON_NONE || !user_term(sysfs_root, e->pmu_name, "rdpmc", &field, &mask))
+			continue;
+		if (access < 0)
+			access = user_access_allowed();
+		if (!access) {
+			e->own_reason = TALLY_READ_REASON_USER_ACCESS;
+			continue;
+		}
+		/* A 64-bit (`long`) event of a CPU without PMUv3p5 chains two counters, which user space cannot
+		 * read: the kernel refuses the open (EOPNOTSUPP) instead of counting it. Left to read(2). */
+		uint64_t config[] = { e->attr.config, e->attr.config1, e->attr.config2 };
+		if (user_term(sysfs_root, e->pmu_name, "long", &long_field, &long_mask) &&
+		    (config[long_field] & long_mask))
+			continue;
+		e->user_term_field = field;
+		e->user_term_mask = mask & -mask; /* the term's value 1 */
+	}
+}
+
+void tly_counter_user_setup(tally_counter *c, size_t g)
+{
+	size_t size = tly_plan_size(&c->plan, g);
+	const size_t *m = tly_plan_members(&c->plan, g);
+	struct event *leader = &c->ev[m[0]];
+	leader->backend = TLY_READ_SYSCALL;
+	leader->user = NULL;
+	/* From each event's own reason again: a group reopened in another shape (split at a read) decides anew. */
+	bool all = true;
+	for (size_t k = 0; k < size; k++) {
+		c->ev[m[k]].read_reason = c->ev[m[k]].own_reason;
+		all &= c->ev[m[k]].read_reason == TALLY_READ_REASON_NONE;
+	}
+	enum tally_read_reason why = TALLY_READ_REASON_GROUP;
+	/* A PMU with a cpumask (uncore) counts on CPUs even for the calling thread. */
+	if (all && (leader->ncpus != 1 || leader->nthreads != 1 || tally_cpus_at(tally_evsel_cpus(leader->evsel), 0) != -1))
+		why = TALLY_READ_REASON_TARGET;
+	else if (all)
+		why = tly_user_group_new(leader->evsel, c->sysfs_root ? c->sysfs_root : tly_default_sysfs_root(),
+		                         &leader->user);
+	if (why == TALLY_READ_REASON_NONE) {
+		leader->backend = TLY_READ_USER;
+		return;
+	}
+	for (size_t k = 0; k < size; k++)
+		if (c->ev[m[k]].read_reason == TALLY_READ_REASON_NONE)
+			c->ev[m[k]].read_reason = why;
+}
+
+void tly_counter_user_drop(tally_counter *c, size_t g)
+{
+	struct event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
+	tly_user_group_free(leader->user);
+	leader->user = NULL;
+	leader->backend = TLY_READ_SYSCALL;
+}
+
+int tally_counter_read_info(const tally_counter *c, size_t i, struct tally_read_info *info)
+{
+	int err = tly_info_check(info, "tally_read_info");
+	if (err)
+		return err;
+	if (!c || i >= c->nr)
+		return tly_error(-EINVAL, "tally_counter_read_info: NULL counter or event %zu out of range", i);
+	if (!c->open)
+		return tly_error(-TALLY_ESTATE, "tally_counter_read_info: the counter is not open");
+	const struct event *e = &c->ev[i];
+	struct tally_read_info r = { .sz = info->sz };
+	const struct tly_user_group *u = e->evsel ? c->ev[e->group].user : NULL;
+	if (e->evsel)
+		r.reason = e->read_reason;
+	if (u) {
+		r.path = TALLY_READ_USER;
+		r.last_reason = u->last_reason;
+		r.last_path = u->user_reads && u->last_reason == TALLY_READ_REASON_NONE ? TALLY_READ_USER
+		                                                                        : TALLY_READ_SYSCALL;
+		r.user_reads = u->user_reads;
+		r.syscall_reads = u->syscall_reads;
+	} else {
+		r.last_reason = r.reason;
+	}
+	return TLY_INFO_COPY(info, &r, tally_read_info);
+}
+
+const char *tally_read_reason_str(enum tally_read_reason reason)
+{
+	switch (reason) {
+	case TALLY_READ_REASON_NONE:
+		return "read from user space";
+	case TALLY_READ_REASON_FORCED:
+		return "read(2) asked for (no_user_reads)";
+	case TALLY_READ_REASON_ARCH:
+		return "no user-space counter read on this architecture";
+	case TALLY_READ_REASON_TARGET:
+		return "not the calling thread alone";
+	case TALLY_READ_REASON_INHERIT:
+		return "inherited by children: the kernel does not map such events";
+	case TALLY_READ_REASON_NO_PMU:
+		return "not a hardware counter";
+	case TALLY_READ_REASON_TOPDOWN:
+		return "topdown events are read with read(2) only";
+	case TALLY_READ_REASON_RDPMC_SYSFS:
+		return "/sys/bus/event_source/devices/cpu/rdpmc is 0";
+	case TALLY_READ_REASON_USER_ACCESS:
+		return "sysctl kernel.perf_user_access is 0";
+	case TALLY_READ_REASON_CAP_USER_RDPMC:
+		return "the kernel does not let user space read it (cap_user_rdpmc 0)";
+	case TALLY_READ_REASON_NO_USER_TIME:
+		return "the kernel gives no user-space clock (cap_user_time 0)";
+	case TALLY_READ_REASON_MMAP:
+		return "its page could not be mapped";
+	case TALLY_READ_REASON_GROUP:
+		return "another event of its group is read with read(2)";
+	case TALLY_READ_REASON_NOT_ON_COUNTER:
+		return "not on a counter at that read (multiplexed out, stopped)";
+	case TALLY_READ_REASON_OTHER_THREAD:
+		return "read on another thread than the one that opened it";
+	case TALLY_READ_REASON_BUSY:
+		return "the kernel kept updating its page during the retries";
+	}
+	return "unknown reason";
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The user-space read protocol of a counting event's mmap'd struct perf_event_mmap_page, as
+ * include/uapi/linux/perf_event.h documents it, for a whole group at once:
+ *
+ *   - a seqlock on `lock`: the kernel increments it before and after every update of the page
+ *     (perf_event_update_userpage, with preemption off on the counted task's CPU), so a pass whose lock
+ *     reads the same, even value before and after saw one version of every field;
+ *   - value = `offset` + the hardware counter `index - 1`, sign-extended from `pmc_width` bits: the kernel
+ *     keeps offset = count - prev_count, so a counter narrower than 64 bits (32 on arm64 without
+ *     PMUv3p5, 48 on x86) is negative relative to its offset right after a wrap that the overflow
+ *     interrupt has not folded in yet; zero extension would jump by 2^width;
+ *   - `index == 0`: the event is not on a counter now (multiplexed out, disabled) or user reads are not
+ *     granted; `cap_user_rdpmc == 0`: the counter may not be read from user space at all;
+ *   - the times: time_enabled and time_running are those of the latest update, extrapolated to now with
+ *     the clock the page describes (cap_user_time: time_offset + cyc * time_mult >> time_shift, cyc the
+ *     TSC on x86 or CNTVCT_EL0 on arm64; cap_user_time_short: cyc first reduced to the time_mask bits
+ *     above time_cycles); enabled always advances, running only while the event is on a counter.
+ *
+ * The counter and the clock are read through functions given by the caller: user_read.h has the real
+ * ones (rdpmc, mrs), tests give functions over a simulated page. Inline and allocation-free: it is the
+ * read path of tally_counter_read, called with the real functions, which the compiler then inlines.
+ */
+#ifndef TLY_MMAP_PAGE_H
+#define TLY_MMAP_PAGE_H
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <tally/evsel.h>
+
+typedef const volatile struct perf_event_mmap_page tly_page;
+
+/* The capability bits of perf_event_mmap_page (bitfields in the uapi header, in the little-endian order
+ * of x86 and arm64; test_mmap_page checks these against the bitfields). */
+#define TLY_CAP_USER_RDPMC ((uint64_t)1 << 2)
+#define TLY_CAP_USER_TIME ((uint64_t)1 << 3)
+#define TLY_CAP_USER_TIME_SHORT ((uint64_t)1 << 5)
+
+/* Passes over a group before giving up on it for this read (read(2) then answers): a pass is retried
+ * only when the kernel updated a member's page during it, which takes an interrupt, a context switch or
+ * a multiplexing rotation on this CPU in the few dozen instructions of a pass. Eight in a row means
+ * something keeps interrupting; read(2) is then the better answer, and the bound keeps a read finite. */
+#define TLY_USER_TRIES 8
+
+/* Why a group read from user space gave up (the caller then reads with read(2)). */
+enum tly_user_outcome {
+	TLY_USER_OK,
+	TLY_USER_NOT_ON_COUNTER, /* a member's index is 0 (or one this architecture cannot read) */
+	TLY_USER_NO_RDPMC,       /* a member's cap_user_rdpmc is 0 */
+	TLY_USER_NO_TIME,        /* the leader's page has no cap_user_time: its times cannot be extrapolated */
+	TLY_USER_BUSY,           /* the pages changed during every one of TLY_USER_TRIES passes */
+};
+
+typedef uint64_t (*tly_read_pmc_fn)(uint32_t index);
+typedef uint64_t (*tly_read_clock_fn)(void);
+
+/* v's low `width` bits as a signed number (width 1 .. 64). The arithmetic right shift of a negative
+ * number is implementation-defined in C11; GCC and Clang define it as arithmetic. */
+static inline int64_t tly_sign_extend(uint64_t v, unsigned width)
+{
+	unsigned shift = (64 - width) & 63;
+	return (int64_t)(v << shift) >> shift;
+}
+
+/* Nanoseconds from the page's latest update to the clock reading cyc: the uapi header's formula, with
+ * cyc split at time_shift so that cyc * time_mult never overflows (time_shift is at most 32). */
+static inline uint64_t tly_page_time_delta(uint64_t cyc, uint64_t time_offset, uint32_t time_mult,
+                                           uint16_t time_shift)
+{
+	unsigned shift = time_shift & 63;
+	uint64_t quot = cyc >> shift, rem = cyc & (((uint64_t)1 << shift) - 1);
+	return time_offset + quot * time_mult + ((rem * time_mult) >> shift);
+}
+
+/* Reads the group whose members' pages are pages[0 .. n) (the leader first) into counts[0 .. n): each
+ * member's value, the leader's enabled and running times extrapolated to now for every member (as the
+ * kernel's group read gives the leader's times to all), and ids[k] as the id. max_index is the highest
+ * counter index read_pmc can read.
+ *
+ * Consistency: a pass reads every member's lock, then its fields and counter, and at its end every lock
+ * again; the pass is kept only if no lock moved and none was odd (an update in progress, which a reader
+ * on the counted thread never sees but a simulated writer on another CPU does). So each member's value
+ * is one the kernel's page described between two of its updates, and no member's page (the leader's
+ * times included) changed from the first read of the pass to the last: no member was scheduled in or
+ * out, rotated or folded an overflow in between. The members' counters are read a few instructions
+ * apart, not at one instant (the kernel's own group read reads them one by one as well). The locks only
+ * grow, so their sum moves exactly when one of them does, short of 2^32 updates within one pass. */
+static inline __attribute__((always_inline)) enum tly_user_outcome
+tly_mmap_read_group(tly_page *const *pages, size_t n, const uint64_t *ids, tly_read_pmc_fn read_pmc,
+                    tly_read_clock_fn read_clock, uint32_t max_index, struct tally_count *counts)
+{
+	tly_page *lead = pages[0];
+	for (unsigned pass = 0; pass < TLY_USER_TRIES; pass++) {
+		uint32_t seq_sum = __atomic_load_n(&lead->lock, __ATOMIC_ACQUIRE), odd = seq_sum;
+		uint64_t caps = lead->capabilities;
+		uint64_t enabled = lead->time_enabled, running = lead->time_running;
+		uint64_t cyc = read_clock();
+		uint64_t time_offset = lead->time_offset, time_cycles = lead->time_cycles, time_mask = lead->time_mask;
+		uint32_t time_mult = lead->time_mult;
+		uint16_t time_shift = lead->time_shift;
+		for (size_t k = 0; k < n; k++) {
+			tly_page *pc = pages[k];
+			if (k) {
+				uint32_t seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
+				seq_sum += seq;
+				odd |= seq;
+			}
+			uint32_t index = pc->index;
+			if (!(pc->capabilities & TLY_CAP_USER_RDPMC))
+				return TLY_USER_NO_RDPMC;
+			if (index == 0 || index > max_index)
+				return TLY_USER_NOT_ON_COUNTER;
+			counts[k].value = (uint64_t)pc->offset + (uint64_t)tly_sign_extend(read_pmc(index), pc->pmc_width);
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		uint32_t end_sum = 0;
+		for (size_t k = 0; k < n; k++)
+			end_sum += pages[k]->lock;
+		if (end_sum != seq_sum || (odd & 1))
+			continue;
+		if (!(caps & TLY_CAP_USER_TIME))
+			return TLY_USER_NO_TIME;
+		if (caps & TLY_CAP_USER_TIME_SHORT)
+			cyc = time_cycles + ((cyc - time_cycles) & time_mask);
+		uint64_t delta = tly_page_time_delta(cyc, time_offset, time_mult, time_shift);
+		for (size_t k = 0; k < n; k++) {
+			counts[k].enabled = enabled + delta;
+			counts[k].running = running + delta;
+			counts[k].id = ids[k];
+			counts[k].lost = 0;
+		}
+		return TLY_USER_OK;
+	}
+	return TLY_USER_BUSY;
+}
+
+#endif

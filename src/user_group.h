@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A group read from user space: the mapped perf_event_mmap_page of each member, the thread allowed to
+ * read them, and what its reads did. Set up when the group opens (the counter decides whether it may),
+ * read through read_backend.h, torn down with the group. The protocol itself is mmap_page.h; the counter
+ * and clock reads, user_read.h.
+ */
+#ifndef TLY_USER_GROUP_H
+#define TLY_USER_GROUP_H
+
+#include "evsel.h"
+#include "mmap_page.h"
+#include "user_read.h"
+
+#include <stdbool.h>
+#include <tally/read_path.h>
+
+struct tly_user_group {
+	tly_page **pages;      /* one per member, the leader's first */
+	size_t n;
+	size_t page_size;
+	/* Only the opening thread reads the pages: on another thread the register would be that thread's
+	 * CPU's counter of another context (or trap, on arm64, where user access is per task). A thread is
+	 * known by the address of its tly_thread_token: one TLS address computation, no call. */
+	const char *owner;
+	unsigned fork_generation; /* tly_fork_generation at the open: a forked child has another one */
+	enum tally_read_reason last_reason;
+	uint64_t user_reads, syscall_reads;
+};
+
+/* Bumped in every child a fork makes (pthread_atfork): the child inherits the pages and the thread's
+ * identity, but the counters count its parent's thread. */
+extern unsigned tly_fork_generation;
+
+/* Each thread's own byte: its address names the thread (as pthread_self does, and as pthread_self it
+ * stays the same in a forked child, hence the fork generation). initial-exec: in the shared library the
+ * default model would call __tls_get_addr on every read; one byte of the static TLS glibc keeps for
+ * libraries loaded with dlopen is enough. */
+extern _Thread_local char tly_thread_token __attribute__((tls_model("initial-exec")));
+
+/* The reason an outcome of the protocol gives for the read(2) that follows it. */
+enum tally_read_reason tly_user_reason_of(enum tly_user_outcome outcome);
+
+/* Maps the page of every member of the open group led by `leader` (one slot: the calling thread) and
+ * checks the kernel lets user space read them. Returns TALLY_READ_REASON_NONE with *out set (to free
+ * with tly_user_group_free), or the reason it cannot, with *out NULL and nothing left mapped.
+ * sysfs_root: where to look for x86's rdpmc setting when the kernel says no. */
+enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs_root,
+                                          struct tly_user_group **out);
+
+/* Unmaps and frees; NULL is a no-op. */
+void tly_user_group_free(struct tly_user_group *u);
+
+/* Reads the group into counts (value, enabled, running, id of each member, as read(2) gives them) from
+ * user space when it can, else with read(2) of the leader's slot; counts which it did and why. */
+static inline int tly_user_group_read(struct tly_user_group *u, tally_evsel *leader, size_t slot,
+                                      struct tally_count *counts)
+{
+	enum tly_user_outcome r = TLY_USER_BUSY;
+	bool here = &tly_thread_token == u->owner && u->fork_generation == tly_fork_generation;
+	if (here) {
+		r = tly_mmap_read_group((tly_page *const *)u->pages, u->n, &leader->group_ids[slot * u->n],
+		                        tly_arch_read_pmc, tly_arch_read_clock, TLY_USER_MAX_INDEX, counts);
+		if (r == TLY_USER_OK) {
+			u->user_reads++;
+			u->last_reason = TALLY_READ_REASON_NONE;
+			return 0;
+		}
+	}
+	u->syscall_reads++;
+	u->last_reason = here ? tly_user_reason_of(r) : TALLY_READ_REASON_OTHER_THREAD;
+	return tly_evsel_read_group_slot(leader, slot, counts);
+}
+
+#endif

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which path each event's reads take (tally_counter_read_info) and the counter's side of user-space
+ * reads, without a hardware PMU: a system call table that opens task-clock where the counter asks for a
+ * hardware event (so read(2) answers for real) and maps simulated perf_event_mmap_pages. Their index
+ * stays 0 (a real counter read cannot run here), so every read falls back to read(2), and says why.
+ */
+#include "counter.h"
+#include "fixture_tree.h"
+#include "harness.h"
+#include "sys.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
+
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <tally.h>
+#include <unistd.h>
+
+static struct perf_event_mmap_page sim[8] __attribute__((aligned(4096)));
+static unsigned maps, unmaps, next_page;
+static bool fail_mmap;
+static uint64_t last_config1;
+
+static int fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
+{
+	struct perf_event_attr a = *attr;
+	last_config1 = a.config1;
+	if (a.type != PERF_TYPE_SOFTWARE) {
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_TASK_CLOCK;
+	}
+	return tly_sys_real.perf_event_open(&a, pid, cpu, group_fd, flags);
+}
+
+static void *fake_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+	(void)addr, (void)length, (void)prot, (void)flags, (void)fd, (void)offset;
+	if (fail_mmap) {
+		errno = EPERM;
+		return MAP_FAILED;
+	}
+	maps++;
+	return &sim[next_page++ % 8];
+}
+
+static int fake_munmap(void *addr, size_t length)
+{
+	(void)addr, (void)length;
+	unmaps++;
+	return 0;
+}
+
+static struct tly_sys table;
+
+/* Pages that allow user reads (rdpmc and time) but show no counter (index 0). */
+static void install(bool rdpmc, bool time)
+{
+	memset(sim, 0, sizeof(sim));
+	for (size_t k = 0; k < 8; k++) {
+		sim[k].cap_user_rdpmc = rdpmc;
+		sim[k].cap_user_time = time;
+		sim[k].pmc_width = 48;
+	}
+	maps = unmaps = next_page = 0;
+	fail_mmap = false;
+	table = tly_sys_real;
+	table.perf_event_open = fake_open;
+	table.mmap = fake_mmap;
+	table.munmap = fake_munmap;
+	tly_sys_replace(&table);
+}
+
+static const char *sysfs_root; /* NULL: /sys */
+
+static tally_counter *open_counter(const char *spec, enum tally_target_kind kind, bool no_user_reads)
+{
+	tally_counter *c = NULL;
+	TALLY_OPTS(tally_counter_opts, o, .no_user_reads = no_user_reads, .sysfs_root = sysfs_root);
+	if (tally_counter_new(spec, &o, &c) != 0)
+		return NULL;
+	TALLY_OPTS(tally_target, t, .kind = kind);
+	if (tally_counter_open(c, &t) != 0) {
+		fprintf(stderr, "open %s: %s\n", spec, tally_last_error());
+		tally_counter_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static struct tally_read_info info_of(const tally_counter *c, size_t i)
+{
+	TALLY_OPTS(tally_read_info, info);
+	CHECK_INT(tally_counter_read_info(c, i, &info), 0);
+	return info;
+}
+
+/* Spends a little CPU time, for task-clock to count. */
+static void work(void)
+{
+	volatile unsigned x = 0;
+	for (unsigned i = 0; i < 200000; i++)
+		x += i;
+}
+
+static void hardware_group_reads_through_its_pages(void)
+{
+	install(true, true);
+	tally_counter *c = open_counter("{cycles,instructions}", TALLY_TARGET_THREAD, false);
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK_INT(maps, 2);
+	for (size_t i = 0; i < 2; i++) {
+		struct tally_read_info info = info_of(c, i);
+		CHECK_INT(info.path, TALLY_READ_USER);
+		CHECK_INT(info.reason, TALLY_READ_REASON_NONE);
+		CHECK_INT(info.user_reads + info.syscall_reads, 0);
+	}
+	CHECK_INT(tally_counter_start(c), 0);
+	work();
+	struct tally_result r[2];
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	/* Read through read(2) (index 0), with read(2)'s results. */
+	CHECK(r[0].value > 0 && r[0].status == TALLY_STATUS_EXACT && r[0].enabled > 0);
+	struct tally_read_info info = info_of(c, 1);
+	CHECK_INT(info.last_path, TALLY_READ_SYSCALL);
+	CHECK_INT(info.last_reason, TALLY_READ_REASON_NOT_ON_COUNTER);
+	CHECK_INT(info.syscall_reads, 1);
+	CHECK_INT(info.user_reads, 0);
+	/* The snapshot takes the same path. */
+	tally_snapshot *s = NULL;
+	CHECK_INT(tally_snapshot_new(c, &s), 0);
+	CHECK_INT(tally_counter_snapshot(c, s), 0);
+	CHECK_INT(info_of(c, 0).syscall_reads, 2);
+	tally_snapshot_free(s);
+	tally_counter_free(c);
+	CHECK_INT(unmaps, 2);
+	tly_sys_replace(NULL);
+}
+
+static tally_counter *shared;
+
+static void *read_elsewhere(void *arg)
+{
+	(void)arg;
+	struct tally_result r[1];
+	CHECK_INT(tally_counter_read(shared, r, 1, sizeof(r[0])), 1);
+	return NULL;
+}
+
+/* The thread rule: another thread (or a forked child) reads through read(2), which is right anywhere. */
+static void other_thread_and_child_fall_back(void)
+{
+	install(true, true);
+	shared = open_counter("cycles", TALLY_TARGET_THREAD, false);
+	CHECK(shared != NULL);
+	if (!shared)
+		return;
+	CHECK_INT(tally_counter_start(shared), 0);
+	pthread_t t;
+	CHECK_INT(pthread_create(&t, NULL, read_elsewhere, NULL), 0);
+	pthread_join(t, NULL);
+	CHECK_INT(info_of(shared, 0).last_reason, TALLY_READ_REASON_OTHER_THREAD);
+	struct tally_result r[1];
+	CHECK_INT(tally_counter_read(shared, r, 1, sizeof(r[0])), 1);
+	CHECK_INT(info_of(shared, 0).last_reason, TALLY_READ_REASON_NOT_ON_COUNTER);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct tally_read_info info = { .sz = sizeof(info) };
+		int ok = tally_counter_read(shared, r, 1, sizeof(r[0])) == 1 &&
+		         tally_counter_read_info(shared, 0, &info) == 0 &&
+		         info.last_reason == TALLY_READ_REASON_OTHER_THREAD;
+		_exit(ok ? 0 : 1);
+	}
+	int status = -1;
+	CHECK_INT(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	tally_counter_free(shared);
+	tly_sys_replace(NULL);
+}
+
+/* What the kernel's pages say decides at open: no user reads (with the reason), nothing left mapped. */
+static void kernel_refusals_keep_read2(void)
+{
+	static const struct {
+		bool rdpmc, time, fail;
+		enum tally_read_reason reason;
+	} cases[] = {
+		{ false, true, false, TALLY_READ_REASON_CAP_USER_RDPMC },
+		{ true, false, false, TALLY_READ_REASON_NO_USER_TIME },
+		{ true, true, true, TALLY_READ_REASON_MMAP },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		install(cases[i].rdpmc, cases[i].time);
+		fail_mmap = cases[i].fail;
+		tally_counter *c = open_counter("{cycles,instructions}", TALLY_TARGET_THREAD, false);
+		CHECK(c != NULL);
+		if (!c)
+			continue;
+		CHECK_INT(maps, unmaps);
+		for (size_t k = 0; k < 2; k++) {
+			struct tally_read_info info = info_of(c, k);
+			CHECK_INT(info.path, TALLY_READ_SYSCALL);
+			CHECK_INT(info.reason, cases[i].reason);
+		}
+		tally_counter_free(c);
+		tly_sys_replace(NULL);
+	}
+}
+
+/* Reasons decided before anything maps: the option, the target, a software member. */
+static void reasons_before_open(void)
+{
+	install(true, true);
+	tally_counter *c = open_counter("{cycles,instructions}", TALLY_TARGET_THREAD, true);
+	CHECK(c != NULL);
+	if (c)
+		CHECK_INT(info_of(c, 0).reason, TALLY_READ_REASON_FORCED);
+	tally_counter_free(c);
+	c = open_counter("cycles", TALLY_TARGET_PROCESS, false);
+	CHECK(c != NULL);
+	if (c)
+		CHECK_INT(info_of(c, 0).reason, TALLY_READ_REASON_TARGET);
+	tally_counter_free(c);
+	c = open_counter("{cycles,task-clock}", TALLY_TARGET_THREAD, false);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_INT(info_of(c, 0).reason, TALLY_READ_REASON_GROUP);
+		CHECK_INT(info_of(c, 1).reason, TALLY_READ_REASON_NO_PMU);
+		CHECK_INT(info_of(c, 1).path, TALLY_READ_SYSCALL);
+	}
+	tally_counter_free(c);
+	CHECK_INT(maps, 0);
+	tly_sys_replace(NULL);
+}
+
+/* Writes text into dir/rel, making the folders on the way. */
+static void put_file(const char *dir, const char *rel, const char *text)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (char *p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/* arm64 (the fixture's armv8_pmuv3, whose format has rdpmc = config1:1 and long = config1:0): the event
+ * asks for user access only when sysctl kernel.perf_user_access is 1, and never as a long event. */
+static void arm64_asks_for_user_access(void)
+{
+	char root[4096], procfs[] = "/tmp/tally-procfs-XXXXXX";
+	CHECK(mkdtemp(procfs) != NULL);
+	setenv("TALLY_PROCFS_ROOT", procfs, 1);
+	sysfs_root = fixture_sysfs(root, sizeof(root), "arm64");
+	put_file(procfs, "sys/kernel/perf_user_access", "1\n");
+	install(true, true);
+	tally_counter *c = open_counter("armv8_pmuv3/event=0x11/", TALLY_TARGET_THREAD, false);
+	CHECK(c != NULL);
+	CHECK_U64(last_config1, 2);
+	if (c)
+		CHECK_INT(info_of(c, 0).path, TALLY_READ_USER);
+	tally_counter_free(c);
+	c = open_counter("armv8_pmuv3/event=0x11,long/", TALLY_TARGET_THREAD, false);
+	CHECK(c != NULL);
+	CHECK_U64(last_config1, 1);
+	tally_counter_free(c);
+	put_file(procfs, "sys/kernel/perf_user_access", "0\n");
+	maps = 0;
+	c = open_counter("armv8_pmuv3/event=0x11/", TALLY_TARGET_THREAD, false);
+	CHECK(c != NULL);
+	CHECK_U64(last_config1, 0);
+	CHECK_INT(maps, 0);
+	if (c)
+		CHECK_INT(info_of(c, 0).reason, TALLY_READ_REASON_USER_ACCESS);
+	tally_counter_free(c);
+	tly_sys_replace(NULL);
+	unsetenv("TALLY_PROCFS_ROOT");
+	sysfs_root = NULL;
+	nftw(procfs, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* x86: when the kernel says no (cap_user_rdpmc 0), /sys/bus/event_source/devices/cpu/rdpmc 0 is named as
+ * the reason; another value leaves the kernel's own answer. */
+static void x86_rdpmc_setting_is_the_reason(void)
+{
+	char sysfs[] = "/tmp/tally-sysfs-XXXXXX";
+	CHECK(mkdtemp(sysfs) != NULL);
+	sysfs_root = sysfs;
+	static const struct {
+		const char *setting;
+		enum tally_read_reason reason;
+	} cases[] = { { "0\n", TALLY_READ_REASON_RDPMC_SYSFS }, { "1\n", TALLY_READ_REASON_CAP_USER_RDPMC } };
+	for (size_t i = 0; i < 2; i++) {
+		put_file(sysfs, "bus/event_source/devices/cpu/rdpmc", cases[i].setting);
+		install(false, true);
+		tally_counter *c = open_counter("cycles", TALLY_TARGET_THREAD, false);
+		CHECK(c != NULL);
+		if (c)
+			CHECK_INT(info_of(c, 0).reason, cases[i].reason);
+		tally_counter_free(c);
+		tly_sys_replace(NULL);
+	}
+	sysfs_root = NULL;
+	nftw(sysfs, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static void read_info_arguments(void)
+{
+	tally_counter *c = NULL;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	TALLY_OPTS(tally_read_info, info);
+	CHECK_INT(tally_counter_read_info(c, 0, &info), -TALLY_ESTATE);
+	CHECK_INT(tally_counter_read_info(c, 0, NULL), -EINVAL);
+	CHECK_INT(tally_counter_open(c, NULL), 0);
+	CHECK_INT(tally_counter_read_info(c, 1, &info), -EINVAL);
+	CHECK_INT(tally_counter_read_info(c, 0, &info), 0);
+	CHECK_INT(info.path, TALLY_READ_SYSCALL);
+	CHECK_INT(info.reason, TALLY_READ_REASON_NO_PMU);
+	tally_counter_free(c);
+}
+
+static void topdown_events_are_recognised(void)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_RAW, .config = 0x0400 };
+	CHECK(tly_counter_is_topdown(&a, NULL));
+	a.config = 0x8300;
+	CHECK(tly_counter_is_topdown(&a, NULL));
+	a.type = 8; /* a dynamic PMU type (cpu_core on a hybrid) */
+	CHECK(tly_counter_is_topdown(&a, "cpu_core"));
+	CHECK(!tly_counter_is_topdown(&a, "armv8_pmuv3_0"));
+	a.config = 0x003c; /* cpu-cycles */
+	CHECK(!tly_counter_is_topdown(&a, "cpu"));
+	a.config = 0x8800;
+	CHECK(!tly_counter_is_topdown(&a, "cpu"));
+}
+
+static void every_reason_has_a_text(void)
+{
+	for (int r = TALLY_READ_REASON_NONE; r <= TALLY_READ_REASON_BUSY; r++)
+		CHECK(strcmp(tally_read_reason_str((enum tally_read_reason)r), "unknown reason") != 0);
+	CHECK_CONTAINS(tally_read_reason_str(TALLY_READ_REASON_USER_ACCESS), "perf_user_access");
+}
+
+int main(void)
+{
+	static const struct harness_case cases[] = {
+		{ "hardware_group_reads_through_its_pages", hardware_group_reads_through_its_pages },
+		{ "other_thread_and_child_fall_back", other_thread_and_child_fall_back },
+		{ "kernel_refusals_keep_read2", kernel_refusals_keep_read2 },
+		{ "reasons_before_open", reasons_before_open },
+		{ "arm64_asks_for_user_access", arm64_asks_for_user_access },
+		{ "x86_rdpmc_setting_is_the_reason", x86_rdpmc_setting_is_the_reason },
+		{ "read_info_arguments", read_info_arguments },
+		{ "topdown_events_are_recognised", topdown_events_are_recognised },
+		{ "every_reason_has_a_text", every_reason_has_a_text },
+		{ NULL, NULL },
+	};
+	return harness_run(cases);
+}
