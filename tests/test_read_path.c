@@ -101,9 +101,9 @@ static struct tally_read_info info_of(const tally_counter *c, size_t i)
 /* Spends a little CPU time, for task-clock to count. */
 static void work(void)
 {
-	volatile unsigned x = 0;
+	static volatile unsigned x;
 	for (unsigned i = 0; i < 200000; i++)
-		x += i;
+		x = x + i;
 }
 
 static void hardware_group_reads_through_its_pages(void)

@@ -226,9 +226,9 @@ static void braces_leave_tool_events_alone(void)
 	CHECK_INT(tally_counter_new("{duration_time,task-clock},{task-clock,user_time}", NULL, &c), 0);
 	CHECK_INT(tally_counter_open(c, NULL), 0);
 	CHECK_INT(tally_counter_start(c), 0);
-	volatile unsigned long spin = 0;
+	static volatile unsigned long spin;
 	for (unsigned long i = 0; i < 1000000; i++)
-		spin += i;
+		spin = spin + i;
 	CHECK_INT(tally_counter_stop(c), 0);
 	struct tally_result r[4];
 	CHECK_INT(tally_counter_read(c, r, 4, sizeof(r[0])), 4);
