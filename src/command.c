@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -30,11 +31,14 @@ struct child_failure {
 	int err;
 };
 
-/* Everything the child needs, prepared by the parent before the fork: between fork and exec the child of
+/* Everything the child needs, prepared by the parent before the spawn: between spawn and exec the child of
  * a process that may have threads can only make async-signal-safe calls, so no allocation, no PATH
- * parsing, no CPU list parsing there (execvp(3) itself is not on POSIX's list). */
+ * parsing, no CPU list parsing there (execvp(3) itself is not on POSIX's list). The child shares the
+ * parent's memory until its exec (tly_sys->spawn): the plan holds copies of argv and of the environment's
+ * list, and stays, with the child's stack, until the child exec'd or was reaped. */
 struct child_plan {
-	char *const *argv;
+	char **argv;           /* a copy of the launch's argv (strings included) */
+	char **envp;           /* the environment's list as it was at the launch */
 	char **paths;          /* where to try argv[0], in $PATH order; one entry when it names a path */
 	size_t nr_paths;
 	bool searched;         /* the paths came from $PATH: ENOENT, EACCES, ... go on to the next one */
@@ -43,11 +47,16 @@ struct child_plan {
 	cpu_set_t cpus;
 	bool pinned;
 	int sigrtmin;          /* glibc reserves the signals below it (from 32) for itself */
-	sigset_t empty;
 	uint64_t ignored;      /* signals the command starts with ignored: bit n - 1 for signal n */
 	bool inherit_signals;  /* only those of `ignored` are set; the exec resets the caught ones */
 	int go_fd, err_fd;
+	int go_parent, err_parent; /* the parent's ends, which the child closes */
+	void *stack;           /* the child's stack (CHILD_STACK bytes), mapped */
 };
+
+/* The child's stack: run_child and exec_plan need a few hundred bytes; a fault would corrupt nothing of
+ * the parent's, the mapping being the child's alone. */
+#define CHILD_STACK (64 * 1024)
 
 /* The parent's side goes through the syscall table (fault injection), and so do the child's calls. */
 static void close_fd(int *fd)
@@ -59,9 +68,39 @@ static void close_fd(int *fd)
 
 static void plan_free(struct child_plan *p)
 {
+	if (!p)
+		return;
+	if (p->stack)
+		tly_sys->munmap(p->stack, CHILD_STACK);
+	for (size_t i = 0; p->argv && p->argv[i]; i++)
+		free(p->argv[i]);
+	free(p->argv);
+	free(p->envp);
 	free(p->paths);
 	free(p->script);
 	free(p->buf);
+	free(p);
+}
+
+/* Copies of argv and of the environment's list: the caller may free or change either while the child,
+ * which shares its memory, waits for the release. */
+static int plan_copy(struct child_plan *p, char *const argv[])
+{
+	size_t nargs = 0, nenv = 0;
+	while (argv[nargs])
+		nargs++;
+	while (environ && environ[nenv])
+		nenv++;
+	p->argv = calloc(nargs + 1, sizeof(*p->argv));
+	p->envp = calloc(nenv + 1, sizeof(*p->envp));
+	if (!p->argv || !p->envp)
+		return tly_error(-ENOMEM, "cannot launch '%s': out of memory", argv[0]);
+	for (size_t i = 0; i < nargs; i++)
+		if (!(p->argv[i] = strdup(argv[i])))
+			return tly_error(-ENOMEM, "cannot launch '%s': out of memory", argv[0]);
+	if (nenv)
+		memcpy(p->envp, environ, nenv * sizeof(*p->envp));
+	return 0;
 }
 
 /* The candidates execvp(3) would try: argv[0] itself when it holds a '/', else each directory of $PATH
@@ -72,7 +111,6 @@ static int plan_exec(struct child_plan *p, char *const argv[])
 	while (argv[nargs])
 		nargs++;
 	const char *file = argv[0];
-	p->argv = argv;
 	p->searched = !strchr(file, '/');
 	const char *path = p->searched ? getenv("PATH") : NULL;
 	if (p->searched && !path)
@@ -138,8 +176,8 @@ static int plan_pin(struct child_plan *p, struct tly_command *cmd, const char *p
 static void __attribute__((noreturn)) child_fail(const struct child_plan *p, int stage, int err)
 {
 	struct child_failure f = { .stage = stage, .err = err };
-	ssize_t w = tly_sys->write(p->err_fd, &f, sizeof(f));
-	(void)w; /* the parent is gone, or reads EOF and learns nothing more than the exit status says */
+	/* A failed write: the parent is gone, or reads EOF and learns nothing more than the exit status says. */
+	tly_sys->child_write(p->err_fd, &f, sizeof(f));
 	_exit(EXEC_FAILED);
 }
 
@@ -151,12 +189,10 @@ static int exec_plan(struct child_plan *p)
 	int err = ENOENT;
 	bool eacces = false;
 	for (size_t i = 0; i < p->nr_paths; i++) {
-		tly_sys->execve(p->paths[i], p->argv, environ);
-		err = errno;
+		err = (int)-tly_sys->child_execve(p->paths[i], p->argv, p->envp);
 		if (err == ENOEXEC) {
 			p->script[1] = p->paths[i];
-			tly_sys->execve(p->script[0], p->script, environ);
-			err = errno;
+			err = (int)-tly_sys->child_execve(p->script[0], p->script, p->envp);
 		}
 		if (!p->searched)
 			return err;
@@ -175,24 +211,26 @@ static int exec_plan(struct child_plan *p)
  * about 60 calls, costs what finding the few that differ from /proc/self/status would: ~20 us. A launch
  * that inherits the dispositions sets only the ignored ones: its caller has no handler to run here.)
  * Whatever fails is reported at the release, after the wait, so that the events of a command target can
- * still be opened on this pid first. Only async-signal-safe calls, through the syscall table. */
-static void __attribute__((noreturn)) run_child(struct child_plan *p)
+ * still be opened on this pid first. Only async-signal-safe calls, through the syscall table's errno-free
+ * child calls (this runs in the parent's memory), and nothing written but the child's own stack. */
+static int run_child(void *arg)
 {
+	struct child_plan *p = arg;
+	/* The C library's close would write errno on a failure: the raw call's result is enough here.
+	 * These are the parent's ends; a held copy of the go socket's would keep the child from seeing
+	 * the parent's end as EOF. */
+	tly_sys->child_close(p->go_parent);
+	tly_sys->child_close(p->err_parent);
 	char go;
-	ssize_t n;
+	long n;
 	do
-		n = tly_sys->recv(p->go_fd, &go, 1, 0);
-	while (n < 0 && errno == EINTR);
+		n = tly_sys->child_recv(p->go_fd, &go, 1);
+	while (n == -EINTR);
 	/* EOF without the byte: the parent is gone; leave without running anything. */
 	if (n == 0)
 		_exit(EXEC_FAILED);
 	if (n < 0)
-		child_fail(p, STAGE_WAIT, errno);
-	struct sigaction dfl, ign;
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	ign = dfl;
-	ign.sa_handler = SIG_IGN;
+		child_fail(p, STAGE_WAIT, (int)-n);
 	for (int sig = 1; sig < NSIG; sig++) {
 		/* KILL and STOP cannot be changed; glibc refuses its own (32 up to SIGRTMIN) with EINVAL, and
 		 * nothing can have made a process ignore them. */
@@ -200,13 +238,15 @@ static void __attribute__((noreturn)) run_child(struct child_plan *p)
 			continue;
 		if (p->inherit_signals && !(p->ignored >> (sig - 1) & 1))
 			continue;
-		if (tly_sys->sigaction(sig, p->ignored >> (sig - 1) & 1 ? &ign : &dfl, NULL) < 0)
-			child_fail(p, STAGE_SIGNALS, errno);
+		long err = tly_sys->child_signal(sig, p->ignored >> (sig - 1) & 1);
+		if (err < 0)
+			child_fail(p, STAGE_SIGNALS, (int)-err);
 	}
-	if (p->pinned && tly_sys->sched_setaffinity(0, sizeof(p->cpus), &p->cpus) < 0)
-		child_fail(p, STAGE_PIN, errno);
-	if (tly_sys->sigprocmask(SIG_SETMASK, &p->empty, NULL) < 0)
-		child_fail(p, STAGE_MASK, errno);
+	long err = p->pinned ? tly_sys->child_pin(&p->cpus) : 0;
+	if (err < 0)
+		child_fail(p, STAGE_PIN, (int)-err);
+	if ((err = tly_sys->child_unblock()) < 0)
+		child_fail(p, STAGE_MASK, (int)-err);
 	child_fail(p, STAGE_EXEC, exec_plan(p));
 }
 
@@ -219,20 +259,29 @@ int tly_command_fork(struct tly_command *cmd, const struct tly_launch *launch)
 		return tly_error(-EINVAL, "no command to launch: argv is empty");
 	snprintf(cmd->name, sizeof(cmd->name), "%s", argv[0]);
 
-	struct child_plan plan;
-	memset(&plan, 0, sizeof(plan));
-	plan.sigrtmin = SIGRTMIN;
-	sigemptyset(&plan.empty);
-	plan.ignored = launch->ignored;
-	plan.inherit_signals = launch->inherit_signals;
-	int err = plan_pin(&plan, cmd, launch->pin);
-	if (err) {
+	struct child_plan *plan = calloc(1, sizeof(*plan));
+	if (!plan)
+		return tly_error(-ENOMEM, "cannot launch '%s': out of memory", argv[0]);
+	plan->sigrtmin = SIGRTMIN;
+	plan->ignored = launch->ignored;
+	plan->inherit_signals = launch->inherit_signals;
+	int err = plan_pin(plan, cmd, launch->pin);
+	if (err)
 		tly_error_append(" (pinning '%s')", argv[0]);
-		return err;
+	if (!err)
+		err = plan_copy(plan, argv);
+	if (!err)
+		err = plan_exec(plan, argv);
+	if (!err) {
+		void *stack = tly_sys->mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+		                            -1, 0);
+		if (stack == MAP_FAILED)
+			err = tly_error(-errno, "cannot launch '%s': mapping its stack: %s", argv[0], tally_strerror(errno));
+		else
+			plan->stack = stack;
 	}
-	err = plan_exec(&plan, argv);
 	if (err) {
-		plan_free(&plan);
+		plan_free(plan);
 		return err;
 	}
 	/* The go channel is a socket pair, not a pipe: the release's send(MSG_NOSIGNAL) to a child that died
@@ -241,46 +290,49 @@ int tly_command_fork(struct tly_command *cmd, const struct tly_launch *launch)
 	int go[2], errp[2];
 	if (tly_sys->socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) < 0) {
 		int e = errno;
-		plan_free(&plan);
+		plan_free(plan);
 		return tly_error(-e, "cannot launch '%s': socketpair: %s", argv[0], tally_strerror(e));
 	}
 	if (tly_sys->pipe2(errp, O_CLOEXEC) < 0) {
 		int e = errno;
 		close_fd(&go[0]);
 		close_fd(&go[1]);
-		plan_free(&plan);
+		plan_free(plan);
 		return tly_error(-e, "cannot launch '%s': pipe: %s", argv[0], tally_strerror(e));
 	}
-	plan.go_fd = go[0];
-	plan.err_fd = errp[1];
-	/* Every signal blocked across the fork, so that none reaches the child while it still has the
+	plan->go_fd = go[0];
+	plan->err_fd = errp[1];
+	plan->go_parent = go[1];
+	plan->err_parent = errp[0];
+	/* Every signal blocked across the spawn, so that none reaches the child while it still has the
 	 * caller's handlers; the child unblocks them only for its exec. (pthread_sigmask with a full set
-	 * cannot fail; it stays out of the syscall table, whose sigprocmask is the child's.) */
+	 * cannot fail; it stays out of the syscall table, whose calls in the child are the child's.) */
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pid_t pid = tly_sys->fork();
-	if (pid == 0) {
-		/* The C library's close, not the table's: these are the parent's ends, and a held copy of go[1]
-		 * would keep the child from seeing the parent's end as EOF. */
-		close(go[1]);
-		close(errp[0]);
-		run_child(&plan);
-	}
+	pid_t pid = tly_sys->spawn(run_child, plan, (char *)plan->stack + CHILD_STACK);
 	int e = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	plan_free(&plan);
 	close_fd(&go[0]);
 	close_fd(&errp[1]);
 	if (pid < 0) {
 		close_fd(&go[1]);
 		close_fd(&errp[0]);
+		plan_free(plan);
 		return tly_error(-e, "cannot launch '%s': fork: %s", argv[0], tally_strerror(e));
 	}
 	cmd->pid = pid;
 	cmd->go_fd = go[1];
 	cmd->exec_err_fd = errp[0];
+	cmd->plan = plan;
 	return 0;
+}
+
+/* Frees what the child used, once it no longer runs in the parent's memory (it exec'd, or was reaped). */
+static void child_done(struct tly_command *cmd)
+{
+	plan_free(cmd->plan);
+	cmd->plan = NULL;
 }
 
 /* The last-error text of a failure of the child's side. */
@@ -332,6 +384,9 @@ int tly_command_release(struct tly_command *cmd)
 	while (n < 0 && errno == EINTR);
 	int rerr = errno;
 	close_fd(&cmd->exec_err_fd);
+	/* EOF: the child exec'd (or died), and runs no more in this process's memory. */
+	if (n == 0)
+		child_done(cmd);
 	if (n < 0)
 		return tly_error(-rerr, "cannot tell whether '%s' started: reading its exec status: %s", name,
 		                 tally_strerror(rerr));
@@ -369,6 +424,7 @@ int tly_command_wait(struct tly_command *cmd)
 	cmd->rusage = ru;
 	cmd->exit.user_s = timeval_s(ru.ru_utime);
 	cmd->exit.sys_s = timeval_s(ru.ru_stime);
+	child_done(cmd);
 	return 0;
 }
 
@@ -383,5 +439,8 @@ void tly_command_end(struct tly_command *cmd)
 	close_fd(&cmd->exec_err_fd);
 	if (cmd->pid > 0 && !cmd->reaped)
 		tly_command_wait(cmd);
+	/* Reaped, or gone where this process cannot wait for it (another waiter reaped it): it runs no more
+	 * in this memory either way. */
+	child_done(cmd);
 	cmd->pid = 0;
 }

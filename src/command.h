@@ -25,6 +25,7 @@ struct tly_command {
 	bool reaped;
 	struct tally_exit exit;
 	struct rusage rusage; /* of the reaped child: the tool events' user_time, system_time in full */
+	struct child_plan *plan; /* what the child reads and runs on until its exec: kept until then */
 };
 
 /* What to launch and how (tally_target's argv, pin and ignored). */

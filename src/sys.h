@@ -14,6 +14,7 @@
 #include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -43,16 +44,23 @@ struct tly_sys {
 	/* Launching a command (command.c), the parent's side. */
 	int (*socketpair)(int domain, int type, int protocol, int sv[2]);
 	int (*pipe2)(int fds[2], int flags);
-	pid_t (*fork)(void);
+	/* Starts child(arg) in a new process on the stack that ends at stack_top: clone(CLONE_VM), which
+	 * copies no page table and leaves no page of the caller to copy on its next write (a fork costs the
+	 * start-up of `tally stat` about a tenth), or a fork where the child may not share the memory
+	 * (tly_sys_child_shares_memory). Returns the pid, or -1 with errno. */
+	pid_t (*spawn)(int (*child)(void *arg), void *arg, void *stack_top);
 	pid_t (*wait4)(pid_t pid, int *status, int options, struct rusage *rusage);
-	/* The held child's own calls, between fork and exec: async-signal-safe system calls only, and none
-	 * that the parent makes through this table, so that a test can fail the child's calls alone. */
-	int (*sigaction)(int signo, const struct sigaction *act, struct sigaction *old);
-	int (*sigprocmask)(int how, const sigset_t *set, sigset_t *old);
-	int (*sched_setaffinity)(pid_t pid, size_t size, const cpu_set_t *set);
-	ssize_t (*recv)(int fd, void *buf, size_t len, int flags);
-	ssize_t (*write)(int fd, const void *buf, size_t count);
-	int (*execve)(const char *path, char *const argv[], char *const envp[]);
+	/* The held child's own calls, between its spawn and exec: async-signal-safe system calls only, none
+	 * that the parent makes through this table (so that a test can fail the child's calls alone), and
+	 * none that touches errno: the child shares the memory of the thread that launched it, errno
+	 * included. Each returns the system call's result, or the negative errno. */
+	long (*child_close)(int fd);
+	long (*child_recv)(int fd, void *buf, size_t len);
+	long (*child_signal)(int signo, bool ignore);   /* SIG_IGN, else SIG_DFL */
+	long (*child_pin)(const cpu_set_t *cpus);       /* sched_setaffinity of itself */
+	long (*child_unblock)(void);                    /* an empty signal mask */
+	long (*child_write)(int fd, const void *buf, size_t len);
+	long (*child_execve)(const char *path, char *const argv[], char *const envp[]);
 	/* Waiting for the tasks of a pid or tid target to exit (target.c). */
 	int (*pidfd_open)(pid_t pid, unsigned int flags);
 	int (*poll)(struct pollfd *fds, nfds_t nfds, int timeout_ms);
@@ -60,6 +68,11 @@ struct tly_sys {
 	int (*clock_gettime)(clockid_t clock, struct timespec *ts);
 	int (*getrusage)(int who, struct rusage *usage);
 };
+
+/* Whether the real spawn shares the caller's memory with the child: not under AddressSanitizer (the child
+ * would poison the caller's shadow memory) nor valgrind (which cannot follow such a clone), and only where
+ * the child's calls can be made without errno (x86_64, aarch64). */
+bool tly_sys_child_shares_memory(void);
 
 /* The real system calls. */
 extern const struct tly_sys tly_sys_real;

@@ -39,7 +39,7 @@ enum fault_call {
 	FAULT_CLOSEDIR,
 	FAULT_SOCKETPAIR,
 	FAULT_PIPE2,
-	FAULT_FORK,
+	FAULT_SPAWN,
 	FAULT_WAIT4,
 	FAULT_NR_CALLS
 };
@@ -60,7 +60,7 @@ static inline const char *fault_call_name(enum fault_call call)
 	static const char *const names[FAULT_NR_CALLS] = {
 		"perf_event_open", "ioctl", "read", "close", "mmap",
 		"munmap", "open", "opendir", "readdir", "closedir",
-		"socketpair", "pipe2", "fork", "wait4",
+		"socketpair", "pipe2", "spawn", "wait4",
 	};
 	return call < FAULT_NR_CALLS ? names[call] : "?";
 }
@@ -176,9 +176,9 @@ static inline int fault_pipe2(int fds[2], int flags)
 	return fault_hit(FAULT_PIPE2) ? -1 : tly_sys_real.pipe2(fds, flags);
 }
 
-static inline pid_t fault_fork(void)
+static inline pid_t fault_spawn(int (*child)(void *arg), void *arg, void *stack_top)
 {
-	return fault_hit(FAULT_FORK) ? -1 : tly_sys_real.fork();
+	return fault_hit(FAULT_SPAWN) ? -1 : tly_sys_real.spawn(child, arg, stack_top);
 }
 
 static inline pid_t fault_wait4(pid_t pid, int *status, int options, struct rusage *rusage)
@@ -211,7 +211,7 @@ static inline void fault_install(void)
 	table.closedir = fault_closedir;
 	table.socketpair = fault_socketpair;
 	table.pipe2 = fault_pipe2;
-	table.fork = fault_fork;
+	table.spawn = fault_spawn;
 	table.wait4 = fault_wait4;
 	fault_reset();
 	tly_sys_replace(&table);

@@ -158,6 +158,8 @@ run_tally "a bad spec with ESC" 2 -- stat -e "task-clock${esc}" -- true
 # A thread names itself: its comm (here the name of the program it runs) comes to the --per-thread label.
 ln -s "$(command -v sleep)" "$WORK/ev${esc}il"
 "$WORK/ev${esc}il" 5 & victim=$!
+# Until the background shell has exec'd, the victim's comm is still the shell's.
+for _ in $(seq 100); do grep -q "^ev" "/proc/$victim/comm" 2>/dev/null && break; sleep 0.02; done
 run_tally "--per-thread, a comm with ESC" 0 -- stat --per-thread -x, -e context-switches -p $victim --duration 0.1
 grep -qF "ev\\x1bil-$victim," "$WORK/err" && ! grep -q "$esc" "$WORK/err" && ok "--per-thread: the comm escaped" ||
 	fail "comm escaping: $(cat -A "$WORK/err")"

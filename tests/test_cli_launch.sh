@@ -69,6 +69,8 @@ wait $victim
 # reads the names at the start too.
 for flag in -p -t; do
 	sleep 1 & victim=$!
+	# Until the background shell has exec'd sleep, the victim's comm is still the shell's.
+	for _ in $(seq 100); do grep -qx sleep "/proc/$victim/comm" 2>/dev/null && break; sleep 0.02; done
 	timeout 20 "$TALLY" stat -x, --per-thread -e task-clock $flag $victim 2>"$WORK/err"; st=$?
 	[ $st -eq 0 ] && grep -q "^sleep-$victim,.*,task-clock," "$WORK/err" &&
 		ok "$flag --per-thread: the exited thread keeps its name" ||

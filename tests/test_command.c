@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -330,6 +331,69 @@ static void command_inherits_dispositions(void)
 	sigaction(SIGUSR2, &old_usr2, NULL);
 }
 
+/* The launched child shares the launching process's memory until its exec (clone(CLONE_VM)): what the
+ * caller passed may be freed and changed as soon as the open returns, and the child's failed calls (here
+ * the $PATH search's ENOENTs, made while another thread starts the counter) leave the launching thread's
+ * errno alone. */
+struct starter {
+	tally_counter *c;
+	int err;
+	volatile bool done;
+};
+
+static void *start_elsewhere(void *arg)
+{
+	struct starter *s = arg;
+	s->err = tally_counter_start(s->c);
+	s->done = true;
+	return NULL;
+}
+
+static void launch_keeps_the_callers_memory(void)
+{
+	char **argv = calloc(4, sizeof(*argv));
+	argv[0] = strdup("sh");
+	argv[1] = strdup("-c");
+	argv[2] = strdup("exit 7");
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &t), 0);
+	/* The caller's argv changes and goes before the release: the child execs what was asked. */
+	memset(argv[2], 'x', strlen(argv[2]));
+	for (int i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_exit ex = { .code = -1 };
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
+	CHECK_INT(ex.code, 7);
+	tally_counter_free(c);
+
+	/* A command found in no directory of $PATH: the child's execve fails once per directory. */
+	char *missing[] = { "tally-test-no-such-command", NULL };
+	TALLY_OPTS(tally_target, m, .kind = TALLY_TARGET_COMMAND, .argv = missing);
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &m), 0);
+	struct starter s = { .c = c };
+	pthread_t th;
+	errno = 0;
+	CHECK_INT(pthread_create(&th, NULL, start_elsewhere, &s), 0);
+	/* Read through a volatile pointer: the compiler may not keep errno in a register across the loop. */
+	volatile int *err = &errno;
+	int seen = 0;
+	while (!s.done)
+		if (*err)
+			seen = *err;
+	pthread_join(th, NULL);
+	CHECK_INT(seen, 0);
+	CHECK_INT(*err, 0);
+	CHECK_INT(s.err, -ENOENT);
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
+	CHECK_INT(ex.code, 127);
+	tally_counter_free(c);
+}
+
 /* A script without a #! line runs under /bin/sh, as execvp(3) runs it, whether the command is counted
  * or only bounds another target; a directory of $PATH that cannot hold it is passed over. */
 static void script_without_shebang_runs(void)
@@ -516,39 +580,45 @@ static struct child_faults {
 	bool fired;
 } *child_faults;
 
-static bool child_hit(enum child_call call)
+/* The armed error when this call is the armed one, else 0. The child's calls leave errno alone (it may be
+ * the launching thread's): so does this. */
+static int child_hit(enum child_call call)
 {
 	struct child_faults *f = child_faults;
 	if (!f->nth || f->fired || f->call != call || --f->nth)
-		return false;
+		return 0;
 	f->fired = true;
-	errno = f->err;
-	return true;
+	return f->err;
 }
 
-static ssize_t child_recv(int fd, void *buf, size_t len, int flags)
+static long child_recv(int fd, void *buf, size_t len)
 {
-	return child_hit(CHILD_RECV) ? -1 : tly_sys_real.recv(fd, buf, len, flags);
+	int err = child_hit(CHILD_RECV);
+	return err ? -err : tly_sys_real.child_recv(fd, buf, len);
 }
 
-static int child_sigaction(int signo, const struct sigaction *act, struct sigaction *old)
+static long child_signal(int signo, bool ignore)
 {
-	return child_hit(CHILD_SIGACTION) ? -1 : tly_sys_real.sigaction(signo, act, old);
+	int err = child_hit(CHILD_SIGACTION);
+	return err ? -err : tly_sys_real.child_signal(signo, ignore);
 }
 
-static int child_sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
+static long child_pin(const cpu_set_t *cpus)
 {
-	return child_hit(CHILD_SCHED_SETAFFINITY) ? -1 : tly_sys_real.sched_setaffinity(pid, size, set);
+	int err = child_hit(CHILD_SCHED_SETAFFINITY);
+	return err ? -err : tly_sys_real.child_pin(cpus);
 }
 
-static int child_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+static long child_unblock(void)
 {
-	return child_hit(CHILD_SIGPROCMASK) ? -1 : tly_sys_real.sigprocmask(how, set, old);
+	int err = child_hit(CHILD_SIGPROCMASK);
+	return err ? -err : tly_sys_real.child_unblock();
 }
 
-static int child_execve(const char *path, char *const argv[], char *const envp[])
+static long child_execve(const char *path, char *const argv[], char *const envp[])
 {
-	return child_hit(CHILD_EXECVE) ? -1 : tly_sys_real.execve(path, argv, envp);
+	int err = child_hit(CHILD_EXECVE);
+	return err ? -err : tly_sys_real.child_execve(path, argv, envp);
 }
 
 /* Every call the held child makes fails in turn (its wait for the release, each signal reset, the pinning,
@@ -561,11 +631,11 @@ static void every_child_call_fails_in_turn(void)
 	if (child_faults == MAP_FAILED)
 		return;
 	struct tly_sys table = tly_sys_real;
-	table.recv = child_recv;
-	table.sigaction = child_sigaction;
-	table.sched_setaffinity = child_sched_setaffinity;
-	table.sigprocmask = child_sigprocmask;
-	table.execve = child_execve;
+	table.child_recv = child_recv;
+	table.child_signal = child_signal;
+	table.child_pin = child_pin;
+	table.child_unblock = child_unblock;
+	table.child_execve = child_execve;
 	tly_sys_replace(&table);
 
 	char *argv[] = { "/bin/sh", "-c", "exit 0", NULL };
@@ -650,7 +720,7 @@ static int command_sequence(tally_counter *c, const struct tally_target *target)
 
 static bool is_launcher_call(enum fault_call call)
 {
-	return call == FAULT_SOCKETPAIR || call == FAULT_PIPE2 || call == FAULT_FORK || call == FAULT_WAIT4;
+	return call == FAULT_SOCKETPAIR || call == FAULT_PIPE2 || call == FAULT_SPAWN || call == FAULT_WAIT4;
 }
 
 /* Every call of a counted command's life fails in turn, the launcher's socketpair, pipe2, fork and wait4
@@ -664,7 +734,7 @@ static void every_call_fails_in_turn(void)
 	CHECK_INT(tally_counter_new("task-clock,page-faults", NULL, &c), 0);
 	if (!c)
 		return;
-	static const enum fault_call calls[] = { FAULT_SOCKETPAIR, FAULT_PIPE2,           FAULT_FORK,  FAULT_WAIT4,
+	static const enum fault_call calls[] = { FAULT_SOCKETPAIR, FAULT_PIPE2,           FAULT_SPAWN,  FAULT_WAIT4,
 		                                 FAULT_READ,       FAULT_PERF_EVENT_OPEN, FAULT_IOCTL, FAULT_CLOSE };
 	const int *errs;
 	size_t nr_errs = fault_standard_errors(&errs);
@@ -798,6 +868,7 @@ int main(int argc, char **argv)
 		{ "command_starts_with_default_signals", command_starts_with_default_signals },
 		{ "command_starts_with_requested_ignores", command_starts_with_requested_ignores },
 		{ "command_inherits_dispositions", command_inherits_dispositions },
+		{ "launch_keeps_the_callers_memory", launch_keeps_the_callers_memory },
 		{ "script_without_shebang_runs", script_without_shebang_runs },
 		{ "command_bounds_another_target", command_bounds_another_target },
 		{ "every_child_call_fails_in_turn", every_child_call_fails_in_turn },

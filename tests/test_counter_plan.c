@@ -203,7 +203,7 @@ static void plan_opens_nothing(void)
 	}
 	CHECK_INT(fault_calls(FAULT_PERF_EVENT_OPEN), 0);
 	CHECK_INT(fault_calls(FAULT_IOCTL), 0);
-	CHECK_INT(fault_calls(FAULT_FORK), 0);
+	CHECK_INT(fault_calls(FAULT_SPAWN), 0);
 	tally_counter_free(c);
 	fault_uninstall();
 }
