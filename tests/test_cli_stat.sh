@@ -180,6 +180,8 @@ grep -q "thread id '$victim'" "$WORK/err" && ok "-t" || fail "-t: $(cat "$WORK/e
 "$TALLY" stat --per-thread -x, -e context-switches -p $victim --duration 0.2 2>"$WORK/err"
 grep -q "^sleep-$victim," "$WORK/err" && ok "--per-thread labels comm-tid" || fail "--per-thread: $(cat "$WORK/err")"
 sleep 5 & victim2=$!
+# Until the background shell has exec'd sleep, the victim's comm is still the shell's.
+for _ in $(seq 100); do grep -qx sleep "/proc/$victim2/comm" 2>/dev/null && break; sleep 0.02; done
 "$TALLY" stat --per-thread -x, -e task-clock -p $victim,$victim2 --duration 0.2 2>"$WORK/err"; st=$?
 [ $st -eq 0 ] && grep -q "^sleep-$victim," "$WORK/err" && grep -q "^sleep-$victim2," "$WORK/err" \
 	&& ok "-p with two processes counts the threads of both" || fail "-p list: $st $(cat "$WORK/err")"
