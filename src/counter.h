@@ -51,9 +51,11 @@ struct event {
 	uint64_t epoch;              /* the counter's number of its current window (snapshots compare it) */
 	bool has_bases;              /* a leader's: some count of its group was not zero at the window's start
 	                              * (what exited children added), so reads subtract counter->bases */
-	unsigned origin;
-	int group;                   /* the leader's event index */
+	/* In the order of their fields of struct tally_result, so that a result copies them in a few moves
+	 * (counter_read.c checks it). */
 	int error;                   /* not supported: the open's code */
+	int group;                   /* the leader's event index */
+	unsigned origin;
 	bool user_only;
 	bool has_note;               /* note is not empty; kept apart so that reads never touch the text */
 	enum tally_read_reason read_reason; /* why its group is not read from user space (NONE: it is) */
@@ -97,6 +99,8 @@ struct tally_counter {
 	size_t max_slots;
 	char *notes;
 	uint64_t epochs;              /* windows begun so far, over every open: numbers each new one */
+	size_t user_groups;           /* open groups read from user space (TLY_READ_USER): when that is every
+	                               * group and every event is in one, reads take counter_read.c's lean path */
 	struct tly_facts_cache facts; /* for explaining failures: probed once per open, at the first one */
 	/* tally_counter_plan's, made at its first call: the plan every open starts from, and each planned
 	 * event's attr (in plan order) for the target kind of the latest call. */

@@ -7,6 +7,7 @@
 #include "out_array.h"
 
 #include <stdalign.h>
+#include <stddef.h>
 
 /* The output structs as they are now are the first versions: a field added later (at the end) makes these
  * fail, and then the code that fills the struct writes the new field only where elem_sz has room. */
@@ -17,7 +18,7 @@ _Static_assert(sizeof(struct tally_exit) == TLY_EXIT_SZ_V1, "tally_exit grew: se
 /* Reads group g at every (cpu, thread) with one read(2) each, decoded in place into its events' counts,
  * and the times of its windows. Notes in the leader whether the group was enabled in its window but
  * never ran, and then sets *any_idle. */
-static int read_group(tally_counter *c, size_t g, bool *any_idle)
+static inline __attribute__((always_inline)) int read_group(tally_counter *c, size_t g, bool *any_idle)
 {
 	const size_t *m = tly_plan_members(&c->plan, g);
 	struct event *leader = &c->ev[m[0]];
@@ -45,7 +46,8 @@ static int read_group(tally_counter *c, size_t g, bool *any_idle)
  * (uint64_t fields, as the event's) would make the compiler load the event's fields again. Every field
  * written lies within the first version's size, which every caller's element has; a newer caller's bytes
  * past the fields known here read zero. */
-static void fill_result(const struct event *restrict e, struct tally_result *restrict r)
+static inline __attribute__((always_inline)) void fill_result(const struct event *restrict e,
+                                                             struct tally_result *restrict r)
 {
 	r->origin = e->origin;
 	r->group = e->group;
@@ -61,29 +63,40 @@ static void fill_result(const struct event *restrict e, struct tally_result *res
 	memset((char *)r + TLY_KNOWN_SIZE(tally_result), 0, sizeof(*r) - TLY_KNOWN_SIZE(tally_result));
 }
 
-int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n, size_t elem_sz)
+/* fill_exact copies these as they lie in the event: error, group and origin, then the two flags. */
+#define TLY_SAME_GAP(a, b)                                                                                 \
+	(offsetof(struct event, b) - offsetof(struct event, a) ==                                          \
+	 offsetof(struct tally_result, b) - offsetof(struct tally_result, a))
+_Static_assert(TLY_SAME_GAP(error, group) && TLY_SAME_GAP(error, origin) && TLY_SAME_GAP(user_only, has_note) &&
+	               offsetof(struct tally_result, has_note) + 1 == TLY_KNOWN_SIZE(tally_result) &&
+	               sizeof(struct tally_result) - offsetof(struct tally_result, user_only) == 8,
+               "struct event's result fields are laid out as struct tally_result's");
+
+/* The result of an event that ran all its window in one part: fill_result's common case, without the
+ * decisions made once for its group (supported, one part, ran all the window). The event's fields are
+ * copied as they lie, the two flags with the padding after them as one zero-extended word. */
+static inline __attribute__((always_inline)) void fill_exact(const struct event *restrict e, uint64_t value,
+                                                             uint64_t time, struct tally_result *restrict r)
 {
-	if (!c || (n && !results))
-		return tly_error(-EINVAL, "tally_counter_read: NULL counter or results");
-	if (!tly_out_valid(elem_sz, TLY_RESULT_SZ_V1, alignof(struct tally_result), "tally_result"))
-		return tly_counter_fail(c, -TALLY_EOPTS);
-	if (!c->open)
-		return tly_counter_not_open(c, "tally_counter_read");
-	bool any_idle = false;
-	for (size_t g = 0; g < c->plan.nr_groups; g++) {
-		int err = read_group(c, g, &any_idle);
-		if (err)
-			return tly_counter_fail(c, tly_counter_explain_group_failure(c, g, err));
-	}
-	size_t count = n < c->nr ? n : c->nr;
-	for (size_t i = 0; i < count; i++)
-		fill_result(&c->ev[i], tly_out_at(results, i, elem_sz));
-	/* A newer caller's larger elements: the fields this library does not know read zero. */
+	r->value = r->scaled = value;
+	r->enabled = r->running = time;
+	r->ratio = 1.0;
+	r->nr_parts = 1;
+	r->status = TALLY_STATUS_EXACT;
+	memcpy(&r->error, &e->error, offsetof(struct tally_result, origin) + sizeof(r->origin) -
+	                                     offsetof(struct tally_result, error));
+	uint64_t flags = 0;
+	memcpy(&flags, &e->user_only, 2);
+	memcpy(&r->user_only, &flags, sizeof(flags));
+}
+
+/* After the results: zero what a newer caller's larger elements have past the fields this library knows,
+ * and reshape the groups that never ran (their results above already say NOT_COUNTED). */
+static int finish_read(tally_counter *c, void *results, size_t count, size_t elem_sz, bool any_idle)
+{
 	for (size_t i = 0; elem_sz > sizeof(struct tally_result) && i < count; i++)
 		memset((char *)tly_out_at(results, i, elem_sz) + sizeof(struct tally_result), 0,
 		       elem_sz - sizeof(struct tally_result));
-
-	/* Only now reshape never-run groups: the results above already say NOT_COUNTED for them. */
 	for (size_t g = 0; any_idle && g < c->plan.nr_groups;) {
 		uint64_t enabled = c->ev[tly_plan_members(&c->plan, g)[0]].idle_enabled;
 		size_t next = g + 1;
@@ -97,6 +110,135 @@ int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n,
 		g = next;
 	}
 	return (int)count;
+}
+
+/* The read of any counter: every group read, then every result. */
+static inline __attribute__((always_inline)) int read_groups(tally_counter *c, void *results, size_t count,
+                                                             size_t elem_sz)
+{
+	bool any_idle = false;
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
+		int err = read_group(c, g, &any_idle);
+		if (err)
+			return tly_counter_fail(c, tly_counter_explain_group_failure(c, g, err));
+	}
+	for (size_t i = 0; i < count; i++)
+		fill_result(&c->ev[i], tly_out_at(results, i, elem_sz));
+	if (elem_sz > sizeof(struct tally_result) || any_idle)
+		return finish_read(c, results, count, elem_sz, any_idle);
+	return (int)count;
+}
+
+/* read_user_groups' way out for what it does not decide itself: groups g0 on, group g0 already read into
+ * its counts and window when `read`, with every result of groups g0 on filled as read_groups fills them.
+ * Out of line, so that the lean path makes no call and keeps its values in registers. */
+static __attribute__((noinline)) int read_user_rest(tally_counter *c, size_t g0, bool read, void *results,
+                                                    size_t count, size_t elem_sz)
+{
+	bool any_idle = false; /* the groups before g0 ran all their window */
+	for (size_t g = g0; g < c->plan.nr_groups; g++) {
+		const size_t *m = tly_plan_members(&c->plan, g);
+		struct event *leader = &c->ev[m[0]];
+		size_t size = tly_plan_size(&c->plan, g);
+		if (g == g0 && read) {
+			if (leader->nr_counts != 1)
+				for (size_t k = 0; k < size; k++)
+					c->ev[m[k]].nr_counts = 1;
+			const struct tly_window *w = leader->window;
+			leader->idle_enabled = w->running == 0 ? w->enabled : 0;
+			any_idle |= leader->idle_enabled != 0;
+		} else {
+			int err = read_group(c, g, &any_idle);
+			if (err)
+				return tly_counter_fail(c, tly_counter_explain_group_failure(c, g, err));
+		}
+		for (size_t k = 0; k < size; k++)
+			if (m[k] < count)
+				fill_result(&c->ev[m[k]], tly_out_at(results, m[k], elem_sz));
+	}
+	if (elem_sz > sizeof(struct tally_result) || any_idle)
+		return finish_read(c, results, count, elem_sz, any_idle);
+	return (int)count;
+}
+
+/* The read of a counter whose every event is in a group read from user space (c->user_groups): group by
+ * group, the read and then its members' results. A group's members share its times (one slot, one
+ * window), so whether they ran all the window, the one decision between the exact result and scaling,
+ * is made once per group. Anything else (bases to subtract, another thread, a member off its counter,
+ * a multiplexed or idle group, the first read after an open) goes to read_user_rest from that group on. */
+static inline __attribute__((always_inline)) int read_user_groups(tally_counter *c, void *results, size_t count,
+                                                                   size_t elem_sz)
+{
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
+		const size_t *m = tly_plan_members(&c->plan, g);
+		struct event *leader = &c->ev[m[0]];
+		uint64_t enabled, running;
+		if (leader->has_bases || !tly_user_group_read_values(leader->user, leader->counts, &enabled, &running))
+			return read_user_rest(c, g, false, results, count, elem_sz);
+		struct tly_window *w = leader->window;
+		enabled = w->enabled = tly_window_since(enabled, w->start_enabled);
+		running = w->running = tly_window_since(running, w->start_running);
+		if (running != enabled || !running || leader->nr_counts != 1)
+			return read_user_rest(c, g, true, results, count, elem_sz);
+		leader->idle_enabled = 0;
+		for (size_t k = 0; k < leader->stride; k++)
+			if (m[k] < count)
+				fill_exact(&c->ev[m[k]], leader->counts[k].value, running, tly_out_at(results, m[k], elem_sz));
+	}
+	if (elem_sz > sizeof(struct tally_result))
+		return finish_read(c, results, count, elem_sz, false);
+	return (int)count;
+}
+
+/* read_groups for a counter with groups of both kinds, out of the way of the lean path's registers. */
+static __attribute__((noinline)) int read_groups_out_of_line(tally_counter *c, void *results, size_t count,
+                                                             size_t elem_sz)
+{
+	return read_groups(c, results, count, elem_sz);
+}
+
+/* tally_counter_read's checks: 0, or the failure. */
+static inline __attribute__((always_inline)) int check_read(tally_counter *c, const struct tally_result *results,
+                                                            size_t n, size_t elem_sz)
+{
+	if (!c || (n && !results))
+		return tly_error(-EINVAL, "tally_counter_read: NULL counter or results");
+	if (!tly_out_valid(elem_sz, TLY_RESULT_SZ_V1, alignof(struct tally_result), "tally_result"))
+		return tly_counter_fail(c, -TALLY_EOPTS);
+	if (!c->open)
+		return tly_counter_not_open(c, "tally_counter_read");
+	return 0;
+}
+
+/* tally_counter_read of a counter with a group read from user space: the lean path when they all are. */
+static __attribute__((noinline)) int read_with_user_groups(tally_counter *c, struct tally_result *results, size_t n,
+                                                           size_t elem_sz)
+{
+	int err = check_read(c, results, n, elem_sz);
+	if (err)
+		return err;
+	size_t count = n < c->nr ? n : c->nr;
+	if (c->user_groups == c->plan.nr_groups && c->plan.nr == c->nr)
+		return read_user_groups(c, results, count, elem_sz);
+	return read_groups_out_of_line(c, results, count, elem_sz);
+}
+
+/* tally_counter_read of a counter read with read(2) only. */
+static __attribute__((noinline)) int read_without_user_groups(tally_counter *c, struct tally_result *results,
+                                                              size_t n, size_t elem_sz)
+{
+	int err = check_read(c, results, n, elem_sz);
+	if (err)
+		return err;
+	return read_groups(c, results, n < c->nr ? n : c->nr, elem_sz);
+}
+
+/* Each kind in its own function, so that neither pays for the other's registers. */
+int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n, size_t elem_sz)
+{
+	if (c && c->user_groups)
+		return read_with_user_groups(c, results, n, elem_sz);
+	return read_without_user_groups(c, results, n, elem_sz);
 }
 
 int tally_counter_parts(const tally_counter *c, size_t i, struct tally_part *parts, size_t n, size_t elem_sz)

@@ -67,8 +67,10 @@ void tly_counter_user_prepare(tally_counter *c)
 {
 	const char *sysfs_root = c->sysfs_root ? c->sysfs_root : tly_default_sysfs_root();
 	int access = -1; /* perf_user_access, read once, for the first event that needs it */
+	c->user_groups = 0;
 	for (size_t i = 0; i < c->nr; i++) {
 		struct event *e = &c->ev[i];
+		e->backend = TLY_READ_SYSCALL;
 		e->own_reason = reason_before_open(c, e);
 		e->user_term_mask = 0;
 		if (e->own_reason == TALLY_READ_REASON_TOPDOWN)
@@ -117,6 +119,7 @@ void tly_counter_user_setup(tally_counter *c, size_t g)
 		                         &leader->user);
 	if (why == TALLY_READ_REASON_NONE) {
 		leader->backend = TLY_READ_USER;
+		c->user_groups++;
 		return;
 	}
 	for (size_t k = 0; k < size; k++)
@@ -127,6 +130,7 @@ void tly_counter_user_setup(tally_counter *c, size_t g)
 void tly_counter_user_drop(tally_counter *c, size_t g)
 {
 	struct event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
+	c->user_groups -= leader->backend == TLY_READ_USER;
 	tly_user_group_free(leader->user);
 	leader->user = NULL;
 	leader->backend = TLY_READ_SYSCALL;

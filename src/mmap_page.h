@@ -72,10 +72,10 @@ static inline uint64_t tly_page_time_delta(uint64_t cyc, uint64_t time_offset, u
 	return time_offset + quot * time_mult + ((rem * time_mult) >> shift);
 }
 
-/* Reads the group whose members' pages are pages[0 .. n) (the leader first) into counts[0 .. n): each
- * member's value, the leader's enabled and running times extrapolated to now for every member (as the
- * kernel's group read gives the leader's times to all), and ids[k] as the id. max_index is the highest
- * counter index read_pmc can read.
+/* The core of a group read, what tally_counter_read calls: each member's value into counts[k].value
+ * (nothing else of counts is written), and the leader's enabled and running times extrapolated to now
+ * into *enabled and *running, once for the group: a group read gives the leader's times to every member,
+ * as the kernel's does. max_index is the highest counter index read_pmc can read.
  *
  * Consistency: a pass reads every member's lock, then its fields and counter, and at its end every lock
  * again; the pass is kept only if no lock moved and none was odd (an update in progress, which a reader
@@ -86,14 +86,14 @@ static inline uint64_t tly_page_time_delta(uint64_t cyc, uint64_t time_offset, u
  * apart, not at one instant (the kernel's own group read reads them one by one as well). The locks only
  * grow, so their sum moves exactly when one of them does, short of 2^32 updates within one pass. */
 static inline __attribute__((always_inline)) enum tly_user_outcome
-tly_mmap_read_group(tly_page *const *pages, size_t n, const uint64_t *ids, tly_read_pmc_fn read_pmc,
-                    tly_read_clock_fn read_clock, uint32_t max_index, struct tally_count *counts)
+tly_mmap_read_values(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
+                     uint32_t max_index, struct tally_count *counts, uint64_t *enabled, uint64_t *running)
 {
 	tly_page *lead = pages[0];
 	for (unsigned pass = 0; pass < TLY_USER_TRIES; pass++) {
 		uint32_t seq_sum = __atomic_load_n(&lead->lock, __ATOMIC_ACQUIRE), odd = seq_sum;
 		uint64_t caps = lead->capabilities;
-		uint64_t enabled = lead->time_enabled, running = lead->time_running;
+		uint64_t time_enabled = lead->time_enabled, time_running = lead->time_running;
 		uint64_t cyc = read_clock();
 		uint64_t time_offset = lead->time_offset, time_cycles = lead->time_cycles, time_mask = lead->time_mask;
 		uint32_t time_mult = lead->time_mult;
@@ -108,7 +108,8 @@ tly_mmap_read_group(tly_page *const *pages, size_t n, const uint64_t *ids, tly_r
 			uint32_t index = pc->index;
 			if (!(pc->capabilities & TLY_CAP_USER_RDPMC))
 				return TLY_USER_NO_RDPMC;
-			if (index == 0 || index > max_index)
+			/* index 0 (off its counter) wraps to the top: one comparison for both ends. */
+			if (index - 1 >= max_index)
 				return TLY_USER_NOT_ON_COUNTER;
 			counts[k].value = (uint64_t)pc->offset + (uint64_t)tly_sign_extend(read_pmc(index), pc->pmc_width);
 		}
@@ -123,15 +124,29 @@ tly_mmap_read_group(tly_page *const *pages, size_t n, const uint64_t *ids, tly_r
 		if (caps & TLY_CAP_USER_TIME_SHORT)
 			cyc = time_cycles + ((cyc - time_cycles) & time_mask);
 		uint64_t delta = tly_page_time_delta(cyc, time_offset, time_mult, time_shift);
-		for (size_t k = 0; k < n; k++) {
-			counts[k].enabled = enabled + delta;
-			counts[k].running = running + delta;
-			counts[k].id = ids[k];
-			counts[k].lost = 0;
-		}
+		*enabled = time_enabled + delta;
+		*running = time_running + delta;
 		return TLY_USER_OK;
 	}
 	return TLY_USER_BUSY;
+}
+
+/* tly_mmap_read_values, with every member's counts complete as read(2) gives them: value, the leader's
+ * times, ids[k] as the id, no loss. */
+static inline __attribute__((always_inline)) enum tly_user_outcome
+tly_mmap_read_group(tly_page *const *pages, size_t n, const uint64_t *ids, tly_read_pmc_fn read_pmc,
+                    tly_read_clock_fn read_clock, uint32_t max_index, struct tally_count *counts)
+{
+	uint64_t enabled, running;
+	enum tly_user_outcome r = tly_mmap_read_values(pages, n, read_pmc, read_clock, max_index, counts, &enabled,
+	                                               &running);
+	for (size_t k = 0; r == TLY_USER_OK && k < n; k++) {
+		counts[k].enabled = enabled;
+		counts[k].running = running;
+		counts[k].id = ids[k];
+		counts[k].lost = 0;
+	}
+	return r;
 }
 
 #endif

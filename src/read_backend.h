@@ -6,7 +6,9 @@
  * times, decoded in place, matched by id); the other reads the group from user space (the mmap'd
  * perf_event pages with rdpmc on x86, user access on arm64: user_group.h), falling back to the first
  * read by read. The counter chooses the kind per group at open (counter_user.c), records it in the
- * group's leader, and every read goes through tly_read_backend_group.
+ * group's leader, and every read goes through tly_read_backend_group, except tally_counter_read's lean
+ * path for counters read from user space alone (counter_read.c), which asks user_group.h for the values
+ * and times only and comes back here for whatever it does not read itself.
  */
 #ifndef TLY_READ_BACKEND_H
 #define TLY_READ_BACKEND_H

@@ -11,12 +11,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-unsigned tly_fork_generation;
-_Thread_local char tly_thread_token __attribute__((tls_model("initial-exec")));
+_Thread_local uint64_t tly_thread_token __attribute__((tls_model("initial-exec")));
+static uint64_t tokens_given;
 
 static void forked_child(void)
 {
-	tly_fork_generation++;
+	tly_thread_token = 0;
 }
 
 static void watch_forks(void)
@@ -81,8 +81,9 @@ enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs
 		return TALLY_READ_REASON_MMAP;
 	}
 	u->page_size = (size_t)sysconf(_SC_PAGESIZE);
-	u->owner = &tly_thread_token;
-	u->fork_generation = tly_fork_generation;
+	if (!tly_thread_token)
+		tly_thread_token = __atomic_add_fetch(&tokens_given, 1, __ATOMIC_RELAXED);
+	u->owner = tly_thread_token;
 	enum tally_read_reason reason = TALLY_READ_REASON_NONE;
 	/* One page each: the header page alone, no ring buffer (nothing is sampled). */
 	for (; u->n < n; u->n++) {

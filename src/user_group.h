@@ -20,23 +20,19 @@ struct tly_user_group {
 	size_t n;
 	size_t page_size;
 	/* Only the opening thread reads the pages: on another thread the register would be that thread's
-	 * CPU's counter of another context (or trap, on arm64, where user access is per task). A thread is
-	 * known by the address of its tly_thread_token: one TLS address computation, no call. */
-	const char *owner;
-	unsigned fork_generation; /* tly_fork_generation at the open: a forked child has another one */
+	 * CPU's counter of another context (or trap, on arm64, where user access is per task). The opening
+	 * thread's tly_thread_token. */
+	uint64_t owner;
 	enum tally_read_reason last_reason;
 	uint64_t user_reads, syscall_reads;
 };
 
-/* Bumped in every child a fork makes (pthread_atfork): the child inherits the pages and the thread's
- * identity, but the counters count its parent's thread. */
-extern unsigned tly_fork_generation;
-
-/* Each thread's own byte: its address names the thread (as pthread_self does, and as pthread_self it
- * stays the same in a forked child, hence the fork generation). initial-exec: in the shared library the
- * default model would call __tls_get_addr on every read; one byte of the static TLS glibc keeps for
- * libraries loaded with dlopen is enough. */
-extern _Thread_local char tly_thread_token __attribute__((tls_model("initial-exec")));
+/* Each thread's number, given by tly_user_group_new to a thread that has none (0): one TLS load, no
+ * call, names the thread. A forked child inherits its forking thread's number with the pages, but the
+ * counters count the parent's thread: pthread_atfork sets the child's back to 0, so its reads of them go
+ * through read(2). initial-exec: in the shared library the default model would call __tls_get_addr on
+ * every read; one word of the static TLS glibc keeps for libraries loaded with dlopen is enough. */
+extern _Thread_local uint64_t tly_thread_token __attribute__((tls_model("initial-exec")));
 
 /* The reason an outcome of the protocol gives for the read(2) that follows it. */
 enum tally_read_reason tly_user_reason_of(enum tly_user_outcome outcome);
@@ -51,13 +47,28 @@ enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs
 /* Unmaps and frees; NULL is a no-op. */
 void tly_user_group_free(struct tly_user_group *u);
 
+/* tally_counter_read's read of the group from user space: each member's value into counts[k].value and
+ * the group's times into *enabled, *running; false, with nothing counted, when it cannot (another thread,
+ * a member off its counter...): tly_user_group_read then reads it and says why. */
+static inline bool tly_user_group_read_values(struct tly_user_group *u, struct tally_count *counts,
+                                              uint64_t *enabled, uint64_t *running)
+{
+	if (tly_thread_token != u->owner ||
+	    tly_mmap_read_values((tly_page *const *)u->pages, u->n, tly_arch_read_pmc, tly_arch_read_clock,
+	                         TLY_USER_MAX_INDEX, counts, enabled, running) != TLY_USER_OK)
+		return false;
+	u->user_reads++;
+	u->last_reason = TALLY_READ_REASON_NONE;
+	return true;
+}
+
 /* Reads the group into counts (value, enabled, running, id of each member, as read(2) gives them) from
  * user space when it can, else with read(2) of the leader's slot; counts which it did and why. */
 static inline int tly_user_group_read(struct tly_user_group *u, tally_evsel *leader, size_t slot,
                                       struct tally_count *counts)
 {
 	enum tly_user_outcome r = TLY_USER_BUSY;
-	bool here = &tly_thread_token == u->owner && u->fork_generation == tly_fork_generation;
+	bool here = tly_thread_token == u->owner;
 	if (here) {
 		r = tly_mmap_read_group((tly_page *const *)u->pages, u->n, &leader->group_ids[slot * u->n],
 		                        tly_arch_read_pmc, tly_arch_read_clock, TLY_USER_MAX_INDEX, counts);

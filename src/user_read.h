@@ -45,29 +45,62 @@ static inline uint64_t tly_arch_read_clock(void)
 #define TLY_USER_READ_ARCH 1
 #define TLY_USER_MAX_INDEX 32
 
-/* The event counter's register is named in the instruction itself: one case per counter. */
-#define TLY_MRS_EVCNTR(k)                                                                                  \
-	case k + 1:                                                                                        \
-		__asm__ volatile("mrs %0, pmevcntr" #k "_el0" : "=r"(v));                                  \
-		return v
+/* The register is named in the instruction itself, so index picks one of 33 entries of a table of
+ * `mrs; b` pairs with a computed branch: 5 instructions a read, where a switch costs 9 (its range check,
+ * already done by the protocol, and its table of offsets). Entry 0 (index 0, never read) gives 0. With
+ * branch protection (BTI) every entry starts with its landing pad, padded to 16 bytes. */
+#if defined(__ARM_FEATURE_BTI_DEFAULT)
+#define TLY_PMC_ENTRY(mrs) "hint 36\n\t" mrs "\n\tb 2f\n\tnop\n\t"
+#define TLY_PMC_ENTRY_SHIFT "4"
+#else
+#define TLY_PMC_ENTRY(mrs) mrs "\n\tb 2f\n\t"
+#define TLY_PMC_ENTRY_SHIFT "3"
+#endif
 
-static inline uint64_t tly_arch_read_pmc(uint32_t index)
+static inline __attribute__((always_inline)) uint64_t tly_arch_read_pmc(uint32_t index)
 {
-	uint64_t v;
-	switch (index) {
-	case 32:
-		__asm__ volatile("mrs %0, pmccntr_el0" : "=r"(v));
-		return v;
-		TLY_MRS_EVCNTR(0); TLY_MRS_EVCNTR(1); TLY_MRS_EVCNTR(2); TLY_MRS_EVCNTR(3);
-		TLY_MRS_EVCNTR(4); TLY_MRS_EVCNTR(5); TLY_MRS_EVCNTR(6); TLY_MRS_EVCNTR(7);
-		TLY_MRS_EVCNTR(8); TLY_MRS_EVCNTR(9); TLY_MRS_EVCNTR(10); TLY_MRS_EVCNTR(11);
-		TLY_MRS_EVCNTR(12); TLY_MRS_EVCNTR(13); TLY_MRS_EVCNTR(14); TLY_MRS_EVCNTR(15);
-		TLY_MRS_EVCNTR(16); TLY_MRS_EVCNTR(17); TLY_MRS_EVCNTR(18); TLY_MRS_EVCNTR(19);
-		TLY_MRS_EVCNTR(20); TLY_MRS_EVCNTR(21); TLY_MRS_EVCNTR(22); TLY_MRS_EVCNTR(23);
-		TLY_MRS_EVCNTR(24); TLY_MRS_EVCNTR(25); TLY_MRS_EVCNTR(26); TLY_MRS_EVCNTR(27);
-		TLY_MRS_EVCNTR(28); TLY_MRS_EVCNTR(29); TLY_MRS_EVCNTR(30);
-	}
-	return 0; /* not reached: the protocol reads only indexes 1 .. 32 here */
+	uint64_t v, at;
+	__asm__ volatile("adr %1, 1f\n\t"
+	                 "add %1, %1, %w2, uxtw #" TLY_PMC_ENTRY_SHIFT "\n\t"
+	                 "br %1\n"
+	                 "1:\n\t"
+	                 TLY_PMC_ENTRY("mov %0, #0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr0_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr1_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr2_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr3_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr4_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr5_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr6_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr7_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr8_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr9_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr10_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr11_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr12_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr13_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr14_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr15_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr16_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr17_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr18_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr19_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr20_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr21_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr22_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr23_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr24_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr25_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr26_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr27_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr28_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr29_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmevcntr30_el0")
+	                 TLY_PMC_ENTRY("mrs %0, pmccntr_el0")
+	                 "2:"
+	                 : "=r"(v), "=&r"(at)
+	                 : "r"(index));
+	return v;
 }
 
 static inline uint64_t tly_arch_read_clock(void)

@@ -972,10 +972,16 @@ static void fast_read_cost(void)
 	       syscall_read[1]);
 	/* No kernel instruction: what the kernel runs around the measured loop (the measuring pair's own start
 	 * and stop) varies by a few dozen instructions from round to round, under 0.05 per read, while one
-	 * read(2) costs thousands. The issue's goal of 1.10x the minimal reader's user instructions is
-	 * printed, not held: the results tally_counter_read builds (windows, scaling, statuses) cost more
-	 * than the reads themselves. */
+	 * read(2) costs thousands. */
 	CHECK(tally_user[1] > -0.5 && tally_user[1] < 0.5 && snapshot[1] > -0.5 && snapshot[1] < 0.5);
+	/* The user instructions are deterministic under -icount (the same binary counts the same every boot),
+	 * so their ratio to the minimal reader is held, as a ceiling that a change making the lean path of
+	 * counter_read.c take the general one again would break (measured 405 against 179: 2.26x; it was
+	 * 2.82x before that path). The issue's goal of 1.10x is not reached: per member the read costs what
+	 * the minimal reader's does less its time arithmetic (seqlock, index and capability checks, the
+	 * register, the sign extension: about 32 instructions), and each of the 4 results of 72 bytes about
+	 * 20 more, which the minimal reader does not build. */
+	CHECK(tally_user[0] <= 2.30 * minimal[0]);
 	CHECK(tally_user[0] < syscall_read[0] + syscall_read[1]);
 	CHECK(syscall_read[1] > 100);
 out:
