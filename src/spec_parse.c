@@ -883,6 +883,11 @@ static int parse_tracepoint(struct parser *p, size_t sys_len, size_t event_off, 
 {
 	size_t start = p->pos, pattern_len = event_off + event_len;
 	p->pos += pattern_len;
+	/* A byte no name holds is named before the name's first half is looked up ("sch" of "schéd"). */
+	char found[64];
+	if (p->pos < p->len && tly_spec_foreign(p->spec[p->pos]))
+		return SPEC_ERROR(p, p->pos, 1, "unexpected %s in a tracepoint name: names are ASCII",
+		                  char_at(p, p->pos, found));
 	/* perf takes terms on tracepoints for sampling alone (call-graph, stack-size); an empty list is
 	 * harmless. */
 	if (p->pos < p->len && p->spec[p->pos] == '/') {
