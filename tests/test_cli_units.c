@@ -157,6 +157,30 @@ static void test_text_escape(void)
 	free(text);
 }
 
+/* A CSV field holds no separator (-x, with name='x,y' gave one column too many): the separator's first
+ * byte becomes \xHH wherever the separator occurs, so a reader splitting on it finds every field. */
+static void test_text_escape_field(void)
+{
+	static const struct {
+		const char *in, *sep, *out;
+	} cases[] = {
+		{ "x,y", ",", "x\\x2cy" },
+		{ "sched:sched_switch", ",", "sched:sched_switch" },
+		{ "sched:sched_switch", ":", "sched\\x3asched_switch" },
+		{ "a;;b;c", ";;", "a\\x3b;b;c" },
+		{ "a\x01,\\", ",", "a\\x01\\x2c\\\\" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		text_escape_field(f, cases[i].in, cases[i].sep);
+		fclose(f);
+		CHECK_STR(text, cases[i].out);
+		free(text);
+	}
+}
+
 static void test_cpu_list_ids(void)
 {
 	int *list;
@@ -190,6 +214,7 @@ int main(void)
 		{ "cpu_list_ids", test_cpu_list_ids },
 		{ "cpu_list_format", test_cpu_list_format },
 		{ "text_escape", test_text_escape },
+		{ "text_escape_field", test_text_escape_field },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);
