@@ -261,7 +261,7 @@ static void name_term(const struct tly_pmu_event *pe, char *out, size_t n)
 	const char *s = pe->name;
 	size_t len = pe->name_len;
 	bool single = memchr(s, '\'', len), dbl = memchr(s, '"', len);
-	bool plain = !memchr(s, ',', len) && !is_space(s[0]) && !is_space(s[len - 1]) && s[0] != '\'' && s[0] != '"';
+	bool plain = !memchr(s, ',', len) && !memchr(s, '/', len) && !is_space(s[0]) && !is_space(s[len - 1]) && s[0] != '\'' && s[0] != '"';
 	const char *quote = plain ? "" : !single ? "'" : !dbl ? "\"" : NULL;
 	if (quote)
 		snprintf(out, n, ",name=%s%.*s%s", quote, (int)len, s, quote);
@@ -754,7 +754,20 @@ static int term_list(struct parser *p, size_t name_start, size_t name_len, size_
 	size_t open = space_end(p, p->pos);
 	if (open == p->len || p->spec[open] != '/')
 		return 0;
-	const char *close = memchr(p->spec + open + 1, '/', p->len - open - 1);
+	/* A quoted value (a quote right after '=') may hold '/' (name='a/b'); a quote left open is the term
+	 * parser's to report, and a quote inside an unquoted value (name=it's) is the value's. */
+	const char *close = NULL;
+	bool after_equals = false;
+	for (size_t i = open + 1; i < p->len && !close; i++) {
+		char c = p->spec[i];
+		const char *quote_end = after_equals && (c == '\'' || c == '"') ?
+		                        memchr(p->spec + i + 1, c, p->len - i - 1) : NULL;
+		if (quote_end)
+			i = (size_t)(quote_end - p->spec);
+		else if (c == '/')
+			close = p->spec + i;
+		after_equals = c == '=' || (after_equals && is_space(c));
+	}
 	if (!close)
 		return SPEC_ERROR(p, open, 1, "the term list of '%.*s' is not closed with '/'", (int)name_len,
 		                  p->spec + name_start);
