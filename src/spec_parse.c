@@ -788,6 +788,14 @@ static size_t tracepoint_word(const struct parser *p, size_t pos)
 	return pos - start;
 }
 
+static bool has_glob(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '*' || s[i] == '?' || s[i] == '[')
+			return true;
+	return false;
+}
+
 /* Whether the item at p->pos is "system:event": perf's lexer takes a second word made only of modifier
  * letters as modifiers (cycles:u, sched:u), anything else as a tracepoint; tally also keeps a known
  * event's modifiers as such, so that cycles:x is an unknown modifier, not an unknown tracepoint. */
@@ -804,7 +812,9 @@ static bool is_tracepoint(const struct parser *p, size_t *sys_len, size_t *event
 	*event_off = event_at - start;
 	*event_len = b;
 	const char *sys = p->spec + start, *event = p->spec + event_at;
-	bool glob = strcspn(sys, "*?[") < a || strcspn(event, "*?[") < b;
+	/* Bounded scans: strcspn would run to the end of the spec, a pass over it per item (15,000 "1:2"
+	 * took 0.12 s, 20 times 1,500 of them). */
+	bool glob = has_glob(sys, a) || has_glob(event, b);
 	if (glob)
 		return true;
 	if (strspn(event, "ukhpPGHSDIWeb") >= b)
