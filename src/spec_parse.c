@@ -711,11 +711,12 @@ static bool names_event(const struct parser *p, size_t start, size_t len)
 	return false;
 }
 
-/* A number as perf's lexer reads one: decimal, or hex after 0x. */
-static bool parse_number(const char *s, size_t len, uint64_t *value)
+/* A number as perf's lexer reads one: decimal, or hex after 0x. 0, -EINVAL when s is not a number,
+ * -ERANGE when it is one past 64 bits (an error of its own, not another form). */
+static int parse_number(const char *s, size_t len, uint64_t *value)
 {
 	struct tly_term number = { .value = s, .value_len = len };
-	return len && tly_term_number(&number, value) == 0;
+	return len ? tly_term_number(&number, value) : -EINVAL;
 }
 
 static bool at_item_end(const struct parser *p)
@@ -740,7 +741,10 @@ static int numeric_form(struct parser *p, size_t start, size_t len, uint64_t typ
 	size_t at = space_end(p, colon + 1), end = at;
 	while (end < p->len && is_name_char(p->spec[end]))
 		end++;
-	if (!parse_number(p->spec + at, end - at, config))
+	int ret = parse_number(p->spec + at, end - at, config);
+	if (ret == -ERANGE)
+		return SPEC_ERROR(p, at, end - at, "config %.*s does not fit 64 bits", (int)(end - at), p->spec + at);
+	if (ret)
 		return SPEC_ERROR(p, at, end - at, "expected the config (a number) after '%.*s:' (TYPE:CONFIG)", (int)len,
 		                  p->spec + start);
 	p->pos = end;
@@ -822,7 +826,7 @@ static bool is_tracepoint(const struct parser *p, size_t *sys_len, size_t *event
 	struct tly_cache_name cache;
 	uint64_t raw;
 	return !tly_builtin_find(sys, a) && tly_cache_parse(sys, a, &cache) != TLY_CACHE_OK && !tly_raw_parse(sys, a, false, &raw) &&
-	       !parse_number(sys, a, &raw);
+	       parse_number(sys, a, &raw) == -EINVAL;
 }
 
 struct tracepoint_add {
@@ -1013,7 +1017,10 @@ static int parse_event(struct parser *p)
 		                  "and '.'), and an event needs a ',' before the '{'",
 		                  (int)name_len, name);
 	uint64_t type, config = 0;
-	bool numeric = parse_number(name, name_len, &type);
+	int number = parse_number(name, name_len, &type);
+	if (number == -ERANGE)
+		return SPEC_ERROR(p, start, name_len, "type %.*s does not fit the attr's 32 bits", (int)name_len, name);
+	bool numeric = number == 0;
 	if (p->len - p->pos >= 2 && p->spec[p->pos] == ':' && p->spec[p->pos + 1] == ':') {
 		/* "cycles::u" is a typo of "cycles:u", not a libpfm4 PMU named cycles. */
 		if (numeric || names_event(p, start, name_len))
