@@ -125,17 +125,23 @@ int tly_breakpoint_parse(const char *s, size_t len, struct perf_event_attr *attr
 	return 0;
 }
 
+const char *tly_breakpoint_access(uint32_t bp_type, char out[static 4])
+{
+	size_t n = 0;
+	if (bp_type & HW_BREAKPOINT_R)
+		out[n++] = 'r';
+	if (bp_type & HW_BREAKPOINT_W)
+		out[n++] = 'w';
+	if (bp_type & HW_BREAKPOINT_X)
+		out[n++] = 'x';
+	out[n] = '\0';
+	return out;
+}
+
 char *tly_breakpoint_text(const struct perf_event_attr *attr)
 {
 	char access[4];
-	size_t n = 0;
-	if (attr->bp_type & HW_BREAKPOINT_R)
-		access[n++] = 'r';
-	if (attr->bp_type & HW_BREAKPOINT_W)
-		access[n++] = 'w';
-	if (attr->bp_type & HW_BREAKPOINT_X)
-		access[n++] = 'x';
-	access[n] = '\0';
+	tly_breakpoint_access(attr->bp_type, access);
 	char *text;
 	if (asprintf(&text, PREFIX "%#llx/%llu:%s", (unsigned long long)attr->bp_addr,
 	             (unsigned long long)attr->bp_len, access) < 0)

@@ -2,12 +2,12 @@
 /* Explanations of failed perf_event_open, ioctl, read and mmap calls (see diagnose.h). */
 #include "diagnose.h"
 
+#include "breakpoint.h"
 #include "error.h"
 #include "group_read.h"
 #include "pmu.h"
 
 #include <errno.h>
-#include <linux/hw_breakpoint.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -298,19 +298,11 @@ static void explain_breakpoint(struct text *t, const struct tly_diag *d)
 {
 	const struct perf_event_attr *a = d->attr;
 	char access[4];
-	size_t n = 0;
-	if (a->bp_type & HW_BREAKPOINT_R)
-		access[n++] = 'r';
-	if (a->bp_type & HW_BREAKPOINT_W)
-		access[n++] = 'w';
-	if (a->bp_type & HW_BREAKPOINT_X)
-		access[n++] = 'x';
-	access[n] = '\0';
 	put(t, "  the kernel refused breakpoint '%s' (address %#" PRIx64 ", length %" PRIu64 ", access %s): the "
 	       "CPU's debug registers watch 1, 2, 4 or 8 bytes at an address aligned to that length (x86 takes "
 	       "longer ones only with AMD's address-mask extension), execution (x) alone and with the length "
 	       "of a long, and on x86 no reads alone (r: ask for rw).\n",
-	    d->event, (uint64_t)a->bp_addr, (uint64_t)a->bp_len, access);
+	    d->event, (uint64_t)a->bp_addr, (uint64_t)a->bp_len, tly_breakpoint_access(a->bp_type, access));
 	put(t, "  Fix: mem:ADDR/LEN:rw or mem:ADDR/LEN:w with LEN 1, 2, 4 or 8 and ADDR a multiple of LEN, or "
 	       "mem:ADDR:x.\n");
 }

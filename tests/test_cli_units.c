@@ -111,13 +111,16 @@ static void test_cpu_list(void)
 	}
 }
 
-static char *escaped(const char *s, bool lines)
+/* s as text_escape_lines (lines), text_escape_field (sep not NULL) or text_escape_write writes it. */
+static char *escaped(const char *s, bool lines, const char *sep)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	if (lines)
 		text_escape_lines(f, s);
+	else if (sep)
+		text_escape_field(f, s, sep);
 	else
 		text_escape_write(f, s);
 	fclose(f);
@@ -141,10 +144,10 @@ static void test_text_escape(void)
 		{ "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *text = escaped(cases[i].in, false);
+		char *text = escaped(cases[i].in, false, NULL);
 		CHECK_STR(text, cases[i].out);
 		free(text);
-		text = escaped(cases[i].in, true);
+		text = escaped(cases[i].in, true, NULL);
 		CHECK_STR(text, cases[i].lines);
 		free(text);
 	}
@@ -171,11 +174,7 @@ static void test_text_escape_field(void)
 		{ "a\x01,\\", ",", "a\\x01\\x2c\\\\" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-		text_escape_field(f, cases[i].in, cases[i].sep);
-		fclose(f);
+		char *text = escaped(cases[i].in, false, cases[i].sep);
 		CHECK_STR(text, cases[i].out);
 		free(text);
 	}
