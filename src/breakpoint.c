@@ -108,8 +108,8 @@ int tly_breakpoint_parse(const char *s, size_t len, struct perf_event_attr *attr
 	/* What follows must end the item or start its modifiers, never run into a letter no one takes. */
 	if (pos < len && !ends_item(s[pos])) {
 		char found[64];
-		size_t n = tly_spec_char(s + pos, len - pos, found, sizeof(found));
-		return fail(err, pos, n, "unexpected %s in a breakpoint: mem:ADDR[/LEN][:rwx][:modifiers]", found);
+		tly_spec_char(s + pos, len - pos, found, sizeof(found));
+		return fail(err, pos, 1, "unexpected %s in a breakpoint: mem:ADDR[/LEN][:rwx][:modifiers]", found);
 	}
 	if (pos + 1 < len && s[pos] == ':' && isalpha((unsigned char)s[pos + 1]) && !strchr(MODIFIER_LETTERS, s[pos + 1]))
 		return fail(err, pos + 1, 1, "expected access letters (r w x) or modifiers after ':', found '%c'",
