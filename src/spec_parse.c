@@ -261,7 +261,8 @@ static void name_term(const struct tly_pmu_event *pe, char *out, size_t n)
 	const char *s = pe->name;
 	size_t len = pe->name_len;
 	bool single = memchr(s, '\'', len), dbl = memchr(s, '"', len);
-	bool plain = !memchr(s, ',', len) && !memchr(s, '/', len) && !is_space(s[0]) && !is_space(s[len - 1]) && s[0] != '\'' && s[0] != '"';
+	bool plain = !memchr(s, ',', len) && !memchr(s, '/', len) && !is_space(s[0]) && !is_space(s[len - 1]) &&
+	             s[0] != '\'' && s[0] != '"';
 	const char *quote = plain ? "" : !single ? "'" : !dbl ? "\"" : NULL;
 	if (quote)
 		snprintf(out, n, ",name=%s%.*s%s", quote, (int)len, s, quote);
