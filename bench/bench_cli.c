@@ -20,15 +20,13 @@
  * perf is looked up in PATH; without it there is nothing to compare, which is said, and the exit status
  * is 0. The exit status is 1 when a measured command fails (a figure of a failed run means nothing).
  */
+#include "bench_timing.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifndef TALLY_CLI_PATH
@@ -57,13 +55,6 @@ struct comparison {
 	struct side sides[MAX_SIDES]; /* tally, perf, [floor_launcher,] true */
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* PATH's first executable called name, in buf; false when there is none. */
 static bool find_in_path(const char *name, char *buf, size_t size)
 {
@@ -83,31 +74,13 @@ static bool find_in_path(const char *name, char *buf, size_t size)
 /* One run: fork, exec with stdio on /dev/null, wait4. Records the wall time and the peak RSS. */
 static int run_once(struct side *s, int slot)
 {
-	double t0 = now_ms();
-	pid_t pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDOUT_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
-		execv(s->argv[0], s->argv);
-		_exit(127);
-	}
 	int status;
 	struct rusage ru;
-	pid_t got;
-	do
-		got = wait4(pid, &status, 0, &ru);
-	while (got < 0 && errno == EINTR);
-	double t1 = now_ms();
-	if (got < 0)
+	double ms = bench_run(s->argv, &status, &ru);
+	if (ms < 0)
 		return -errno;
 	if (slot >= 0) {
-		s->wall_ms[slot] = t1 - t0;
+		s->wall_ms[slot] = ms;
 		s->rss_kb[slot] = ru.ru_maxrss;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -117,23 +90,10 @@ static int run_once(struct side *s, int slot)
 	return 0;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static int compare_long(const void *a, const void *b)
 {
 	long x = *(const long *)a, y = *(const long *)b;
 	return (x > y) - (x < y);
-}
-
-/* Sorts in place: the figures are only summarised afterwards. */
-static double median_ms(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), compare_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static long median_kb(long *v, int n)
@@ -165,7 +125,7 @@ static void report(struct comparison *c, int runs)
 	printf("  %-40s %10s %10s %12s\n", "", "median", "best", "peak RSS");
 	for (int i = 0; i < c->nr_sides; i++) {
 		struct side *s = &c->sides[i];
-		median[i] = median_ms(s->wall_ms, runs);
+		median[i] = bench_median(s->wall_ms, runs);
 		best[i] = s->wall_ms[0];
 		rss[i] = median_kb(s->rss_kb, runs);
 		char line[256] = "";

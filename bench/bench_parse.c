@@ -18,15 +18,12 @@
  * A spec is one argument, and the kernel takes at most 128 KiB in one (MAX_ARG_STRLEN): the forms are
  * short for that. perf is looked up in PATH; without it tally's side is still measured.
  */
-#include <errno.h>
-#include <fcntl.h>
+#include "bench_timing.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <tally/events.h>
-#include <time.h>
-#include <unistd.h>
 
 #ifndef TALLY_CLI_PATH
 #define TALLY_CLI_PATH "tally"
@@ -52,47 +49,14 @@ static char *build_spec(size_t nr, const char *tail)
 	return spec;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Seconds from fork to reaping "TOOL stat -e SPEC -- true", output to /dev/null; -1 when it cannot run. */
 static double run_stat(const char *tool, const char *spec)
 {
-	double start = now();
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		if (null >= 0) {
-			dup2(null, 1);
-			dup2(null, 2);
-		}
-		execlp(tool, tool, "stat", "-e", spec, "--", "true", (char *)NULL);
-		_exit(127);
-	}
+	char *const argv[] = { (char *)tool, "stat", "-e", (char *)spec, "--", "true", NULL };
 	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
+	double ms = bench_run(argv, &status, NULL);
 	/* Both refuse the spec (status 1 or another failure); 127 means the tool is missing. */
-	return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -1 : now() - start;
-}
-
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), by_value);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return ms < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 127) ? -1 : ms / 1e3;
 }
 
 /* Seconds tally_events_parse() takes on nr events (best of five: the least disturbed by the machine). */
@@ -102,13 +66,13 @@ static double library_parse(size_t nr)
 	double best = -1;
 	for (int i = 0; spec && i < 5; i++) {
 		tally_events *events;
-		double start = now();
+		double start = bench_now_ms();
 		if (tally_events_parse(spec, NULL, &events) != 0) {
 			fprintf(stderr, "bench_parse: %s\n", tally_last_error());
 			best = -1;
 			break;
 		}
-		double t = now() - start;
+		double t = (bench_now_ms() - start) / 1e3;
 		tally_events_free(events);
 		if (best < 0 || t < best)
 			best = t;
@@ -152,7 +116,7 @@ int main(int argc, char **argv)
 			printf("  %-5s: cannot run '%s'\n", t ? "tally" : "perf", tools[t]);
 			continue;
 		}
-		double w = median(whole[t], runs), a = median(alone[t], runs);
+		double w = bench_median(whole[t], runs), a = bench_median(alone[t], runs);
 		parse[t] = w - a;
 		printf("  %-5s: %.3f s the whole run, %.3f s start-up alone, %.3f s parsing\n", t ? "tally" : "perf", w, a,
 		       parse[t]);

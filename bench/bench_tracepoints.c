@@ -18,16 +18,14 @@
  *
  * Exit 0 also without perf or tracefs (said so); 1 when the tally side fails to parse.
  */
-#include <errno.h>
-#include <fcntl.h>
+#include "bench_timing.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <tally/events.h>
-#include <time.h>
 #include <unistd.h>
+#include <tally/events.h>
 
 #ifndef TALLY_CLI_PATH
 #define TALLY_CLI_PATH "tally"
@@ -35,47 +33,12 @@
 
 enum { MAX_RUNS = 200 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), compare_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Wall time of one run of argv with stdio on /dev/null; negative when it could not run. */
 static double run_ms(char *const argv[])
 {
-	double t0 = now_ms();
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDOUT_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
 	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -1 : now_ms() - t0;
+	double ms = bench_run(argv, &status, NULL);
+	return ms < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 127) ? -1 : ms;
 }
 
 static int bench_spec(const char *spec, const char *tally, const char *dead, int runs, int *perf_missing)
@@ -84,12 +47,12 @@ static int bench_spec(const char *spec, const char *tally, const char *dead, int
 	size_t count = 0;
 	for (int i = 0; i < runs; i++) {
 		tally_events *events;
-		double t0 = now_ms();
+		double t0 = bench_now_ms();
 		if (tally_events_parse(spec, NULL, &events)) {
 			fprintf(stderr, "bench_tracepoints: %s\n", tally_last_error());
 			return 1;
 		}
-		lib[i] = now_ms() - t0;
+		lib[i] = bench_now_ms() - t0;
 		count = tally_events_count(events);
 		tally_events_free(events);
 	}
@@ -107,11 +70,11 @@ static int bench_spec(const char *spec, const char *tally, const char *dead, int
 			t[i] = run_ms(tally_argv);
 		}
 	}
-	double lib_ms = median(lib, runs), tally_ms = median(t, runs);
+	double lib_ms = bench_median(lib, runs), tally_ms = bench_median(t, runs);
 	printf("%-8s %5zu tracepoints  tally_events_parse %8.2f ms   tally stat %8.2f ms", spec, count, lib_ms,
 	       tally_ms);
 	if (perf) {
-		double perf_ms = median(p, runs);
+		double perf_ms = bench_median(p, runs);
 		printf("   perf stat %8.2f ms   tally/perf %.3fx\n", perf_ms, tally_ms / perf_ms);
 	} else {
 		printf("   perf: not run (not installed)\n");

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "breakpoint.h"
 
+#include "spec_error.h"
+
 #include <ctype.h>
 #include <linux/hw_breakpoint.h>
 #include <stdarg.h>
@@ -104,8 +106,11 @@ int tly_breakpoint_parse(const char *s, size_t len, struct perf_event_attr *attr
 		}
 	}
 	/* What follows must end the item or start its modifiers, never run into a letter no one takes. */
-	if (pos < len && !ends_item(s[pos]))
-		return fail(err, pos, 1, "unexpected '%c' in a breakpoint: mem:ADDR[/LEN][:rwx][:modifiers]", s[pos]);
+	if (pos < len && !ends_item(s[pos])) {
+		char found[64];
+		tly_spec_char(s + pos, len - pos, found, sizeof(found));
+		return fail(err, pos, 1, "unexpected %s in a breakpoint: mem:ADDR[/LEN][:rwx][:modifiers]", found);
+	}
 	if (pos + 1 < len && s[pos] == ':' && isalpha((unsigned char)s[pos + 1]) && !strchr(MODIFIER_LETTERS, s[pos + 1]))
 		return fail(err, pos + 1, 1, "expected access letters (r w x) or modifiers after ':', found '%c'",
 		            s[pos + 1]);
@@ -120,17 +125,23 @@ int tly_breakpoint_parse(const char *s, size_t len, struct perf_event_attr *attr
 	return 0;
 }
 
+const char *tly_breakpoint_access(uint32_t bp_type, char out[static 4])
+{
+	size_t n = 0;
+	if (bp_type & HW_BREAKPOINT_R)
+		out[n++] = 'r';
+	if (bp_type & HW_BREAKPOINT_W)
+		out[n++] = 'w';
+	if (bp_type & HW_BREAKPOINT_X)
+		out[n++] = 'x';
+	out[n] = '\0';
+	return out;
+}
+
 char *tly_breakpoint_text(const struct perf_event_attr *attr)
 {
 	char access[4];
-	size_t n = 0;
-	if (attr->bp_type & HW_BREAKPOINT_R)
-		access[n++] = 'r';
-	if (attr->bp_type & HW_BREAKPOINT_W)
-		access[n++] = 'w';
-	if (attr->bp_type & HW_BREAKPOINT_X)
-		access[n++] = 'x';
-	access[n] = '\0';
+	tly_breakpoint_access(attr->bp_type, access);
 	char *text;
 	if (asprintf(&text, PREFIX "%#llx/%llu:%s", (unsigned long long)attr->bp_addr,
 	             (unsigned long long)attr->bp_len, access) < 0)

@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Whether an event spec item starting at s (len bytes left) is a breakpoint: it starts with "mem:". */
 bool tly_breakpoint_is(const char *s, size_t len);
@@ -22,6 +23,9 @@ bool tly_breakpoint_is(const char *s, size_t len);
  * 0, or -1 with err (offset relative to s). */
 int tly_breakpoint_parse(const char *s, size_t len, struct perf_event_attr *attr, size_t *used,
                          struct tly_term_error *err);
+
+/* The access letters of a bp_type, "rw" for HW_BREAKPOINT_RW, in out; returns out. */
+const char *tly_breakpoint_access(uint32_t bp_type, char out[static 4]);
 
 /* The canonical text of a breakpoint attr, "mem:0x1000/4:rw" (malloc'd; NULL when out of memory). */
 char *tly_breakpoint_text(const struct perf_event_attr *attr);

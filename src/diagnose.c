@@ -2,6 +2,7 @@
 /* Explanations of failed perf_event_open, ioctl, read and mmap calls (see diagnose.h). */
 #include "diagnose.h"
 
+#include "breakpoint.h"
 #include "error.h"
 #include "group_read.h"
 #include "pmu.h"
@@ -286,6 +287,26 @@ static void explain_precise(struct text *t, const struct tly_diag *d)
 	put(t, "  Fix: drop the :p modifiers for counting; precision matters only to sampling.\n");
 }
 
+static bool is_breakpoint(const struct tly_diag *d)
+{
+	return d->attr && d->attr->type == PERF_TYPE_BREAKPOINT;
+}
+
+/* What the debug registers take (kernel: arch_build_bp_info on x86, hw_breakpoint_arch_parse on arm64):
+ * a breakpoint has no config, so "an unknown event code" would send the user to the wrong place. */
+static void explain_breakpoint(struct text *t, const struct tly_diag *d)
+{
+	const struct perf_event_attr *a = d->attr;
+	char access[4];
+	put(t, "  the kernel refused breakpoint '%s' (address %#" PRIx64 ", length %" PRIu64 ", access %s): the "
+	       "CPU's debug registers watch 1, 2, 4 or 8 bytes at an address aligned to that length (x86 takes "
+	       "longer ones only with AMD's address-mask extension), execution (x) alone and with the length "
+	       "of a long, and on x86 no reads alone (r: ask for rw).\n",
+	    d->event, (uint64_t)a->bp_addr, (uint64_t)a->bp_len, tly_breakpoint_access(a->bp_type, access));
+	put(t, "  Fix: mem:ADDR/LEN:rw or mem:ADDR/LEN:w with LEN 1, 2, 4 or 8 and ADDR a multiple of LEN, or "
+	       "mem:ADDR:x.\n");
+}
+
 static void explain_einval(struct text *t, const struct tly_diag *d, const struct tally_facts *f)
 {
 	/* perf_event_open: "Only a group leader can be exclusive or pinned". */
@@ -315,6 +336,10 @@ static void explain_einval(struct text *t, const struct tly_diag *d, const struc
 		put(t, ", a modifier its PMU (%s) does not support.\n", pmu_name(d->pmu, d->attr) ?
 		    pmu_name(d->pmu, d->attr) : "unknown");
 		put(t, "  Fix: drop that modifier (plain :u or :k are the portable ones).\n");
+		return;
+	}
+	if (is_breakpoint(d)) {
+		explain_breakpoint(t, d);
 		return;
 	}
 	const char *mine = pmu_name(d->pmu, d->attr);
@@ -358,6 +383,10 @@ static void explain_missing_event(struct text *t, const struct tly_diag *d, cons
 		put(t, "  the PMU of '%s' does not serve the requested CPU: the CPU is offline, or it is a hybrid "
 		       "core PMU whose cpus list does not include that CPU.\n", d->event);
 		put(t, "  Fix: count on the CPUs the PMU lists (its sysfs cpus or cpumask file).\n");
+		return;
+	}
+	if (d->err == EOPNOTSUPP && is_breakpoint(d)) {
+		explain_breakpoint(t, d);
 		return;
 	}
 	if (d->err == EOPNOTSUPP) {
@@ -422,6 +451,12 @@ static bool cause_is_no_core_pmu(const struct tly_diag *d, const struct tally_fa
 	       (d->err == ENOENT || d->err == EOPNOTSUPP || d->err == ENODEV || d->err == EINVAL);
 }
 
+static void explain_unknown(struct text *t)
+{
+	put(t, "  tally knows no specific cause for this errno here.\n  Fix: check the event's encoding and the "
+	       "kernel log (dmesg).\n");
+}
+
 static void explain_open(struct text *t, const struct tly_diag *d, const struct tally_facts *f)
 {
 	if (cause_is_no_core_pmu(d, f)) {
@@ -461,12 +496,20 @@ static void explain_open(struct text *t, const struct tly_diag *d, const struct 
 		put(t, "  the target process or thread does not exist (it may have exited).\n  Fix: check the "
 		       "pid or tid.\n");
 		break;
+	case ENOSPC:
+		if (is_breakpoint(d)) {
+			put(t, "  the CPU's debug registers are all taken: x86 has 4 (arm64 2 to 16), shared by all "
+			       "the breakpoints on that CPU, debuggers' watchpoints included.\n  Fix: count fewer mem: "
+			       "events at once (the rest in another run).\n");
+			break;
+		}
+		explain_unknown(t);
+		break;
 	case ENOMEM:
 		put(t, "  the kernel could not allocate the event.\n  Fix: free memory or count fewer events.\n");
 		break;
 	default:
-		put(t, "  tally knows no specific cause for this errno here.\n  Fix: check the event's encoding "
-		       "and the kernel log (dmesg).\n");
+		explain_unknown(t);
 		break;
 	}
 }

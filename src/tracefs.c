@@ -51,6 +51,14 @@ int tly_tracefs_find(const char *sysfs_root, struct tly_tracefs *tfs)
 	if (first_err)
 		return tly_error(first_err, "cannot list the tracepoints under %s/%s/events: %s", sysfs_root,
 		                 tracing_dirs[0], tally_strerror(first_err));
+	/* Another root is a captured tree (TALLY_SYSFS_ROOT, a fixture): nothing is mounted there. */
+	if (strcmp(sysfs_root, "/sys") != 0)
+		return tly_error(-ENODEV,
+		                 "tracefs is not mounted in the sysfs tree %s: neither %s/%s/events nor %s/%s/events "
+		                 "exists. A captured tree holds its machine's tracepoints as "
+		                 "%s/events/SYSTEM/EVENT/id, copied from that machine's /sys/%s/events",
+		                 sysfs_root, sysfs_root, tracing_dirs[0], sysfs_root, tracing_dirs[1], tracing_dirs[0],
+		                 tracing_dirs[0]);
 	return tly_error(-ENODEV,
 	                 "tracefs is not mounted: neither %s/%s/events nor %s/%s/events exists. Mount it (as root) "
 	                 "with `mount -t tracefs nodev %s/%s`",

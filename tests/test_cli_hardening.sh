@@ -149,6 +149,9 @@ run_tally "a name with a newline, CSV" 0 -- stat -x, -e "software/config=1,name=
 lines/" -- true
 [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -qF ',two\x0alines,' "$WORK/err" && ok "CSV: a newline in a name stays in its record" ||
 	fail "CSV escaping: $(cat -A "$WORK/err")"
+run_tally "a name holding the separator, CSV" 0 -- stat -x, -e "software/config=1,name='x,y'/" -- true
+[ "$(awk -F, '{ print NF }' "$WORK/err")" = 7 ] && grep -qF ',x\x2cy,' "$WORK/err" &&
+	ok "CSV: a separator in a name is escaped, the record keeps its 7 fields" || fail "CSV separator: $(cat "$WORK/err")"
 run_tally "a command with ESC in its arguments" 0 -- stat -e task-clock -- true "${esc}]0;title$(printf '\007')"
 grep -qF "'true \\x1b]0;title\\x07'" "$WORK/err" && ! grep -q "$esc" "$WORK/err" && ok "table heading: the command's bytes escaped" ||
 	fail "heading escaping: $(cat -A "$WORK/err")"

@@ -41,6 +41,17 @@ for dir in /sys/bus/event_source/devices/*; do
 done
 grep -q "cpu_atom" "$WORK/list" && [ ! -d /sys/bus/event_source/devices/cpu_atom ] && fail "list: a PMU that does not exist"
 
+# Names from a sysfs or tracefs tree reach the terminal escaped, as stat's names do: an ESC in a tracepoint
+# or alias name must not be written raw.
+esc=$(printf '\033')
+tree=$WORK/esc-tree
+mkdir -p "$tree/bus/event_source/devices/software/events" "$tree/kernel/tracing/events/sys1/ev${esc}[2J"
+echo 1 >"$tree/bus/event_source/devices/software/type"
+echo "config=0x2${esc}]0;t" >"$tree/bus/event_source/devices/software/events/al${esc}[2J"
+echo 5 >"$tree/kernel/tracing/events/sys1/ev${esc}[2J/id"
+TALLY_SYSFS_ROOT=$tree "$TALLY" list >"$WORK/esc" 2>&1
+! grep -q "$esc" "$WORK/esc" && grep -qF 'sys1:ev\x1b[2J' "$WORK/esc" && grep -qF 'software/al\x1b[2J/' "$WORK/esc" &&
+	ok "list: control bytes of sysfs and tracefs names escaped" || fail "list escaping: $(cat -A "$WORK/esc")"
 "$TALLY" list fault >"$WORK/sub"
 grep -q "^  minor-faults" "$WORK/sub" && ! grep -q "^  task-clock" "$WORK/sub" && ok "list PATTERN: substring" ||
 	fail "list fault: $(cat "$WORK/sub")"

@@ -19,8 +19,15 @@ out=$(TALLY_SYSFS_ROOT=$fixtures/sysfs/novpmu "$TALLY" list --json | python3 -c 
 	'import json, sys; d = json.load(sys.stdin); print(len(d["tracepoints"]), d["tracepoints_unavailable"])')
 [ "$out" = "8 None" ] && ok "list --json: 8 tracepoints" || fail "list --json: $out"
 out=$(TALLY_SYSFS_ROOT=$fixtures/sysfs/intel "$TALLY" list sched)
-grep -q 'not available: tracefs is not mounted.*mount -t tracefs nodev' <<<"$out" &&
-	ok "list: tracefs not mounted, with the mount command" || fail "list without tracefs: $out"
+grep -q 'not available: tracefs is not mounted in the sysfs tree .*kernel/tracing/events/SYSTEM/EVENT/id' <<<"$out" &&
+	! grep -q 'mount -t' <<<"$out" && ok "list: a tree without tracefs, what it lacks" || fail "list without tracefs: $out"
+# This machine without tracefs (a tmpfs over both places): the command that mounts it.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	out=$(unshare -m sh -c 'mount -t tmpfs none /sys/kernel/tracing && { mount -t tmpfs none /sys/kernel/debug || :; } &&
+		"$1" stat -e sched:sched_switch -- true' sh "$TALLY" 2>&1)
+	grep -q 'tracefs is not mounted: .*mount -t tracefs nodev /sys/kernel/tracing`' <<<"$out" &&
+		ok "stat: this machine's tracefs not mounted, with the mount command" || fail "unmounted tracefs: $out"
+fi
 out=$(TALLY_SYSFS_ROOT=$fixtures/sysfs/intel "$TALLY" stat -e sched:sched_switch -- true 2>&1)
 grep -q 'tracefs is not mounted' <<<"$out" && ! grep -q 'unknown event' <<<"$out" &&
 	ok "stat: tracefs not mounted" || fail "stat without tracefs: $out"

@@ -111,13 +111,16 @@ static void test_cpu_list(void)
 	}
 }
 
-static char *escaped(const char *s, bool lines)
+/* s as text_escape_lines (lines), text_escape_field (sep not NULL) or text_escape_write writes it. */
+static char *escaped(const char *s, bool lines, const char *sep)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	if (lines)
 		text_escape_lines(f, s);
+	else if (sep)
+		text_escape_field(f, s, sep);
 	else
 		text_escape_write(f, s);
 	fclose(f);
@@ -141,10 +144,10 @@ static void test_text_escape(void)
 		{ "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *text = escaped(cases[i].in, false);
+		char *text = escaped(cases[i].in, false, NULL);
 		CHECK_STR(text, cases[i].out);
 		free(text);
-		text = escaped(cases[i].in, true);
+		text = escaped(cases[i].in, true, NULL);
 		CHECK_STR(text, cases[i].lines);
 		free(text);
 	}
@@ -155,6 +158,26 @@ static void test_text_escape(void)
 	fclose(f);
 	CHECK_STR(text, "a\\x01   ");
 	free(text);
+}
+
+/* A CSV field holds no separator (-x, with name='x,y' gave one column too many): the separator's first
+ * byte becomes \xHH wherever the separator occurs, so a reader splitting on it finds every field. */
+static void test_text_escape_field(void)
+{
+	static const struct {
+		const char *in, *sep, *out;
+	} cases[] = {
+		{ "x,y", ",", "x\\x2cy" },
+		{ "sched:sched_switch", ",", "sched:sched_switch" },
+		{ "sched:sched_switch", ":", "sched\\x3asched_switch" },
+		{ "a;;b;c", ";;", "a\\x3b;b;c" },
+		{ "a\x01,\\", ",", "a\\x01\\x2c\\\\" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = escaped(cases[i].in, false, cases[i].sep);
+		CHECK_STR(text, cases[i].out);
+		free(text);
+	}
 }
 
 static void test_cpu_list_ids(void)
@@ -190,6 +213,7 @@ int main(void)
 		{ "cpu_list_ids", test_cpu_list_ids },
 		{ "cpu_list_format", test_cpu_list_format },
 		{ "text_escape", test_text_escape },
+		{ "text_escape_field", test_text_escape_field },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);

@@ -104,6 +104,17 @@ static const struct perf_event_attr faults_attr = { .size = sizeof(struct perf_e
 	                                            .type = PERF_TYPE_SOFTWARE,
 	                                            .config = PERF_COUNT_SW_PAGE_FAULTS };
 
+/* mem:0x1000/3, mem:0x1000/16 and mem:0x5000 as tally's parser writes them (linux/hw_breakpoint.h: W is 2). */
+static const struct perf_event_attr bp_len3_attr = { .size = sizeof(struct perf_event_attr),
+	                                             .type = PERF_TYPE_BREAKPOINT, .bp_type = 3,
+	                                             .bp_addr = 0x1000, .bp_len = 3 };
+static const struct perf_event_attr bp_len16_attr = { .size = sizeof(struct perf_event_attr),
+	                                              .type = PERF_TYPE_BREAKPOINT, .bp_type = 2,
+	                                              .bp_addr = 0x1000, .bp_len = 16 };
+static const struct perf_event_attr bp_attr = { .size = sizeof(struct perf_event_attr),
+	                                        .type = PERF_TYPE_BREAKPOINT, .bp_type = 3,
+	                                        .bp_addr = 0x5000, .bp_len = 4 };
+
 static const struct perf_event_attr pinned_faults_attr = { .size = sizeof(struct perf_event_attr),
 	                                                   .type = PERF_TYPE_SOFTWARE,
 	                                                   .config = PERF_COUNT_SW_PAGE_FAULTS, .pinned = 1 };
@@ -196,6 +207,17 @@ static const struct row rows[] = {
 	  { "exclude_idle (:I)", "does not support" } },
 	{ "EINVAL config", BARE_METAL, { .op = TLY_DIAG_OPEN, .err = EINVAL, .event = "r1c2", .attr = &raw_attr },
 	  { "rejected the attr of 'r1c2' (type 4, config 0x1c2)", "6.1.0-18-amd64" } },
+	/* A breakpoint's EINVAL is its address, length or access, never "the config" (it has none). */
+	{ "EINVAL breakpoint", BARE_METAL, { .op = TLY_DIAG_OPEN, .err = EINVAL, .event = "mem:0x1000/3",
+	                                     .attr = &bp_len3_attr },
+	  { "breakpoint 'mem:0x1000/3' (address 0x1000, length 3, access rw)", "1, 2, 4 or 8 bytes",
+	    "aligned", "mem:ADDR/LEN" } },
+	{ "EOPNOTSUPP breakpoint", BARE_METAL, { .op = TLY_DIAG_OPEN, .err = EOPNOTSUPP, .event = "mem:0x1000/16",
+	                                         .attr = &bp_len16_attr },
+	  { "length 16, access w", "1, 2, 4 or 8 bytes" } },
+	{ "ENOSPC breakpoints", BARE_METAL, { .op = TLY_DIAG_OPEN, .err = ENOSPC, .event = "mem:0x5000",
+	                                      .attr = &bp_attr },
+	  { "ENOSPC", "debug registers", "x86 has 4", "fewer mem: events" } },
 	{ "EBUSY with the watchdog", NMI_WATCHDOG, { .op = TLY_DIAG_OPEN, .err = EBUSY, .event = "cycles",
 	                                             .attr = &cycles_attr },
 	  { "EBUSY", "held by another user", "NMI watchdog", "nmi_watchdog=0" } },

@@ -279,6 +279,10 @@ static const struct row rows[] = {
 	NTH(INTEL, "cpu/event=0x3c,name='my,cycles'/", 0, 1, ENC(4, "0x3c") PLAIN, "my,cycles", -1, false),
 	NTH(INTEL, "cpu/event=0x3c,name=\"c:1=2\"/", 0, 1, ENC(4, "0x3c") PLAIN, "c:1=2", -1, false),
 	NTH(INTEL, "cpu/event=0x3c,name=\"it's\"/", 0, 1, ENC(4, "0x3c") PLAIN, "it's", -1, false),
+	/* a quoted '/' is the name's, not the end of the term list (it said the quote is never closed) */
+	NTH(INTEL, "cpu/event=0x3c,name='a,b:c/d'/", 0, 1, ENC(4, "0x3c") PLAIN, "a,b:c/d", -1, false),
+	NTH(INTEL, "page-faults/name=\"x/y\"/u", 0, 1, SW("0x2") U, "x/y", -1, false),
+	NTH(INTEL, "page-faults/name=it's/,page-faults/name='x'/", 1, 2, SW("0x2") PLAIN, "x", -1, false),
 	/* a name is free text: its spaces and non-ASCII kept, the spaces around it not */
 	NTH(INTEL, "software/config=1, name= Z\xc3\xa4hlung der Fehler /", 0, 1, SW("0x1") PLAIN, "Z\xc3\xa4hlung der Fehler",
 	    -1, false),
@@ -505,6 +509,7 @@ static void test_canonical_text(void)
 		{ INTEL, "0x1:0x63", "1:0x63" },
 		{ INTEL, "cycles/name='a b'/", "cycles/name=a b/" },
 		{ INTEL, "cycles/name=' a,b'/", "cycles/name=' a,b'/" },
+		{ INTEL, "cycles/name='a/b'/", "cycles/name='a/b'/" },
 		{ INTEL, "r1c2//u", "r1c2:u" },
 		{ INTEL, "task-clock/config1=2,name=x/k", "task-clock/config1=0x2,config2=0,name=x/k" },
 		{ INTEL, "cpu/event=0x3c,name=\"it's\"/", "cpu/config=0x3c,name=it's/" },

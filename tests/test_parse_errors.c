@@ -75,6 +75,10 @@ static const struct row rows[] = {
 	{ INTEL, "1", 0, "a number starts the numeric form TYPE:CONFIG" },
 	{ INTEL, "1:u", 2, "expected the config (a number) after '1:'" },
 	{ INTEL, "0x100000000:1", 0, "type 0x100000000 does not fit the attr's 32 bits" },
+	/* past 64 bits: what does not fit, never "expected a number" nor an unknown tracepoint */
+	{ INTEL, "1:99999999999999999999", 2, "config 99999999999999999999 does not fit 64 bits" },
+	{ INTEL, "1:0x10000000000000000", 2, "config 0x10000000000000000 does not fit 64 bits" },
+	{ INTEL, "99999999999999999999:1", 0, "type 99999999999999999999 does not fit the attr's 32 bits" },
 	{ INTEL, "1:1:x", 4, "unknown modifier 'x'" },
 	{ INTEL, "cpu/cycles,event=1/", 4, "generic event 'cycles' cannot be combined with other event terms" },
 	/* modifiers */

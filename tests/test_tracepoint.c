@@ -178,9 +178,12 @@ static void errors_say_what_is_wrong(void)
 		{ "novpmu", "nosuch*:*", 0, "no tracepoint matches 'nosuch*:*'" },
 		{ "novpmu", "sched:sched_switch/name=x/", 18, "tracepoints take no terms" },
 		{ "novpmu", "sched:sched_switch:x", 19, "unknown modifier 'x'" },
-		/* the intel fixture has no kernel/tracing: not mounted, with the command that mounts it */
-		{ "intel", "sched:sched_switch", 0, "tracefs is not mounted" },
-		{ "intel", "cycles,sched:sched_switch:u", 7, "mount -t tracefs nodev " },
+		/* the name's first half is not looked up ('sched:sch' of 'sched:sch\xc3\xa9d') */
+		{ "novpmu", "sched:sch\xc3\xa9" "d", 9, "unexpected '\xc3\xa9' (U+00E9) in a tracepoint name: names are ASCII" },
+		{ "novpmu", "sched:sch\xff", 9, "unexpected byte 0xff (not UTF-8) in a tracepoint name" },
+		/* the intel fixture has no kernel/tracing: what a captured tree needs, not a mount command into it */
+		{ "intel", "sched:sched_switch", 0, "tracefs is not mounted in the sysfs tree " },
+		{ "intel", "cycles,sched:sched_switch:u", 7, "holds its machine's tracepoints as kernel/tracing/events/SYSTEM/EVENT/id" },
 		/* known events keep their modifier errors; a lone modifier word stays a modifier */
 		{ "novpmu", "task-clock:x", 11, "unknown modifier 'x'" },
 		{ "novpmu", "sched:u", 0, "unknown event 'sched'" },

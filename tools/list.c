@@ -22,6 +22,7 @@
 
 #include "commands.h"
 #include "json_writer.h"
+#include "text_escape.h"
 
 struct list_context {
 	const char *pattern;
@@ -131,9 +132,16 @@ static void list_aliases(struct list_context *ctx, const tally_pmu *pmu, const s
 		}
 		char label[2 * NAME_MAX + 3];
 		snprintf(label, sizeof(label), "%s/%s/", pi->name, alias.name);
-		printf("  %-44s %s", label, alias.terms);
-		if (alias.unit)
-			printf("  (unit %s, scale %g)", alias.unit, alias.scale);
+		/* Names and terms are a sysfs tree's (another machine's with TALLY_SYSFS_ROOT): escaped. */
+		fputs("  ", stdout);
+		text_escape_pad(stdout, label, 44);
+		putchar(' ');
+		text_escape_write(stdout, alias.terms);
+		if (alias.unit) {
+			fputs("  (unit ", stdout);
+			text_escape_write(stdout, alias.unit);
+			printf(", scale %g)", alias.scale);
+		}
 		putchar('\n');
 	}
 }
@@ -151,7 +159,9 @@ static void list_raw_syntax(struct list_context *ctx, const tally_pmu *pmu, cons
 		json_key(&ctx->w, "formats");
 		json_begin_array(&ctx->w);
 	} else {
-		printf("  %s/", pi->name);
+		fputs("  ", stdout);
+		text_escape_write(stdout, pi->name);
+		putchar('/');
 	}
 	for (size_t k = 0; k < pi->nr_formats; k++) {
 		TALLY_OPTS(tally_format_info, f);
@@ -164,7 +174,11 @@ static void list_raw_syntax(struct list_context *ctx, const tally_pmu *pmu, cons
 			json_member_uint(&ctx->w, "width", f.width);
 			json_end_object(&ctx->w);
 		} else {
-			printf("%s%s=N(%s)", k ? "," : "", f.name, f.text);
+			fputs(k ? "," : "", stdout);
+			text_escape_write(stdout, f.name);
+			fputs("=N(", stdout);
+			text_escape_write(stdout, f.text);
+			putchar(')');
 		}
 	}
 	if (ctx->json) {
@@ -225,7 +239,9 @@ static int list_tracepoint(const char *system, const char *event, void *arg)
 		json_member_string(&ctx->w, "event", event);
 		json_end_object(&ctx->w);
 	} else {
-		printf("  %-44s [Tracepoint event]\n", name);
+		fputs("  ", stdout);
+		text_escape_pad(stdout, name, 44);
+		puts(" [Tracepoint event]");
 	}
 	return 0;
 }

@@ -21,7 +21,7 @@ static void print_record(struct output *o, const struct output_reading *reading,
 	if (reading->timestamp)
 		fprintf(out, "%s%s", reading->timestamp, sep);
 	if (line->part) {
-		text_escape_write(out, line->part);
+		text_escape_field(out, line->part, sep);
 		fputs(sep, out);
 	}
 	if (line->part && r->show_nr_cpus)
@@ -33,11 +33,11 @@ static void print_record(struct output *o, const struct output_reading *reading,
 		fprintf(out, "%.2f", output_display_value(e, c));
 	else
 		fprintf(out, "%.0f", c->scaled);
-	/* Escaped: a newline in a name would end the record. */
+	/* Escaped: a newline in a name would end the record, a separator in it would split the field. */
 	fprintf(out, "%s", sep);
-	text_escape_write(out, e->unit);
+	text_escape_field(out, e->unit, sep);
 	fputs(sep, out);
-	text_escape_write(out, e->name);
+	text_escape_field(out, e->name, sep);
 	if (reading->stddev)
 		fprintf(out, "%s%.2f%%", sep, c->scaled > 0 ? 100.0 * line->stddev / c->scaled : 0.0);
 	fprintf(out, "%s%llu%s%.2f%s", sep, (unsigned long long)c->running, sep, output_percent_running(c), sep);

@@ -15,6 +15,10 @@
 /* Writes s escaped to out; returns the number of bytes written (for padding a column). */
 size_t text_escape_write(FILE *out, const char *s);
 
+/* The same for a field of a record split on sep (CSV, -x): where sep occurs in s, its first byte is
+ * written as \xHH, so that no field holds the separator. */
+void text_escape_field(FILE *out, const char *s, const char *sep);
+
 /* The same for a text of several lines (an explanation): its newlines pass unchanged. */
 void text_escape_lines(FILE *out, const char *s);
 
