@@ -568,28 +568,6 @@ static int devices_dir(const tally_pmus *pmus, char devices[static PATH_MAX])
 	return join_path(devices, pmus->sysfs_root, "bus/event_source/devices");
 }
 
-/* A root without the PMU directory fails at the load, as it did when the load listed it: the one
- * mistake (a wrong root, sysfs not mounted) is told where it is made. */
-static int check_devices(const tally_pmus *pmus)
-{
-	char devices[PATH_MAX];
-	int err = devices_dir(pmus, devices);
-	if (err)
-		return err;
-	struct stat st;
-	if (tly_sys->stat(devices, &st) < 0)
-		err = errno ? -errno : -EIO;
-	else if (!S_ISDIR(st.st_mode))
-		err = -ENOTDIR;
-	else
-		return 0;
-	tly_error(err, "cannot list %s: %s", devices, tally_strerror(err));
-	if (err == -ENOENT)
-		tly_error_append(" (is sysfs mounted there? the root comes from tally_pmus_opts.sysfs_root, "
-		                 "$TALLY_SYSFS_ROOT or /sys)");
-	return err;
-}
-
 static int list_names(tally_pmus *pmus)
 {
 	char devices[PATH_MAX];
@@ -598,6 +576,9 @@ static int list_names(tally_pmus *pmus)
 		return err;
 	struct name_list names;
 	err = list_dir(devices, false, false, &names);
+	if (err == -ENOENT)
+		tly_error_append(" (is sysfs mounted there? the root comes from tally_pmus_opts.sysfs_root, "
+		                 "$TALLY_SYSFS_ROOT or /sys)");
 	if (err || names.nr == 0)
 		return err;
 	pmus->pmus = calloc(names.nr, sizeof(*pmus->pmus));
@@ -649,8 +630,6 @@ int tly_pmus_new(const char *sysfs_root, tally_pmus **out)
 	int err = 0;
 	if (!(pmus->sysfs_root = strdup(sysfs_root ? sysfs_root : tly_default_sysfs_root())))
 		err = tly_error(-ENOMEM, "out of memory");
-	if (!err)
-		err = check_devices(pmus);
 	if (err) {
 		tally_pmus_free(pmus);
 		return err;

@@ -75,9 +75,8 @@ struct tally_pmus {
 };
 
 /* A snapshot whose names are listed on first use (tally_pmus_load lists them at once): for the library's
- * own snapshots, which a spec of software events then reads nothing of but the devices directory's
- * existence (NULL root: $TALLY_SYSFS_ROOT or /sys). Returns 0, or a negative code with the last error set
- * (the directory does not exist or is not one). */
+ * own snapshots, of which a spec of software events then reads nothing, and which need no sysfs at all
+ * until a spec names a PMU (NULL root: $TALLY_SYSFS_ROOT or /sys). Returns 0 or -ENOMEM. */
 int tly_pmus_new(const char *sysfs_root, tally_pmus **out);
 
 /* Lists the PMUs' names unless they are listed already; pmus->pmus and pmus->nr may be used after a 0.

