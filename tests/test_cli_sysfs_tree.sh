@@ -36,4 +36,12 @@ timeout 20 env TALLY_SYSFS_ROOT="$WORK/fifo" "$TALLY" stat -e task-clock -- true
 timeout 20 env TALLY_SYSFS_ROOT="$WORK/fifo" "$TALLY" stat -e evil/config=1/ -- true >"$WORK/out" 2>&1; st=$?
 [ $st -eq 2 ] && grep -q "evil/events/boom" "$WORK/out" && ok "stat: a spec naming the broken PMU fails naming the file" \
 	|| fail "stat evil/config=1/: exit $st: $(cat "$WORK/out")"
+# Without sysfs at all, software events count as perf counts them (the PMUs are listed only when a spec
+# names one); a spec that names a PMU says where sysfs was looked for.
+env TALLY_SYSFS_ROOT="$WORK/no-such-root" "$TALLY" stat -x, -e page-faults,task-clock -- true >"$WORK/out" 2>&1; st=$?
+[ $st -eq 0 ] && grep -qE '^[0-9]+,,page-faults,' "$WORK/out" && ok "stat: software events count without sysfs" \
+	|| fail "stat without sysfs: exit $st: $(cat "$WORK/out")"
+env TALLY_SYSFS_ROOT="$WORK/no-such-root" "$TALLY" stat -e cpu/config=1/ -- true >"$WORK/out" 2>&1; st=$?
+[ $st -eq 2 ] && grep -q "no-such-root/bus/event_source/devices" "$WORK/out" && grep -q "is sysfs mounted" "$WORK/out" \
+	&& ok "stat: a PMU spec without sysfs names the directory" || fail "stat cpu/ without sysfs: exit $st: $(cat "$WORK/out")"
 finish
