@@ -68,6 +68,7 @@ void tly_region_acc_add(struct tly_region_acc *acc, const struct tally_result *d
                         bool subtract);
 void tly_region_acc_merge(struct tly_region_acc *total, const struct tly_region_acc *part);
 void tly_region_acc_init(struct tly_region_acc *acc, size_t n);
+double tly_region_sqrt(double x);
 
 /* The set's default spec when the caller gives none (documented in tally/region.h). */
 const char *tly_region_default_spec(const char *sysfs_root, bool no_user_reads);

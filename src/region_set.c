@@ -9,7 +9,6 @@
 #include "opts.h"
 #include "out_array.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -473,7 +472,7 @@ int tally_region_set_read(const tally_region_set *s, size_t region, size_t threa
 		const struct tly_region_acc *a = &acc[i];
 		struct tally_region_event e = {
 			.sum = a->sum, .min = a->counted ? a->min : 0, .max = a->max, .mean = a->mean,
-			.stddev = a->counted ? sqrt(a->m2 / (double)a->counted) : 0, .counted = a->counted,
+			.stddev = a->counted ? tly_region_sqrt(a->m2 / (double)a->counted) : 0, .counted = a->counted,
 			.ratio = a->ratio, .status = a->status,
 			.low = a->counted && s->overhead[i] && a->mean < TALLY_REGION_LOW_MULTIPLE * (double)s->overhead[i],
 		};

@@ -60,3 +60,17 @@ void tly_region_acc_merge(struct tly_region_acc *total, const struct tly_region_
 	if (part->max > total->max)
 		total->max = part->max;
 }
+
+/* Newton's iteration from above, which decreases to the root: no libm for one square root (every
+ * program of the library and the CLI would load it at start; tools/CMakeLists.txt says what that costs). */
+double tly_region_sqrt(double x)
+{
+	if (!(x > 0))
+		return 0;
+	double r = 1;
+	while (r * r < x)
+		r *= 2;
+	for (double next = 0.5 * (r + x / r); next < r; next = 0.5 * (r + x / r))
+		r = next;
+	return r;
+}
