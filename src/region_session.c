@@ -78,7 +78,7 @@ static bool ends_with(const char *s, const char *suffix)
 
 static int session_write(tally_region_set *s)
 {
-	const char *pattern = getenv("TALLY_OUTPUT");
+	const char *pattern = secure_getenv("TALLY_OUTPUT");
 	if (!pattern || !*pattern)
 		return tally_region_set_write(s, stderr, TALLY_REGION_TABLE);
 	char path[4096];
@@ -113,7 +113,7 @@ static tally_region_set *session_make(void)
 	pthread_mutex_lock(&session_lock);
 	tally_region_set *s = atomic_load_explicit(&session, memory_order_acquire);
 	if (!s && !atomic_load(&session_failed)) {
-		const char *spec = getenv("TALLY_EVENTS");
+		const char *spec = secure_getenv("TALLY_EVENTS");
 		if (tally_region_set_new(spec && *spec ? spec : NULL, NULL, &s) != 0) {
 			atomic_store(&session_failed, true);
 			s = NULL;

@@ -11,13 +11,14 @@
 /* The JSON object's own version, "regions.version" (docs/json-schema.json). */
 #define REGIONS_JSON_VERSION 1
 
+/* The words of tally stat -j (docs/json-schema.json, $defs/status), in every format. */
 static const char *status_text(enum tally_status st)
 {
 	switch (st) {
-	case TALLY_STATUS_EXACT: return "exact";
+	case TALLY_STATUS_EXACT: return "counted";
 	case TALLY_STATUS_SCALED: return "scaled";
-	case TALLY_STATUS_NOT_COUNTED: return "not counted";
-	case TALLY_STATUS_NOT_SUPPORTED: return "not supported";
+	case TALLY_STATUS_NOT_COUNTED: return "not-counted";
+	case TALLY_STATUS_NOT_SUPPORTED: return "not-supported";
 	}
 	return "?";
 }
