@@ -67,6 +67,17 @@ static void warm_up(tally_region_set *s)
 	munmap(p, (size_t)page_size());
 }
 
+/* What tally_region_set_write writes in a format (malloc'd). */
+static char *written(tally_region_set *s, enum tally_region_format format)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	CHECK_INT(tally_region_set_write(s, f, format), 0);
+	fclose(f);
+	return text;
+}
+
 static void counts_fresh_pages_per_call(void)
 {
 	tally_region_set *s = page_fault_set();
@@ -217,11 +228,7 @@ static void unbalanced_calls_are_reported(void)
 	read_region(s, fine, TALLY_REGION_ALL_THREADS, &info);
 	CHECK_INT(info.calls, 1);
 	CHECK_INT(info.stray_ends, 1);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	CHECK_INT(tally_region_set_write(s, f, TALLY_REGION_TABLE), 0);
-	fclose(f);
+	char *text = written(s, TALLY_REGION_TABLE);
 	CHECK_CONTAINS(text, "region 'never-begun' (thread all): 0 begin(s) without an end, 2 end(s) without a begin");
 	CHECK_CONTAINS(text, "region 'left-open' (thread all): 1 begin(s) without an end");
 	free(text);
@@ -243,11 +250,7 @@ static void a_set_that_cannot_count_says_why(void)
 	CHECK_INT(info.calls, 0);
 	CHECK_CONTAINS(info.error, "no-such-event");
 	for (int format = TALLY_REGION_TABLE; format <= TALLY_REGION_JSON; format++) {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-		CHECK_INT(tally_region_set_write(s, f, (enum tally_region_format)format), 0);
-		fclose(f);
+		char *text = written(s, (enum tally_region_format)format);
 		if (format != TALLY_REGION_CSV)
 			CHECK_CONTAINS(text, "no-such-event");
 		free(text);
@@ -270,11 +273,7 @@ static void writers_name_every_field(void)
 		[TALLY_REGION_JSON] = "{\"name\":\"a,\\\"b\\\"\",\"calls\":1,",
 	};
 	for (int format = TALLY_REGION_TABLE; format <= TALLY_REGION_JSON; format++) {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-		CHECK_INT(tally_region_set_write(s, f, (enum tally_region_format)format), 0);
-		fclose(f);
+		char *text = written(s, (enum tally_region_format)format);
 		CHECK_CONTAINS(text, expect[format]);
 		free(text);
 	}
