@@ -3,6 +3,8 @@
 # Named regions from outside the program: examples/regions run alone (no configuration: a table on stderr
 # at exit), with TALLY_OUTPUT patterns, with a spec that cannot open, and under tally stat --regions (table,
 # CSV, JSON valid against docs/json-schema.json). The program's stdout and exit status never change.
+# Each call of "touch" faults in 4 fresh pages: the smallest count per call is 4 (a sanitizer's shadow
+# memory, or a first use that allocates, adds faults to some calls, so the sums are not checked exactly).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
 SCHEMA=${TALLY_SOURCE:?}/docs/json-schema.json
@@ -19,7 +21,7 @@ same_program() { # NAME STATUS STDOUT-FILE
 }
 
 "$PROG" 3 >"$WORK/out" 2>"$WORK/err"; same_program "no configuration" $? "$WORK/out"
-grep -q '^# tally regions, pid' "$WORK/err" && grep -Eq '^fill +all +200 .* page-faults +800 ' "$WORK/err" &&
+grep -q '^# tally regions, pid' "$WORK/err" && grep -Eq '^touch +all +200 .* page-faults +[0-9]+ +[0-9.]+ +[0-9.]+ +4 ' "$WORK/err" &&
 	ok "no configuration: a table on stderr at exit" || fail "no configuration: $(head -5 "$WORK/err")"
 
 TALLY_EVENTS=no-such-event "$PROG" 3 >"$WORK/out" 2>"$WORK/err"; same_program "a spec that cannot open" $? "$WORK/out"
@@ -28,13 +30,13 @@ grep -q "^# not counting: .*no-such-event" "$WORK/err" && ok "a spec that cannot
 
 TALLY_OUTPUT="$WORK/r.%r.%h.%p.csv" SLURM_PROCID=7 "$PROG" 3 >"$WORK/out" 2>"$WORK/err"; same_program "%r %h %p" $? "$WORK/out"
 f=$(ls "$WORK"/r.7."$(hostname)".*.csv 2>/dev/null)
-[ -n "$f" ] && [ ! -s "$WORK/err" ] && grep -q '^touch,all,200,[0-9]*,page-faults,800,4.000,0.000,4,4,200,counted,' "$f" &&
+[ -n "$f" ] && [ ! -s "$WORK/err" ] && grep -Eq '^touch,all,200,[0-9]+,page-faults,[0-9]+,[0-9.]+,[0-9.]+,4,[0-9]+,200,counted,' "$f" &&
 	ok "TALLY_OUTPUT: %r %h %p expanded, CSV by its extension, nothing on stderr" || fail "TALLY_OUTPUT: $(ls "$WORK")"
 
 TALLY_OUTPUT=/nonexistent/dir/x.json "$PROG" 3 >"$WORK/out" 2>"$WORK/err"; same_program "an output that cannot open" $? "$WORK/out"
 
 "$TALLY" stat --regions -e page-faults -- "$PROG" 3 >"$WORK/out" 2>"$WORK/err"; same_program "stat --regions" $? "$WORK/out"
-grep -q 'page-faults' "$WORK/err" && grep -Eq '^touch +all +200 .* page-faults +800 +4.0 +0.0 +4 +4  counted' "$WORK/err" &&
+grep -q 'page-faults' "$WORK/err" && grep -Eq '^touch +all +200 .* page-faults +[0-9]+ +[0-9.]+ +[0-9.]+ +4 +[0-9]+  counted' "$WORK/err" &&
 	[ "$(grep -n 'Performance counter stats' "$WORK/err" | cut -d: -f1)" -lt "$(grep -n '^# tally regions' "$WORK/err" | cut -d: -f1)" ] &&
 	ok "stat --regions: the region table after the command's counts, -e for both" || fail "stat --regions: $(cat "$WORK/err")"
 
@@ -56,7 +58,7 @@ assert set(regions) == {"fill", "touch", "sum"}, regions
 fill = regions["fill"]
 assert fill["calls"] == 200 and len(fill["threads"]) == 2 and all(t["calls"] == 100 for t in fill["threads"])
 ev = {e["event"]: e for e in fill["events"]}
-assert ev["page-faults"]["sum"] == 800 and ev["page-faults"]["min"] == 4 and ev["page-faults"]["status"] == "counted"
+assert ev["page-faults"]["sum"] >= 800 and ev["page-faults"]["min"] == 4 and ev["page-faults"]["status"] == "counted"
 assert [e["name"] for e in r["events"]] == [e["event"] for e in fill["events"]]
 PY
 
