@@ -5,6 +5,7 @@
 #include "error.h"
 
 #include <inttypes.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -194,8 +195,15 @@ int tally_region_set_write(const tally_region_set *s, FILE *f, enum tally_region
 	if (!s || !f)
 		return tly_null_arg(__func__);
 	struct row r = { .ev = calloc(s->nr_events ? s->nr_events : 1, sizeof(*r.ev)) };
-	if (!r.ev)
+	/* The program may have set LC_NUMERIC to a decimal comma: JSON and CSV readers expect a point. */
+	locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	if (!r.ev || c_locale == (locale_t)0) {
+		free(r.ev);
+		if (c_locale != (locale_t)0)
+			freelocale(c_locale);
 		return tly_error(-ENOMEM, "out of memory");
+	}
+	locale_t caller_locale = uselocale(c_locale);
 	if (format == TALLY_REGION_TABLE)
 		table_header(s, f);
 	else if (format == TALLY_REGION_CSV)
@@ -207,6 +215,8 @@ int tally_region_set_write(const tally_region_set *s, FILE *f, enum tally_region
 		write_region(s, f, format, region, &r);
 	if (format == TALLY_REGION_JSON)
 		fputs("]}\n", f);
+	uselocale(caller_locale);
+	freelocale(c_locale);
 	free(r.ev);
 	return fflush(f) == 0 && !ferror(f) ? 0 : tly_error(-EIO, "writing the region results failed");
 }
