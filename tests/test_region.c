@@ -6,7 +6,6 @@
 #include "harness.h"
 #include "region.h"
 
-#include <locale.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -319,45 +318,6 @@ static void writers_name_every_field(void)
 	tally_region_set_free(s);
 }
 
-/* de_DE.UTF-8 (a decimal comma), built from the locale sources into a private LOCPATH when it is not
- * installed (as tests/test_cli_locale.sh does); (locale_t)0 when neither can be had. */
-static locale_t comma_locale(void)
-{
-	locale_t comma = newlocale(LC_NUMERIC_MASK, "de_DE.UTF-8", (locale_t)0);
-	char dir[] = "/tmp/tally-locale-XXXXXX", cmd[128];
-	if (comma != (locale_t)0 || !mkdtemp(dir))
-		return comma;
-	snprintf(cmd, sizeof(cmd), "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1", dir);
-	if (system(cmd) == 0) {
-		setenv("LOCPATH", dir, 1);
-		comma = newlocale(LC_NUMERIC_MASK, "de_DE.UTF-8", (locale_t)0);
-		unsetenv("LOCPATH");
-	}
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
-	return comma;
-}
-
-/* A program that set a decimal comma still gets a point in the numbers (JSON and CSV readers need it). */
-static void numbers_ignore_the_programs_locale(void)
-{
-	locale_t comma = comma_locale();
-	if (comma == (locale_t)0)
-		SKIP("no de_DE.UTF-8 locale can be had here (localedef or the locale sources absent)");
-	tally_region_set *s = page_fault_set();
-	int id = tally_region_id(s, "r");
-	tally_region_begin_id(s, id);
-	tally_region_end_id(s, id);
-	locale_t before = uselocale(comma);
-	char *text = written(s, TALLY_REGION_JSON);
-	uselocale(before);
-	freelocale(comma);
-	CHECK_CONTAINS(text, "\"mean\":0.000,\"stddev\":0.000,");
-	free(text);
-	tally_region_set_free(s);
-}
-
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -426,7 +386,6 @@ int main(void)
 		  low_counts_are_flagged_and_subtraction_is_asked_for },
 		{ "a_set_that_cannot_count_says_why", a_set_that_cannot_count_says_why },
 		{ "writers_name_every_field", writers_name_every_field },
-		{ "numbers_ignore_the_programs_locale", numbers_ignore_the_programs_locale },
 		{ "zero_configuration_and_fork", zero_configuration_and_fork },
 		{ NULL, NULL },
 	};
