@@ -38,7 +38,8 @@
  * include those of the regions opened inside it. A region begun again while open (recursion) counts once,
  * from its outermost begin to its outermost end. A begin without an end is reported as open, an end
  * without a begin as a stray end, by name; neither changes the counts of the region's other calls.
- * Threads that exit keep their results (their counter closes at their exit).
+ * Threads that exit keep their results (their counter closes at their exit). A set made before fork(2)
+ * counts the parent's threads: a child makes a set of its own (the zero-configuration form does so itself).
  *
  * Overhead: the set measures an empty region (begin immediately followed by end) per event when it is
  * made, on the making thread, and reports it with the results. It is subtracted from each call's delta
