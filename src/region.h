@@ -45,6 +45,7 @@ struct tally_region_set {
 	uint64_t *overhead;
 	size_t max_regions;
 	_Atomic size_t nr_regions;
+	_Atomic uint64_t refused; /* tally_region_id calls refused for want of room: every output says so */
 	char **region_names;
 	_Atomic int *hash; /* region id + 1 by name hash, open addressing; 0: empty */
 	size_t hash_mask;

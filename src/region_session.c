@@ -11,6 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Names a program may use in its zero-configuration regions (each thread holds a pointer per name). */
+#define SESSION_MAX_REGIONS 1024
+
 static tally_region_set *_Atomic session;
 static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool hooks_set;
@@ -114,7 +117,8 @@ static tally_region_set *session_make(void)
 	tally_region_set *s = atomic_load_explicit(&session, memory_order_acquire);
 	if (!s && !atomic_load(&session_failed)) {
 		const char *spec = secure_getenv("TALLY_EVENTS");
-		if (tally_region_set_new(spec && *spec ? spec : NULL, NULL, &s) != 0) {
+		TALLY_OPTS(tally_region_opts, opts, .max_regions = SESSION_MAX_REGIONS);
+		if (tally_region_set_new(spec && *spec ? spec : NULL, &opts, &s) != 0) {
 			atomic_store(&session_failed, true);
 			s = NULL;
 		}

@@ -223,6 +223,7 @@ int tally_region_id(tally_region_set *s, const char *name)
 	size_t slot = name_slot(s, name, &id);
 	size_t n = atomic_load_explicit(&s->nr_regions, memory_order_relaxed);
 	if (id < 0 && n == s->max_regions) {
+		atomic_fetch_add_explicit(&s->refused, 1, memory_order_relaxed);
 		id = tly_error(-ENOSPC, "region '%s': the set holds %zu regions (tally_region_opts.max_regions)",
 		               name, s->max_regions);
 	} else if (id < 0 && !(s->region_names[n] = strdup(name))) {

@@ -80,6 +80,9 @@ static void table_header(const tally_region_set *s, FILE *f)
 	fprintf(f, "# tally regions, pid %d, events %s\n", (int)getpid(), s->spec ? s->spec : "");
 	if (s->error[0])
 		fprintf(f, "# not counting: %s\n", s->error);
+	if (s->refused)
+		fprintf(f, "# %" PRIu64 " region call(s) not counted: their names came after the %zu the set holds\n",
+		        (uint64_t)s->refused, s->max_regions);
 	fprintf(f, "# overhead of an empty region (begin + end), %s:", s->subtract ? "subtracted" : "not subtracted");
 	for (size_t i = 0; i < s->nr_events; i++)
 		fprintf(f, " %s %" PRIu64 "%s", tally_region_set_event_name(s, i), s->overhead[i],
@@ -145,8 +148,8 @@ static void json_head(const tally_region_set *s, FILE *f)
 	json_string(f, s->spec ? s->spec : "");
 	fputs(",\"error\":", f);
 	json_string(f, s->error);
-	fprintf(f, ",\"overhead_subtracted\":%s,\"low_multiple\":%d,\"events\":[", s->subtract ? "true" : "false",
-	        TALLY_REGION_LOW_MULTIPLE);
+	fprintf(f, ",\"refused_calls\":%" PRIu64 ",\"overhead_subtracted\":%s,\"low_multiple\":%d,\"events\":[",
+	        (uint64_t)s->refused, s->subtract ? "true" : "false", TALLY_REGION_LOW_MULTIPLE);
 	for (size_t i = 0; i < s->nr_events; i++) {
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
 		json_string(f, tally_region_set_event_name(s, i));

@@ -207,6 +207,26 @@ static void nesting_is_inclusive(void)
 	tally_region_set_free(s);
 }
 
+/* Names past max_regions are refused, and the outputs count the refused calls. */
+static void names_past_the_room_are_reported(void)
+{
+	TALLY_OPTS(tally_region_opts, opts, .max_regions = 2);
+	tally_region_set *s;
+	CHECK_INT(tally_region_set_new("page-faults", &opts, &s), 0);
+	CHECK_INT(tally_region_id(s, "a"), 0);
+	CHECK_INT(tally_region_id(s, "b"), 1);
+	CHECK_INT(tally_region_id(s, "c"), -ENOSPC);
+	CHECK_INT(tally_region_id(s, "c"), -ENOSPC);
+	CHECK_INT(tally_region_id(s, "a"), 0);
+	char *text = written(s, TALLY_REGION_TABLE);
+	CHECK_CONTAINS(text, "# 2 region call(s) not counted: their names came after the 2 the set holds");
+	free(text);
+	text = written(s, TALLY_REGION_JSON);
+	CHECK_CONTAINS(text, "\"refused_calls\":2,");
+	free(text);
+	tally_region_set_free(s);
+}
+
 static void unbalanced_calls_are_reported(void)
 {
 	tally_region_set *s = page_fault_set();
@@ -381,6 +401,7 @@ int main(void)
 		{ "counts_fresh_pages_per_call", counts_fresh_pages_per_call },
 		{ "threads_sum_right", threads_sum_right },
 		{ "nesting_is_inclusive", nesting_is_inclusive },
+		{ "names_past_the_room_are_reported", names_past_the_room_are_reported },
 		{ "unbalanced_calls_are_reported", unbalanced_calls_are_reported },
 		{ "low_counts_are_flagged_and_subtraction_is_asked_for",
 		  low_counts_are_flagged_and_subtraction_is_asked_for },

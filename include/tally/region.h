@@ -7,7 +7,7 @@
  *   #include <tally/region.h>
  *   tally_region_begin("solve");  ...work...;  tally_region_end("solve");
  *
- * The first call makes a process-wide session from the environment: TALLY_EVENTS (an event spec; unset:
+ * The first call makes a process-wide session (up to 1024 region names) from the environment: TALLY_EVENTS (an event spec; unset:
  * "cycles,instructions,branches,branch-misses", or "task-clock,page-faults,context-switches" when none of
  * those counts here) and TALLY_OUTPUT (a path where %p is the pid, %h the host name, %r the MPI or Slurm
  * rank from OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID, 0 when none is set, %% a %; a name ending in
@@ -115,7 +115,8 @@ TALLY_API void tally_region_set_free(tally_region_set *set);
 TALLY_API const char *tally_region_set_error(const tally_region_set *set);
 
 /* The id of region `name`, registered on its first request (the name is copied). Thread-safe; a name
- * already registered takes no lock. -EINVAL (NULL), -ENOSPC (max_regions reached), -ENOMEM. */
+ * already registered takes no lock. -EINVAL (NULL), -ENOSPC (max_regions reached: counted, and every
+ * output says how many calls were refused so), -ENOMEM. */
 TALLY_API int tally_region_id(tally_region_set *set, const char *name);
 
 /* Begins / ends region `id` on the calling thread. 0, or -EINVAL for an id the set never gave. A thread's
