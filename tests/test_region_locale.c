@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Region results are written with a decimal point whatever LC_NUMERIC the program chose. A file of its
- * own: glibc's newlocale keeps a block when LOCPATH is set (valgrind calls it lost), which must not fail
- * the other region tests under valgrind.
+ * own: glibc's newlocale keeps a block when LOCPATH is set (valgrind and LeakSanitizer call it lost), which
+ * must not fail the other region tests there.
  */
 #include "harness.h"
 
@@ -10,21 +10,31 @@
 #include <stdlib.h>
 #include <tally/region.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define LEAK_CHECKED() true
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LEAK_CHECKED() true
+#endif
+#endif
+#ifndef LEAK_CHECKED
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
-#define UNDER_VALGRIND() (RUNNING_ON_VALGRIND || getenv("TALLY_UNDER_VALGRIND"))
+#define LEAK_CHECKED() (RUNNING_ON_VALGRIND || getenv("TALLY_UNDER_VALGRIND"))
 #else
-#define UNDER_VALGRIND() (getenv("TALLY_UNDER_VALGRIND") != NULL)
+#define LEAK_CHECKED() (getenv("TALLY_UNDER_VALGRIND") != NULL)
+#endif
 #endif
 
 /* de_DE.UTF-8 (a decimal comma), built from the locale sources into a private LOCPATH when it is not
- * installed (as tests/test_cli_locale.sh does), but not under valgrind (the block glibc keeps then);
+ * installed (as tests/test_cli_locale.sh does), but not where leaks are checked (valgrind, AddressSanitizer:
+ * glibc keeps a block then);
  * (locale_t)0 when neither can be had. */
 static locale_t comma_locale(void)
 {
 	locale_t comma = newlocale(LC_NUMERIC_MASK, "de_DE.UTF-8", (locale_t)0);
 	char dir[] = "/tmp/tally-locale-XXXXXX", cmd[128];
-	if (comma != (locale_t)0 || UNDER_VALGRIND() || !mkdtemp(dir))
+	if (comma != (locale_t)0 || LEAK_CHECKED() || !mkdtemp(dir))
 		return comma;
 	snprintf(cmd, sizeof(cmd), "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1", dir);
 	if (system(cmd) == 0) {
