@@ -14,5 +14,6 @@
 #include <tally/read_path.h>
 #include <tally/threadmap.h>
 #include <tally/snapshot.h>
+#include <tally/region.h>
 
 #endif

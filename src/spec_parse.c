@@ -328,10 +328,22 @@ static int add_single(struct parser *p, size_t start, size_t item_len, uint32_t 
 	                 p->next_origin++, NULL, false);
 }
 
+/* Whether the PMUs could be listed for a generic or raw event: 0, or the listing's failure. Without sysfs
+ * (no devices directory) such an event is the kernel's generic encoding, as perf opens it; any other
+ * failure (permissions, descriptors, memory) fails the spec. */
+static int list_for_generic(const struct parser *p)
+{
+	int err = tly_pmus_list(p->pmus);
+	return err == -ENOENT ? 0 : err;
+}
+
 /* A generic hardware or cache event: one attr, or one per core PMU on a hybrid machine. */
 static int add_generic(struct parser *p, size_t start, size_t len, size_t item_len, uint32_t type,
                        uint64_t config, const struct tly_pmu_event *lt)
 {
+	int listed = list_for_generic(p);
+	if (listed)
+		return listed;
 	if (!tly_hybrid(p->pmus))
 		return add_single(p, start, item_len, type, config, lt);
 	const char *item = p->spec + start;
@@ -375,6 +387,9 @@ static int add_generic(struct parser *p, size_t start, size_t len, size_t item_l
 static int add_raw(struct parser *p, size_t start, size_t item_len, uint64_t config, const struct tly_pmu_event *lt)
 {
 	const char *item = p->spec + start;
+	int listed = list_for_generic(p);
+	if (listed)
+		return listed;
 	if (!tly_hybrid(p->pmus)) {
 		struct perf_event_attr attr = { .type = PERF_TYPE_RAW, .config = config };
 		if (lt) {

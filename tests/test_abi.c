@@ -106,6 +106,23 @@ static int call_cpu_topology(void *buf)
 	return tally_cpu_topology(NULL, 0, buf);
 }
 
+static int call_region_opts(void *buf)
+{
+	tally_region_set *set = NULL;
+	int err = tally_region_set_new("page-faults", buf, &set);
+	tally_region_set_free(set);
+	return err;
+}
+
+static int call_region_info(void *buf)
+{
+	static tally_region_set *set;
+	if (!set && (tally_region_set_new("page-faults", NULL, &set) != 0 || tally_region_id(set, "r") != 0))
+		return -ENOMEM;
+	int n = tally_region_set_read(set, 0, TALLY_REGION_ALL_THREADS, buf, NULL, 0, 0);
+	return n < 0 ? n : 0;
+}
+
 #define SIZED(type, info, fn) { #type, sizeof(struct type), KNOWN(type), alignof(struct type), info, fn }
 
 static const struct sized_struct sized[] = {
@@ -121,6 +138,8 @@ static const struct sized_struct sized[] = {
 	SIZED(tally_format_info, true, call_format_info),
 	SIZED(tally_alias_info, true, call_alias_info),
 	SIZED(tally_cpu_topology, true, call_cpu_topology),
+	SIZED(tally_region_opts, false, call_region_opts),
+	SIZED(tally_region_info, true, call_region_info),
 };
 #define NR_SIZED (sizeof(sized) / sizeof(sized[0]))
 

@@ -102,6 +102,31 @@ static void null_pmus(void)
 	CHECK_EINVAL(tally_facts_probe(NULL, NULL), "tally_facts_probe");
 }
 
+static void null_regions(void)
+{
+	struct tally_region_info info = { .sz = sizeof(info) };
+	struct tally_region_event e[1];
+	tally_region_set *s = NULL;
+	CHECK_EINVAL(tally_region_set_new(NULL, NULL, NULL), "tally_region_set_new");
+	tally_region_set_free(NULL);
+	CHECK_STR(tally_region_set_error(NULL), "");
+	CHECK_EINVAL(tally_region_id(NULL, "r"), "tally_region_id");
+	CHECK_EINVAL(tally_region_begin_id(NULL, 0), "tally_region_begin_id");
+	CHECK_EINVAL(tally_region_end_id(NULL, 0), "tally_region_end_id");
+	CHECK_INT(tally_region_set_regions(NULL), 0);
+	CHECK_INT(tally_region_set_threads(NULL), 0);
+	CHECK_INT(tally_region_set_events(NULL), 0);
+	CHECK(tally_region_set_name(NULL, 0) == NULL);
+	CHECK(tally_region_set_event_name(NULL, 0) == NULL);
+	CHECK_INT(tally_region_set_overhead(NULL, 0), 0);
+	CHECK_EINVAL(tally_region_set_read(NULL, 0, 0, &info, e, 1, sizeof(e[0])), "tally_region_set_read");
+	CHECK_EINVAL(tally_region_set_write(NULL, stderr, TALLY_REGION_TABLE), "tally_region_set_write");
+	CHECK_INT(tally_region_set_new("task-clock", NULL, &s), 0);
+	CHECK_EINVAL(tally_region_id(s, NULL), "tally_region_id");
+	CHECK_EINVAL(tally_region_begin_id(s, 0), "tally_region_begin_id"); /* no such id yet */
+	tally_region_set_free(s);
+}
+
 static void null_maps(void)
 {
 	TALLY_OPTS(tally_cpu_topology, topology);
@@ -276,6 +301,7 @@ static const struct harness_case rows[] = {
 	{ "null_events", null_events },
 	{ "null_pmus", null_pmus },
 	{ "null_maps", null_maps },
+		{ "null_regions", null_regions },
 	{ "null_counts", null_counts },
 	{ "null_evsel", null_evsel },
 	{ "null_evlist", null_evlist },

@@ -237,8 +237,17 @@ static void test_bad_arguments(void)
 	CHECK_INT(tally_events_parse("cycles", &bigger.opts, &events), 0);
 	tally_events_free(events);
 	CHECK_INT(tally_events_parse("cycles", NULL, NULL), -EINVAL);
+	/* Without sysfs, a generic event is the kernel's generic encoding (as perf opens it) with no PMU named;
+	 * a spec that names a PMU fails with the listing's error. */
 	TALLY_OPTS(tally_parse_opts, opts, .sysfs_root = "/nonexistent/tally-sysfs");
-	CHECK(tally_events_parse("cycles", &opts, &events) < 0);
+	CHECK_INT(tally_events_parse("cycles", &opts, &events), 0);
+	TALLY_OPTS(tally_event_info, info);
+	CHECK_INT(tally_events_at(events, 0, &info), 0);
+	CHECK_INT(info.attr->type, PERF_TYPE_HARDWARE);
+	CHECK(info.pmu == NULL);
+	tally_events_free(events);
+	CHECK_INT(tally_events_parse("cpu/cycles/", &opts, &events), -ENOENT);
+	CHECK_CONTAINS(tally_last_error(), "/nonexistent/tally-sysfs/bus/event_source/devices");
 }
 
 static void free_machines(void)

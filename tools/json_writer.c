@@ -58,6 +58,13 @@ void json_end_object(struct json_writer *w) { close_container(w, '}'); }
 void json_begin_array(struct json_writer *w) { open_container(w, '['); }
 void json_end_array(struct json_writer *w) { close_container(w, ']'); }
 
+void json_raw(struct json_writer *w, const char *text)
+{
+	size_t n = strlen(text);
+	begin_value(w);
+	fwrite(text, 1, n > 0 && text[n - 1] == '\n' ? n - 1 : n, w->out);
+}
+
 void json_key(struct json_writer *w, const char *key)
 {
 	begin_value(w);

@@ -32,6 +32,8 @@ void json_end_object(struct json_writer *w);
 void json_begin_array(struct json_writer *w);
 void json_end_array(struct json_writer *w);
 void json_key(struct json_writer *w, const char *key);
+/* A value that is already JSON text (one line; a final newline is left out). */
+void json_raw(struct json_writer *w, const char *text);
 void json_string(struct json_writer *w, const char *s);      /* NULL writes null */
 void json_string_n(struct json_writer *w, const char *s, size_t n);
 void json_uint(struct json_writer *w, uint64_t v);

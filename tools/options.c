@@ -34,6 +34,7 @@ enum long_only {
 	OPT_DURATION,
 	OPT_CSV_HEADER,
 	OPT_VERSION,
+	OPT_REGIONS,
 };
 
 static const struct option long_options[] = {
@@ -65,6 +66,7 @@ static const struct option long_options[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "regions", no_argument, NULL, OPT_REGIONS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -98,6 +100,7 @@ void options_print_stat_usage(FILE *out)
 	      "  -v, --verbose            print each event's encoding\n"
 	      "      --no-group           open every event on its own (no automatic groups)\n"
 	      "      --pin CPULIST        run the command pinned to these CPUs\n"
+	      "      --regions            then the command's named regions (tally/region.h), same format\n"
 	      "      --duration SECONDS   without a command, stop after SECONDS\n"
 	      "  -h, --help               this text\n"
 	      "      --version            tally's version\n",
@@ -243,6 +246,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 			break;
 		case OPT_CSV_HEADER: o->csv_header = true; break;
 		case 'j': o->json = true; break;
+		case OPT_REGIONS: o->regions = true; break;
 		case 'o': o->output = optarg; break;
 		case OPT_APPEND: o->append = true; break;
 		case 'p':

@@ -27,6 +27,7 @@ struct stat_options {
 	const char *separator;   /* -x, NULL for the table */
 	bool csv_header;         /* --csv-header */
 	bool json;               /* -j */
+	bool regions;            /* --regions */
 	const char *output;      /* -o */
 	bool append;             /* --append */
 	int *pids;               /* -p (malloc'd) */

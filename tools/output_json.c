@@ -242,6 +242,13 @@ static void json_finish(struct output *o, const struct report_totals *t)
 	json_member_double(w, "user", t->user);
 	json_member_double(w, "sys", t->sys);
 	write_events(o, t->counts, t->elapsed, t->stddev);
+	if (r->regions) {
+		json_key(w, "regions");
+		if (*r->regions)
+			json_raw(w, r->regions);
+		else
+			json_null(w);
+	}
 	json_end_object(w);
 }
 

@@ -100,6 +100,8 @@ struct report {
 	bool verbose;
 	bool csv_header;
 	const char *separator;     /* CSV field separator */
+	/* --regions: the command's regions object (JSON text, "" when it wrote none); NULL without --regions. */
+	const char *regions;
 	/* Machine metadata for JSON. */
 	const char *kernel, *cpu_model;
 	int paranoid;

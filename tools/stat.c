@@ -32,6 +32,7 @@
 #include "options.h"
 #include "output.h"
 #include "readings.h"
+#include "regions.h"
 #include "run_stats.h"
 #include "signals.h"
 #include "stream.h"
@@ -77,6 +78,8 @@ struct stat_session {
 	int exit_status;
 	int run_signal;               /* the signal that ended this run's command, 0 when it exited */
 	unsigned killed_runs;         /* -r: runs whose command a signal ended */
+	struct regions regions;       /* --regions: the file the command writes them to */
+	char *regions_text;
 };
 
 static uint64_t now_ns(void)
@@ -606,8 +609,15 @@ static void finish(struct stat_session *s)
 		.interrupted = s->interrupted,
 		.killed_runs = s->killed_runs,
 	};
+	if (s->regions.path[0]) {
+		s->regions_text = regions_take(&s->regions);
+		s->report.regions = s->regions_text ? s->regions_text : "";
+	}
 	if (!s->opt.quiet)
 		s->out.ops->finish(&s->out, &totals);
+	/* The table and CSV of the regions follow the command's counts as the command wrote them. */
+	if (!s->opt.quiet && !s->opt.json && s->report.regions)
+		fputs(s->report.regions, s->file);
 	flush_results(s);
 }
 
@@ -633,6 +643,9 @@ static void session_free(struct stat_session *s)
 	free(s->runs);
 	free(s->mean_counts);
 	free(s->stddev);
+	free(s->regions_text);
+	if (s->regions.path[0])
+		unlink(s->regions.path);
 	free(s->pin);
 	options_free(&s->opt);
 }
@@ -769,6 +782,11 @@ static int prepare(struct stat_session *s)
 	s->report.separator = o->separator;
 	if (o->json)
 		machine_describe(&s->machine, s->pmus, &s->report);
+	int err = o->regions ? regions_prepare(&s->regions, o->events, o->json, o->separator != NULL) : 0;
+	if (err < 0) {
+		fprintf(stderr, "tally stat: --regions: cannot make its temporary file: %s\n", tally_strerror(err));
+		return EXIT_FAILED;
+	}
 	s->out.ops = o->json ? &output_json_ops : o->separator ? &output_csv_ops : &output_table_ops;
 	s->out.out = s->file;
 	s->out.report = &s->report;

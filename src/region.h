@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* Named regions: the set, its per-thread state and the per-call statistics (internal). */
+#ifndef TLY_REGION_H
+#define TLY_REGION_H
+
+#include <tally/region.h>
+#include <tally/snapshot.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* One event of one region on one thread: Welford's running mean and sum of squared deviations, so the
+ * standard deviation needs no second pass and threads combine exactly (Chan et al.). */
+struct tly_region_acc {
+	uint64_t sum, min, max, counted;
+	double mean, m2, ratio;
+	enum tally_status status;
+};
+
+/* One region on one thread. depth counts begins not yet ended: only the outermost pair is measured. */
+struct tly_region_rec {
+	tally_snapshot *begin;
+	uint64_t t0, depth, calls, wall_ns, stray_ends;
+	bool armed; /* the begin's snapshot was taken */
+	struct tly_region_acc acc[];
+};
+
+struct tly_region_thread {
+	struct tly_region_thread *_Atomic next; /* the set's list, in the order of first calls */
+	tally_region_set *set;
+	pid_t tid;
+	tally_counter *counter; /* NULL: not counting (error says why), or the thread exited */
+	tally_snapshot *end;
+	struct tally_result *delta;
+	struct tly_region_rec *_Atomic *recs; /* by region id; published by the owning thread */
+	char error[512];
+};
+
+struct tally_region_set {
+	char *spec;
+	char *sysfs_root;
+	bool no_user_reads, subtract;
+	tally_counter *names; /* never opened: the event names */
+	size_t nr_events;
+	uint64_t *overhead;
+	size_t max_regions;
+	_Atomic size_t nr_regions;
+	_Atomic uint64_t refused; /* tally_region_id calls refused for want of room: every output says so */
+	char **region_names;
+	_Atomic int *hash; /* region id + 1 by name hash, open addressing; 0: empty */
+	size_t hash_mask;
+	pthread_mutex_t lock; /* registrations and the thread list's tail */
+	pthread_key_t key;
+	struct tly_region_thread *_Atomic threads, *last;
+	_Atomic size_t nr_threads;
+	char error[512];
+};
+
+/* The thread's state, made on its first call (NULL when even that failed: calls do nothing). */
+struct tly_region_thread *tly_region_thread(tally_region_set *set);
+/* The measured pair on one record (shared by the API and the calibration). */
+void tly_region_rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec);
+void tly_region_rec_end(struct tly_region_thread *t, struct tly_region_rec *rec);
+struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t);
+void tly_region_rec_free(struct tly_region_rec *rec);
+
+/* Adds one call's deltas; merges one thread's accumulator into a total. */
+void tly_region_acc_add(struct tly_region_acc *acc, const struct tally_result *delta, uint64_t overhead,
+                        bool subtract);
+void tly_region_acc_merge(struct tly_region_acc *total, const struct tly_region_acc *part);
+void tly_region_acc_init(struct tly_region_acc *acc, size_t n);
+double tly_region_sqrt(double x);
+
+/* The set's default spec when the caller gives none (documented in tally/region.h). */
+const char *tly_region_default_spec(const char *sysfs_root, bool no_user_reads);
+
+#endif

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The zero-configuration regions: one process-wide region set made from the environment on the first
+ * call, written at exit and on demand; a forked child drops its parent's and makes its own.
+ */
+#include "region.h"
+
+#include "error.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Names a program may use in its zero-configuration regions (each thread holds a pointer per name). */
+#define SESSION_MAX_REGIONS 1024
+
+static tally_region_set *_Atomic session;
+static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool hooks_set;
+/* The session could not be made (no memory, no thread key): calls stay no-ops, nothing is retried. */
+static _Atomic bool session_failed;
+
+/* The forked child's copy of the session counts the parent's threads: the child starts over, with no
+ * region open and an output of its own (%p). The parent's lock may have been held at the fork. */
+static void session_after_fork(void)
+{
+	tally_region_set *old = atomic_exchange(&session, NULL);
+	pthread_mutex_init(&session_lock, NULL);
+	tally_region_set_free(old);
+}
+
+/* Appends text to out[*len .. cap), cut at the end (the path is then the cut one). */
+static void put(char *out, size_t cap, size_t *len, const char *text)
+{
+	size_t n = strlen(text);
+	if (*len + n >= cap)
+		n = cap - 1 - *len;
+	memcpy(out + *len, text, n);
+	*len += n;
+	out[*len] = '\0';
+}
+
+/* TALLY_OUTPUT with %p (pid), %h (host), %r (MPI or Slurm rank, 0 when none is set) and %% expanded. */
+static void output_path(const char *pattern, char *out, size_t cap)
+{
+	static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID" };
+	size_t len = 0;
+	out[0] = '\0';
+	for (const char *p = pattern; *p; p++) {
+		char piece[256] = { p[0], '\0' };
+		if (p[0] == '%' && p[1] == 'p') {
+			snprintf(piece, sizeof(piece), "%d", (int)getpid());
+		} else if (p[0] == '%' && p[1] == 'h') {
+			if (gethostname(piece, sizeof(piece) - 1) != 0)
+				strcpy(piece, "localhost");
+		} else if (p[0] == '%' && p[1] == 'r') {
+			strcpy(piece, "0");
+			for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
+				const char *v = getenv(rank_vars[i]);
+				if (v && *v) {
+					snprintf(piece, sizeof(piece), "%s", v);
+					break;
+				}
+			}
+		} else if (p[0] == '%' && p[1] == '%') {
+			strcpy(piece, "%");
+		} else {
+			put(out, cap, &len, piece);
+			continue;
+		}
+		put(out, cap, &len, piece);
+		p++;
+	}
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int session_write(tally_region_set *s)
+{
+	const char *pattern = secure_getenv("TALLY_OUTPUT");
+	if (!pattern || !*pattern)
+		return tally_region_set_write(s, stderr, TALLY_REGION_TABLE);
+	char path[4096];
+	output_path(pattern, path, sizeof(path));
+	FILE *f = fopen(path, "we");
+	if (!f)
+		return tly_error(-errno, "cannot open TALLY_OUTPUT '%s'", path);
+	enum tally_region_format format = ends_with(path, ".json") ? TALLY_REGION_JSON
+	                                  : ends_with(path, ".csv") ? TALLY_REGION_CSV
+	                                                            : TALLY_REGION_TABLE;
+	int err = tally_region_set_write(s, f, format);
+	return fclose(f) != 0 && err == 0 ? tly_error(-EIO, "writing TALLY_OUTPUT '%s' failed", path) : err;
+}
+
+int tally_regions_write(void)
+{
+	tally_region_set *s = atomic_load_explicit(&session, memory_order_acquire);
+	if (!s)
+		return tly_error(-TALLY_ESTATE, "no region was used in this process yet");
+	return session_write(s);
+}
+
+static void session_at_exit(void)
+{
+	tally_region_set *s = atomic_load_explicit(&session, memory_order_acquire);
+	if (s)
+		session_write(s);
+}
+
+static tally_region_set *session_make(void)
+{
+	pthread_mutex_lock(&session_lock);
+	tally_region_set *s = atomic_load_explicit(&session, memory_order_acquire);
+	if (!s && !atomic_load(&session_failed)) {
+		const char *spec = secure_getenv("TALLY_EVENTS");
+		TALLY_OPTS(tally_region_opts, opts, .max_regions = SESSION_MAX_REGIONS);
+		if (tally_region_set_new(spec && *spec ? spec : NULL, &opts, &s) != 0) {
+			atomic_store(&session_failed, true);
+			s = NULL;
+		}
+		/* The hooks are set once per process image: a child inherits both and they read its session. */
+		if (s && !hooks_set)
+			hooks_set = atexit(session_at_exit) == 0 && pthread_atfork(NULL, NULL, session_after_fork) == 0;
+		atomic_store_explicit(&session, s, memory_order_release);
+	}
+	pthread_mutex_unlock(&session_lock);
+	return s;
+}
+
+static tally_region_set *session_get(void)
+{
+	tally_region_set *s = atomic_load_explicit(&session, memory_order_acquire);
+	return s ? s : session_make();
+}
+
+void tally_region_begin(const char *name)
+{
+	tally_region_set *s = name ? session_get() : NULL;
+	if (s)
+		tally_region_begin_id(s, tally_region_id(s, name));
+}
+
+void tally_region_end(const char *name)
+{
+	tally_region_set *s = name ? session_get() : NULL;
+	if (s)
+		tally_region_end_id(s, tally_region_id(s, name));
+}

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A region set: region names registered to ids, one counter per thread made on the thread's first call,
+ * begin/end on the hot path, the calibration of an empty region, and the results read back.
+ */
+#include "region.h"
+
+#include "error.h"
+#include "opts.h"
+#include "out_array.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Empty regions measured at set-up; their smallest per-call count is the overhead (the smallest is the one
+ * undisturbed by interrupts and the first-touch faults of the warm-up). */
+#define CALIBRATION_WARMUP 4
+#define CALIBRATION_CALLS 64
+#define DEFAULT_MAX_REGIONS 256
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* the vDSO: no system call */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int counter_make(const tally_region_set *s, const char *spec, tally_counter **out)
+{
+	TALLY_OPTS(tally_counter_opts, co, .sysfs_root = s ? s->sysfs_root : NULL,
+	           .no_user_reads = s ? s->no_user_reads : false);
+	return tally_counter_new(spec, &co, out);
+}
+
+/* Opens and starts a counter of the set's spec on the calling thread. */
+static int counter_start(tally_region_set *s, tally_counter **out)
+{
+	tally_counter *c;
+	int err = counter_make(s, s->spec, &c);
+	if (err == 0) {
+		TALLY_OPTS(tally_target, target, .kind = TALLY_TARGET_THREAD);
+		err = tally_counter_open(c, &target);
+		if (err == 0)
+			err = tally_counter_start(c);
+		if (err != 0)
+			tally_counter_free(c);
+	}
+	if (err == 0)
+		*out = c;
+	return err;
+}
+
+/* Whether spec opens on this thread with at least one event that counts. */
+static bool spec_counts(const char *spec, const char *sysfs_root, bool no_user_reads)
+{
+	TALLY_OPTS(tally_counter_opts, co, .sysfs_root = sysfs_root, .no_user_reads = no_user_reads);
+	tally_counter *c;
+	bool counts = false;
+	if (tally_counter_new(spec, &co, &c) != 0)
+		return false;
+	struct tally_result r[8];
+	int got = tally_counter_open(c, NULL) == 0 ? tally_counter_read(c, r, 8, sizeof(r[0])) : 0;
+	for (int i = 0; i < got; i++)
+		counts |= r[i].status != TALLY_STATUS_NOT_SUPPORTED;
+	tally_counter_free(c);
+	return counts;
+}
+
+/* The hardware events where a PMU counts them (user-space reads apply there), else software events that
+ * every Linux counts (a VM without a virtual PMU). */
+const char *tly_region_default_spec(const char *sysfs_root, bool no_user_reads)
+{
+	static const char hardware[] = "cycles,instructions,branches,branch-misses";
+	static const char software[] = "task-clock,page-faults,context-switches";
+	return spec_counts(hardware, sysfs_root, no_user_reads) ? hardware : software;
+}
+
+struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t)
+{
+	size_t n = t->set->nr_events;
+	struct tly_region_rec *rec = calloc(1, sizeof(*rec) + n * sizeof(rec->acc[0]));
+	if (!rec)
+		return NULL;
+	tly_region_acc_init(rec->acc, n);
+	if (t->counter && tally_snapshot_new(t->counter, &rec->begin) != 0) {
+		free(rec);
+		return NULL;
+	}
+	return rec;
+}
+
+void tly_region_rec_free(struct tly_region_rec *rec)
+{
+	if (rec)
+		tally_snapshot_free(rec->begin);
+	free(rec);
+}
+
+void tly_region_rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec)
+{
+	if (rec->depth++ > 0)
+		return;
+	rec->t0 = now_ns();
+	rec->armed = tally_counter_snapshot(t->counter, rec->begin) == 0;
+}
+
+void tly_region_rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
+{
+	if (rec->depth == 0) {
+		rec->stray_ends++;
+		return;
+	}
+	if (--rec->depth > 0)
+		return;
+	bool taken = tally_counter_snapshot(t->counter, t->end) == 0;
+	uint64_t wall = now_ns() - rec->t0;
+	const tally_region_set *s = t->set;
+	if (!taken || !rec->armed ||
+	    tally_snapshot_delta(rec->begin, t->end, t->delta, s->nr_events, sizeof(t->delta[0])) < 0)
+		return;
+	rec->calls++;
+	rec->wall_ns += wall;
+	for (size_t i = 0; i < s->nr_events; i++)
+		tly_region_acc_add(&rec->acc[i], &t->delta[i], s->overhead[i], s->subtract);
+}
+
+static void thread_free(struct tly_region_thread *t)
+{
+	for (size_t id = 0; id < t->set->max_regions; id++)
+		tly_region_rec_free(atomic_load(&t->recs[id]));
+	free((void *)t->recs);
+	tally_snapshot_free(t->end);
+	tally_counter_free(t->counter);
+	free(t->delta);
+	free(t);
+}
+
+/* A thread that exits keeps its results; its counter (descriptors, mapped pages) goes. */
+static void thread_exit(void *arg)
+{
+	struct tly_region_thread *t = arg;
+	tally_snapshot_free(t->end);
+	t->end = NULL;
+	for (size_t id = 0; id < t->set->max_regions; id++) {
+		struct tly_region_rec *rec = atomic_load(&t->recs[id]);
+		if (rec) {
+			tally_snapshot_free(rec->begin);
+			rec->begin = NULL;
+		}
+	}
+	tally_counter_free(t->counter);
+	t->counter = NULL;
+}
+
+struct tly_region_thread *tly_region_thread(tally_region_set *s)
+{
+	struct tly_region_thread *t = pthread_getspecific(s->key);
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->set = s;
+	t->tid = gettid();
+	t->recs = calloc(s->max_regions, sizeof(t->recs[0]));
+	t->delta = calloc(s->nr_events ? s->nr_events : 1, sizeof(t->delta[0]));
+	if (!t->recs || !t->delta || pthread_setspecific(s->key, t) != 0) {
+		free((void *)t->recs);
+		free(t->delta);
+		free(t);
+		return NULL;
+	}
+	int err = s->error[0] ? -TALLY_ESTATE : counter_start(s, &t->counter);
+	if (err == 0 && (err = tally_snapshot_new(t->counter, &t->end)) != 0) {
+		tally_counter_free(t->counter);
+		t->counter = NULL;
+	}
+	if (err != 0)
+		snprintf(t->error, sizeof(t->error), "%s", s->error[0] ? s->error : tally_last_error());
+	pthread_mutex_lock(&s->lock);
+	if (s->last)
+		atomic_store_explicit(&s->last->next, t, memory_order_release);
+	else
+		atomic_store_explicit(&s->threads, t, memory_order_release);
+	s->last = t;
+	atomic_fetch_add_explicit(&s->nr_threads, 1, memory_order_release);
+	pthread_mutex_unlock(&s->lock);
+	return t;
+}
+
+/* FNV-1a: short names, few of them; the table is at least twice their number. */
+static size_t name_hash(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 0x100000001b3u;
+	return (size_t)h;
+}
+
+/* The slot holding name, or the empty slot where it would go. */
+static size_t name_slot(const tally_region_set *s, const char *name, int *id)
+{
+	size_t slot = name_hash(name) & s->hash_mask;
+	for (;; slot = (slot + 1) & s->hash_mask) {
+		int v = atomic_load_explicit(&s->hash[slot], memory_order_acquire);
+		*id = v - 1;
+		if (v == 0 || strcmp(s->region_names[v - 1], name) == 0)
+			return slot;
+	}
+}
+
+int tally_region_id(tally_region_set *s, const char *name)
+{
+	if (!s || !name)
+		return tly_null_arg(__func__);
+	int id;
+	name_slot(s, name, &id);
+	if (id >= 0)
+		return id;
+	pthread_mutex_lock(&s->lock);
+	size_t slot = name_slot(s, name, &id);
+	size_t n = atomic_load_explicit(&s->nr_regions, memory_order_relaxed);
+	if (id < 0 && n == s->max_regions) {
+		atomic_fetch_add_explicit(&s->refused, 1, memory_order_relaxed);
+		id = tly_error(-ENOSPC, "region '%s': the set holds %zu regions (tally_region_opts.max_regions)",
+		               name, s->max_regions);
+	} else if (id < 0 && !(s->region_names[n] = strdup(name))) {
+		id = tly_error(-ENOMEM, "out of memory");
+	} else if (id < 0) {
+		id = (int)n;
+		atomic_store_explicit(&s->nr_regions, n + 1, memory_order_release);
+		atomic_store_explicit(&s->hash[slot], id + 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return id;
+}
+
+/* The thread's record of region id, made on the thread's first use of it; NULL: the call does nothing. */
+static struct tly_region_rec *rec_of(tally_region_set *s, int id, struct tly_region_thread **tp)
+{
+	if (!s || id < 0 || (size_t)id >= atomic_load_explicit(&s->nr_regions, memory_order_acquire))
+		return NULL;
+	struct tly_region_thread *t = *tp = tly_region_thread(s);
+	if (!t || !t->counter)
+		return NULL;
+	struct tly_region_rec *rec = atomic_load_explicit(&t->recs[id], memory_order_relaxed);
+	if (!rec && (rec = tly_region_rec_new(t)))
+		atomic_store_explicit(&t->recs[id], rec, memory_order_release);
+	return rec;
+}
+
+static int bad_id(const tally_region_set *s, int id, const char *fn)
+{
+	if (!s)
+		return tly_null_arg(fn);
+	if (id < 0 || (size_t)id >= atomic_load_explicit(&s->nr_regions, memory_order_acquire))
+		return tly_error(-EINVAL, "%s: %d is no region id of this set", fn, id);
+	return 0;
+}
+
+int tally_region_begin_id(tally_region_set *s, int id)
+{
+	struct tly_region_thread *t;
+	struct tly_region_rec *rec = rec_of(s, id, &t);
+	if (!rec)
+		return bad_id(s, id, __func__);
+	tly_region_rec_begin(t, rec);
+	return 0;
+}
+
+int tally_region_end_id(tally_region_set *s, int id)
+{
+	struct tly_region_thread *t;
+	struct tly_region_rec *rec = rec_of(s, id, &t);
+	if (!rec)
+		return bad_id(s, id, __func__);
+	tly_region_rec_end(t, rec);
+	return 0;
+}
+
+/* The smallest count of an empty region per event, on the making thread. */
+static void calibrate(tally_region_set *s)
+{
+	struct tly_region_thread *t = tly_region_thread(s);
+	struct tly_region_rec *rec = t && t->counter ? tly_region_rec_new(t) : NULL;
+	if (!rec)
+		return;
+	for (int k = 0; k < CALIBRATION_WARMUP + CALIBRATION_CALLS; k++) {
+		if (k == CALIBRATION_WARMUP)
+			tly_region_acc_init(rec->acc, s->nr_events);
+		tly_region_rec_begin(t, rec);
+		tly_region_rec_end(t, rec);
+	}
+	for (size_t i = 0; i < s->nr_events; i++)
+		s->overhead[i] = rec->acc[i].counted ? rec->acc[i].min : 0;
+	tly_region_rec_free(rec);
+}
+
+static int set_init(tally_region_set *s, const char *spec, const struct tally_region_opts *opts)
+{
+	const char *root = TLY_OPT(opts, sysfs_root, NULL);
+	s->no_user_reads = TLY_OPT(opts, no_user_reads, false);
+	s->subtract = TLY_OPT(opts, subtract_overhead, false);
+	s->max_regions = TLY_OPT(opts, max_regions, 0) ? TLY_OPT(opts, max_regions, 0) : DEFAULT_MAX_REGIONS;
+	if (s->max_regions > INT32_MAX / 4)
+		return tly_error(-EINVAL, "tally_region_opts.max_regions %zu is too large", s->max_regions);
+	size_t slots = 1;
+	while (slots < 2 * s->max_regions)
+		slots <<= 1;
+	s->hash_mask = slots - 1;
+	s->hash = calloc(slots, sizeof(s->hash[0]));
+	s->region_names = calloc(s->max_regions, sizeof(s->region_names[0]));
+	s->sysfs_root = root ? strdup(root) : NULL;
+	if (!s->hash || !s->region_names || (root && !s->sysfs_root))
+		return tly_error(-ENOMEM, "out of memory");
+	s->spec = strdup(spec ? spec : tly_region_default_spec(root, s->no_user_reads));
+	if (!s->spec)
+		return tly_error(-ENOMEM, "out of memory");
+	int err = counter_make(s, s->spec, &s->names);
+	if (err == -ENOMEM)
+		return err;
+	if (err != 0) {
+		snprintf(s->error, sizeof(s->error), "%s", tally_last_error());
+		return 0;
+	}
+	s->nr_events = tally_counter_count(s->names);
+	s->overhead = calloc(s->nr_events ? s->nr_events : 1, sizeof(s->overhead[0]));
+	return s->overhead ? 0 : tly_error(-ENOMEM, "out of memory");
+}
+
+int tally_region_set_new(const char *spec, const struct tally_region_opts *opts, tally_region_set **out)
+{
+	if (!out)
+		return tly_null_arg(__func__);
+	if (!TLY_OPTS_VALID(opts, tally_region_opts))
+		return -TALLY_EOPTS;
+	tally_region_set *s = calloc(1, sizeof(*s));
+	if (!s)
+		return tly_error(-ENOMEM, "out of memory");
+	pthread_mutex_init(&s->lock, NULL);
+	int err = pthread_key_create(&s->key, thread_exit);
+	if (err != 0) {
+		pthread_mutex_destroy(&s->lock);
+		free(s);
+		return tly_error(-err, "no thread-specific key left for a region set");
+	}
+	err = set_init(s, spec, opts);
+	if (err != 0) {
+		tally_region_set_free(s);
+		return err;
+	}
+	calibrate(s);
+	/* The making thread's own failure is the set's: nothing counts anywhere, as a rule. */
+	struct tly_region_thread *t = pthread_getspecific(s->key);
+	if (t && !t->counter && !s->error[0])
+		snprintf(s->error, sizeof(s->error), "%s", t->error);
+	*out = s;
+	return 0;
+}
+
+void tally_region_set_free(tally_region_set *s)
+{
+	if (!s)
+		return;
+	pthread_key_delete(s->key);
+	for (struct tly_region_thread *t = s->threads, *next; t; t = next) {
+		next = t->next;
+		thread_free(t);
+	}
+	for (size_t i = 0; i < s->nr_regions; i++)
+		free(s->region_names[i]);
+	free(s->region_names);
+	free((void *)s->hash);
+	free(s->overhead);
+	tally_counter_free(s->names);
+	free(s->spec);
+	free(s->sysfs_root);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+const char *tally_region_set_error(const tally_region_set *s)
+{
+	return s ? s->error : "";
+}
+
+size_t tally_region_set_regions(const tally_region_set *s)
+{
+	return s ? atomic_load_explicit(&s->nr_regions, memory_order_acquire) : 0;
+}
+
+size_t tally_region_set_threads(const tally_region_set *s)
+{
+	return s ? atomic_load_explicit(&s->nr_threads, memory_order_acquire) : 0;
+}
+
+size_t tally_region_set_events(const tally_region_set *s)
+{
+	return s ? s->nr_events : 0;
+}
+
+const char *tally_region_set_name(const tally_region_set *s, size_t region)
+{
+	return region < tally_region_set_regions(s) ? s->region_names[region] : NULL;
+}
+
+const char *tally_region_set_event_name(const tally_region_set *s, size_t event)
+{
+	return s && event < s->nr_events ? tally_counter_name(s->names, event) : NULL;
+}
+
+uint64_t tally_region_set_overhead(const tally_region_set *s, size_t event)
+{
+	return s && event < s->nr_events ? s->overhead[event] : 0;
+}
+
+static struct tly_region_thread *thread_at(const tally_region_set *s, size_t k)
+{
+	struct tly_region_thread *t = atomic_load_explicit(&s->threads, memory_order_acquire);
+	while (t && k-- > 0)
+		t = atomic_load_explicit(&t->next, memory_order_acquire);
+	return t;
+}
+
+/* One thread's part of a region into the totals. */
+static void add_thread(const tally_region_set *s, const struct tly_region_thread *t, size_t region,
+                       struct tally_region_info *info, struct tly_region_acc *acc)
+{
+	if (t->error[0] && !info->error[0])
+		info->error = t->error;
+	const struct tly_region_rec *rec = atomic_load_explicit(&t->recs[region], memory_order_acquire);
+	if (!rec)
+		return;
+	info->calls += rec->calls;
+	info->wall_ns += rec->wall_ns;
+	info->open += rec->depth;
+	info->stray_ends += rec->stray_ends;
+	for (size_t i = 0; i < s->nr_events; i++)
+		tly_region_acc_merge(&acc[i], &rec->acc[i]);
+}
+
+int tally_region_set_read(const tally_region_set *s, size_t region, size_t thread, struct tally_region_info *info,
+                          struct tally_region_event *events, size_t n, size_t elem_sz)
+{
+	if (!s || !info || (n > 0 && !events))
+		return tly_null_arg(__func__);
+	int err = tly_info_check(info, "tally_region_info");
+	if (err != 0)
+		return err;
+	if (n > 0 && !tly_out_valid(elem_sz, TLY_KNOWN_SIZE(tally_region_event), _Alignof(struct tally_region_event),
+	                            "tally_region_event"))
+		return -TALLY_EOPTS;
+	if (region >= tally_region_set_regions(s) ||
+	    (thread != TALLY_REGION_ALL_THREADS && thread >= tally_region_set_threads(s)))
+		return tly_error(-ERANGE, "%s: no region %zu or thread %zu", __func__, region, thread);
+	struct tly_region_acc *acc = calloc(s->nr_events ? s->nr_events : 1, sizeof(*acc));
+	if (!acc)
+		return tly_error(-ENOMEM, "out of memory");
+	tly_region_acc_init(acc, s->nr_events);
+	struct tally_region_info in = { .sz = sizeof(in), .name = s->region_names[region], .error = s->error };
+	if (thread == TALLY_REGION_ALL_THREADS) {
+		for (const struct tly_region_thread *t = thread_at(s, 0); t;
+		     t = atomic_load_explicit(&t->next, memory_order_acquire))
+			add_thread(s, t, region, &in, acc);
+	} else {
+		const struct tly_region_thread *t = thread_at(s, thread);
+		in.tid = t->tid;
+		add_thread(s, t, region, &in, acc);
+	}
+	for (size_t i = 0; i < n && i < s->nr_events; i++) {
+		const struct tly_region_acc *a = &acc[i];
+		struct tally_region_event e = {
+			.sum = a->sum, .min = a->counted ? a->min : 0, .max = a->max, .mean = a->mean,
+			.stddev = a->counted ? tly_region_sqrt(a->m2 / (double)a->counted) : 0, .counted = a->counted,
+			.ratio = a->ratio, .status = a->status,
+			.low = a->counted && s->overhead[i] && a->mean < TALLY_REGION_LOW_MULTIPLE * (double)s->overhead[i],
+		};
+		tly_out_put(tly_out_at(events, i, elem_sz), elem_sz, &e, TLY_KNOWN_SIZE(tally_region_event));
+	}
+	free(acc);
+	err = TLY_INFO_COPY(info, &in, tally_region_info);
+	return err != 0 ? err : (int)s->nr_events;
+}

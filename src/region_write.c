@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* A region set's results as text: a table for people, CSV, and the JSON object of docs/json-schema.json. */
+#include "region.h"
+
+#include "error.h"
+
+#include <inttypes.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* The JSON object's own version, "regions.version" (docs/json-schema.json). */
+#define REGIONS_JSON_VERSION 1
+
+/* The words of tally stat -j (docs/json-schema.json, $defs/status), in every format. */
+static const char *status_text(enum tally_status st)
+{
+	switch (st) {
+	case TALLY_STATUS_EXACT: return "counted";
+	case TALLY_STATUS_SCALED: return "scaled";
+	case TALLY_STATUS_NOT_COUNTED: return "not-counted";
+	case TALLY_STATUS_NOT_SUPPORTED: return "not-supported";
+	}
+	return "?";
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* A CSV field: quoted, quotes doubled, when it holds a separator, a quote or a line break. */
+static void csv_string(FILE *f, const char *s)
+{
+	if (!s[strcspn(s, ",\"\n\r")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
+			fputc('"', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* One region on one thread (or all) as the writers see it. */
+struct row {
+	struct tally_region_info info;
+	struct tally_region_event *ev;
+};
+
+static bool row_read(const tally_region_set *s, size_t region, size_t thread, struct row *r)
+{
+	r->info = (struct tally_region_info){ .sz = sizeof(r->info) };
+	return tally_region_set_read(s, region, thread, &r->info, r->ev, s->nr_events, sizeof(r->ev[0])) >= 0;
+}
+
+/* Per-thread rows are written for a region more than one thread used. */
+static size_t threads_using(const tally_region_set *s, size_t region, struct row *r)
+{
+	size_t used = 0;
+	for (size_t k = 0; k < tally_region_set_threads(s); k++)
+		used += row_read(s, region, k, r) && (r->info.calls || r->info.open || r->info.stray_ends);
+	return used;
+}
+
+static void table_header(const tally_region_set *s, FILE *f)
+{
+	fprintf(f, "# tally regions, pid %d, events %s\n", (int)getpid(), s->spec ? s->spec : "");
+	if (s->error[0])
+		fprintf(f, "# not counting: %s\n", s->error);
+	if (s->refused)
+		fprintf(f, "# %" PRIu64 " region call(s) not counted: their names came after the %zu the set holds\n",
+		        (uint64_t)s->refused, s->max_regions);
+	fprintf(f, "# overhead of an empty region (begin + end), %s:", s->subtract ? "subtracted" : "not subtracted");
+	for (size_t i = 0; i < s->nr_events; i++)
+		fprintf(f, " %s %" PRIu64 "%s", tally_region_set_event_name(s, i), s->overhead[i],
+		        i + 1 < s->nr_events ? "," : "");
+	fprintf(f, "\n%-20s %8s %10s %12s  %-20s %14s %14s %12s %12s %12s  %s\n", "region", "thread", "calls",
+	        "wall-ms", "event", "sum", "mean", "stddev", "min", "max", "status");
+}
+
+static void table_row(const tally_region_set *s, FILE *f, const struct row *r)
+{
+	char tid[16];
+	snprintf(tid, sizeof(tid), r->info.tid ? "%d" : "all", (int)r->info.tid);
+	if (r->info.open || r->info.stray_ends)
+		fprintf(f, "# region '%s' (thread %s): %" PRIu64 " begin(s) without an end, %" PRIu64
+		        " end(s) without a begin\n", r->info.name, tid, r->info.open, r->info.stray_ends);
+	if (s->nr_events == 0)
+		fprintf(f, "%-20s %8s %10" PRIu64 "  not counted: %s\n", r->info.name, tid, r->info.calls, s->error);
+	for (size_t i = 0; i < s->nr_events; i++) {
+		const struct tally_region_event *e = &r->ev[i];
+		fprintf(f, "%-20s %8s %10" PRIu64 " %12.3f  %-20s %14" PRIu64 " %14.1f %12.1f %12" PRIu64
+		        " %12" PRIu64 "  %s", r->info.name, tid, r->info.calls, (double)r->info.wall_ns / 1e6,
+		        tally_region_set_event_name(s, i), e->sum, e->mean, e->stddev, e->min, e->max,
+		        status_text(e->status));
+		if (e->status == TALLY_STATUS_SCALED)
+			fprintf(f, " (%.1f%%)", e->ratio * 100);
+		fputs(e->low ? "  low: under 10x the overhead\n" : "\n", f);
+	}
+}
+
+static void csv_row(const tally_region_set *s, FILE *f, const struct row *r)
+{
+	for (size_t i = 0; i < s->nr_events; i++) {
+		const struct tally_region_event *e = &r->ev[i];
+		csv_string(f, r->info.name);
+		fprintf(f, r->info.tid ? ",%d" : ",all", (int)r->info.tid);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",", r->info.calls, r->info.wall_ns);
+		csv_string(f, tally_region_set_event_name(s, i));
+		fprintf(f, ",%" PRIu64 ",%.3f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%.4f,%" PRIu64
+		        ",%d,%" PRIu64 ",%" PRIu64 "\n", e->sum, e->mean, e->stddev, e->min, e->max, e->counted,
+		        status_text(e->status), e->ratio, s->overhead[i], e->low, r->info.open, r->info.stray_ends);
+	}
+}
+
+static void json_row(const tally_region_set *s, FILE *f, const struct row *r)
+{
+	fprintf(f, "\"calls\":%" PRIu64 ",\"wall_ns\":%" PRIu64 ",\"open\":%" PRIu64 ",\"stray_ends\":%" PRIu64
+	        ",\"events\":[", r->info.calls, r->info.wall_ns, r->info.open, r->info.stray_ends);
+	for (size_t i = 0; i < s->nr_events; i++) {
+		const struct tally_region_event *e = &r->ev[i];
+		fputs(i ? ",{\"event\":" : "{\"event\":", f);
+		json_string(f, tally_region_set_event_name(s, i));
+		fprintf(f, ",\"sum\":%" PRIu64 ",\"mean\":%.3f,\"stddev\":%.3f,\"min\":%" PRIu64 ",\"max\":%" PRIu64
+		        ",\"counted\":%" PRIu64 ",\"status\":\"%s\",\"ratio\":%.4f,\"low\":%s}", e->sum, e->mean,
+		        e->stddev, e->min, e->max, e->counted, status_text(e->status), e->ratio,
+		        e->low ? "true" : "false");
+	}
+	fputc(']', f);
+}
+
+static void json_head(const tally_region_set *s, FILE *f)
+{
+	fprintf(f, "{\"version\":%d,\"pid\":%d,\"spec\":", REGIONS_JSON_VERSION, (int)getpid());
+	json_string(f, s->spec ? s->spec : "");
+	fputs(",\"error\":", f);
+	json_string(f, s->error);
+	fprintf(f, ",\"refused_calls\":%" PRIu64 ",\"overhead_subtracted\":%s,\"low_multiple\":%d,\"events\":[",
+	        (uint64_t)s->refused, s->subtract ? "true" : "false", TALLY_REGION_LOW_MULTIPLE);
+	for (size_t i = 0; i < s->nr_events; i++) {
+		fputs(i ? ",{\"name\":" : "{\"name\":", f);
+		json_string(f, tally_region_set_event_name(s, i));
+		fprintf(f, ",\"overhead\":%" PRIu64 "}", s->overhead[i]);
+	}
+	fputs("],\"regions\":[", f);
+}
+
+static void write_region(const tally_region_set *s, FILE *f, enum tally_region_format format, size_t region,
+                         struct row *r)
+{
+	bool per_thread = threads_using(s, region, r) > 1;
+	if (format == TALLY_REGION_JSON) {
+		fputs(region ? ",{\"name\":" : "{\"name\":", f);
+		json_string(f, s->region_names[region]);
+		fputc(',', f);
+	}
+	row_read(s, region, TALLY_REGION_ALL_THREADS, r);
+	if (format == TALLY_REGION_TABLE)
+		table_row(s, f, r);
+	else if (format == TALLY_REGION_CSV)
+		csv_row(s, f, r);
+	else
+		json_row(s, f, r);
+	if (format == TALLY_REGION_JSON)
+		fputs(",\"threads\":[", f);
+	for (size_t k = 0, written = 0; per_thread && k < tally_region_set_threads(s); k++) {
+		if (!row_read(s, region, k, r) || !(r->info.calls || r->info.open || r->info.stray_ends))
+			continue;
+		if (format == TALLY_REGION_TABLE)
+			table_row(s, f, r);
+		else if (format == TALLY_REGION_CSV)
+			csv_row(s, f, r);
+		else {
+			fprintf(f, "%s{\"tid\":%d,", written++ ? "," : "", (int)r->info.tid);
+			json_row(s, f, r);
+			fputc('}', f);
+		}
+	}
+	if (format == TALLY_REGION_JSON)
+		fputs("]}", f);
+}
+
+int tally_region_set_write(const tally_region_set *s, FILE *f, enum tally_region_format format)
+{
+	if (!s || !f)
+		return tly_null_arg(__func__);
+	struct row r = { .ev = calloc(s->nr_events ? s->nr_events : 1, sizeof(*r.ev)) };
+	/* The program may have set LC_NUMERIC to a decimal comma: JSON and CSV readers expect a point. */
+	locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	if (!r.ev || c_locale == (locale_t)0) {
+		free(r.ev);
+		if (c_locale != (locale_t)0)
+			freelocale(c_locale);
+		return tly_error(-ENOMEM, "out of memory");
+	}
+	locale_t caller_locale = uselocale(c_locale);
+	if (format == TALLY_REGION_TABLE)
+		table_header(s, f);
+	else if (format == TALLY_REGION_CSV)
+		fputs("region,thread,calls,wall_ns,event,sum,mean,stddev,min,max,counted,status,ratio,overhead,low,"
+		      "open,stray_ends\n", f);
+	else
+		json_head(s, f);
+	for (size_t region = 0; region < tally_region_set_regions(s); region++)
+		write_region(s, f, format, region, &r);
+	if (format == TALLY_REGION_JSON)
+		fputs("]}\n", f);
+	uselocale(caller_locale);
+	freelocale(c_locale);
+	free(r.ev);
+	return fflush(f) == 0 && !ferror(f) ? 0 : tly_error(-EIO, "writing the region results failed");
+}

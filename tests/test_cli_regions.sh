@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Named regions from outside the program: examples/regions run alone (no configuration: a table on stderr
+# at exit), with TALLY_OUTPUT patterns, with a spec that cannot open, and under tally stat --regions (table,
+# CSV, JSON valid against docs/json-schema.json). The program's stdout and exit status never change.
+# Each call of "touch" faults in 4 fresh pages: the smallest count per call is 4 (a sanitizer's shadow
+# memory, or a first use that allocates, adds faults to some calls, so the sums are not checked exactly).
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
+SCHEMA=${TALLY_SOURCE:?}/docs/json-schema.json
+VALIDATE=$TALLY_SOURCE/tests/cli_helpers/validate_json_schema.py
+PROG=$TALLY_BUILD/examples/regions
+[ -x "$PROG" ] || { echo "SKIP: $PROG not built"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 is needed to parse JSON"; exit 77; }
+EXPECT="sum 2147450880"
+unset TALLY_OUTPUT TALLY_EVENTS
+
+same_program() { # NAME STATUS STDOUT-FILE
+	[ "$2" -eq 3 ] && ok "$1: the program's exit status" || fail "$1: exit status $2, not 3"
+	[ "$(cat "$3")" = "$EXPECT" ] && ok "$1: the program's stdout alone" || fail "$1: stdout '$(head -c 200 "$3")'"
+}
+
+"$PROG" 3 >"$WORK/out" 2>"$WORK/err"; same_program "no configuration" $? "$WORK/out"
+grep -q '^# tally regions, pid' "$WORK/err" && grep -Eq '^touch +all +200 .* page-faults +[0-9]+ +[0-9.]+ +[0-9.]+ +4 ' "$WORK/err" &&
+	ok "no configuration: a table on stderr at exit" || fail "no configuration: $(head -5 "$WORK/err")"
+
+TALLY_EVENTS=no-such-event "$PROG" 3 >"$WORK/out" 2>"$WORK/err"; same_program "a spec that cannot open" $? "$WORK/out"
+grep -q "^# not counting: .*no-such-event" "$WORK/err" && ok "a spec that cannot open: the output says why" ||
+	fail "cannot open: $(head -5 "$WORK/err")"
+
+TALLY_OUTPUT="$WORK/r.%r.%h.%p.csv" SLURM_PROCID=7 "$PROG" 3 >"$WORK/out" 2>"$WORK/err"; same_program "%r %h %p" $? "$WORK/out"
+f=$(ls "$WORK"/r.7."$(hostname)".*.csv 2>/dev/null)
+[ -n "$f" ] && [ ! -s "$WORK/err" ] && grep -Eq '^touch,all,200,[0-9]+,page-faults,[0-9]+,[0-9.]+,[0-9.]+,4,[0-9]+,200,counted,' "$f" &&
+	ok "TALLY_OUTPUT: %r %h %p expanded, CSV by its extension, nothing on stderr" || fail "TALLY_OUTPUT: $(ls "$WORK")"
+
+TALLY_OUTPUT=/nonexistent/dir/x.json "$PROG" 3 >"$WORK/out" 2>"$WORK/err"; same_program "an output that cannot open" $? "$WORK/out"
+
+"$TALLY" stat --regions -e page-faults -- "$PROG" 3 >"$WORK/out" 2>"$WORK/err"; same_program "stat --regions" $? "$WORK/out"
+grep -q 'page-faults' "$WORK/err" && grep -Eq '^touch +all +200 .* page-faults +[0-9]+ +[0-9.]+ +[0-9.]+ +4 +[0-9]+  counted' "$WORK/err" &&
+	[ "$(grep -n 'Performance counter stats' "$WORK/err" | cut -d: -f1)" -lt "$(grep -n '^# tally regions' "$WORK/err" | cut -d: -f1)" ] &&
+	ok "stat --regions: the region table after the command's counts, -e for both" || fail "stat --regions: $(cat "$WORK/err")"
+
+"$TALLY" stat --regions -x, -e page-faults -- "$PROG" 3 >"$WORK/out" 2>"$WORK/err"; same_program "stat --regions -x" $? "$WORK/out"
+grep -q '^region,thread,calls,wall_ns,event,sum,mean,stddev,min,max,counted,status,ratio,overhead,low,open,stray_ends$' "$WORK/err" &&
+	grep -q '^fill,all,200,' "$WORK/err" && ok "stat --regions -x: the regions as CSV" || fail "-x: $(cat "$WORK/err")"
+
+"$TALLY" stat --regions -j -o "$WORK/r.json" -- "$PROG" 3 >"$WORK/out"; same_program "stat --regions -j" $? "$WORK/out"
+python3 "$VALIDATE" "$SCHEMA" "$WORK/r.json" >"$WORK/why" && ok "stat --regions -j: valid against the schema" ||
+	fail "-j: $(head -5 "$WORK/why")"
+python3 - "$WORK/r.json" <<'PY' && ok "stat --regions -j: the regions section" || fail "-j content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema_version"] == 2
+r = d["regions"]
+assert r["version"] == 1 and r["error"] == "", r
+regions = {x["name"]: x for x in r["regions"]}
+assert set(regions) == {"fill", "touch", "sum"}, regions
+fill = regions["fill"]
+assert fill["calls"] == 200 and len(fill["threads"]) == 2 and all(t["calls"] == 100 for t in fill["threads"])
+ev = {e["event"]: e for e in fill["events"]}
+assert ev["page-faults"]["sum"] >= 800 and ev["page-faults"]["min"] == 4 and ev["page-faults"]["status"] == "counted"
+assert [e["name"] for e in r["events"]] == [e["event"] for e in fill["events"]]
+PY
+
+"$TALLY" stat --regions -j -o "$WORK/none.json" -- true
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["regions"] is None' "$WORK/none.json" &&
+	ok "stat --regions -j: null when the command used no region" || fail "no regions: $(cat "$WORK/none.json")"
+ls "${TMPDIR:-/tmp}"/tally-regions-* >/dev/null 2>&1 && fail "a temporary file is left" || ok "no temporary file left"
+finish

@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Named regions (issue 11) on software events through read(2): per-call counts, threads, nesting,
+ * unbalanced calls, a set that cannot count, the writers, and the zero-configuration layer across fork.
+ */
+#include "harness.h"
+#include "region.h"
+
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <tally/region.h>
+#include <unistd.h>
+
+enum { PAGES = 5, CALLS = 20, THREADS = 8, THREAD_CALLS = 10000 };
+
+static long page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+/* Maps n fresh pages: each first write is one page fault. */
+static char *fresh_pages(int n)
+{
+	char *p = mmap(NULL, (size_t)n * page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, (size_t)n * page_size(), MADV_NOHUGEPAGE);
+	return p;
+}
+
+/* Not instrumented: AddressSanitizer's check of each store reads shadow memory, whose first read on a
+ * page of it is a page fault of its own. */
+__attribute__((no_sanitize_address)) static void touch(char *p, int n)
+{
+	for (int i = 0; i < n; i++)
+		((volatile char *)p)[i * page_size()] = 1;
+}
+
+static tally_region_set *page_fault_set(void)
+{
+	tally_region_set *s = NULL;
+	CHECK_INT(tally_region_set_new("page-faults", NULL, &s), 0);
+	CHECK_STR(tally_region_set_error(s), "");
+	CHECK_INT(tally_region_set_events(s), 1);
+	CHECK_STR(tally_region_set_event_name(s, 0), "page-faults");
+	return s;
+}
+
+static struct tally_region_event read_region(tally_region_set *s, int id, size_t thread,
+                                             struct tally_region_info *info)
+{
+	struct tally_region_event e = { 0 };
+	*info = (struct tally_region_info){ .sz = sizeof(*info) };
+	CHECK_INT(tally_region_set_read(s, (size_t)id, thread, info, &e, 1, sizeof(e)), 1);
+	return e;
+}
+
+/* One call of another region through the same code first: under valgrind the first run of code takes
+ * page faults of its own (the translation's memory). */
+static void warm_up(tally_region_set *s)
+{
+	int id = tally_region_id(s, "warm-up");
+	char *p = fresh_pages(1);
+	tally_region_begin_id(s, id);
+	touch(p, 1);
+	tally_region_begin_id(s, id);
+	tally_region_end_id(s, id);
+	tally_region_end_id(s, id);
+	munmap(p, (size_t)page_size());
+}
+
+/* What tally_region_set_write writes in a format (malloc'd). */
+static char *written(tally_region_set *s, enum tally_region_format format)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	CHECK_INT(tally_region_set_write(s, f, format), 0);
+	fclose(f);
+	return text;
+}
+
+static void counts_fresh_pages_per_call(void)
+{
+	tally_region_set *s = page_fault_set();
+	int id = tally_region_id(s, "touch");
+	CHECK_INT(id, 0);
+	CHECK_INT(tally_region_id(s, "touch"), id);
+	CHECK_INT(tally_region_set_overhead(s, 0), 0); /* an empty region takes no page fault */
+	warm_up(s);
+	for (int call = 0; call < CALLS; call++) {
+		char *p = fresh_pages(PAGES);
+		CHECK(p != NULL);
+		CHECK_INT(tally_region_begin_id(s, id), 0);
+		touch(p, PAGES);
+		CHECK_INT(tally_region_end_id(s, id), 0);
+		munmap(p, (size_t)PAGES * page_size());
+	}
+	struct tally_region_info info;
+	struct tally_region_event e = read_region(s, id, TALLY_REGION_ALL_THREADS, &info);
+	CHECK_STR(info.name, "touch");
+	CHECK_INT(info.calls, CALLS);
+	CHECK_INT(info.open, 0);
+	CHECK_INT(e.status, TALLY_STATUS_EXACT);
+	CHECK_INT(e.counted, CALLS);
+	CHECK_INT(e.sum, PAGES * CALLS);
+	CHECK_INT(e.min, PAGES);
+	CHECK_INT(e.max, PAGES);
+	CHECK(e.mean == PAGES && e.stddev == 0);
+	CHECK(!e.low);
+	tally_region_set_free(s);
+}
+
+struct worker {
+	tally_region_set *set;
+	int id;
+};
+
+static void *thread_regions(void *arg)
+{
+	struct worker *w = arg;
+	char *p = fresh_pages(THREAD_CALLS);
+	for (int call = 0; p && call < THREAD_CALLS; call++) {
+		tally_region_begin_id(w->set, w->id);
+		touch(p + (size_t)call * page_size(), 1);
+		tally_region_end_id(w->set, w->id);
+	}
+	if (p)
+		munmap(p, (size_t)THREAD_CALLS * page_size());
+	return NULL;
+}
+
+/* Threads that exited keep their results, and the total is their sum. */
+static void threads_sum_right(void)
+{
+	tally_region_set *s = page_fault_set();
+	struct worker w = { s, tally_region_id(s, "work") };
+	pthread_t threads[THREADS];
+	for (int i = 0; i < THREADS; i++)
+		CHECK_INT(pthread_create(&threads[i], NULL, thread_regions, &w), 0);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(threads[i], NULL);
+	/* The making thread (calibration) and the eight. */
+	CHECK_INT(tally_region_set_threads(s), THREADS + 1);
+	uint64_t calls = 0, sum = 0;
+	for (size_t k = 0; k < tally_region_set_threads(s); k++) {
+		struct tally_region_info info;
+		struct tally_region_event e = read_region(s, w.id, k, &info);
+		CHECK(info.tid > 0);
+		if (k == 0) {
+			CHECK_INT(info.calls, 0);
+			continue;
+		}
+		CHECK_INT(info.calls, THREAD_CALLS);
+		CHECK_INT(e.sum, THREAD_CALLS);
+		CHECK_INT(e.min, 1);
+		CHECK_INT(e.max, 1);
+		calls += info.calls;
+		sum += e.sum;
+	}
+	struct tally_region_info all;
+	struct tally_region_event e = read_region(s, w.id, TALLY_REGION_ALL_THREADS, &all);
+	CHECK_INT(all.tid, 0);
+	CHECK_INT(all.calls, calls);
+	CHECK_INT(all.calls, THREADS * THREAD_CALLS);
+	CHECK_INT(e.sum, sum);
+	CHECK_INT(e.counted, THREADS * THREAD_CALLS);
+	CHECK(e.mean == 1 && e.stddev == 0);
+	tally_region_set_free(s);
+}
+
+/* A parent's counts include its children's; a region begun again while open counts once. The first call
+ * makes the inner region's record inside the outer one (a first use allocates): the calls after it are
+ * checked. */
+static void nesting_is_inclusive(void)
+{
+	tally_region_set *s = page_fault_set();
+	int outer = tally_region_id(s, "outer"), inner = tally_region_id(s, "inner");
+	uint64_t first_outer = 0, first_inner = 0;
+	struct tally_region_info info;
+	for (int call = 0; call < CALLS; call++) {
+		char *p = fresh_pages(5);
+		tally_region_begin_id(s, outer);
+		touch(p, 2);
+		tally_region_begin_id(s, inner);
+		tally_region_begin_id(s, inner); /* recursion */
+		touch(p + 2 * page_size(), 3);
+		tally_region_end_id(s, inner);
+		tally_region_end_id(s, inner);
+		tally_region_end_id(s, outer);
+		munmap(p, 5 * (size_t)page_size());
+		if (call == 0) {
+			first_outer = read_region(s, outer, TALLY_REGION_ALL_THREADS, &info).sum;
+			first_inner = read_region(s, inner, TALLY_REGION_ALL_THREADS, &info).sum;
+		}
+	}
+	struct tally_region_event e = read_region(s, outer, TALLY_REGION_ALL_THREADS, &info);
+	CHECK_INT(info.calls, CALLS);
+	CHECK_INT(e.sum - first_outer, 5 * (CALLS - 1));
+	CHECK_INT(e.min, 5);
+	e = read_region(s, inner, TALLY_REGION_ALL_THREADS, &info);
+	CHECK_INT(info.calls, CALLS);
+	CHECK_INT(info.open, 0);
+	CHECK_INT(e.sum - first_inner, 3 * (CALLS - 1));
+	CHECK_INT(e.min, 3);
+	tally_region_set_free(s);
+}
+
+/* Names past max_regions are refused, and the outputs count the refused calls. */
+static void names_past_the_room_are_reported(void)
+{
+	TALLY_OPTS(tally_region_opts, opts, .max_regions = 2);
+	tally_region_set *s;
+	CHECK_INT(tally_region_set_new("page-faults", &opts, &s), 0);
+	CHECK_INT(tally_region_id(s, "a"), 0);
+	CHECK_INT(tally_region_id(s, "b"), 1);
+	CHECK_INT(tally_region_id(s, "c"), -ENOSPC);
+	CHECK_INT(tally_region_id(s, "c"), -ENOSPC);
+	CHECK_INT(tally_region_id(s, "a"), 0);
+	char *text = written(s, TALLY_REGION_TABLE);
+	CHECK_CONTAINS(text, "# 2 region call(s) not counted: their names came after the 2 the set holds");
+	free(text);
+	text = written(s, TALLY_REGION_JSON);
+	CHECK_CONTAINS(text, "\"refused_calls\":2,");
+	free(text);
+	tally_region_set_free(s);
+}
+
+static void unbalanced_calls_are_reported(void)
+{
+	tally_region_set *s = page_fault_set();
+	int never_begun = tally_region_id(s, "never-begun"), left_open = tally_region_id(s, "left-open");
+	int fine = tally_region_id(s, "fine");
+	CHECK_INT(tally_region_end_id(s, never_begun), 0);
+	CHECK_INT(tally_region_end_id(s, never_begun), 0);
+	CHECK_INT(tally_region_begin_id(s, left_open), 0);
+	CHECK_INT(tally_region_begin_id(s, fine), 0);
+	CHECK_INT(tally_region_end_id(s, fine), 0);
+	CHECK_INT(tally_region_end_id(s, fine), 0); /* one end too many */
+	CHECK_INT(tally_region_begin_id(s, 99), -EINVAL);
+	CHECK_INT(tally_region_end_id(s, -1), -EINVAL);
+	CHECK_INT(tally_region_begin_id(NULL, 0), -EINVAL);
+	struct tally_region_info info;
+	read_region(s, never_begun, TALLY_REGION_ALL_THREADS, &info);
+	CHECK_INT(info.calls, 0);
+	CHECK_INT(info.stray_ends, 2);
+	read_region(s, left_open, TALLY_REGION_ALL_THREADS, &info);
+	CHECK_INT(info.calls, 0);
+	CHECK_INT(info.open, 1);
+	read_region(s, fine, TALLY_REGION_ALL_THREADS, &info);
+	CHECK_INT(info.calls, 1);
+	CHECK_INT(info.stray_ends, 1);
+	char *text = written(s, TALLY_REGION_TABLE);
+	CHECK_CONTAINS(text, "region 'never-begun' (thread all): 0 begin(s) without an end, 2 end(s) without a begin");
+	CHECK_CONTAINS(text, "region 'left-open' (thread all): 1 begin(s) without an end");
+	free(text);
+	tally_region_set_free(s);
+}
+
+/* The flag and the subtraction follow the calibrated overhead; it is set here by hand (page faults have
+ * none), so that the counts are known. */
+static void low_counts_are_flagged_and_subtraction_is_asked_for(void)
+{
+	for (int subtract = 0; subtract <= 1; subtract++) {
+		tally_region_set *s = page_fault_set();
+		s->overhead[0] = 1;
+		s->subtract = subtract;
+		int few = tally_region_id(s, "few"), many = tally_region_id(s, "many");
+		/* Two calls each: the smallest is the one without valgrind's first-run faults. */
+		for (int call = 0; call < 2; call++) {
+			char *p = fresh_pages(4 + 12);
+			tally_region_begin_id(s, few);
+			touch(p, 4);
+			tally_region_end_id(s, few);
+			tally_region_begin_id(s, many);
+			touch(p + 4 * page_size(), 12);
+			tally_region_end_id(s, many);
+			munmap(p, 16 * (size_t)page_size());
+		}
+		struct tally_region_info info;
+		struct tally_region_event e = read_region(s, few, TALLY_REGION_ALL_THREADS, &info);
+		CHECK_INT(e.min, subtract ? 3 : 4);
+		CHECK(e.low); /* under 10 x 1 */
+		e = read_region(s, many, TALLY_REGION_ALL_THREADS, &info);
+		CHECK_INT(e.min, subtract ? 11 : 12);
+		CHECK(!e.low);
+		char *text = written(s, TALLY_REGION_TABLE);
+		CHECK_CONTAINS(text, subtract ? "(begin + end), subtracted: page-faults 1" : "not subtracted: page-faults 1");
+		CHECK_CONTAINS(text, "counted  low: under 10x the overhead");
+		free(text);
+		tally_region_set_free(s);
+	}
+}
+
+/* A spec that cannot count still gives a set: calls do nothing and every output says why. */
+static void a_set_that_cannot_count_says_why(void)
+{
+	tally_region_set *s = NULL;
+	CHECK_INT(tally_region_set_new("no-such-event", NULL, &s), 0);
+	CHECK_CONTAINS(tally_region_set_error(s), "no-such-event");
+	int id = tally_region_id(s, "r");
+	CHECK_INT(id, 0);
+	CHECK_INT(tally_region_begin_id(s, id), 0);
+	CHECK_INT(tally_region_end_id(s, id), 0);
+	struct tally_region_info info = { .sz = sizeof(info) };
+	CHECK_INT(tally_region_set_read(s, 0, TALLY_REGION_ALL_THREADS, &info, NULL, 0, 0), 0);
+	CHECK_INT(info.calls, 0);
+	CHECK_CONTAINS(info.error, "no-such-event");
+	for (int format = TALLY_REGION_TABLE; format <= TALLY_REGION_JSON; format++) {
+		char *text = written(s, (enum tally_region_format)format);
+		if (format != TALLY_REGION_CSV)
+			CHECK_CONTAINS(text, "no-such-event");
+		free(text);
+	}
+	tally_region_set_free(s);
+}
+
+static void writers_name_every_field(void)
+{
+	tally_region_set *s = page_fault_set();
+	int id = tally_region_id(s, "a,\"b\"");
+	char *p = fresh_pages(2);
+	tally_region_begin_id(s, id);
+	touch(p, 2);
+	tally_region_end_id(s, id);
+	munmap(p, 2 * (size_t)page_size());
+	const char *expect[] = {
+		[TALLY_REGION_TABLE] = "a,\"b\"                     all          1",
+		[TALLY_REGION_CSV] = "\"a,\"\"b\"\"\",all,1,",
+		[TALLY_REGION_JSON] = "{\"name\":\"a,\\\"b\\\"\",\"calls\":1,",
+	};
+	for (int format = TALLY_REGION_TABLE; format <= TALLY_REGION_JSON; format++) {
+		char *text = written(s, (enum tally_region_format)format);
+		CHECK_CONTAINS(text, expect[format]);
+		free(text);
+	}
+	tally_region_set_free(s);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *text = calloc(1, 1 << 16);
+	if (text)
+		fread(text, 1, (1 << 16) - 1, f);
+	fclose(f);
+	return text;
+}
+
+/* The zero-configuration layer: configured by the environment; a forked child starts with no region open
+ * and writes its own output (%p). */
+static void zero_configuration_and_fork(void)
+{
+	char dir[] = "/tmp/tally-region-XXXXXX", pattern[128], path[160];
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(pattern, sizeof(pattern), "%s/out.%%p.csv", dir);
+	setenv("TALLY_OUTPUT", pattern, 1);
+	setenv("TALLY_EVENTS", "page-faults", 1);
+	CHECK_INT(tally_regions_write(), -TALLY_ESTATE);
+	tally_region_begin("parent");
+	fflush(NULL); /* the child's exit flushes its copy of the buffers */
+	pid_t child = fork();
+	if (child == 0) {
+		char *p = fresh_pages(3);
+		tally_region_begin("child");
+		touch(p, 3);
+		tally_region_end("child");
+		tally_region_end("parent"); /* not open in the child */
+		exit(0);                    /* the child's atexit writes its output */
+	}
+	int status = -1;
+	waitpid(child, &status, 0);
+	CHECK_INT(status, 0);
+	tally_region_end("parent");
+	CHECK_INT(tally_regions_write(), 0);
+	snprintf(path, sizeof(path), "%s/out.%d.csv", dir, (int)child);
+	char *text = slurp(path);
+	CHECK_CONTAINS(text, "child,all,1,");
+	if (!getenv("TALLY_UNDER_VALGRIND")) /* whose first runs of code fault more */
+		CHECK_CONTAINS(text, ",page-faults,3,3.000,0.000,3,3,1,counted,");
+	CHECK_CONTAINS(text, "parent,all,0,0,page-faults,0,0.000,0.000,0,0,0,not-counted,0.0000,0,0,0,1");
+	free(text);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/out.%d.csv", dir, (int)getpid());
+	text = slurp(path);
+	CHECK_CONTAINS(text, "region,thread,calls,wall_ns,event,sum,mean,stddev,min,max,counted,status,");
+	CHECK_CONTAINS(text, "parent,all,1,");
+	CHECK(text && !strstr(text, "child"));
+	free(text);
+	unlink(path);
+	rmdir(dir);
+	setenv("TALLY_OUTPUT", "/dev/null", 1); /* the exit writes there */
+}
+
+int main(void)
+{
+	static const struct harness_case cases[] = {
+		{ "counts_fresh_pages_per_call", counts_fresh_pages_per_call },
+		{ "threads_sum_right", threads_sum_right },
+		{ "nesting_is_inclusive", nesting_is_inclusive },
+		{ "names_past_the_room_are_reported", names_past_the_room_are_reported },
+		{ "unbalanced_calls_are_reported", unbalanced_calls_are_reported },
+		{ "low_counts_are_flagged_and_subtraction_is_asked_for",
+		  low_counts_are_flagged_and_subtraction_is_asked_for },
+		{ "a_set_that_cannot_count_says_why", a_set_that_cannot_count_says_why },
+		{ "writers_name_every_field", writers_name_every_field },
+		{ "zero_configuration_and_fork", zero_configuration_and_fork },
+		{ NULL, NULL },
+	};
+	return harness_run(cases);
+}
