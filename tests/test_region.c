@@ -6,6 +6,8 @@
 #include "harness.h"
 #include "region.h"
 
+#include <string.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -104,10 +106,17 @@ static void counts_fresh_pages_per_call(void)
 	CHECK_INT(info.open, 0);
 	CHECK_INT(e.status, TALLY_STATUS_EXACT);
 	CHECK_INT(e.counted, CALLS);
-	CHECK_INT(e.sum, PAGES * CALLS);
 	CHECK_INT(e.min, PAGES);
-	CHECK_INT(e.max, PAGES);
-	CHECK(e.mean == PAGES && e.stddev == 0);
+	/* Under valgrind the process also faults on pages valgrind itself touches for it (its translations,
+	 * its stack): every call counts at least the pages touched, and exactly them elsewhere. */
+	const char *preload = getenv("LD_PRELOAD");
+	if (preload && strstr(preload, "vgpreload")) {
+		CHECK(e.sum >= PAGES * CALLS);
+	} else {
+		CHECK_INT(e.sum, PAGES * CALLS);
+		CHECK_INT(e.max, PAGES);
+		CHECK(e.mean == PAGES && e.stddev == 0);
+	}
 	CHECK(!e.low);
 	tally_region_set_free(s);
 }
