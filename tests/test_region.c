@@ -109,8 +109,7 @@ static void counts_fresh_pages_per_call(void)
 	CHECK_INT(e.min, PAGES);
 	/* Under valgrind the process also faults on pages valgrind itself touches for it (its translations,
 	 * its stack): every call counts at least the pages touched, and exactly them elsewhere. */
-	const char *preload = getenv("LD_PRELOAD");
-	if (preload && strstr(preload, "vgpreload")) {
+	if (getenv("TALLY_UNDER_VALGRIND")) {
 		CHECK(e.sum >= PAGES * CALLS);
 	} else {
 		CHECK_INT(e.sum, PAGES * CALLS);
@@ -162,9 +161,13 @@ static void threads_sum_right(void)
 			continue;
 		}
 		CHECK_INT(info.calls, THREAD_CALLS);
-		CHECK_INT(e.sum, THREAD_CALLS);
 		CHECK_INT(e.min, 1);
-		CHECK_INT(e.max, 1);
+		if (getenv("TALLY_UNDER_VALGRIND")) { /* valgrind's own pages fault too (above) */
+			CHECK(e.sum >= THREAD_CALLS);
+		} else {
+			CHECK_INT(e.sum, THREAD_CALLS);
+			CHECK_INT(e.max, 1);
+		}
 		calls += info.calls;
 		sum += e.sum;
 	}
@@ -175,7 +178,7 @@ static void threads_sum_right(void)
 	CHECK_INT(all.calls, THREADS * THREAD_CALLS);
 	CHECK_INT(e.sum, sum);
 	CHECK_INT(e.counted, THREADS * THREAD_CALLS);
-	CHECK(e.mean == 1 && e.stddev == 0);
+	CHECK(getenv("TALLY_UNDER_VALGRIND") || (e.mean == 1 && e.stddev == 0));
 	tally_region_set_free(s);
 }
 
