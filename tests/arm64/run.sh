@@ -38,7 +38,7 @@ cflags=(-std=c11 -D_GNU_SOURCE -O2 -g0 -Wall -Wextra -Werror -Wshadow -Wstrict-p
 	-Wpointer-arith -Wformat=2 -Wundef -Wvla -I"$root/include")
 stage=$cache/initramfs
 rm -rf "$stage"
-mkdir -p "$stage"/{bin,proc,sys,dev,examples}
+mkdir -p "$stage"/{bin,proc,sys,dev,tmp,examples}
 $cc "${cflags[@]}" -static -o "$stage/suite" "$root"/tests/arm64/{suite,loops,program}.c "$build/libtally.a"
 $cc "${cflags[@]}" -nostdlib -static -o "$stage/loop" "$root/tests/arm64/loop_prog.c"
 aarch64-linux-gnu-strip -o "$stage/tally" "$build/tools/tally"
@@ -93,6 +93,18 @@ for boot in $boots; do
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	echo "arm64: boot $boot: $p passed, $f failed, $s skipped in $((SECONDS - t0)) s"
 done
+
+# The region cases print their constant (instructions of a region around a loop beyond the loop's own,
+# and of an empty region): the same binary must count the same in every boot with a PMU.
+constants=$(for boot in $boots; do cat "$cache/console-$boot.log"; done | grep '^tally-arm64-region-constant ' |
+	sort -u || true)
+if [ "$(printf '%s\n' "$constants" | grep -c .)" -gt 1 ]; then
+	echo "FAIL region_constant_every_boot: $(printf '%s\n' "$constants" | tr '\n' ';')"
+	failed=$((failed + 1))
+elif [ -n "$constants" ]; then
+	echo "ok   region_constant_every_boot: ${constants#tally-arm64-region-constant }"
+	passed=$((passed + 1))
+fi
 
 echo "arm64: total $((SECONDS - start)) s"
 echo "$passed passed, $failed failed, $skipped skipped"
