@@ -80,22 +80,13 @@ const char *tly_region_default_spec(const char *sysfs_root, bool no_user_reads)
 struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t)
 {
 	size_t n = t->set->nr_events;
-	struct tly_region_rec *rec = calloc(1, sizeof(*rec) + n * sizeof(rec->acc[0]));
+	struct tly_region_rec *rec = calloc(1, sizeof(*rec) + n * sizeof(rec->acc[0]) +
+	                                               t->layout.size * sizeof(rec->begin[0]));
 	if (!rec)
 		return NULL;
+	rec->begin = (uint64_t *)(rec->acc + n);
 	tly_region_acc_init(rec->acc, n);
-	if (t->counter && tally_snapshot_new(t->counter, &rec->begin) != 0) {
-		free(rec);
-		return NULL;
-	}
 	return rec;
-}
-
-void tly_region_rec_free(struct tly_region_rec *rec)
-{
-	if (rec)
-		tally_snapshot_free(rec->begin);
-	free(rec);
 }
 
 void tly_region_rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec)
@@ -103,7 +94,7 @@ void tly_region_rec_begin(struct tly_region_thread *t, struct tly_region_rec *re
 	if (rec->depth++ > 0)
 		return;
 	rec->t0 = now_ns();
-	rec->armed = tally_counter_snapshot(t->counter, rec->begin) == 0;
+	rec->armed = tly_counter_read_raw(t->counter, &t->layout, rec->begin) == 0;
 }
 
 void tly_region_rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
@@ -114,26 +105,30 @@ void tly_region_rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
 	}
 	if (--rec->depth > 0)
 		return;
-	bool taken = tally_counter_snapshot(t->counter, t->end) == 0;
+	bool taken = tly_counter_read_raw(t->counter, &t->layout, t->end) == 0;
 	uint64_t wall = now_ns() - rec->t0;
-	const tally_region_set *s = t->set;
-	if (!taken || !rec->armed ||
-	    tally_snapshot_delta(rec->begin, t->end, t->delta, s->nr_events, sizeof(t->delta[0])) < 0)
+	if (!taken || !rec->armed)
 		return;
+	const tally_region_set *s = t->set;
 	rec->calls++;
 	rec->wall_ns += wall;
-	for (size_t i = 0; i < s->nr_events; i++)
-		tly_region_acc_add(&rec->acc[i], &t->delta[i], s->overhead[i], s->subtract);
+	tly_region_acc_add(rec->acc, &t->layout, rec->begin, t->end, s->overhead, s->subtract);
+}
+
+static void thread_buffers_free(struct tly_region_thread *t)
+{
+	free(t->end);
+	t->end = NULL;
+	tly_raw_layout_free(&t->layout);
 }
 
 static void thread_free(struct tly_region_thread *t)
 {
 	for (size_t id = 0; id < t->set->max_regions; id++)
-		tly_region_rec_free(atomic_load(&t->recs[id]));
+		free(atomic_load(&t->recs[id]));
 	free((void *)t->recs);
-	tally_snapshot_free(t->end);
+	thread_buffers_free(t);
 	tally_counter_free(t->counter);
-	free(t->delta);
 	free(t);
 }
 
@@ -141,15 +136,7 @@ static void thread_free(struct tly_region_thread *t)
 static void thread_exit(void *arg)
 {
 	struct tly_region_thread *t = arg;
-	tally_snapshot_free(t->end);
-	t->end = NULL;
-	for (size_t id = 0; id < t->set->max_regions; id++) {
-		struct tly_region_rec *rec = atomic_load(&t->recs[id]);
-		if (rec) {
-			tally_snapshot_free(rec->begin);
-			rec->begin = NULL;
-		}
-	}
+	thread_buffers_free(t);
 	tally_counter_free(t->counter);
 	t->counter = NULL;
 }
@@ -165,15 +152,17 @@ struct tly_region_thread *tly_region_thread(tally_region_set *s)
 	t->set = s;
 	t->tid = gettid();
 	t->recs = calloc(s->max_regions, sizeof(t->recs[0]));
-	t->delta = calloc(s->nr_events ? s->nr_events : 1, sizeof(t->delta[0]));
-	if (!t->recs || !t->delta || pthread_setspecific(s->key, t) != 0) {
+	if (!t->recs || pthread_setspecific(s->key, t) != 0) {
 		free((void *)t->recs);
-		free(t->delta);
 		free(t);
 		return NULL;
 	}
 	int err = s->error[0] ? -TALLY_ESTATE : counter_start(s, &t->counter);
-	if (err == 0 && (err = tally_snapshot_new(t->counter, &t->end)) != 0) {
+	if (err == 0 && (err = tly_raw_layout_new(t->counter, &t->layout)) == 0 &&
+	    !(t->end = calloc(t->layout.size ? t->layout.size : 1, sizeof(t->end[0]))))
+		err = tly_error(-ENOMEM, "out of memory");
+	if (err != 0 && t->counter) {
+		thread_buffers_free(t);
 		tally_counter_free(t->counter);
 		t->counter = NULL;
 	}
@@ -295,7 +284,7 @@ static void calibrate(tally_region_set *s)
 	}
 	for (size_t i = 0; i < s->nr_events; i++)
 		s->overhead[i] = rec->acc[i].counted ? rec->acc[i].min : 0;
-	tly_region_rec_free(rec);
+	free(rec);
 }
 
 static int set_init(tally_region_set *s, const char *spec, const struct tally_region_opts *opts)

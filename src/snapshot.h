@@ -43,4 +43,37 @@ struct tally_snapshot {
  * the window). */
 int tly_snapshot_alloc(const void *owner, size_t nr_events, size_t max_slots, tally_snapshot **out);
 
+/* A counter read at one (cpu, thread) position again and again (the regions' hot path), laid out once so
+ * that each read is the group reads and nothing else. A reading is one block of u64s: every group in the
+ * kernel's group layout (nr; enabled; running; value and id of each member: PERF_FORMAT_GROUP | ID | both
+ * times), its times since the window began. A group read with read(2) lands there as it is; any other
+ * (read from user space, a tool event, a singleton, counts with bases) is read through the counter's slot
+ * read and written there in that layout. */
+struct tly_raw_group {
+	const struct event *leader;
+	const size_t *members; /* event indices, leader first (in tly_raw_layout.order) */
+	size_t at;             /* its first u64 in a reading */
+	size_t nr;             /* members, leader included */
+	bool direct;           /* read(2) straight into the reading */
+};
+
+struct tly_raw_layout {
+	size_t size;          /* u64s of a reading */
+	size_t nr_groups;
+	struct tly_raw_group *groups;
+	size_t *order;        /* the groups' members, group after group */
+	size_t *unsupported;  /* events without descriptors (in no group) */
+	size_t nr_unsupported;
+	struct tally_count *block; /* room for the largest group's slot read */
+};
+
+/* The layout of open counter c when every group is read at one position (a thread's own counter); nothing
+ * but an open, start or reset changes what it decides, and a region's counter has none after its start.
+ * -EINVAL (another target), -ENOMEM. */
+int tly_raw_layout_new(const struct tally_counter *c, struct tly_raw_layout *out);
+void tly_raw_layout_free(struct tly_raw_layout *l);
+
+/* Every group of c read once into reading (l->size u64s). 0, or the failure (as tally_counter_snapshot's). */
+int tly_counter_read_raw(struct tally_counter *c, const struct tly_raw_layout *l, uint64_t *reading);
+
 #endif
