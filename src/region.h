@@ -40,6 +40,7 @@ struct tly_region_thread {
 };
 
 struct tally_region_set {
+	uint64_t serial; /* this process's number of the set, never 0 */
 	char *spec;
 	char *sysfs_root;
 	bool no_user_reads, subtract;
@@ -61,9 +62,6 @@ struct tally_region_set {
 
 /* The thread's state, made on its first call (NULL when even that failed: calls do nothing). */
 struct tly_region_thread *tly_region_thread(tally_region_set *set);
-/* The measured pair on one record (shared by the API and the calibration). */
-void tly_region_rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec);
-void tly_region_rec_end(struct tly_region_thread *t, struct tly_region_rec *rec);
 /* A record with room for the set's events and the thread's reading (free() frees it). */
 struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t);
 
