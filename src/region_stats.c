@@ -81,12 +81,13 @@ void tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout 
 		const uint64_t *b = begin + gr->at + 3, *e = end + gr->at + 3;
 		for (size_t k = 0; k < gr->nr; k++) {
 			struct tly_region_acc *a = &acc[gr->members[k]];
-			if (a->status != TALLY_STATUS_EXACT)
-				a->status = status_merge(a->status, TALLY_STATUS_EXACT);
 			acc_count(a, tly_window_since(e[2 * k], b[2 * k]), overhead[gr->members[k]], subtract);
-			/* Every ratio is at most 1: only the first call sets it. */
-			if (a->counted == 1)
+			/* Only the first counted call changes them: every ratio is at most 1, and an exact call
+			 * changes no status but not counted (which a counted call never leaves). */
+			if (a->counted == 1) {
 				a->ratio = 1.0;
+				a->status = status_merge(a->status, TALLY_STATUS_EXACT);
+			}
 		}
 	}
 }

@@ -238,12 +238,15 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 			                 leader->ncpus * leader->nthreads);
 		}
 		const tally_evsel *ev = leader->evsel;
+		bool direct = leader->backend == TLY_READ_SYSCALL && !ev->tool && !leader->has_bases &&
+		              1 + ev->nr_members == size &&
+		              ev->group_entry_size == sizeof(struct tly_group_entry) &&
+		              ev->read_size == sizeof(uint64_t) * (3 + 2 * size);
 		memcpy(l.order + c->plan.first[g], m, size * sizeof(*m));
 		l.groups[g] = (struct tly_raw_group){
 			.leader = leader, .members = l.order + c->plan.first[g], .at = l.size, .nr = size,
-			.direct = leader->backend == TLY_READ_SYSCALL && !ev->tool && !leader->has_bases &&
-			          ev->group_entry_size == sizeof(struct tly_group_entry) &&
-			          ev->read_size == sizeof(uint64_t) * (3 + 2 * size),
+			.fd = direct ? ev->grid.fd[0] : -1, .bytes = ev->read_size, .ids = ev->group_ids,
+			.window = leader->window,
 		};
 		l.size += 3 + 2 * size;
 	}
@@ -254,43 +257,16 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 	return 0;
 }
 
-/* Group gr through the counter's slot read, written in the kernel's layout. */
-static int read_raw_slot(tally_counter *c, const struct tly_raw_group *gr, uint64_t *buf, struct tally_count *block)
+int tly_counter_read_raw_slot(tally_counter *c, const struct tly_raw_layout *l, const struct tly_raw_group *gr,
+                              uint64_t *buf)
 {
-	int err = tly_counter_read_slot(c, gr->leader, 0, block, &buf[1], &buf[2]);
+	int err = tly_counter_read_slot(c, gr->leader, 0, l->block, &buf[1], &buf[2]);
 	if (err)
 		return tly_counter_fail(c, err);
 	buf[0] = gr->nr;
 	for (size_t k = 0; k < gr->nr; k++) {
-		buf[3 + 2 * k] = block[k].value;
-		buf[4 + 2 * k] = block[k].id;
-	}
-	return 0;
-}
-
-int tly_counter_read_raw(tally_counter *c, const struct tly_raw_layout *l, uint64_t *reading)
-{
-	for (size_t g = 0; g < l->nr_groups; g++) {
-		const struct tly_raw_group *gr = &l->groups[g];
-		uint64_t *buf = reading + gr->at;
-		if (gr->direct) {
-			const tally_evsel *ev = gr->leader->evsel;
-			ssize_t got = tly_sys->read(ev->grid.fd[0], buf, ev->read_size);
-			uint64_t differ = buf[0] ^ gr->nr;
-			for (size_t k = 0; k < gr->nr; k++)
-				differ |= buf[4 + 2 * k] ^ ev->group_ids[k];
-			if (__builtin_expect(got == (ssize_t)ev->read_size && !differ, 1)) {
-				const struct tly_window *w = gr->leader->window;
-				buf[1] = tly_window_since(buf[1], w->start_enabled);
-				buf[2] = tly_window_since(buf[2], w->start_running);
-				continue;
-			}
-		}
-		/* Another kind of group, or a read(2) that was not a whole group in order: the slot read
-		 * retries, matches by id or explains. */
-		int err = read_raw_slot(c, gr, buf, l->block);
-		if (err)
-			return err;
+		buf[3 + 2 * k] = l->block[k].value;
+		buf[4 + 2 * k] = l->block[k].id;
 	}
 	return 0;
 }
