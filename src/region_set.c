@@ -80,7 +80,8 @@ const char *tly_region_default_spec(const char *sysfs_root, bool no_user_reads)
 struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t)
 {
 	size_t n = t->set->nr_events;
-	size_t size = sizeof(struct tly_region_rec) + n * sizeof(struct tly_region_acc) + t->layout.size * sizeof(uint64_t);
+	size_t size = sizeof(struct tly_region_rec) + n * sizeof(struct tly_region_acc) +
+	              t->layout.size * sizeof(uint64_t);
 	/* Not calloc, which may hand out fresh pages untouched: the kernel's first write to them would be the
 	 * begin's read(2), and their page faults would count inside the region. */
 	struct tly_region_rec *rec = malloc(size);
