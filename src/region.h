@@ -3,8 +3,9 @@
 #ifndef TLY_REGION_H
 #define TLY_REGION_H
 
+#include "snapshot.h"
+
 #include <tally/region.h>
-#include <tally/snapshot.h>
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,9 +20,9 @@ struct tly_region_acc {
 
 /* One region on one thread. depth counts begins not yet ended: only the outermost pair is measured. */
 struct tly_region_rec {
-	tally_snapshot *begin;
+	uint64_t *begin; /* the outermost begin's reading (after acc, in one block) */
 	uint64_t t0, depth, calls, wall_ns, stray_ends;
-	bool armed; /* the begin's snapshot was taken */
+	bool armed; /* the begin's reading was taken */
 	struct tly_region_acc acc[];
 };
 
@@ -30,13 +31,16 @@ struct tly_region_thread {
 	tally_region_set *set;
 	pid_t tid;
 	tally_counter *counter; /* NULL: not counting (error says why), or the thread exited */
-	tally_snapshot *end;
-	struct tally_result *delta;
+	/* Decided at the thread's first call, so that begin and end only read and add: where each event
+	 * lies in a reading, and the end's reading. */
+	struct tly_raw_layout layout;
+	uint64_t *end;
 	struct tly_region_rec *_Atomic *recs; /* by region id; published by the owning thread */
 	char error[512];
 };
 
 struct tally_region_set {
+	uint64_t serial; /* this process's number of the set, never 0 */
 	char *spec;
 	char *sysfs_root;
 	bool no_user_reads, subtract;
@@ -58,15 +62,14 @@ struct tally_region_set {
 
 /* The thread's state, made on its first call (NULL when even that failed: calls do nothing). */
 struct tly_region_thread *tly_region_thread(tally_region_set *set);
-/* The measured pair on one record (shared by the API and the calibration). */
-void tly_region_rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec);
-void tly_region_rec_end(struct tly_region_thread *t, struct tly_region_rec *rec);
+/* A record with room for the set's events and the thread's reading (free() frees it). */
 struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t);
-void tly_region_rec_free(struct tly_region_rec *rec);
 
-/* Adds one call's deltas; merges one thread's accumulator into a total. */
-void tly_region_acc_add(struct tly_region_acc *acc, const struct tally_result *delta, uint64_t overhead,
-                        bool subtract);
+/* Adds one call, read at its begin and its end (laid out as l says), to the events' statistics: per
+ * event the scaled difference of the readings (tally_snapshot_delta's of one position), overhead[i] taken
+ * off when subtract. */
+void tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout *l, const uint64_t *begin,
+                        const uint64_t *end, const uint64_t *overhead, bool subtract);
 void tly_region_acc_merge(struct tly_region_acc *total, const struct tly_region_acc *part);
 void tly_region_acc_init(struct tly_region_acc *acc, size_t n);
 double tly_region_sqrt(double x);

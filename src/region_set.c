@@ -80,33 +80,28 @@ const char *tly_region_default_spec(const char *sysfs_root, bool no_user_reads)
 struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t)
 {
 	size_t n = t->set->nr_events;
-	struct tly_region_rec *rec = calloc(1, sizeof(*rec) + n * sizeof(rec->acc[0]));
+	size_t size = sizeof(struct tly_region_rec) + n * sizeof(struct tly_region_acc) +
+	              t->layout.size * sizeof(uint64_t);
+	/* Not calloc, which may hand out fresh pages untouched: the kernel's first write to them would be the
+	 * begin's read(2), and their page faults would count inside the region. */
+	struct tly_region_rec *rec = malloc(size);
 	if (!rec)
 		return NULL;
+	memset(rec, 0, size);
+	rec->begin = (uint64_t *)(rec->acc + n);
 	tly_region_acc_init(rec->acc, n);
-	if (t->counter && tally_snapshot_new(t->counter, &rec->begin) != 0) {
-		free(rec);
-		return NULL;
-	}
 	return rec;
 }
 
-void tly_region_rec_free(struct tly_region_rec *rec)
-{
-	if (rec)
-		tally_snapshot_free(rec->begin);
-	free(rec);
-}
-
-void tly_region_rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec)
+static inline void rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec)
 {
 	if (rec->depth++ > 0)
 		return;
 	rec->t0 = now_ns();
-	rec->armed = tally_counter_snapshot(t->counter, rec->begin) == 0;
+	rec->armed = tly_counter_read_raw(t->counter, &t->layout, rec->begin) == 0;
 }
 
-void tly_region_rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
+static inline void rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
 {
 	if (rec->depth == 0) {
 		rec->stray_ends++;
@@ -114,42 +109,51 @@ void tly_region_rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
 	}
 	if (--rec->depth > 0)
 		return;
-	bool taken = tally_counter_snapshot(t->counter, t->end) == 0;
+	bool taken = tly_counter_read_raw(t->counter, &t->layout, t->end) == 0;
 	uint64_t wall = now_ns() - rec->t0;
-	const tally_region_set *s = t->set;
-	if (!taken || !rec->armed ||
-	    tally_snapshot_delta(rec->begin, t->end, t->delta, s->nr_events, sizeof(t->delta[0])) < 0)
+	if (!taken || !rec->armed)
 		return;
+	const tally_region_set *s = t->set;
 	rec->calls++;
 	rec->wall_ns += wall;
-	for (size_t i = 0; i < s->nr_events; i++)
-		tly_region_acc_add(&rec->acc[i], &t->delta[i], s->overhead[i], s->subtract);
+	tly_region_acc_add(rec->acc, &t->layout, rec->begin, t->end, s->overhead, s->subtract);
+}
+
+static void thread_buffers_free(struct tly_region_thread *t)
+{
+	free(t->end);
+	t->end = NULL;
+	tly_raw_layout_free(&t->layout);
 }
 
 static void thread_free(struct tly_region_thread *t)
 {
 	for (size_t id = 0; id < t->set->max_regions; id++)
-		tly_region_rec_free(atomic_load(&t->recs[id]));
+		free(atomic_load(&t->recs[id]));
 	free((void *)t->recs);
-	tally_snapshot_free(t->end);
+	thread_buffers_free(t);
 	tally_counter_free(t->counter);
-	free(t->delta);
 	free(t);
 }
+
+/* The calling thread's state in the set it called last, so that the hot path finds it with two loads and
+ * no call (pthread_getspecific is one). The set's serial tells a set made at a freed one's address from
+ * it. initial-exec, as tly_thread_token (user_group.h): no __tls_get_addr call in the shared library. */
+static _Thread_local struct {
+	const tally_region_set *set;
+	uint64_t serial;
+	struct tly_region_thread *t;
+} last_used __attribute__((tls_model("initial-exec")));
+
+static _Atomic uint64_t serials;
 
 /* A thread that exits keeps its results; its counter (descriptors, mapped pages) goes. */
 static void thread_exit(void *arg)
 {
 	struct tly_region_thread *t = arg;
-	tally_snapshot_free(t->end);
-	t->end = NULL;
-	for (size_t id = 0; id < t->set->max_regions; id++) {
-		struct tly_region_rec *rec = atomic_load(&t->recs[id]);
-		if (rec) {
-			tally_snapshot_free(rec->begin);
-			rec->begin = NULL;
-		}
-	}
+	if (last_used.t == t)
+		last_used.t = NULL, last_used.set = NULL;
+	thread_buffers_free(t);
 	tally_counter_free(t->counter);
 	t->counter = NULL;
 }
@@ -165,15 +169,17 @@ struct tly_region_thread *tly_region_thread(tally_region_set *s)
 	t->set = s;
 	t->tid = gettid();
 	t->recs = calloc(s->max_regions, sizeof(t->recs[0]));
-	t->delta = calloc(s->nr_events ? s->nr_events : 1, sizeof(t->delta[0]));
-	if (!t->recs || !t->delta || pthread_setspecific(s->key, t) != 0) {
+	if (!t->recs || pthread_setspecific(s->key, t) != 0) {
 		free((void *)t->recs);
-		free(t->delta);
 		free(t);
 		return NULL;
 	}
 	int err = s->error[0] ? -TALLY_ESTATE : counter_start(s, &t->counter);
-	if (err == 0 && (err = tally_snapshot_new(t->counter, &t->end)) != 0) {
+	if (err == 0 && (err = tly_raw_layout_new(t->counter, &t->layout)) == 0 &&
+	    !(t->end = calloc(t->layout.size ? t->layout.size : 1, sizeof(t->end[0]))))
+		err = tly_error(-ENOMEM, "out of memory");
+	if (err != 0 && t->counter) {
+		thread_buffers_free(t);
 		tally_counter_free(t->counter);
 		t->counter = NULL;
 	}
@@ -237,18 +243,47 @@ int tally_region_id(tally_region_set *s, const char *name)
 	return id;
 }
 
-/* The thread's record of region id, made on the thread's first use of it; NULL: the call does nothing. */
-static struct tly_region_rec *rec_of(tally_region_set *s, int id, struct tly_region_thread **tp)
+/* rec_of's way for what it does not find at once: a thread's first call, another set than its last, a
+ * name's first use in the thread, a bad id, a thread that does not count. */
+static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region_set *s, int id,
+                                                                   struct tly_region_thread **tp)
 {
 	if (!s || id < 0 || (size_t)id >= atomic_load_explicit(&s->nr_regions, memory_order_acquire))
 		return NULL;
-	struct tly_region_thread *t = *tp = tly_region_thread(s);
+	struct tly_region_thread *t = last_used.t;
+	if (last_used.set != s || last_used.serial != s->serial) {
+		t = tly_region_thread(s);
+		last_used.set = t ? s : NULL;
+		last_used.serial = s->serial;
+		last_used.t = t;
+	}
+	*tp = t;
 	if (!t || !t->counter)
 		return NULL;
 	struct tly_region_rec *rec = atomic_load_explicit(&t->recs[id], memory_order_relaxed);
 	if (!rec && (rec = tly_region_rec_new(t)))
 		atomic_store_explicit(&t->recs[id], rec, memory_order_release);
 	return rec;
+}
+
+/* The thread's record of region id, made on the thread's first use of it; NULL: the call does nothing.
+ * Inline, the common case touches no callee-saved register: the thread's set as last time, the record
+ * made. */
+static inline __attribute__((always_inline)) struct tly_region_rec *rec_of(tally_region_set *s, int id,
+                                                                          struct tly_region_thread **tp)
+{
+	struct tly_region_thread *t = last_used.t;
+	if (__builtin_expect(s && last_used.set == s && last_used.serial == s->serial && id >= 0 &&
+	                             (size_t)id < atomic_load_explicit(&s->nr_regions, memory_order_acquire) &&
+	                             t->counter,
+	                     1)) {
+		struct tly_region_rec *rec = atomic_load_explicit(&t->recs[id], memory_order_relaxed);
+		if (__builtin_expect(rec != NULL, 1)) {
+			*tp = t;
+			return rec;
+		}
+	}
+	return rec_of_slow(s, id, tp);
 }
 
 static int bad_id(const tally_region_set *s, int id, const char *fn)
@@ -266,7 +301,7 @@ int tally_region_begin_id(tally_region_set *s, int id)
 	struct tly_region_rec *rec = rec_of(s, id, &t);
 	if (!rec)
 		return bad_id(s, id, __func__);
-	tly_region_rec_begin(t, rec);
+	rec_begin(t, rec);
 	return 0;
 }
 
@@ -276,7 +311,7 @@ int tally_region_end_id(tally_region_set *s, int id)
 	struct tly_region_rec *rec = rec_of(s, id, &t);
 	if (!rec)
 		return bad_id(s, id, __func__);
-	tly_region_rec_end(t, rec);
+	rec_end(t, rec);
 	return 0;
 }
 
@@ -290,12 +325,12 @@ static void calibrate(tally_region_set *s)
 	for (int k = 0; k < CALIBRATION_WARMUP + CALIBRATION_CALLS; k++) {
 		if (k == CALIBRATION_WARMUP)
 			tly_region_acc_init(rec->acc, s->nr_events);
-		tly_region_rec_begin(t, rec);
-		tly_region_rec_end(t, rec);
+		rec_begin(t, rec);
+		rec_end(t, rec);
 	}
 	for (size_t i = 0; i < s->nr_events; i++)
 		s->overhead[i] = rec->acc[i].counted ? rec->acc[i].min : 0;
-	tly_region_rec_free(rec);
+	free(rec);
 }
 
 static int set_init(tally_region_set *s, const char *spec, const struct tally_region_opts *opts)
@@ -339,6 +374,7 @@ int tally_region_set_new(const char *spec, const struct tally_region_opts *opts,
 	tally_region_set *s = calloc(1, sizeof(*s));
 	if (!s)
 		return tly_error(-ENOMEM, "out of memory");
+	s->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
 	pthread_mutex_init(&s->lock, NULL);
 	int err = pthread_key_create(&s->key, thread_exit);
 	if (err != 0) {

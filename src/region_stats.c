@@ -2,6 +2,8 @@
 /* Per-call statistics of a region's events: added call by call, merged over threads. */
 #include "region.h"
 
+#include "aggregate.h"
+
 void tly_region_acc_init(struct tly_region_acc *acc, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -21,26 +23,73 @@ static enum tally_status status_merge(enum tally_status a, enum tally_status b)
 	return TALLY_STATUS_NOT_COUNTED;
 }
 
-void tly_region_acc_add(struct tly_region_acc *acc, const struct tally_result *delta, uint64_t overhead,
-                        bool subtract)
+/* One counted call of one event: its scaled delta v (the overhead taken off when asked). */
+static inline __attribute__((always_inline)) void acc_count(struct tly_region_acc *acc, uint64_t v,
+                                                            uint64_t overhead, bool subtract)
 {
-	acc->status = status_merge(acc->status, delta->status);
-	if (delta->status != TALLY_STATUS_EXACT && delta->status != TALLY_STATUS_SCALED)
-		return;
-	uint64_t v = delta->scaled;
 	if (subtract)
 		v = v > overhead ? v - overhead : 0;
 	double prev_mean = acc->mean;
 	acc->counted++;
-	acc->mean += ((double)v - prev_mean) / (double)acc->counted;
+	acc->mean += ((double)v - prev_mean) / (double)(int64_t)acc->counted; /* calls fit 63 bits */
 	acc->m2 += ((double)v - prev_mean) * ((double)v - acc->mean);
 	acc->sum = acc->sum + v < acc->sum ? UINT64_MAX : acc->sum + v;
-	if (v < acc->min)
-		acc->min = v;
-	if (v > acc->max)
-		acc->max = v;
-	if (acc->counted == 1 || delta->ratio < acc->ratio)
-		acc->ratio = delta->ratio;
+	acc->min = v < acc->min ? v : acc->min;
+	acc->max = v > acc->max ? v : acc->max;
+}
+
+/* A call of group gr that did not run all its window (or not at all): per member, tally_snapshot_delta's
+ * scaling of one part (tally_count_scale, tly_sum_result's ratio). Out of the common path's way. */
+static __attribute__((noinline)) void group_scaled(struct tly_region_acc *acc, const struct tly_raw_group *gr,
+                                                   const uint64_t *begin, const uint64_t *end,
+                                                   const uint64_t *overhead, bool subtract)
+{
+	uint64_t enabled = tly_window_since(end[gr->at + 1], begin[gr->at + 1]);
+	uint64_t running = tly_window_since(end[gr->at + 2], begin[gr->at + 2]);
+	if (running == 0)
+		return; /* not counted: the weakest status, which changes no other */
+	double ratio = running >= enabled ? (enabled ? 1.0 : 0.0) : (double)running / (double)enabled;
+	enum tally_status status = running >= enabled ? TALLY_STATUS_EXACT : TALLY_STATUS_SCALED;
+	for (size_t k = 0; k < gr->nr; k++) {
+		size_t i = gr->members[k], at = gr->at + 3 + 2 * k;
+		struct tally_count d = { .value = tly_window_since(end[at], begin[at]), .enabled = enabled,
+			                 .running = running };
+		uint64_t v;
+		tally_count_scale(&d, &v);
+		acc[i].status = status_merge(acc[i].status, status);
+		acc_count(&acc[i], v, overhead[i], subtract);
+		if (acc[i].counted == 1 || ratio < acc[i].ratio)
+			acc[i].ratio = ratio;
+	}
+}
+
+/* Per event, what tally_snapshot_delta gives for one part (tly_sum_add, tly_sum_result), fused with the
+ * statistics so that the end of a region stores nothing in between. A group's members share its times,
+ * so whether they ran all the window (exact, ratio 1: the common case) is decided once per group. */
+void tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout *l, const uint64_t *begin,
+                        const uint64_t *end, const uint64_t *overhead, bool subtract)
+{
+	for (size_t u = 0; u < l->nr_unsupported; u++)
+		acc[l->unsupported[u]].status = TALLY_STATUS_NOT_SUPPORTED;
+	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
+		uint64_t enabled = tly_window_since(end[gr->at + 1], begin[gr->at + 1]);
+		uint64_t running = tly_window_since(end[gr->at + 2], begin[gr->at + 2]);
+		if (__builtin_expect(running != enabled || running == 0, 0)) {
+			group_scaled(acc, gr, begin, end, overhead, subtract);
+			continue;
+		}
+		const uint64_t *b = begin + gr->at + 3, *e = end + gr->at + 3;
+		for (size_t k = 0; k < gr->nr; k++) {
+			struct tly_region_acc *a = &acc[gr->members[k]];
+			acc_count(a, tly_window_since(e[2 * k], b[2 * k]), overhead[gr->members[k]], subtract);
+			/* Only the first counted call changes them: every ratio is at most 1, and an exact call
+			 * changes no status but not counted (which a counted call never leaves). */
+			if (a->counted == 1) {
+				a->ratio = 1.0;
+				a->status = status_merge(a->status, TALLY_STATUS_EXACT);
+			}
+		}
+	}
 }
 
 void tly_region_acc_merge(struct tly_region_acc *total, const struct tly_region_acc *part)

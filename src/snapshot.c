@@ -9,6 +9,7 @@
 #include "out_array.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int tly_snapshot_alloc(const void *owner, size_t nr_events, size_t max_slots, tally_snapshot **out)
 {
@@ -198,6 +199,74 @@ int tally_counter_snapshot(tally_counter *c, tally_snapshot *snap)
 			.has_note = e->has_note,
 			.supported = e->evsel != NULL,
 		};
+	}
+	return 0;
+}
+
+/* ---- readings at one position ------------------------------------------------------------------- */
+
+void tly_raw_layout_free(struct tly_raw_layout *l)
+{
+	free(l->groups);
+	free(l->order);
+	free(l->unsupported);
+	free(l->block);
+	*l = (struct tly_raw_layout){ 0 };
+}
+
+int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
+{
+	size_t n = c->nr ? c->nr : 1, groups = c->plan.nr_groups ? c->plan.nr_groups : 1;
+	struct tly_raw_layout l = {
+		.nr_groups = c->plan.nr_groups,
+		.groups = calloc(groups, sizeof(*l.groups)),
+		.order = calloc(n, sizeof(*l.order)),
+		.unsupported = calloc(n, sizeof(*l.unsupported)),
+		.block = calloc(n, sizeof(*l.block)),
+	};
+	if (!l.groups || !l.order || !l.unsupported || !l.block) {
+		tly_raw_layout_free(&l);
+		return tly_error(-ENOMEM, "out of memory");
+	}
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
+		const size_t *m = tly_plan_members(&c->plan, g);
+		const struct event *leader = &c->ev[m[0]];
+		size_t size = leader->stride;
+		if (leader->ncpus * leader->nthreads != 1) {
+			tly_raw_layout_free(&l);
+			return tly_error(-EINVAL, "a counter read at one position only: group %zu has %zu", g,
+			                 leader->ncpus * leader->nthreads);
+		}
+		const tally_evsel *ev = leader->evsel;
+		bool direct = leader->backend == TLY_READ_SYSCALL && !ev->tool && !leader->has_bases &&
+		              1 + ev->nr_members == size &&
+		              ev->group_entry_size == sizeof(struct tly_group_entry) &&
+		              ev->read_size == sizeof(uint64_t) * (3 + 2 * size);
+		memcpy(l.order + c->plan.first[g], m, size * sizeof(*m));
+		l.groups[g] = (struct tly_raw_group){
+			.leader = leader, .members = l.order + c->plan.first[g], .at = l.size, .nr = size,
+			.fd = direct ? ev->grid.fd[0] : -1, .bytes = ev->read_size, .ids = ev->group_ids,
+			.window = leader->window,
+		};
+		l.size += 3 + 2 * size;
+	}
+	for (size_t i = 0; i < c->nr; i++)
+		if (!c->ev[i].evsel)
+			l.unsupported[l.nr_unsupported++] = i;
+	*out = l;
+	return 0;
+}
+
+int tly_counter_read_raw_slot(tally_counter *c, const struct tly_raw_layout *l, const struct tly_raw_group *gr,
+                              uint64_t *buf)
+{
+	int err = tly_counter_read_slot(c, gr->leader, 0, l->block, &buf[1], &buf[2]);
+	if (err)
+		return tly_counter_fail(c, err);
+	buf[0] = gr->nr;
+	for (size_t k = 0; k < gr->nr; k++) {
+		buf[3 + 2 * k] = l->block[k].value;
+		buf[4 + 2 * k] = l->block[k].id;
 	}
 	return 0;
 }

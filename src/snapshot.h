@@ -4,6 +4,9 @@
 #ifndef TLY_SNAPSHOT_H
 #define TLY_SNAPSHOT_H
 
+#include "aggregate.h"
+#include "sys.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,5 +45,70 @@ struct tally_snapshot {
 /* A snapshot of nr_events events with room for max_slots positions each, every epoch 0 (the beginning of
  * the window). */
 int tly_snapshot_alloc(const void *owner, size_t nr_events, size_t max_slots, tally_snapshot **out);
+
+/* A counter read at one (cpu, thread) position again and again (the regions' hot path), laid out once so
+ * that each read is the group reads and nothing else. A reading is one block of u64s: every group in the
+ * kernel's group layout (nr; enabled; running; value and id of each member: PERF_FORMAT_GROUP | ID | both
+ * times), its times since the window began. A group read with read(2) lands there as it is; any other
+ * (read from user space, a tool event, a singleton, counts with bases) is read through the counter's slot
+ * read and written there in that layout. */
+struct tly_raw_group {
+	const struct event *leader;
+	const size_t *members; /* event indices, leader first (in tly_raw_layout.order) */
+	size_t at;             /* its first u64 in a reading */
+	size_t nr;             /* members, leader included */
+	/* A group read with read(2) straight into the reading: its leader's descriptor (-1: not so), the
+	 * bytes of its read, the kernel's ids of its members and its window. */
+	int fd;
+	size_t bytes;
+	const uint64_t *ids;
+	const struct tly_window *window;
+};
+
+struct tly_raw_layout {
+	size_t size;          /* u64s of a reading */
+	size_t nr_groups;
+	struct tly_raw_group *groups;
+	size_t *order;        /* the groups' members, group after group */
+	size_t *unsupported;  /* events without descriptors (in no group) */
+	size_t nr_unsupported;
+	struct tally_count *block; /* room for the largest group's slot read */
+};
+
+/* The layout of open counter c when every group is read at one position (a thread's own counter); nothing
+ * but an open, start or reset changes what it decides, and a region's counter has none after its start.
+ * -EINVAL (another target), -ENOMEM. */
+int tly_raw_layout_new(const struct tally_counter *c, struct tly_raw_layout *out);
+void tly_raw_layout_free(struct tly_raw_layout *l);
+
+/* Group gr through the counter's slot read, written in the kernel's layout at buf: the other kinds of
+ * group, and a read(2) that was not a whole group in order (the slot read retries, matches by id or
+ * explains). 0, or the failure (as tally_counter_snapshot's). */
+int tly_counter_read_raw_slot(struct tally_counter *c, const struct tly_raw_layout *l, const struct tly_raw_group *gr,
+                              uint64_t *buf);
+
+/* Every group of c read once into reading (l->size u64s). 0, or the failure (as tally_counter_snapshot's).
+ * Inline: a region's begin and end are this and their arithmetic, held to the cost of bare reads. */
+static inline int tly_counter_read_raw(struct tally_counter *c, const struct tly_raw_layout *l, uint64_t *reading)
+{
+	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
+		uint64_t *buf = reading + gr->at;
+		if (__builtin_expect(gr->fd >= 0, 1)) {
+			ssize_t got = tly_sys->read(gr->fd, buf, gr->bytes);
+			uint64_t differ = buf[0] ^ gr->nr;
+			for (size_t k = 0; k < gr->nr; k++)
+				differ |= buf[4 + 2 * k] ^ gr->ids[k];
+			if (__builtin_expect(got == (ssize_t)gr->bytes && !differ, 1)) {
+				buf[1] = tly_window_since(buf[1], gr->window->start_enabled);
+				buf[2] = tly_window_since(buf[2], gr->window->start_running);
+				continue;
+			}
+		}
+		int err = tly_counter_read_raw_slot(c, l, gr, buf);
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 #endif

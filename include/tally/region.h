@@ -30,8 +30,9 @@
  * Each thread gets its own counter (the calling-thread target, so user-space reads apply where the
  * machine allows them) on its first region call. After a name's first use in a thread, begin and end
  * allocate nothing, take no lock and make no system call beyond the counter's read (a clock_gettime
- * through the vDSO gives the wall time). A begin takes a snapshot (tally/snapshot.h), the end takes
- * another and adds their scaled difference, so multiplexed events scale per call.
+ * through the vDSO gives the wall time). A begin reads each group of the counter once, the end reads
+ * them again and adds their scaled difference (as tally_snapshot_delta's), so multiplexed events scale
+ * per call.
  *
  * Per region and thread: calls, wall time, and per event sum, min, max, mean and standard deviation of
  * the per-call deltas with their status; the same summed over threads. Counts are inclusive: a region's

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The end of a region's call fused with its statistics (tly_region_acc_add): per event what
+ * tally_snapshot_delta gives for one (cpu, thread) position, here with the cases software events never
+ * reach (a multiplexed group, one that did not run, an event without descriptors) and the subtraction.
+ */
+#include "harness.h"
+#include "region.h"
+
+/* Events 0 and 2 in group A (u64s 0..6), event 1 alone in group B (7..11), event 3 in no group. */
+static const size_t order[] = { 0, 2, 1 };
+static const size_t unsupported[] = { 3 };
+static const struct tly_raw_group groups[] = {
+	{ .members = order, .at = 0, .nr = 2 },
+	{ .members = order + 2, .at = 7, .nr = 1 },
+};
+static const struct tly_raw_layout layout = { .size = 12, .nr_groups = 2, .groups = (struct tly_raw_group *)groups,
+	                                      .order = (size_t *)order, .unsupported = (size_t *)unsupported,
+	                                      .nr_unsupported = 1 };
+
+/* Two calls: A exact then not running; B multiplexed (a quarter of its window) then exact. */
+static const uint64_t readings[3][12] = {
+	{ 2, 100, 100, 10, 1, 0, 3, 1, 0, 0, 0, 2 },
+	{ 2, 200, 200, 15, 1, 7, 3, 1, 400, 100, 30, 2 },
+	{ 2, 300, 200, 15, 1, 9, 3, 1, 500, 200, 40, 2 },
+};
+
+static void each_event_is_tally_snapshot_delta_s(void)
+{
+	struct tly_region_acc acc[4];
+	uint64_t overhead[4] = { 0 };
+	tly_region_acc_init(acc, 4);
+	tly_region_acc_add(acc, &layout, readings[0], readings[1], overhead, false);
+	tly_region_acc_add(acc, &layout, readings[1], readings[2], overhead, false);
+	CHECK_INT(acc[0].status, TALLY_STATUS_EXACT);
+	CHECK_U64(acc[0].counted, 1);
+	CHECK_U64(acc[0].sum, 5);
+	CHECK(acc[0].ratio == 1.0);
+	CHECK_U64(acc[2].counted, 1);
+	CHECK_U64(acc[2].sum, 7);
+	/* 30 over a quarter of the window scales to 120, then 10 exact. */
+	CHECK_INT(acc[1].status, TALLY_STATUS_SCALED);
+	CHECK_U64(acc[1].counted, 2);
+	CHECK_U64(acc[1].sum, 130);
+	CHECK_U64(acc[1].min, 10);
+	CHECK_U64(acc[1].max, 120);
+	CHECK(acc[1].mean == 65.0);
+	CHECK(acc[1].m2 == 6050.0);
+	CHECK(acc[1].ratio == 0.25);
+	CHECK_INT(acc[3].status, TALLY_STATUS_NOT_SUPPORTED);
+	CHECK_U64(acc[3].counted, 0);
+}
+
+static void the_overhead_is_subtracted_when_asked(void)
+{
+	struct tly_region_acc acc[4];
+	uint64_t overhead[4] = { 6, 20, 2, 0 };
+	tly_region_acc_init(acc, 4);
+	tly_region_acc_add(acc, &layout, readings[0], readings[1], overhead, true);
+	tly_region_acc_add(acc, &layout, readings[1], readings[2], overhead, true);
+	CHECK_U64(acc[0].sum, 0); /* 5 - 6 saturates */
+	CHECK_U64(acc[2].sum, 5);
+	CHECK_U64(acc[1].sum, 100); /* 120 - 20, and 10 - 20 saturates */
+	CHECK_U64(acc[1].min, 0);
+}
+
+int main(void)
+{
+	static const struct harness_case cases[] = {
+		{ "each_event_is_tally_snapshot_delta_s", each_event_is_tally_snapshot_delta_s },
+		{ "the_overhead_is_subtracted_when_asked", the_overhead_is_subtracted_when_asked },
+		{ NULL, NULL },
+	};
+	return harness_run(cases);
+}
