@@ -49,6 +49,9 @@ struct tally_region_set {
 	uint64_t *overhead;
 	size_t max_regions;
 	_Atomic size_t nr_regions;
+	/* The ids begin and end take: nr_regions, and while the set is calibrated, one more, max_regions, the
+	 * calibration's own (each thread has max_regions + 1 record slots). */
+	_Atomic size_t nr_ids;
 	_Atomic uint64_t refused; /* tally_region_id calls refused for want of room: every output says so */
 	char **region_names;
 	_Atomic int *hash; /* region id + 1 by name hash, open addressing; 0: empty */

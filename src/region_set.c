@@ -128,7 +128,7 @@ static void thread_buffers_free(struct tly_region_thread *t)
 
 static void thread_free(struct tly_region_thread *t)
 {
-	for (size_t id = 0; id < t->set->max_regions; id++)
+	for (size_t id = 0; id <= t->set->max_regions; id++)
 		free(atomic_load(&t->recs[id]));
 	free((void *)t->recs);
 	thread_buffers_free(t);
@@ -168,7 +168,7 @@ struct tly_region_thread *tly_region_thread(tally_region_set *s)
 		return NULL;
 	t->set = s;
 	t->tid = gettid();
-	t->recs = calloc(s->max_regions, sizeof(t->recs[0]));
+	t->recs = calloc(s->max_regions + 1, sizeof(t->recs[0]));
 	if (!t->recs || pthread_setspecific(s->key, t) != 0) {
 		free((void *)t->recs);
 		free(t);
@@ -237,6 +237,7 @@ int tally_region_id(tally_region_set *s, const char *name)
 	} else if (id < 0) {
 		id = (int)n;
 		atomic_store_explicit(&s->nr_regions, n + 1, memory_order_release);
+		atomic_store_explicit(&s->nr_ids, n + 1, memory_order_release);
 		atomic_store_explicit(&s->hash[slot], id + 1, memory_order_release);
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -248,7 +249,7 @@ int tally_region_id(tally_region_set *s, const char *name)
 static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region_set *s, int id,
                                                                    struct tly_region_thread **tp)
 {
-	if (!s || id < 0 || (size_t)id >= atomic_load_explicit(&s->nr_regions, memory_order_acquire))
+	if (!s || id < 0 || (size_t)id >= atomic_load_explicit(&s->nr_ids, memory_order_acquire))
 		return NULL;
 	struct tly_region_thread *t = last_used.t;
 	if (last_used.set != s || last_used.serial != s->serial) {
@@ -274,7 +275,7 @@ static inline __attribute__((always_inline)) struct tly_region_rec *rec_of(tally
 {
 	struct tly_region_thread *t = last_used.t;
 	if (__builtin_expect(s && last_used.set == s && last_used.serial == s->serial && id >= 0 &&
-	                             (size_t)id < atomic_load_explicit(&s->nr_regions, memory_order_acquire) &&
+	                             (size_t)id < atomic_load_explicit(&s->nr_ids, memory_order_acquire) &&
 	                             t->counter,
 	                     1)) {
 		struct tly_region_rec *rec = atomic_load_explicit(&t->recs[id], memory_order_relaxed);
@@ -315,21 +316,30 @@ int tally_region_end_id(tally_region_set *s, int id)
 	return 0;
 }
 
-/* The smallest count of an empty region per event, on the making thread. */
+/* The smallest count of an empty region per event, on the making thread, through the public calls on the
+ * calibration's own id (max_regions, taken only while the set is made), so that the overhead is what a
+ * region's begin and end cost a caller: the record's lookup included. */
 static void calibrate(tally_region_set *s)
 {
-	struct tly_region_thread *t = tly_region_thread(s);
-	struct tly_region_rec *rec = t && t->counter ? tly_region_rec_new(t) : NULL;
+	int id = (int)s->max_regions;
+	struct tly_region_thread *maker = tly_region_thread(s);
+	if (!maker || !maker->counter)
+		return; /* nothing counts: no overhead to measure */
+	atomic_store_explicit(&s->nr_ids, s->max_regions + 1, memory_order_release);
+	for (int k = 0; k < CALIBRATION_WARMUP + CALIBRATION_CALLS; k++) {
+		struct tly_region_rec *rec = atomic_load_explicit(&maker->recs[id], memory_order_relaxed);
+		if (k == CALIBRATION_WARMUP && rec)
+			tly_region_acc_init(rec->acc, s->nr_events);
+		if (tally_region_begin_id(s, id) != 0 || tally_region_end_id(s, id) != 0)
+			break;
+	}
+	atomic_store_explicit(&s->nr_ids, atomic_load(&s->nr_regions), memory_order_release);
+	struct tly_region_rec *rec = atomic_load_explicit(&maker->recs[id], memory_order_relaxed);
 	if (!rec)
 		return;
-	for (int k = 0; k < CALIBRATION_WARMUP + CALIBRATION_CALLS; k++) {
-		if (k == CALIBRATION_WARMUP)
-			tly_region_acc_init(rec->acc, s->nr_events);
-		rec_begin(t, rec);
-		rec_end(t, rec);
-	}
 	for (size_t i = 0; i < s->nr_events; i++)
 		s->overhead[i] = rec->acc[i].counted ? rec->acc[i].min : 0;
+	atomic_store_explicit(&maker->recs[id], NULL, memory_order_relaxed);
 	free(rec);
 }
 
