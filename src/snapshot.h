@@ -95,7 +95,9 @@ int tly_counter_read_raw_slot(struct tally_counter *c, const struct tly_raw_layo
 
 /* Every group of c read once into reading (l->size u64s). 0, or the failure (as tally_counter_snapshot's).
  * Inline: a region's begin and end are this and their arithmetic, held to the cost of bare reads. */
-static inline int tly_counter_read_raw(struct tally_counter *c, const struct tly_raw_layout *l, uint64_t *reading)
+static inline __attribute__((always_inline)) int tly_counter_read_raw(struct tally_counter *c,
+                                                                   const struct tly_raw_layout *l,
+                                                                   uint64_t *reading)
 {
 	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
 		uint64_t *buf = reading + gr->at;
