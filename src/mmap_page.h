@@ -72,8 +72,8 @@ static inline uint64_t tly_page_time_delta(uint64_t cyc, uint64_t time_offset, u
 	return time_offset + quot * time_mult + ((rem * time_mult) >> shift);
 }
 
-/* The core of a group read, what tally_counter_read calls: each member's value into counts[k].value
- * (nothing else of counts is written), and the leader's enabled and running times extrapolated to now
+/* The core of a group read: each member's value into values[k x stride] (nothing else there is
+ * written), and the leader's enabled and running times extrapolated to now
  * into *enabled and *running, once for the group: a group read gives the leader's times to every member,
  * as the kernel's does. max_index is the highest counter index read_pmc can read.
  *
@@ -86,8 +86,8 @@ static inline uint64_t tly_page_time_delta(uint64_t cyc, uint64_t time_offset, u
  * apart, not at one instant (the kernel's own group read reads them one by one as well). The locks only
  * grow, so their sum moves exactly when one of them does, short of 2^32 updates within one pass. */
 static inline __attribute__((always_inline)) enum tly_user_outcome
-tly_mmap_read_values(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
-                     uint32_t max_index, struct tally_count *counts, uint64_t *enabled, uint64_t *running)
+tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
+                      uint32_t max_index, uint64_t *values, size_t stride, uint64_t *enabled, uint64_t *running)
 {
 	tly_page *lead = pages[0];
 	for (unsigned pass = 0; pass < TLY_USER_TRIES; pass++) {
@@ -111,7 +111,7 @@ tly_mmap_read_values(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc,
 			/* index 0 (off its counter) wraps to the top: one comparison for both ends. */
 			if (index - 1 >= max_index)
 				return TLY_USER_NOT_ON_COUNTER;
-			counts[k].value = (uint64_t)pc->offset + (uint64_t)tly_sign_extend(read_pmc(index), pc->pmc_width);
+			values[k * stride] = (uint64_t)pc->offset + (uint64_t)tly_sign_extend(read_pmc(index), pc->pmc_width);
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uint32_t end_sum = 0;
@@ -129,6 +129,16 @@ tly_mmap_read_values(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc,
 		return TLY_USER_OK;
 	}
 	return TLY_USER_BUSY;
+}
+
+/* The group read tally_counter_read calls: each member's value into counts[k].value, nothing else of
+ * counts written. */
+static inline __attribute__((always_inline)) enum tly_user_outcome
+tly_mmap_read_values(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
+                     uint32_t max_index, struct tally_count *counts, uint64_t *enabled, uint64_t *running)
+{
+	return tly_mmap_read_strided(pages, n, read_pmc, read_clock, max_index, (uint64_t *)counts,
+	                             sizeof(*counts) / sizeof(counts->value), enabled, running);
 }
 
 /* tly_mmap_read_values, with every member's counts complete as read(2) gives them: value, the leader's

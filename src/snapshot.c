@@ -247,6 +247,8 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 			.leader = leader, .members = l.order + c->plan.first[g], .at = l.size, .nr = size,
 			.fd = direct ? ev->grid.fd[0] : -1, .bytes = ev->read_size, .ids = ev->group_ids,
 			.window = leader->window,
+			.user = leader->backend == TLY_READ_USER && !ev->tool && !leader->has_bases &&
+			                1 + ev->nr_members == size ? leader->user : NULL,
 		};
 		l.size += 3 + 2 * size;
 	}

@@ -6,6 +6,7 @@
 
 #include "aggregate.h"
 #include "sys.h"
+#include "user_group.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,9 +50,10 @@ int tly_snapshot_alloc(const void *owner, size_t nr_events, size_t max_slots, ta
 /* A counter read at one (cpu, thread) position again and again (the regions' hot path), laid out once so
  * that each read is the group reads and nothing else. A reading is one block of u64s: every group in the
  * kernel's group layout (nr; enabled; running; value and id of each member: PERF_FORMAT_GROUP | ID | both
- * times), its times since the window began. A group read with read(2) lands there as it is; any other
- * (read from user space, a tool event, a singleton, counts with bases) is read through the counter's slot
- * read and written there in that layout. */
+ * times), its times since the window began. A group read with read(2) lands there as it is, and one
+ * read from user space by the thread that opened it writes its values and times there itself; any other
+ * (a tool event, a singleton, counts with bases, a user-space read that falls back) is read through the
+ * counter's slot read and written there in that layout. */
 struct tly_raw_group {
 	const struct event *leader;
 	const size_t *members; /* event indices, leader first (in tly_raw_layout.order) */
@@ -63,6 +65,10 @@ struct tly_raw_group {
 	size_t bytes;
 	const uint64_t *ids;
 	const struct tly_window *window;
+	/* A group read from user space straight into the reading (NULL: not so): its values and times, as
+	 * tally_counter_read's lean path reads them; the count and ids of the kernel's layout are not
+	 * written there, which nothing reads. */
+	struct tly_user_group *user;
 };
 
 struct tly_raw_layout {
@@ -89,7 +95,9 @@ int tly_counter_read_raw_slot(struct tally_counter *c, const struct tly_raw_layo
 
 /* Every group of c read once into reading (l->size u64s). 0, or the failure (as tally_counter_snapshot's).
  * Inline: a region's begin and end are this and their arithmetic, held to the cost of bare reads. */
-static inline int tly_counter_read_raw(struct tally_counter *c, const struct tly_raw_layout *l, uint64_t *reading)
+static inline __attribute__((always_inline)) int tly_counter_read_raw(struct tally_counter *c,
+                                                                   const struct tly_raw_layout *l,
+                                                                   uint64_t *reading)
 {
 	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
 		uint64_t *buf = reading + gr->at;
@@ -103,6 +111,11 @@ static inline int tly_counter_read_raw(struct tally_counter *c, const struct tly
 				buf[2] = tly_window_since(buf[2], gr->window->start_running);
 				continue;
 			}
+		}
+		if (gr->user && tly_user_group_read_strided(gr->user, buf + 3, 2, &buf[1], &buf[2])) {
+			buf[1] = tly_window_since(buf[1], gr->window->start_enabled);
+			buf[2] = tly_window_since(buf[2], gr->window->start_running);
+			continue;
 		}
 		int err = tly_counter_read_raw_slot(c, l, gr, buf);
 		if (err)

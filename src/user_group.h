@@ -47,19 +47,28 @@ enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs
 /* Unmaps and frees; NULL is a no-op. */
 void tly_user_group_free(struct tly_user_group *u);
 
-/* tally_counter_read's read of the group from user space: each member's value into counts[k].value and
- * the group's times into *enabled, *running; false, with nothing counted, when it cannot (another thread,
- * a member off its counter...): tly_user_group_read then reads it and says why. */
-static inline bool tly_user_group_read_values(struct tly_user_group *u, struct tally_count *counts,
-                                              uint64_t *enabled, uint64_t *running)
+/* The group read from user space: each member's value into values[k x stride] and the group's times
+ * into *enabled, *running; false, with nothing counted, when it cannot (another thread, a member off its
+ * counter...): tly_user_group_read then reads it and says why. */
+static inline __attribute__((always_inline)) bool
+tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t *enabled,
+                            uint64_t *running)
 {
 	if (tly_thread_token != u->owner ||
-	    tly_mmap_read_values((tly_page *const *)u->pages, u->n, tly_arch_read_pmc, tly_arch_read_clock,
-	                         TLY_USER_MAX_INDEX, counts, enabled, running) != TLY_USER_OK)
+	    tly_mmap_read_strided((tly_page *const *)u->pages, u->n, tly_arch_read_pmc, tly_arch_read_clock,
+	                          TLY_USER_MAX_INDEX, values, stride, enabled, running) != TLY_USER_OK)
 		return false;
 	u->user_reads++;
 	u->last_reason = TALLY_READ_REASON_NONE;
 	return true;
+}
+
+/* tally_counter_read's: the values into counts[k].value. */
+static inline bool tly_user_group_read_values(struct tly_user_group *u, struct tally_count *counts,
+                                              uint64_t *enabled, uint64_t *running)
+{
+	return tly_user_group_read_strided(u, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value), enabled,
+	                                   running);
 }
 
 /* Reads the group into counts (value, enabled, running, id of each member, as read(2) gives them) from

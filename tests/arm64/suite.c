@@ -1290,6 +1290,9 @@ static void region_cost(void)
 	 * thousands and a clock_gettime outside the vDSO hundreds. */
 	CHECK(region[1] > -0.5 && region[1] < 0.5);
 	CHECK(region[0] > 0 && (double)overhead < region[0]);
+	/* User instructions are the same every boot (899 against 362: 2.48x; 3.14x while begin and end read
+	 * the user-space groups through the counter's slot read): held under 2.6x, the goal being 1.20x. */
+	CHECK(region[0] <= 2.6 * 2 * minimal[0]);
 out:
 	minimal_group_close(&g);
 	tally_region_set_free(s);
