@@ -521,6 +521,15 @@ static int add_pmu_family(struct parser *p, size_t start, size_t name_len, size_
 	return 1;
 }
 
+/* Lists the PMUs and reads every one's details (once per snapshot): for a name that may be any PMU's. */
+static int read_every_pmu(const struct parser *p)
+{
+	int err = tly_pmus_list(p->pmus);
+	for (size_t i = 0; !err && i < p->pmus->nr; i++)
+		err = tly_pmu_details(&p->pmus->pmus[i]);
+	return err;
+}
+
 /* A bare name that is a sysfs event of PMUs: of the core PMUs that have it, else of every PMU that has
  * it (perf takes "tsc" for msr/tsc/). Returns 1 when added, 0 when no PMU has the name. */
 static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t item_len)
@@ -531,14 +540,11 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 	memcpy(name, p->spec + start, len);
 	name[len] = '\0';
 	size_t nr_core = 0, nr_all = 0;
-	int listed = tly_pmus_list(p->pmus);
-	if (listed)
-		return listed;
+	/* A bare name may be any PMU's event. */
+	int read = read_every_pmu(p);
+	if (read)
+		return read;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
-		/* A bare name may be any PMU's event: every PMU's details are read (once per snapshot). */
-		int err = tly_pmu_details(&p->pmus->pmus[i]);
-		if (err)
-			return err;
 		if (tly_alias_find(&p->pmus->pmus[i], name)) {
 			nr_all++;
 			nr_core += p->pmus->pmus[i].is_core;
@@ -616,13 +622,10 @@ static int unknown_event(struct parser *p, size_t start, size_t len)
 		if (tly_builtin_get(i)->alias)
 			tly_suggest_offer(&s, tly_builtin_get(i)->alias);
 	}
-	int listed = tly_pmus_list(p->pmus);
-	if (listed)
-		return listed;
+	int err = read_every_pmu(p);
+	if (err)
+		return err;
 	for (size_t i = 0; i < p->pmus->nr; i++) {
-		int err = tly_pmu_details(&p->pmus->pmus[i]);
-		if (err)
-			return err;
 		for (size_t j = 0; j < p->pmus->pmus[i].nr_aliases; j++)
 			tly_suggest_offer(&s, p->pmus->pmus[i].aliases[j].name);
 	}
