@@ -13,6 +13,7 @@
  *
  *   bench_counter_read [reads-per-round [rounds]]      (default 20000 reads, 41 rounds)
  */
+#include "bench_timing.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -103,18 +104,6 @@ __attribute__((noinline)) static int bare_read(struct bare *b, uint64_t *values)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static double best(const double *v, size_t n)
 {
 	double m = v[0];
@@ -185,13 +174,13 @@ int main(int argc, char **argv)
 	bare_read(&b, values);
 	size_t nr = (size_t)rounds;
 	double best_tally = best(tally_ns, nr), best_bare = best(bare_ns, nr);
-	double median_tally = median(tally_ns, nr), median_bare = median(bare_ns, nr);
+	double median_tally = bench_median(tally_ns, nr), median_bare = bench_median(bare_ns, nr);
 	printf("%s, calling thread, %ld reads x %ld interleaved rounds:\n", SPEC, n, rounds);
 	printf("  %-36s best %7.1f  median %7.1f ns/read\n", "tally_counter_read:", best_tally, median_tally);
 	printf("  %-36s best %7.1f  median %7.1f ns/read\n", "bare read(2) of the leader fd + decode:",
 	       best_bare, median_bare);
 	printf("  ratio tally/bare: best %.3fx, median %.3fx, median of per-round ratios %.3fx (goal <= 1.03x)\n",
-	       best_tally / best_bare, median_tally / median_bare, median(ratio, nr));
+	       best_tally / best_bare, median_tally / median_bare, bench_median(ratio, nr));
 	printf("  [page-faults: tally %" PRIu64 ", bare %" PRIu64 "; checksum %" PRIu64 "]\n", r[1].value,
 	       values[1], sink & 0xff);
 	tally_counter_free(c);

@@ -22,6 +22,7 @@
  * 60 instructions an event per call), the wall clock, the read's checks (the group's size and each
  * member's id) and the set's bookkeeping (the thread's state, the record, nesting).
  */
+#include "bench_timing.h"
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -89,18 +90,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static double region_ns[MAX_ROUNDS], bare_ns[MAX_ROUNDS], ratio[MAX_ROUNDS];
 
 int main(int argc, char **argv)
@@ -137,8 +126,8 @@ int main(int argc, char **argv)
 	}
 	printf("region begin+end %.0f ns, two bare group reads %.0f ns (medians of %ld rounds of %ld); "
 	       "median per-round ratio %.3fx\n",
-	       median(region_ns, (size_t)rounds), median(bare_ns, (size_t)rounds), rounds, n,
-	       median(ratio, (size_t)rounds));
+	       bench_median(region_ns, (size_t)rounds), bench_median(bare_ns, (size_t)rounds), rounds, n,
+	       bench_median(ratio, (size_t)rounds));
 	tally_region_set_free(s);
 	return 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the command-line benchmarks (bench_cli, bench_parse, bench_tracepoints) share: the monotonic clock
- * in milliseconds, the median of a set of runs, and one run of a program timed from fork to reaping with
- * its stdio on /dev/null, so that every side is measured the same way.
+ * What the benchmarks share: the monotonic clock in milliseconds, the median of a set of runs (every
+ * bench), and, for the command-line ones (bench_cli, bench_parse, bench_tracepoints), one run of a program
+ * timed from fork to reaping with its stdio on /dev/null, so that every side is measured the same way.
  */
 #ifndef TALLY_BENCH_TIMING_H
 #define TALLY_BENCH_TIMING_H
