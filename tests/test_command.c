@@ -284,6 +284,20 @@ static void command_starts_with_default_signals(void)
 	sigprocmask(SIG_SETMASK, &saved_mask, NULL);
 }
 
+/* Counts task-clock on the command target t from its start to its exit: the command's exit code, -1 when
+ * a step failed (each step checked). */
+static int run_command(const struct tally_target *t)
+{
+	tally_counter *c;
+	struct tally_exit ex = { .code = -1 };
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, t), 0);
+	CHECK_INT(tally_counter_start(c), 0);
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
+	tally_counter_free(c);
+	return ex.code;
+}
+
 /* Signals a launch asks to start ignored (tally stat: what its parent left ignored, nohup's SIGHUP) are
  * ignored in the command, whatever the caller's own disposition; every other one is at its default. */
 static void command_starts_with_requested_ignores(void)
@@ -294,14 +308,7 @@ static void command_starts_with_requested_ignores(void)
 	snprintf(hup, sizeof(hup), "%d", SIGHUP);
 	char *argv[] = { self, "sigstate", hup, NULL };
 	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv, .ignored = (uint64_t)1 << (SIGHUP - 1));
-	tally_counter *c;
-	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
-	CHECK_INT(tally_counter_open(c, &t), 0);
-	CHECK_INT(tally_counter_start(c), 0);
-	struct tally_exit ex = { .code = -1 };
-	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
-	CHECK_INT(ex.code, 0);
-	tally_counter_free(c);
+	CHECK_INT(run_command(&t), 0);
 	sigaction(SIGHUP, &old_hup, NULL);
 }
 
@@ -319,14 +326,7 @@ static void command_inherits_dispositions(void)
 	char *argv[] = { self, "sigstate", usr1, hup, NULL };
 	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv, .inherit_signals = true,
 	           .ignored = (uint64_t)1 << (SIGHUP - 1));
-	tally_counter *c;
-	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
-	CHECK_INT(tally_counter_open(c, &t), 0);
-	CHECK_INT(tally_counter_start(c), 0);
-	struct tally_exit ex = { .code = -1 };
-	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
-	CHECK_INT(ex.code, 0);
-	tally_counter_free(c);
+	CHECK_INT(run_command(&t), 0);
 	sigaction(SIGUSR1, &old_usr1, NULL);
 	sigaction(SIGUSR2, &old_usr2, NULL);
 }

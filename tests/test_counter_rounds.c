@@ -171,15 +171,22 @@ static void expect(const struct tally_result *r, uint64_t value, uint64_t enable
 	CHECK_INT(r->status, TALLY_STATUS_SCALED);
 }
 
-static void multiplexed_rounds_scale_exactly(void)
+/* A fresh fake group (nothing counted yet) behind the syscall table; tly_sys_replace(NULL) undoes it. */
+static void install_fake(void)
 {
 	fake.leader_fd = -1;
 	fake.value[0] = fake.value[1] = fake.enabled = fake.running = 0;
-	struct tly_sys table = tly_sys_real;
+	static struct tly_sys table;
+	table = tly_sys_real;
 	table.perf_event_open = fake_open;
 	table.ioctl = fake_ioctl;
 	table.read = fake_read;
 	tly_sys_replace(&table);
+}
+
+static void multiplexed_rounds_scale_exactly(void)
+{
+	install_fake();
 
 	tally_counter *c = open_counter("{task-clock,page-faults}");
 	if (!c) {
@@ -261,13 +268,7 @@ static void expect_delta(const struct tally_result *r, uint64_t value, uint64_t 
 
 static void snapshot_deltas_scale_the_difference(void)
 {
-	fake.leader_fd = -1;
-	fake.value[0] = fake.value[1] = fake.enabled = fake.running = 0;
-	struct tly_sys table = tly_sys_real;
-	table.perf_event_open = fake_open;
-	table.ioctl = fake_ioctl;
-	table.read = fake_read;
-	tly_sys_replace(&table);
+	install_fake();
 	tally_counter *c = open_counter("{task-clock,page-faults}");
 	tally_snapshot *zero = NULL, *s[5] = { NULL };
 	if (!c)
