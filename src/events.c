@@ -75,6 +75,7 @@ int tally_events_at(const tally_events *events, size_t i, struct tally_event_inf
 		.nr_origins = ev->nr_origins,
 		.unit = ev->unit,
 		.scale = ev->scale,
+		.family = ev->family,
 	};
 	return TLY_INFO_COPY(info, &full, tally_event_info);
 }

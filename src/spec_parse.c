@@ -586,6 +586,7 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 		if (ret)
 			return ret;
 		p->list->v[p->list->nr - 1].family = one_family;
+		p->list->v[p->list->nr - 1].family = one_family;
 	}
 	close_origin(p, first);
 	return 1;

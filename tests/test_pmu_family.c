@@ -10,6 +10,7 @@
 #include "fixture_tree.h"
 #include "harness.h"
 
+#include <string.h>
 #include <math.h>
 #include <tally/counter.h>
 #include <tally/events.h>
@@ -48,9 +49,19 @@ static void family_expands_to_every_instance(void)
 			CHECK_INT(info.nr_origins, 6);
 			CHECK_STR(info.unit, "MiB");
 			CHECK(info.scale == 6.103515625e-5);
+			CHECK(info.family); /* one event to a user: the CLI merges by it */
 		}
 		tally_events_free(ev);
 	}
+	/* A bare alias only one family has is that family; one PMU's event is none. */
+	tally_events *ev = parse_on("intel-server", "cas_count_read,power/energy-pkg/");
+	CHECK(ev != NULL);
+	for (size_t i = 0; ev && i < tally_events_count(ev); i++) {
+		TALLY_OPTS(tally_event_info, info);
+		CHECK_INT(tally_events_at(ev, i, &info), 0);
+		CHECK_INT(info.family, strcmp(info.pmu, "power") != 0);
+	}
+	tally_events_free(ev);
 }
 
 /* Terms apply per instance; the free-running imc is no instance of uncore_imc ('_f' is no '_<n>'), but a

@@ -142,17 +142,9 @@ static void set_unit(struct report_event *e, const struct tally_event_info *info
 	}
 }
 
-static bool is_core_pmu(const tally_pmus *pmus, const char *name)
-{
-	TALLY_OPTS(tally_pmu_info, info);
-	const tally_pmu *pmu = name ? tally_pmus_find(pmus, name) : NULL;
-	return !pmu || (tally_pmu_get_info(pmu, &info) == 0 && info.is_core);
-}
-
 /* A PMU family (uncore_imc/cas_count_read/ on uncore_imc_0 ... uncore_imc_5): the events of one spec item
- * that share its name, on PMUs that are not core PMUs (hybrid expansions are named per PMU,
- * "cpu_core/cycles/", or share a name= term, and stay apart as perf 6.1 shows them). perf
- * merges a family into one line; --no-merge, and -A here, show each PMU on its own line, named as perf's
+ * the library marks as a family's instances (tally_event_info.family; hybrid expansions stay apart as perf
+ * 6.1 shows them). perf merges a family into one line; --no-merge, and -A here, show each PMU on its own line, named as perf's
  * --no-merge names it: the PMU, then the name from its first '/' ("uncore_imc_0/cas_count_read/"), or
  * "name [pmu]" for a name without one (a name= term). */
 static int place_families(struct stat_session *s, const tally_events *list, size_t n)
@@ -173,11 +165,7 @@ static int place_families(struct stat_session *s, const tally_events *list, size
 		if (first[info.origin] == SIZE_MAX)
 			first[info.origin] = i;
 		size_t head = first[info.origin];
-		/* Only an item that expanded needs the PMUs: loaded here then, not for every run. */
-		if (head != i && !s->pmus && tally_pmus_load(NULL, &s->pmus) < 0)
-			s->pmus = NULL;
-		bool member = head != i && !is_core_pmu(s->pmus, s->events[i].pmu) &&
-		              strcmp(tally_counter_name(s->counter, i), tally_counter_name(s->counter, head)) == 0;
+		bool member = head != i && info.family;
 		if (merge) {
 			s->lines[i] = member ? head : i;
 			s->events[i].hidden = member;

@@ -69,8 +69,11 @@ struct tally_event_info {
 	                         * per instance of a PMU family) */
 	const char *unit;       /* from a sysfs alias's .unit, else NULL */
 	double scale;           /* from a sysfs alias's .scale, else 1.0 */
+	bool family;            /* (0.3) one instance of a PMU family (uncore_imc_N/cas_count_read/): the
+	                         * events of its origin are one event to a user, to be summed (perf merges
+	                         * them), where a hybrid expansion's stay apart */
 };
-#define tally_event_info__last_field scale
+#define tally_event_info__last_field family
 /* Fills info (declared with TALLY_OPTS) for attr i; the pointers stay valid until tally_events_free().
  * -ERANGE past the end. Thread-safe. */
 TALLY_API int tally_events_at(const tally_events *events, size_t i, struct tally_event_info *info);
