@@ -7,9 +7,10 @@
 
 #include "error.h"
 
+#include <tally/rank.h>
+
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Names a program may use in its zero-configuration regions (each thread holds a pointer per name). */
 #define SESSION_MAX_REGIONS 1024
@@ -29,50 +30,6 @@ static void session_after_fork(void)
 	tally_region_set_free(old);
 }
 
-/* Appends text to out[*len .. cap), cut at the end (the path is then the cut one). */
-static void put(char *out, size_t cap, size_t *len, const char *text)
-{
-	size_t n = strlen(text);
-	if (*len + n >= cap)
-		n = cap - 1 - *len;
-	memcpy(out + *len, text, n);
-	*len += n;
-	out[*len] = '\0';
-}
-
-/* TALLY_OUTPUT with %p (pid), %h (host), %r (MPI or Slurm rank, 0 when none is set) and %% expanded. */
-static void output_path(const char *pattern, char *out, size_t cap)
-{
-	static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID" };
-	size_t len = 0;
-	out[0] = '\0';
-	for (const char *p = pattern; *p; p++) {
-		char piece[256] = { p[0], '\0' };
-		if (p[0] == '%' && p[1] == 'p') {
-			snprintf(piece, sizeof(piece), "%d", (int)getpid());
-		} else if (p[0] == '%' && p[1] == 'h') {
-			if (gethostname(piece, sizeof(piece) - 1) != 0)
-				strcpy(piece, "localhost");
-		} else if (p[0] == '%' && p[1] == 'r') {
-			strcpy(piece, "0");
-			for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
-				const char *v = getenv(rank_vars[i]);
-				if (v && *v) {
-					snprintf(piece, sizeof(piece), "%s", v);
-					break;
-				}
-			}
-		} else if (p[0] == '%' && p[1] == '%') {
-			strcpy(piece, "%");
-		} else {
-			put(out, cap, &len, piece);
-			continue;
-		}
-		put(out, cap, &len, piece);
-		p++;
-	}
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), k = strlen(suffix);
@@ -85,7 +42,11 @@ static int session_write(tally_region_set *s)
 	if (!pattern || !*pattern)
 		return tally_region_set_write(s, stderr, TALLY_REGION_TABLE);
 	char path[4096];
-	output_path(pattern, path, sizeof(path));
+	int len = tally_path_expand(pattern, path, sizeof(path));
+	if (len < 0)
+		return len;
+	if ((size_t)len >= sizeof(path))
+		return tly_error(-ENAMETOOLONG, "TALLY_OUTPUT '%s' expands to a path of %d bytes", pattern, len);
 	FILE *f = fopen(path, "we");
 	if (!f)
 		return tly_error(-errno, "cannot open TALLY_OUTPUT '%s'", path);
@@ -104,11 +65,17 @@ int tally_regions_write(void)
 	return session_write(s);
 }
 
+/* At exit nobody is left to see a return code: a TALLY_OUTPUT that cannot be used (a placeholder without a
+ * value, a directory that is not there) is said on stderr, and the results go there as a table rather than
+ * nowhere. */
 static void session_at_exit(void)
 {
 	tally_region_set *s = atomic_load_explicit(&session, memory_order_acquire);
-	if (s)
-		session_write(s);
+	if (s && session_write(s) < 0) {
+		fprintf(stderr, "tally regions: TALLY_OUTPUT not written (%s); the results follow here\n",
+		        tally_last_error());
+		tally_region_set_write(s, stderr, TALLY_REGION_TABLE);
+	}
 }
 
 static tally_region_set *session_make(void)

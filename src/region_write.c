@@ -4,13 +4,15 @@
 
 #include "error.h"
 
+#include <tally/rank.h>
+
 #include <inttypes.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-/* The JSON object's own version, "regions.version" (docs/json-schema.json). */
-#define REGIONS_JSON_VERSION 1
+/* The JSON object's own version, "regions.version" (docs/json-schema.json): 2 added rank, size, host, job. */
+#define REGIONS_JSON_VERSION 2
 
 /* The words of tally stat -j (docs/json-schema.json, $defs/status), in every format. */
 static const char *status_text(enum tally_status st)
@@ -36,6 +38,15 @@ static void json_string(FILE *f, const char *s)
 			fputc(*p, f);
 	}
 	fputc('"', f);
+}
+
+/* A rank or size: null when unknown (-1). */
+static void json_count(FILE *f, long n)
+{
+	if (n >= 0)
+		fprintf(f, "%ld", n);
+	else
+		fputs("null", f);
 }
 
 /* A CSV field: quoted, quotes doubled, when it holds a separator, a quote or a line break. */
@@ -75,9 +86,29 @@ static size_t threads_using(const tally_region_set *s, size_t region, struct row
 	return used;
 }
 
+/* Where the process stands in a parallel job, for the headers (tally merge reads it from the JSON). A launcher
+ * variable that is not a number leaves the rank and size unknown: the results are still written. */
+static void rank_of(struct tally_rank *r)
+{
+	*r = (struct tally_rank){ .sz = sizeof(*r) };
+	if (tally_rank_get(r) < 0)
+		*r = (struct tally_rank){ .sz = sizeof(*r), .rank = -1, .size = -1 };
+}
+
 static void table_header(const tally_region_set *s, FILE *f)
 {
-	fprintf(f, "# tally regions, pid %d, events %s\n", (int)getpid(), s->spec ? s->spec : "");
+	struct tally_rank r;
+	rank_of(&r);
+	fprintf(f, "# tally regions, pid %d, events %s", (int)getpid(), s->spec ? s->spec : "");
+	if (r.rank >= 0)
+		fprintf(f, ", rank %ld", r.rank);
+	if (r.rank >= 0 && r.size >= 0)
+		fprintf(f, " of %ld", r.size);
+	if (r.rank >= 0)
+		fprintf(f, " on %s", r.host);
+	if (r.job[0])
+		fprintf(f, ", job %s", r.job);
+	fputc('\n', f);
 	if (s->error[0])
 		fprintf(f, "# not counting: %s\n", s->error);
 	if (s->refused)
@@ -144,7 +175,20 @@ static void json_row(const tally_region_set *s, FILE *f, const struct row *r)
 
 static void json_head(const tally_region_set *s, FILE *f)
 {
-	fprintf(f, "{\"version\":%d,\"pid\":%d,\"spec\":", REGIONS_JSON_VERSION, (int)getpid());
+	struct tally_rank r;
+	rank_of(&r);
+	fprintf(f, "{\"version\":%d,\"pid\":%d,\"rank\":", REGIONS_JSON_VERSION, (int)getpid());
+	json_count(f, r.rank);
+	fputs(",\"size\":", f);
+	json_count(f, r.size);
+	fputs(",\"host\":", f);
+	json_string(f, r.host);
+	fputs(",\"job\":", f);
+	if (r.job[0])
+		json_string(f, r.job);
+	else
+		fputs("null", f);
+	fputs(",\"spec\":", f);
 	json_string(f, s->spec ? s->spec : "");
 	fputs(",\"error\":", f);
 	json_string(f, s->error);

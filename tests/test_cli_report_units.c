@@ -14,6 +14,7 @@
 
 #include "harness.h"
 
+#include "../tools/text_escape.c"
 #include "../tools/utf8.c"
 #include "../tools/json_writer.c"
 #include "../tools/output.c"

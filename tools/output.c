@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the writers share: how a count is displayed. */
 #include "output.h"
+#include "text_escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,22 @@ double output_display_value(const struct report_event *e, const struct report_co
 int output_display_decimals(const struct report_event *e)
 {
 	return e->unit_scale != 1.0 ? 2 : 0;
+}
+
+void output_rank_line(FILE *out, const struct report *r)
+{
+	if (r->rank < 0)
+		return;
+	fprintf(out, "# rank %ld", r->rank);
+	if (r->size >= 0)
+		fprintf(out, " of %ld", r->size);
+	fputs(" on ", out);
+	text_escape_write(out, r->host ? r->host : "");
+	if (r->job && *r->job) {
+		fputs(", job ", out);
+		text_escape_write(out, r->job);
+	}
+	fputc('\n', out);
 }
 
 double output_percent_running(const struct report_count *c)

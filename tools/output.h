@@ -12,7 +12,7 @@
 #include "report.h"
 
 /* The JSON document's schema version (docs/json-schema.json): bumped on any incompatible change. */
-#define OUTPUT_JSON_SCHEMA_VERSION 2
+#define OUTPUT_JSON_SCHEMA_VERSION 3
 
 struct output;
 
@@ -82,6 +82,10 @@ double output_display_value(const struct report_event *e, const struct report_co
 
 /* Decimals a display value is printed with: 2 for scaled units (msec, sysfs .scale), 0 for counts. */
 int output_display_decimals(const struct report_event *e);
+
+/* "# rank 3 of 4 on node1, job 812" when a launcher gave tally a rank (table, and CSV with its header);
+ * nothing otherwise. */
+void output_rank_line(FILE *out, const struct report *r);
 
 /* Percentage of its enabled time an event ran (100 when it never was enabled). */
 double output_percent_running(const struct report_count *c);

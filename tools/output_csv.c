@@ -67,7 +67,8 @@ static void print_header(struct output *o, bool interval, bool with_stddev)
 
 static void csv_begin(struct output *o)
 {
-	(void)o;
+	if (o->report->csv_header)
+		output_rank_line(o->out, o->report);
 }
 
 static void csv_interval(struct output *o, const struct report_sample *s)

@@ -160,6 +160,25 @@ static void write_machine(struct output *o)
 	json_end_object(w);
 }
 
+/* A count that is -1 when unknown: null then. */
+static void member_count(struct json_writer *w, const char *key, long n)
+{
+	json_key(w, key);
+	if (n >= 0)
+		json_int(w, n);
+	else
+		json_null(w);
+}
+
+/* Where tally ran in a parallel job: what tally merge groups and labels ranks by. */
+static void write_rank(struct json_writer *w, const struct report *r)
+{
+	member_count(w, "rank", r->rank);
+	member_count(w, "size", r->size);
+	json_member_string(w, "host", r->host);
+	json_member_string(w, "job", r->job && *r->job ? r->job : NULL);
+}
+
 static void json_begin(struct output *o)
 {
 	struct json_writer *w = &o->json;
@@ -174,6 +193,7 @@ static void json_begin(struct output *o)
 	json_member_string(w, "description", r->target);
 	json_end_object(w);
 	json_member_string(w, "note", r->note);
+	write_rank(w, r);
 	write_machine(o);
 }
 

@@ -57,6 +57,7 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 
 static void table_begin(struct output *o)
 {
+	output_rank_line(o->out, o->report);
 	if (o->report->note)
 		fprintf(o->out, "note: %s\n", o->report->note); /* tally's own text */
 }

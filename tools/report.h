@@ -110,6 +110,10 @@ struct report {
 	const uint32_t *pmu_types;
 	size_t nr_core_pmus;
 	const char *const *core_pmu_names;
+	/* Where tally ran in a parallel job (tally/rank.h): rank and size -1 when no launcher says them, job
+	 * "" when none; the host always. */
+	long rank, size;
+	const char *host, *job;
 };
 
 #endif

@@ -23,6 +23,7 @@
 
 #include <tally/counter.h>
 #include <tally/events.h>
+#include <tally/rank.h>
 
 #include "commands.h"
 #include "cpu_list.h"
@@ -65,6 +66,8 @@ struct stat_session {
 	char target[512];
 	struct output out;
 	FILE *file;                   /* -o, or a buffered copy of stderr (report_stream) */
+	char output[4096];            /* -o with its placeholders expanded (%r, %h, ...) */
+	struct tally_rank rank;       /* where tally stands in a parallel job, for the headers */
 	int output_error;             /* 0, or the first failure writing file: its errno, -1 when unknown */
 	int interrupted;              /* the signal that stopped tally, 0 when none */
 	unsigned forwarded;           /* signals passed on to the command */
@@ -96,7 +99,7 @@ static double now_seconds(void)
 
 static const char *results_name(const struct stat_session *s)
 {
-	return s->opt.output ? s->opt.output : "standard error";
+	return s->opt.output ? s->output : "standard error";
 }
 
 /* The results written so far go out now (they keep their order with the command's own output). A failure
@@ -719,6 +722,29 @@ static int check_each_spec(const struct stat_session *s)
 	return -1;
 }
 
+/* The rank, size, host and job for the headers, and -o's path made from them: a placeholder without a value
+ * (%r outside mpirun) is a usage error that names the variables tried, before anything runs. */
+static int describe_rank(struct stat_session *s)
+{
+	s->rank = (struct tally_rank){ .sz = sizeof(s->rank) };
+	int len = tally_rank_get(&s->rank);
+	if (len == 0 && s->opt.output)
+		len = tally_path_expand(s->opt.output, s->output, sizeof(s->output));
+	if (len < 0) {
+		fprintf(stderr, "tally stat: %s\n", tally_last_error());
+		return len;
+	}
+	if ((size_t)len >= sizeof(s->output)) {
+		fprintf(stderr, "tally stat: -o %s: the path is %d bytes long once expanded\n", s->opt.output, len);
+		return -ENAMETOOLONG;
+	}
+	s->report.rank = s->rank.rank;
+	s->report.size = s->rank.size;
+	s->report.host = s->rank.host;
+	s->report.job = s->rank.job;
+	return 0;
+}
+
 /* Everything that can be refused is checked here, before the command is started. */
 static int prepare(struct stat_session *s)
 {
@@ -758,9 +784,11 @@ static int prepare(struct stat_session *s)
 		fprintf(stderr, "tally stat: out of memory\n");
 		return EXIT_FAILED;
 	}
-	s->file = o->output ? fopen(o->output, o->append ? "ae" : "we") : report_stream();
+	if (describe_rank(s) < 0)
+		return EXIT_USAGE;
+	s->file = o->output ? fopen(s->output, o->append ? "ae" : "we") : report_stream();
 	if (!s->file) {
-		fprintf(stderr, "tally stat: cannot write %s: %s\n", o->output, tally_strerror(errno));
+		fprintf(stderr, "tally stat: cannot write %s: %s\n", s->output, tally_strerror(errno));
 		return EXIT_USAGE;
 	}
 	s->report.show_parts = o->aggregation != AGGR_GLOBAL;
