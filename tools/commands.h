@@ -8,5 +8,7 @@ int command_stat(int argc, char **argv);
 int command_list(int argc, char **argv);
 int command_doctor(int argc, char **argv);
 int command_encode(int argc, char **argv);
+int command_merge(int argc, char **argv);
+int command_compare(int argc, char **argv);
 
 #endif

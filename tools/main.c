@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tally: count CPU performance-monitoring events. `tally stat`, `tally list`, `tally doctor`, `tally encode`.
+ * tally: count CPU performance-monitoring events. `tally stat`, `tally list`, `tally doctor`, `tally encode`,
+ * `tally merge`, `tally compare`.
  *
  * tally never calls setlocale(): the C library stays in the "C" locale, so every number it prints uses
  * '.' as the decimal point whatever LC_ALL or LANG say (CSV and JSON readers depend on it).
@@ -37,6 +38,9 @@ static void usage(FILE *out)
 	      "  list [PATTERN] [--pfm] [--json]         the events usable on this machine\n"
 	      "  doctor [--json]                         what this machine allows, and how to fix what it does not\n"
 	      "  encode [--c|--json] SPEC                the perf_event_attr of each event, opening nothing\n"
+	      "  merge [-j|-x SEP] FILE...               per-rank JSON results as one report (sum, mean, min, max)\n"
+	      "  compare [-r N] [-e SPEC] -- A ::: B     A against B, interleaved runs, with a 95% confidence\n"
+	      "  compare A.json B.json                   interval (Welch's t); or two saved tally stat -j -r files\n"
 	      "\n"
 	      "  tally <command> --help    options of one command\n"
 	      "  tally --version           the version\n"
@@ -82,6 +86,8 @@ int main(int argc, char **argv)
 		{ "list", command_list },
 		{ "doctor", command_doctor },
 		{ "encode", command_encode },
+		{ "merge", command_merge },
+		{ "compare", command_compare },
 	};
 	if (argc < 2) {
 		usage(stderr);

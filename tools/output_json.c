@@ -12,17 +12,6 @@
 #include "metrics.h"
 #include "output.h"
 
-static const char *status_name(enum report_status status)
-{
-	switch (status) {
-	case REPORT_COUNTED: return "counted";
-	case REPORT_SCALED: return "scaled";
-	case REPORT_NOT_COUNTED: return "not-counted";
-	case REPORT_NOT_SUPPORTED: return "not-supported";
-	}
-	return "unknown";
-}
-
 static void write_metric(struct json_writer *w, const struct report *r, const struct report_count *counts, size_t i,
                          double seconds)
 {
@@ -63,7 +52,7 @@ static void write_part(struct output *o, const struct report_count *counts, size
 	json_member_double(w, "scaled", p->scaled);
 	json_member_uint(w, "enabled", p->enabled);
 	json_member_uint(w, "running", p->running);
-	json_member_string(w, "status", status_name(p->status));
+	json_member_string(w, "status", report_status_name(p->status));
 	if (scratch)
 		output_part_counts(o->report, counts, p->label, k, scratch);
 	write_metric(w, o->report, scratch, i, seconds);
@@ -97,7 +86,7 @@ static void write_event(struct output *o, size_t i, const struct report_count *c
 	json_member_double(w, "scaled", c->scaled);
 	json_member_uint(w, "enabled", c->enabled);
 	json_member_uint(w, "running", c->running);
-	json_member_string(w, "status", status_name(c->status));
+	json_member_string(w, "status", report_status_name(c->status));
 	json_member_string(w, "reason", c->reason);
 	write_metric(w, r, counts, i, seconds);
 	if (stddev) {

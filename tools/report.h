@@ -25,6 +25,18 @@ static inline enum report_status report_status_worse(enum report_status a, enum 
 	return a > b ? a : b;
 }
 
+/* The status's word in tally stat -j (docs/json-schema.json, $defs/status), which tally merge reads back. */
+static inline const char *report_status_name(enum report_status status)
+{
+	switch (status) {
+	case REPORT_COUNTED: return "counted";
+	case REPORT_SCALED: return "scaled";
+	case REPORT_NOT_COUNTED: return "not-counted";
+	case REPORT_NOT_SUPPORTED: return "not-supported";
+	}
+	return "unknown";
+}
+
 /* What one event is; fixed for the whole session. */
 struct report_event {
 	const char *name;
