@@ -28,6 +28,7 @@
 #include "commands.h"
 #include "cpu_list.h"
 #include "default_events.h"
+#include "event_unit.h"
 #include "machine.h"
 #include "number_format.h"
 #include "options.h"
@@ -129,22 +130,6 @@ static void close_results(struct stat_session *s)
 	s->file = NULL;
 }
 
-/* The display unit of an event: the clocks count ns and are shown in msec as perf does; a sysfs alias
- * brings its own unit and scale. */
-static void set_unit(struct report_event *e, const struct tally_event_info *info)
-{
-	e->unit = "";
-	e->unit_scale = 1.0;
-	if (e->type == PERF_TYPE_SOFTWARE &&
-	    (e->config == PERF_COUNT_SW_TASK_CLOCK || e->config == PERF_COUNT_SW_CPU_CLOCK)) {
-		e->unit = "msec";
-		e->unit_scale = 1e-6;
-	} else if (info->unit) {
-		e->unit = info->unit;
-		e->unit_scale = info->scale;
-	}
-}
-
 /* A PMU family (uncore_imc/cas_count_read/ on uncore_imc_0 ... uncore_imc_5): the events of one spec item
  * the library marks as a family's instances (tally_event_info.family; hybrid expansions stay apart as perf
  * 6.1 shows them). perf merges a family into one line; --no-merge, and -A here, show each PMU on its own line, named as perf's
@@ -214,7 +199,7 @@ static int describe_events(struct stat_session *s)
 		e->group = info.group;
 		if (tally_events_encoding(list, i, s->encodings[i], sizeof(s->encodings[i])) >= 0)
 			e->encoding = s->encodings[i];
-		set_unit(e, &info);
+		event_unit(&info, &e->unit, &e->unit_scale);
 	}
 	s->report.nr_events = n;
 	s->report.events = s->events;
