@@ -82,13 +82,10 @@ static void table_line(FILE *out, const struct merge *m, long region, size_t i, 
 
 static void table_scope(FILE *out, const struct merge *m, const struct merge_scope *sc)
 {
-	fprintf(out, "\n %s (%zu rank%s)%s\n", sc->host ? "host " : "all ranks", sc->nr, sc->nr == 1 ? "" : "s",
-	        sc->host ? ":" : ":");
-	if (sc->host) {
-		fputs("   on ", out);
+	fputs(sc->host ? "\n host " : "\n all ranks", out);
+	if (sc->host)
 		text_escape_write(out, sc->host);
-		fputc('\n', out);
-	}
+	fprintf(out, " (%zu rank%s):\n", sc->nr, sc->nr == 1 ? "" : "s");
 	fprintf(out, "%18s %-6s %-24s %16s %14s (rank) %14s (rank) %14s %9s  %s\n", "sum", "unit", "event", "mean",
 	        "min", "max", "stddev", "imbalance", "status");
 	struct merge_stat st;
@@ -113,7 +110,11 @@ static void write_table(const struct merge *m, FILE *out)
 	fprintf(out, "\n tally merge: %zu file%s", m->nr_ranks, m->nr_ranks == 1 ? "" : "s");
 	if (m->size >= 0)
 		fprintf(out, ", %zu of %ld ranks", (size_t)m->size - m->missing, m->size);
-	fprintf(out, " on %zu host%s", m->nr_scopes - 1, m->nr_scopes == 2 ? "" : "s");
+	fprintf(out, " on %zu host%s", m->nr_scopes - 1, m->nr_scopes == 2 ? " (" : "s");
+	if (m->nr_scopes == 2) {
+		text_escape_write(out, m->scopes[1].host);
+		fputc(')', out);
+	}
 	if (m->model->job) {
 		fputs(", job ", out);
 		text_escape_write(out, m->model->job);
