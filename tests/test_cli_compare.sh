@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# tally compare: runs interleaved (A B A B, seen in a log the commands write); two workloads with known
+# different page-fault counts give "more" with an interval that excludes 0; one workload twice gives no
+# evidence (or "same" when every run counted alike); every figure of the JSON recomputed by python, with a t
+# quantile of its own (the t density integrated numerically, not tally's incomplete beta); saved documents
+# compared, exact events compared exactly; the exit status 0 whatever the verdict and 1 with --fail-on-worse
+# on "more"; malformed saved documents refused.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
+command -v python3 >/dev/null || { echo "SKIP: python3 is needed to check the statistics"; exit 77; }
+cd "$WORK" || exit 1
+
+cat >check.py <<'PY'
+import json, math, sys
+def t_cdf(t, df):
+    # Simpson's rule over the t density from 0 to t (even number of steps), plus the half below 0.
+    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+    f = lambda x: c * (1 + x * x / df) ** (-(df + 1) / 2)
+    n = 20000; h = t / n
+    s = f(0) + f(t) + sum((4 if i % 2 else 2) * f(i * h) for i in range(1, n))
+    return 0.5 + s * h / 3
+def t_quantile(p, df):
+    lo, hi = 0.0, 1.0
+    while t_cdf(hi, df) < p: hi *= 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if t_cdf(mid, df) < p: lo = mid
+        else: hi = mid
+    return (lo + hi) / 2
+def close(a, b, rel=1e-6):
+    return abs(a - b) <= rel * max(1.0, abs(b))
+def check_event(e):
+    a, b = e["a"]["values"], e["b"]["values"]
+    ma, mb = sum(a) / len(a), sum(b) / len(b)
+    va = sum((x - ma) ** 2 for x in a) / (len(a) - 1)
+    vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1)
+    assert close(e["a"]["mean"], ma) and close(e["b"]["mean"], mb), e
+    assert close(e["a"]["stddev"], math.sqrt(va)) and close(e["b"]["stddev"], math.sqrt(vb)), e
+    if va == 0 and vb == 0:
+        assert e["exact"] and e["difference_low"] == e["difference_high"] == mb - ma, e
+        return "same" if ma == mb else "more" if mb > ma else "less"
+    se = math.sqrt(va / len(a) + vb / len(b))
+    df = se ** 4 / ((va / len(a)) ** 2 / (len(a) - 1) + (vb / len(b)) ** 2 / (len(b) - 1))
+    t = t_quantile(0.975, df)
+    lo, hi = mb - ma - t * se, mb - ma + t * se
+    assert close(e["df"], df) and close(e["t"], t, 1e-5) and close(e["standard_error"], se), (e, df, t, se)
+    assert close(e["difference_low"], lo, 1e-5) and close(e["difference_high"], hi, 1e-5), (e, lo, hi)
+    assert close(e["relative_low"], lo / ma, 1e-5) and close(e["relative_high"], hi / ma, 1e-5), e
+    return "more" if lo > 0 else "less" if hi < 0 else "no evidence"
+doc = json.load(open(sys.argv[1]))
+assert doc["test"].startswith("Welch") and doc["confidence"] == 0.95
+verdicts = {}
+for e in doc["events"]:
+    v = check_event(e)
+    assert v == e["verdict"], (e["event"], v, e["verdict"])
+    verdicts[e["event"]] = v
+for want in sys.argv[2:]:
+    name, allowed = want.split("=")
+    assert verdicts[name] in allowed.split("|"), (name, verdicts[name], allowed)
+PY
+
+"$TALLY" compare -r 3 -e task-clock -- sh -c 'echo A >>order' ::: sh -c 'echo B >>order' >/dev/null
+[ "$(tr -d '\n' <order)" = ABABAB ] && ok "runs interleaved: A B A B A B" || fail "order: $(cat order)"
+
+SMALL="dd if=/dev/zero of=/dev/null bs=256k count=1"
+BIG="dd if=/dev/zero of=/dev/null bs=4M count=1"
+"$TALLY" compare -j -r 5 -e page-faults,task-clock -- $SMALL ::: $BIG >more.json 2>/dev/null
+st=$?
+[ $st -eq 0 ] && python3 check.py more.json "page-faults=more" && ok "4 MiB against 256 KiB: page-faults more, every figure as python computes it, exit 0" ||
+	fail "more: $st $(head -c 1500 more.json)"
+python3 -c 'import json, sys; e = json.load(open("more.json"))["events"][0]; assert e["relative_low"] > 0, e' &&
+	ok "the interval of the change excludes 0" || fail "interval"
+
+# The same workload twice: no evidence of a difference (or "same" when every run counted alike). At 95% a
+# true null is called different in 1 try of 20: one retry each makes a false failure a 1-in-400 event.
+same_ok=no
+for try in 1 2; do
+	"$TALLY" compare -j -r 5 -e page-faults,task-clock -- $SMALL ::: $SMALL >same.json 2>/dev/null
+	python3 check.py same.json "page-faults=no evidence|same" 2>/dev/null && { same_ok=yes; break; }
+done
+[ $same_ok = yes ] && ok "the same workload twice: no evidence of a difference" || fail "same: $(head -c 1500 same.json)"
+
+"$TALLY" compare -r 3 -e page-faults -- $SMALL ::: $BIG >table 2>/dev/null
+grep -q "Welch's t-test" table && grep -Eq "^page-faults +[0-9.]+ +[0-9.]+ +\+[0-9.]+% +\[\+[0-9.]+%, \+[0-9.]+%\]  more$" table &&
+	ok "the table: means, change, interval, verdict, the test named" || fail "table: $(cat table)"
+
+"$TALLY" compare --fail-on-worse -r 3 -e page-faults -- $SMALL ::: $BIG >/dev/null 2>&1
+[ $? -eq 1 ] && ok "--fail-on-worse: exit 1 when B counts more" || fail "--fail-on-worse more"
+"$TALLY" compare --fail-on-worse -r 3 -e page-faults -- $BIG ::: $SMALL >/dev/null 2>&1
+[ $? -eq 0 ] && ok "--fail-on-worse: exit 0 when B counts less" || fail "--fail-on-worse less"
+
+# Saved documents: two tally stat -j -r 5 results whose per-run values python sets, an exact event among them.
+"$TALLY" stat -j -r 5 -o base.json -e page-faults,task-clock -- true
+python3 - <<'PY'
+import json
+d = json.load(open("base.json"))
+def make(name, faults, clock):
+    for run, f, c in zip(d["runs"], faults, clock):
+        run["events"][0]["scaled"] = f; run["events"][0]["status"] = "counted"
+        run["events"][1]["scaled"] = c; run["events"][1]["status"] = "counted"
+    json.dump(d, open(name, "w"))
+make("a.json", [1000] * 5, [1e6, 2e6, 3e6, 4e6, 5e6])
+make("b.json", [1001] * 5, [3e6, 4e6, 5e6, 6e6, 7e6])
+PY
+"$TALLY" compare -j a.json b.json >saved.json 2>err
+st=$?
+[ $st -eq 0 ] && python3 check.py saved.json "page-faults=more" "task-clock=no evidence" &&
+	python3 -c '
+import json; d = json.load(open("saved.json")); pf, tc = d["events"]
+assert pf["exact"] and pf["difference"] == 1 and abs(pf["relative"] - 0.001) < 1e-15, pf
+assert abs(tc["df"] - 8) < 1e-9 and abs(tc["t"] - 2.306004) < 1e-5 and tc["a"]["values"] == [1, 2, 3, 4, 5], tc' &&
+	ok "saved documents: an exact event compared exactly, df 8 and t 2.306 worked by hand" || fail "saved: $st $(cat err saved.json)"
+"$TALLY" compare a.json a.json | grep -Eq "^page-faults +1000.00 +1000.00 +\+0.00% +exact  same$" &&
+	ok "an exact event against itself: same" || fail "same exact: $("$TALLY" compare a.json a.json)"
+
+refused() { # NAME PATTERN ARGS...
+	local name=$1 pattern=$2
+	shift 2
+	"$TALLY" compare "$@" >stdout 2>stderr
+	local st=$?
+	[ $st -eq 2 ] && [ ! -s stdout ] && grep -q -- "$pattern" stderr && ok "refused: $name" ||
+		fail "$name: status $st, stdout '$(head -c 200 stdout)', stderr '$(cat stderr)'"
+}
+head -c 200 a.json >cut.json
+refused "a truncated document" "cut.json: truncated" a.json cut.json
+echo '{"x": 1}' >other.json
+refused "a JSON that is not tally's" "other.json: not a tally stat -j document" a.json other.json
+python3 -c 'import json; d = json.load(open("a.json")); del d["runs"]; json.dump(d, open("noruns.json", "w"))'
+refused "a document without runs" "noruns.json: no runs" a.json noruns.json
+"$TALLY" stat -j -r 2 -o ev.json -e page-faults -- true
+refused "other events" "has 1 events where a.json has 2" a.json ev.json
+refused "no :::" "two commands separated by ::: are needed" -- true
+refused "-r 1" "-r 1: the runs of each command, 2 to" -r 1 -- true ::: true
+refused "-r with saved documents" "-r and -e are for running commands" -r 3 a.json b.json
+finish
