@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tally(1) documents every option tally stat --help and tally encode --help list, each as an item of its own
+# tally(1) documents every option tally stat, encode, merge and compare --help list, each as an item of its own
 # (.TP) under Options:
 # a merge once dropped the items of -r, -I, -x, --csv-header, -j, -o, -p and -t, and nothing noticed.
 # --append (documented with -o) and --version (with -h) are the two options that share another's item.
@@ -13,7 +13,7 @@ tally="$TALLY_BUILD/tools/tally"
 items=$(awk 'prev == ".TP" { print } { prev = $0 }' "$man" | sed 's/\\-/-/g')
 # tally encode's options too (its --c is a long option of one letter).
 longs=
-for command in stat encode; do
+for command in stat encode merge compare; do
 	help=$("$tally" $command --help 2>&1 || true)
 	found=$(grep -oE '^ +(-[a-zA-Z], )?--[a-z-]+' <<<"$help" | grep -oE -- '--[a-z-]+')
 	[ -n "$found" ] || { echo "FAIL: no options found in tally $command --help"; exit 1; }
