@@ -114,23 +114,15 @@ assert abs(tc["df"] - 8) < 1e-9 and abs(tc["t"] - 2.306004) < 1e-5 and tc["a"]["
 "$TALLY" compare a.json a.json | grep -Eq "^page-faults +1000.00 +1000.00 +\+0.00% +exact  same$" &&
 	ok "an exact event against itself: same" || fail "same exact: $("$TALLY" compare a.json a.json)"
 
-refused() { # NAME PATTERN ARGS...
-	local name=$1 pattern=$2
-	shift 2
-	"$TALLY" compare "$@" >stdout 2>stderr
-	local st=$?
-	[ $st -eq 2 ] && [ ! -s stdout ] && grep -q -- "$pattern" stderr && ok "refused: $name" ||
-		fail "$name: status $st, stdout '$(head -c 200 stdout)', stderr '$(cat stderr)'"
-}
 head -c 200 a.json >cut.json
-refused "a truncated document" "cut.json: truncated" a.json cut.json
+refused compare "a truncated document" "cut.json: truncated" a.json cut.json
 echo '{"x": 1}' >other.json
-refused "a JSON that is not tally's" "other.json: not a tally stat -j document" a.json other.json
+refused compare "a JSON that is not tally's" "other.json: not a tally stat -j document" a.json other.json
 python3 -c 'import json; d = json.load(open("a.json")); del d["runs"]; json.dump(d, open("noruns.json", "w"))'
-refused "a document without runs" "noruns.json: no runs" a.json noruns.json
+refused compare "a document without runs" "noruns.json: no runs" a.json noruns.json
 "$TALLY" stat -j -r 2 -o ev.json -e page-faults -- true
-refused "other events" "has 1 events where a.json has 2" a.json ev.json
-refused "no :::" "two commands separated by ::: are needed" -- true
-refused "-r 1" "-r 1: the runs of each command, 2 to" -r 1 -- true ::: true
-refused "-r with saved documents" "-r and -e are for running commands" -r 3 a.json b.json
+refused compare "other events" "has 1 events where a.json has 2" a.json ev.json
+refused compare "no :::" "two commands separated by ::: are needed" -- true
+refused compare "-r 1" "-r 1: the runs of each command, 2 to" -r 1 -- true ::: true
+refused compare "-r with saved documents" "-r and -e are for running commands" -r 3 a.json b.json
 finish

@@ -119,36 +119,28 @@ PY
 fi
 
 # Malformed inputs: each its own message, exit 2, nothing on stdout.
-refused() { # NAME PATTERN FILES...
-	local name=$1 pattern=$2
-	shift 2
-	"$TALLY" merge "$@" >stdout 2>stderr
-	local st=$?
-	[ $st -eq 2 ] && [ ! -s stdout ] && grep -q -- "$pattern" stderr && ok "refused: $name" ||
-		fail "$name: status $st, stdout '$(head -c 200 stdout)', stderr '$(cat stderr)'"
-}
 cp out.0.json good.0.json
 cp out.1.json good.1.json
 head -c 300 good.1.json >cut.json
-refused "an empty list" "no files to merge"
-refused "a truncated file" "cut.json: truncated: the JSON ends after 300 bytes" good.0.json cut.json
+refused merge "an empty list" "no files to merge"
+refused merge "a truncated file" "cut.json: truncated: the JSON ends after 300 bytes" good.0.json cut.json
 echo '{"name": "x", "values": [1, 2]}' >other.json
-refused "a JSON that is not tally's" "other.json: not a tally result" good.0.json other.json
+refused merge "a JSON that is not tally's" "other.json: not a tally result" good.0.json other.json
 echo '[1, 2]' >array.json
-refused "a JSON array" "array.json: not a tally result" array.json
+refused merge "a JSON array" "array.json: not a tally result" array.json
 python3 -c 'import json; d = json.load(open("good.1.json")); d["schema_version"] = 2; json.dump(d, open("v2.json", "w"))'
-refused "mixed schema versions" "mixed schema versions: v2.json has version 2, good.0.json has version 3" good.0.json v2.json
-refused "an old schema alone" "v2.json: a tally stat -j document of version 2: tally merge reads version 3" v2.json
+refused merge "mixed schema versions" "mixed schema versions: v2.json has version 2, good.0.json has version 3" good.0.json v2.json
+refused merge "an old schema alone" "v2.json: a tally stat -j document of version 2: tally merge reads version 3" v2.json
 : >empty.json
-refused "an empty file" "empty.json: not JSON: no JSON document (the file is empty or blank)" good.0.json empty.json
+refused merge "an empty file" "empty.json: not JSON: no JSON document (the file is empty or blank)" good.0.json empty.json
 echo 'page-faults 12' >text.json
-refused "text that is not JSON" "text.json: not JSON: unexpected character 'p' at line 1, column 1" text.json
-refused "a missing file" "nothere.json: cannot open: No such file or directory" good.0.json nothere.json
-refused "a file given twice" "good.0.json and good.0.json both hold rank 0" good.0.json good.0.json
+refused merge "text that is not JSON" "text.json: not JSON: unexpected character 'p' at line 1, column 1" text.json
+refused merge "a missing file" "nothere.json: cannot open: No such file or directory" good.0.json nothere.json
+refused merge "a file given twice" "good.0.json and good.0.json both hold rank 0" good.0.json good.0.json
 SLURM_PROCID=5 SLURM_NTASKS=4 SLURM_JOB_ID=77 "$TALLY" stat -j -o ev.json -e page-faults -- true
-refused "other events" "ev.json counted other events than good.0.json" good.0.json ev.json
+refused merge "other events" "ev.json counted other events than good.0.json" good.0.json ev.json
 SLURM_PROCID=1 SLURM_NTASKS=4 SLURM_JOB_ID=78 "$TALLY" stat -j -o job.json -e page-faults,task-clock -- true
-refused "another job" "job.json is from job 78, good.0.json from job 77" good.0.json job.json
-refused "two kinds" "is region output (TALLY_OUTPUT) but good.0.json is a tally stat -j document" good.0.json reg.0.json
+refused merge "another job" "job.json is from job 78, good.0.json from job 77" good.0.json job.json
+refused merge "two kinds" "is region output (TALLY_OUTPUT) but good.0.json is a tally stat -j document" good.0.json reg.0.json
 "$TALLY" merge --bogus good.0.json >/dev/null 2>&1; [ $? -eq 2 ] && ok "an unknown option: exit 2" || fail "unknown option"
 finish

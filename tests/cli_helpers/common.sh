@@ -15,3 +15,14 @@ finish() {
 	[ $failures -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
 	echo "${1:-all passed}"
 }
+
+# refused SUBCOMMAND NAME PATTERN ARGS...: `tally SUBCOMMAND ARGS...` must exit 2 with nothing on stdout and
+# PATTERN in its message (tally merge's and tally compare's malformed inputs).
+refused() {
+	local sub=$1 name=$2 pattern=$3
+	shift 3
+	"$TALLY" "$sub" "$@" >"$WORK/refused.out" 2>"$WORK/refused.err"
+	local st=$?
+	[ $st -eq 2 ] && [ ! -s "$WORK/refused.out" ] && grep -q -- "$pattern" "$WORK/refused.err" && ok "refused: $name" ||
+		fail "$name: status $st, stdout '$(head -c 200 "$WORK/refused.out")', stderr '$(cat "$WORK/refused.err")'"
+}
