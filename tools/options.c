@@ -35,6 +35,8 @@ enum long_only {
 	OPT_CSV_HEADER,
 	OPT_VERSION,
 	OPT_REGIONS,
+	OPT_JSON_FORMAT,
+	OPT_BIG_NUM,
 };
 
 static const struct option long_options[] = {
@@ -44,6 +46,9 @@ static const struct option long_options[] = {
 	{ "field-separator", required_argument, NULL, 'x' },
 	{ "csv-header", no_argument, NULL, OPT_CSV_HEADER },
 	{ "json", no_argument, NULL, 'j' },
+	{ "json-format", required_argument, NULL, OPT_JSON_FORMAT },
+	{ "no-big-num", no_argument, NULL, 'B' },
+	{ "big-num", no_argument, NULL, OPT_BIG_NUM },
 	{ "output", required_argument, NULL, 'o' },
 	{ "append", no_argument, NULL, OPT_APPEND },
 	{ "pid", required_argument, NULL, 'p' },
@@ -81,6 +86,8 @@ void options_print_stat_usage(FILE *out)
 	      "  -x, --field-separator S  CSV output with separator S (perf's field order)\n"
 	      "      --csv-header         with -x, a header line first\n"
 	      "  -j, --json               one JSON document (see docs/json-schema.json)\n"
+	      "      --json-format FMT    tally (the -j document) or perf (perf stat -j's object per line)\n"
+	      "  -B, --no-big-num         no thousands separators in the table\n"
 	      "  -o, --output FILE        results to FILE instead of stderr\n"
 	      "      --append             append to the -o FILE\n"
 	      "  -p, --pid PIDS           count existing processes (comma list)\n"
@@ -222,7 +229,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 	optind = 0;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+:e:r:I:x:jo:p:t:aC:AiD:qvh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:r:I:x:jBo:p:t:aC:AiD:qvh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (!*optarg)
@@ -246,6 +253,17 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 			break;
 		case OPT_CSV_HEADER: o->csv_header = true; break;
 		case 'j': o->json = true; break;
+		case OPT_JSON_FORMAT:
+			if (strcmp(optarg, "perf") == 0)
+				o->perf_json = true;
+			else if (strcmp(optarg, "tally") != 0)
+				return usage_error("--json-format wants tally or perf, not '%s'", optarg);
+			else
+				o->perf_json = false;
+			o->json = true;
+			break;
+		case 'B': o->no_big_num = true; break;
+		case OPT_BIG_NUM: o->no_big_num = false; break;
 		case OPT_REGIONS: o->regions = true; break;
 		case 'o': o->output = optarg; break;
 		case OPT_APPEND: o->append = true; break;

@@ -26,7 +26,9 @@ struct stat_options {
 	unsigned interval_ms;    /* -I, 0 when off */
 	const char *separator;   /* -x, NULL for the table */
 	bool csv_header;         /* --csv-header */
-	bool json;               /* -j */
+	bool json;               /* -j, --json-format */
+	bool perf_json;          /* --json-format=perf: perf stat -j's objects, one per line */
+	bool no_big_num;         /* -B: no thousands separators */
 	bool regions;            /* --regions */
 	const char *output;      /* -o */
 	bool append;             /* --append */

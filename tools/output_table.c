@@ -8,17 +8,19 @@
 #include "output.h"
 #include "text_escape.h"
 
-static void print_value(FILE *out, const struct report_event *e, const struct report_count *c)
+static void print_value(FILE *out, const struct report *r, const struct report_event *e,
+                        const struct report_count *c)
 {
+	bool group = !r->no_big_num;
 	char text[NUMBER_FORMAT_MAX];
 	const char *placeholder = output_status_placeholder(c->status);
 	if (placeholder)
 		snprintf(text, sizeof(text), "%s", placeholder);
 	else if (output_display_decimals(e))
-		number_format_grouped_double(output_display_value(e, c), output_display_decimals(e), text,
-		                             sizeof(text));
+		number_format_grouped_double(output_display_value(e, c), output_display_decimals(e), group,
+		                             text, sizeof(text));
 	else
-		number_format_grouped(count_of(c->scaled), text, sizeof(text));
+		number_format_grouped(count_of(c->scaled), group, text, sizeof(text));
 	fprintf(out, "%18s ", text);
 	text_escape_pad(out, e->unit, 4);
 	fputc(' ', out);
@@ -40,7 +42,7 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 		fprintf(o->out, "%4u ", line->nr_cpus);
 	else if (line->part && r->show_nr_cpus)
 		fprintf(o->out, "%4s ", "");
-	print_value(o->out, e, c);
+	print_value(o->out, r, e, c);
 	struct metric m;
 	if (line->metric_counts && metrics_compute(r, line->metric_counts, line->event, reading->seconds, &m))
 		fprintf(o->out, " # %8.3f %-20s", m.value, m.unit);

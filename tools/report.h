@@ -98,6 +98,9 @@ struct report {
 	bool show_parts;           /* -A / --per-thread / --per-core / --per-socket / --per-die */
 	bool show_nr_cpus;         /* --per-core / --per-socket / --per-die: a part's CPU count after its label */
 	bool verbose;
+	bool no_big_num;           /* -B: the table groups no digits */
+	const char *part_key;      /* what a part is, as perf's JSON names it: "cpu", "core", "socket", "die",
+	                            * "thread"; NULL without parts */
 	bool csv_header;
 	const char *separator;     /* CSV field separator */
 	/* --regions: the command's regions object (JSON text, "" when it wrote none); NULL without --regions. */

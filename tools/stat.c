@@ -766,6 +766,10 @@ static int prepare(struct stat_session *s)
 	s->report.show_parts = o->aggregation != AGGR_GLOBAL;
 	s->report.show_nr_cpus = o->aggregation >= AGGR_CORE;
 	s->report.verbose = o->verbose;
+	s->report.no_big_num = o->no_big_num;
+	static const char *const part_keys[] = { [AGGR_NONE] = "cpu", [AGGR_THREAD] = "thread", [AGGR_CORE] = "core",
+		                                 [AGGR_SOCKET] = "socket", [AGGR_DIE] = "die" };
+	s->report.part_key = part_keys[o->aggregation];
 	s->report.csv_header = o->csv_header;
 	s->report.separator = o->separator;
 	if (o->json)
@@ -775,7 +779,10 @@ static int prepare(struct stat_session *s)
 		fprintf(stderr, "tally stat: --regions: cannot make its temporary file: %s\n", tally_strerror(err));
 		return EXIT_FAILED;
 	}
-	s->out.ops = o->json ? &output_json_ops : o->separator ? &output_csv_ops : &output_table_ops;
+	s->out.ops = o->perf_json  ? &output_perf_json_ops
+	             : o->json     ? &output_json_ops
+	             : o->separator ? &output_csv_ops
+	                           : &output_table_ops;
 	s->out.out = s->file;
 	s->out.report = &s->report;
 	return -1;
