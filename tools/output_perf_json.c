@@ -17,7 +17,7 @@ static void member_string(FILE *out, const char *key, const char *value)
 	fputs("\", ", out);
 }
 
-/* The part's key and value as perf names them: "cpu" : "3" for -A's "CPU3", "core" : "S0-C1" with the
+/* The part's key and value as perf names them: "cpu" : "3" for -A's "CPU3", "core" : "S0-D0-C1" with the
  * CPUs summed as "aggregate-number", "thread" : "comm-tid". */
 static void print_part(FILE *out, const struct report *r, const struct output_line *line)
 {
@@ -83,7 +83,7 @@ static void perf_json_run(struct output *o, const struct report_sample *s)
 
 static void perf_json_finish(struct output *o, const struct report_totals *t)
 {
-	if (o->intervals)
+	if (o->intervals && !o->report->summary)
 		return;
 	struct output_reading reading = { t->counts, t->elapsed, NULL, NULL };
 	output_each_line(o, &reading, print_object);

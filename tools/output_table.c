@@ -103,7 +103,8 @@ static void print_footnotes(struct output *o, const struct report_count *counts)
 static void table_finish(struct output *o, const struct report_totals *t)
 {
 	const struct report *r = o->report;
-	if (o->intervals == 0) {
+	bool totals = o->intervals == 0 || r->summary;
+	if (totals) {
 		fputs("\n Performance counter stats for ", o->out);
 		text_escape_write(o->out, r->target); /* the command's argv, as written */
 		if (t->nr_runs > 1)
@@ -113,7 +114,7 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		output_each_line(o, &reading, print_line);
 	}
 	print_footnotes(o, t->counts);
-	if (o->intervals == 0) {
+	if (totals) {
 		if (t->nr_runs > 1)
 			fprintf(o->out, "\n %17.6f +- %.6f seconds time elapsed  ( +- %5.2f%% )\n", t->elapsed,
 			        t->elapsed_stddev, t->elapsed > 0 ? 100.0 * t->elapsed_stddev / t->elapsed : 0);

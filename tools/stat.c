@@ -365,6 +365,7 @@ static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, u
 	uint64_t next_tick = interval ? started + interval : UINT64_MAX;
 	uint64_t deadline = o->duration > 0 ? started + (uint64_t)(o->duration * 1e9 + 0.5) : UINT64_MAX;
 	*at_tick = false;
+	unsigned ticks = 0;
 	for (;;) {
 		if (child > 0 && child_exited(child))
 			return 0;
@@ -377,7 +378,7 @@ static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, u
 				return err;
 			while (next_tick <= now)
 				next_tick += interval;
-			if (now >= deadline) {
+			if (now >= deadline || (o->interval_count && ++ticks == o->interval_count)) {
 				*at_tick = true;
 				return 0;
 			}
@@ -767,8 +768,11 @@ static int prepare(struct stat_session *s)
 	s->report.show_nr_cpus = o->aggregation >= AGGR_CORE;
 	s->report.verbose = o->verbose;
 	s->report.no_big_num = o->no_big_num;
+	s->report.summary = o->summary;
+	s->report.csv_summary_field = !o->no_csv_summary;
 	static const char *const part_keys[] = { [AGGR_NONE] = "cpu", [AGGR_THREAD] = "thread", [AGGR_CORE] = "core",
-		                                 [AGGR_SOCKET] = "socket", [AGGR_DIE] = "die" };
+		                                 [AGGR_SOCKET] = "socket", [AGGR_DIE] = "die",
+		                                 [AGGR_NODE] = "node" };
 	s->report.part_key = part_keys[o->aggregation];
 	s->report.csv_header = o->csv_header;
 	s->report.separator = o->separator;
