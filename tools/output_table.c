@@ -8,6 +8,12 @@
 #include "output.h"
 #include "text_escape.h"
 
+/* A default event this machine cannot count: left out, the note said why (see report_event.optional). */
+static bool left_out(const struct report_event *e, const struct report_count *c)
+{
+	return e->optional && c->status == REPORT_NOT_SUPPORTED;
+}
+
 static void print_value(FILE *out, const struct report *r, const struct report_event *e,
                         const struct report_count *c)
 {
@@ -34,6 +40,8 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 	const struct report *r = o->report;
 	const struct report_event *e = &r->events[line->event];
 	const struct report_count *c = line->count;
+	if (left_out(e, &reading->counts[line->event]))
+		return;
 	if (reading->timestamp)
 		fprintf(o->out, "%16s ", reading->timestamp);
 	if (line->part)
@@ -59,9 +67,9 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 
 static void table_begin(struct output *o)
 {
-	if (o->report->note)
-		fprintf(o->out, "note: %s\n", o->report->note); /* tally's own text */
+	(void)o;
 }
+
 
 static void table_interval(struct output *o, const struct report_sample *s)
 {
@@ -86,7 +94,7 @@ static void print_footnotes(struct output *o, const struct report_count *counts)
 	bool any = false;
 	for (size_t i = 0; i < r->nr_events; i++) {
 		const char *placeholder = output_status_placeholder(counts[i].status);
-		if (!placeholder || r->events[i].hidden)
+		if (!placeholder || r->events[i].hidden || left_out(&r->events[i], &counts[i]))
 			continue;
 		if (!any)
 			fputc('\n', o->out);

@@ -39,6 +39,8 @@ struct report_event {
 	const char *unit;          /* display unit ("msec" for the clock events, a sysfs .unit), or "" */
 	double unit_scale;         /* display value = scaled count × unit_scale */
 	bool hidden;               /* a PMU of a merged family: counted in its first PMU's line, not shown */
+	bool optional;             /* one of the default events: the table leaves it out where it is not
+	                            * supported (report.note says why), CSV and JSON print it as perf does */
 };
 
 /* One piece of an aggregated count: a CPU, a thread, a core, die or socket, or one PMU of a merged family

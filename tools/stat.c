@@ -209,6 +209,7 @@ static int describe_events(struct stat_session *s)
 		e->exclude_user = info.attr->exclude_user;
 		e->exclude_kernel = info.attr->exclude_kernel;
 		e->group = info.group;
+		e->optional = !s->opt.events;
 		if (tally_events_encoding(list, i, s->encodings[i], sizeof(s->encodings[i])) >= 0)
 			e->encoding = s->encodings[i];
 		set_unit(e, &info);
@@ -410,6 +411,21 @@ static char *pin_list(const tally_cpus *cpus)
 	return text;
 }
 
+/* What comes before the results: perf's "# started on" line at the top of a -o file (not in tally's JSON
+ * document, which must stay one), and the table's note on stderr, never in the results. */
+static void begin_results(struct stat_session *s)
+{
+	const struct stat_options *o = &s->opt;
+	bool document = o->json && !o->perf_json;
+	if (o->output && !document) {
+		time_t now = time(NULL);
+		char when[32];
+		fprintf(s->file, "# started on %s\n", ctime_r(&now, when) ? when : "?\n");
+	}
+	if (s->out.ops == &output_table_ops && s->report.note)
+		fprintf(stderr, "note: %s\n", s->report.note); /* tally's own text */
+}
+
 static void record_run(struct stat_session *s, unsigned run, double seconds, double user, double sys,
                        int exit_status)
 {
@@ -503,6 +519,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	}
 	/* The output begins once counting has: a command that cannot run leaves no half document. */
 	if (run == 1 && !o->quiet) {
+		begin_results(s);
 		s->out.ops->begin(&s->out);
 		flush_results(s);
 	}
@@ -738,7 +755,7 @@ static int prepare(struct stat_session *s)
 	if (status >= 0)
 		return status;
 	bool has_core = !o->events && tally_pmus_core_count(s->pmus) > 0;
-	const char *spec = o->events ? o->events : default_events_spec(has_core);
+	const char *spec = o->events ? o->events : default_events_spec(true, system_wide(o));
 	s->report.note = o->events ? NULL : default_events_note(has_core);
 	/* Like perf stat, a command runs even when none of its events can be counted here: the report then
 	 * says <not supported> and why, and the exit status is still the command's. */
