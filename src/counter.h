@@ -61,6 +61,9 @@ struct event {
 	enum tally_read_reason read_reason; /* why its group is not read from user space (NONE: it is) */
 	enum tally_read_reason own_reason;  /* what of that the event itself decides, from the open on */
 	char *note;                  /* NOTE_MAX bytes in counter->notes */
+	/* The leader first removed from this event's explicit group (it could not be opened): the note that
+	 * says so is written once the open knows the group's final leader. */
+	const char *lost_leader;
 
 	/* From tally_counter_new on. */
 	struct perf_event_attr attr; /* as parsed; exclude_kernel set by a user-only retry */

@@ -152,13 +152,25 @@ static int mark_unsupported(tally_counter *c, size_t i, int err)
 	return 0;
 }
 
-/* Tells the members of an explicit group that they now count without the leader that was removed. */
-static void note_leader_gone(tally_counter *c, size_t g, const char *gone)
+/* Remembers, for the members left in an explicit group, the first leader it lost. */
+static void leader_gone(tally_counter *c, size_t g, const char *gone)
 {
 	const size_t *m = tly_plan_members(&c->plan, g);
 	for (size_t k = 0; k < tly_plan_size(&c->plan, g); k++)
-		tly_counter_note_add(&c->ev[m[k]], "'%s' could not lead its group here, so the other members were "
-		                     "opened as a group of their own, led by '%s'", gone, c->ev[m[0]].name);
+		if (!c->ev[m[k]].lost_leader)
+			c->ev[m[k]].lost_leader = gone;
+}
+
+/* Once every group is open: one note per counted event whose explicit group lost its leader, naming the
+ * leader it has now. A member that could not be opened either says only why (its leader does not matter). */
+static void note_regrouped(tally_counter *c)
+{
+	for (size_t i = 0; i < c->nr; i++) {
+		struct event *e = &c->ev[i];
+		if (e->lost_leader && !e->error && e->group >= 0)
+			tly_counter_note_add(e, "'%s' could not lead its group here, so the other members were opened "
+			                     "as a group of their own, led by '%s'", e->lost_leader, c->ev[e->group].name);
+	}
 }
 
 /* Group g is open: its events learn their group, where their readings go and their (new) window. */
@@ -256,7 +268,7 @@ int tly_counter_open_group(tally_counter *c, size_t g)
 			if (size == 1)
 				return 0;
 			if (k == 0 && !packed)
-				note_leader_gone(c, g, gone);
+				leader_gone(c, g, gone);
 			continue;
 		}
 		case FATAL:
@@ -362,6 +374,7 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 		e->has_note = false;
 		e->error = 0;
 		e->user_only = false;
+		e->lost_leader = NULL;
 		e->group = -1;
 		/* Back to the attr as parsed: a user-only retry of the previous open may have narrowed it. */
 		struct tally_event_info info = { .sz = sizeof(info) };
@@ -397,6 +410,7 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 		tly_target_fini(&c->target);
 		return err;
 	}
+	note_regrouped(c);
 	c->open = true;
 	c->started = false;
 	tly_error_restore(&before);

@@ -5,10 +5,12 @@
 #include "pmu.h"
 #include "sysfs_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <tally/evlist.h>
 
 /* One topology file of a CPU as an int: 0, a negative errno when it cannot be read, or -TALLY_ESYSFS. */
@@ -27,6 +29,29 @@ static int read_topology(const char *root, int cpu, const char *file, int *value
 		return -TALLY_ESYSFS;
 	*value = (int)v;
 	return 0;
+}
+
+/* The NUMA node of a CPU: sysfs links devices/system/cpu/cpu<N>/node<M> to it (CONFIG_NUMA); without the
+ * link the machine is one node, node 0, as perf counts it. */
+static int cpu_node(const char *root, int cpu)
+{
+	char path[PATH_MAX];
+	int len = snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d", root, cpu);
+	DIR *dir = len > 0 && (size_t)len < sizeof(path) ? opendir(path) : NULL;
+	int node = 0;
+	for (struct dirent *d; dir && (d = readdir(dir));) {
+		char *end;
+		if (strncmp(d->d_name, "node", 4) != 0 || d->d_name[4] < '0' || d->d_name[4] > '9')
+			continue;
+		long v = strtol(d->d_name + 4, &end, 10);
+		if (*end == '\0' && v <= INT_MAX) {
+			node = (int)v;
+			break;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return node;
 }
 
 int tally_cpu_topology(const char *sysfs_root, int cpu, struct tally_cpu_topology *out)
@@ -48,5 +73,6 @@ int tally_cpu_topology(const char *sysfs_root, int cpu, struct tally_cpu_topolog
 	char die_path[PATH_MAX];
 	if (read_topology(root, cpu, "die_id", &t.die, die_path, sizeof(die_path)) < 0)
 		t.die = -1;
+	t.node = cpu_node(root, cpu);
 	return TLY_INFO_COPY(out, &t, tally_cpu_topology);
 }

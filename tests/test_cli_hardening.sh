@@ -74,7 +74,7 @@ run_tally "-a -A table" 0 -- stat -a -A -e task-clock -- true
 	ok "-A table: every CPU's row has its metric" || fail "-A table metric: $(cat "$WORK/err")"
 if [ -r /sys/devices/system/cpu/cpu0/topology/core_id ]; then
 	run_tally "--per-core" 0 -- stat -a --per-core -x, -e task-clock -- true
-	grep -q '^S[0-9]*-C[0-9]*,.*,CPUs utilized$' "$WORK/err" && ok "--per-core rows keep the metric" ||
+	grep -q '^S[0-9]*-D[0-9]*-C[0-9]*,.*,CPUs utilized$' "$WORK/err" && ok "--per-core rows keep the metric" ||
 		fail "--per-core metric: $(cat "$WORK/err")"
 fi
 run_tally "-a -A -j" 0 -- stat -j -o "$WORK/parts.json" -a -A -e task-clock,page-faults -- true

@@ -20,7 +20,7 @@ expect_status 137 "killed by SIGKILL: 128 + 9" -- stat -e task-clock -- sh -c 'k
 expect_status 127 "missing command" -- stat -e task-clock -- /nonexistent/command
 grep -q "No such file" "$WORK/err" && ok "missing command explained" || fail "missing command: no reason: $(cat "$WORK/err")"
 expect_status 2 "unknown option" -- stat --no-such-flag -- true
-expect_status 2 "no command and no target" -- stat -e task-clock
+expect_status 0 "no command and no target: the whole system, here for --duration" -- stat -e task-clock --duration 0.05
 expect_status 2 "-x and -j together" -- stat -x, -j -- true
 expect_status 2 "-I below 10 ms" -- stat -I 5 -- true
 # Waits beyond poll's int of milliseconds, negative, or not numbers are usage errors that name the option
@@ -206,7 +206,7 @@ python3 -c "import sys; sys.exit(0 if 50 < float('$v') < 200 else 1)" && ok "-C 
 	fail "-C 0: $(cat "$WORK/err")"
 if [ -r /sys/devices/system/cpu/cpu0/topology/core_id ]; then
 	"$TALLY" stat -a --per-core -x, -e task-clock -- sleep 0.05 2>"$WORK/err"
-	grep -q "^S[0-9]*-C[0-9]*," "$WORK/err" && ok "--per-core" || fail "--per-core: $(cat "$WORK/err")"
+	grep -q "^S[0-9]*-D[0-9]*-C[0-9]*," "$WORK/err" && ok "--per-core" || fail "--per-core: $(cat "$WORK/err")"
 fi
 
 # --- -i: children are not counted ---------------------------------------------------------------------

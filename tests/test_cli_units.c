@@ -19,22 +19,24 @@
 static void test_grouped(void)
 {
 	char buf[NUMBER_FORMAT_MAX];
-	CHECK_STR(number_format_grouped(0, buf, sizeof(buf)), "0");
-	CHECK_STR(number_format_grouped(999, buf, sizeof(buf)), "999");
-	CHECK_STR(number_format_grouped(1000, buf, sizeof(buf)), "1,000");
-	CHECK_STR(number_format_grouped(1234567, buf, sizeof(buf)), "1,234,567");
-	CHECK_STR(number_format_grouped(UINT64_MAX, buf, sizeof(buf)), "18,446,744,073,709,551,615");
+	CHECK_STR(number_format_grouped(0, true, buf, sizeof(buf)), "0");
+	CHECK_STR(number_format_grouped(999, true, buf, sizeof(buf)), "999");
+	CHECK_STR(number_format_grouped(1000, true, buf, sizeof(buf)), "1,000");
+	CHECK_STR(number_format_grouped(1234567, true, buf, sizeof(buf)), "1,234,567");
+	CHECK_STR(number_format_grouped(UINT64_MAX, true, buf, sizeof(buf)), "18,446,744,073,709,551,615");
 	char tiny[6];
-	CHECK_STR(number_format_grouped(1234567, tiny, sizeof(tiny)), "1,234");
+	CHECK_STR(number_format_grouped(1234567, true, tiny, sizeof(tiny)), "1,234");
+	CHECK_STR(number_format_grouped(1234567, false, buf, sizeof(buf)), "1234567");
+	CHECK_STR(number_format_grouped_double(-9876543.25, 2, false, buf, sizeof(buf)), "-9876543.25");
 }
 
 static void test_grouped_double(void)
 {
 	char buf[NUMBER_FORMAT_MAX];
-	CHECK_STR(number_format_grouped_double(0.5, 2, buf, sizeof(buf)), "0.50");
-	CHECK_STR(number_format_grouped_double(1234.567, 2, buf, sizeof(buf)), "1,234.57");
-	CHECK_STR(number_format_grouped_double(-9876543.2, 1, buf, sizeof(buf)), "-9,876,543.2");
-	CHECK_STR(number_format_grouped_double(1e6, 0, buf, sizeof(buf)), "1,000,000");
+	CHECK_STR(number_format_grouped_double(0.5, 2, true, buf, sizeof(buf)), "0.50");
+	CHECK_STR(number_format_grouped_double(1234.567, 2, true, buf, sizeof(buf)), "1,234.57");
+	CHECK_STR(number_format_grouped_double(-9876543.2, 1, true, buf, sizeof(buf)), "-9,876,543.2");
+	CHECK_STR(number_format_grouped_double(1e6, 0, true, buf, sizeof(buf)), "1,000,000");
 }
 
 static char *json_of(void (*write)(struct json_writer *w))

@@ -442,6 +442,28 @@ static void unsupported_leader_leaves_members_counting(void)
 	tally_counter_free(c);
 }
 
+/* Leaders that fail one after another: each unsupported event gives its own reason once, and the event
+ * that ends up leading says once which leader was lost and that it leads now (the notes once repeated
+ * the regrouping at every failed leader and were cut mid-word). */
+static void unsupported_leaders_in_a_row_explained_once(void)
+{
+	if (have_hw_pmu())
+		SKIP("this machine has a hardware PMU, so cycles can lead the group");
+	tally_counter *c = open_on("{cycles,cycles,cycles,cycles,task-clock}", NULL, NULL);
+	if (!c)
+		return;
+	for (size_t i = 0; i < 4; i++) {
+		const char *note = tally_counter_note(c, i);
+		CHECK(strstr(note, "could not lead") == NULL);
+		CHECK(strstr(note, "cannot open event 'cycles'") == note);
+		CHECK(strstr(note + 1, "cannot open event") == NULL);
+		CHECK(note[strlen(note) - 1] == '.' || note[strlen(note) - 1] == ')');
+	}
+	CHECK_STR(tally_counter_note(c, 4), "'cycles' could not lead its group here, so the other members were "
+	                                    "opened as a group of their own, led by 'task-clock'");
+	tally_counter_free(c);
+}
+
 /* ---- a table whose group reads say the group never ran ----------------------------------------------- */
 
 /* Groups of more than this many events "never get a counter", like a PMU with 2 free counters. */
@@ -797,6 +819,7 @@ int main(void)
 		{ "unsupported_event_beside_software", unsupported_event_beside_software },
 		{ "pmu_refusing_exclude_guest_still_counts", pmu_refusing_exclude_guest_still_counts },
 		{ "unsupported_leader_leaves_members_counting", unsupported_leader_leaves_members_counting },
+		{ "unsupported_leaders_in_a_row_explained_once", unsupported_leaders_in_a_row_explained_once },
 		{ "never_run_packed_group_is_split", never_run_packed_group_is_split },
 		{ "never_run_packed_pair_is_split", never_run_packed_pair_is_split },
 		{ "no_packing_opens_every_event_alone", no_packing_opens_every_event_alone },

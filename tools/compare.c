@@ -148,7 +148,7 @@ static int run_live(struct compare *c, const char *spec)
 	TALLY_OPTS(tally_counter_opts, opts, .pmus = pmus, .open_without_events = true);
 	tally_counter *counter = NULL;
 	int status = 0;
-	if (tally_counter_new(spec ? spec : default_events_spec(tally_pmus_core_count(pmus) > 0), &opts, &counter) < 0) {
+	if (tally_counter_new(spec ? spec : default_events_spec(tally_pmus_core_count(pmus) > 0, false), &opts, &counter) < 0) {
 		fprintf(stderr, "tally compare: %s\n", tally_last_error());
 		status = EXIT_USAGE;
 	} else if (describe_events(c, counter) < 0) {

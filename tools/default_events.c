@@ -3,13 +3,17 @@
 
 #include <stddef.h>
 
-const char *default_events_spec(bool has_core_pmu)
+const char *default_events_spec(bool with_hardware, bool system_wide)
 {
 	/* Software events stay outside braces: the counter packs them, and cycles/instructions share one
 	 * group so that IPC comes from one time window. */
-	return has_core_pmu ? "task-clock,context-switches,cpu-migrations,page-faults,"
-	                      "cycles,instructions,branches,branch-misses"
-	                    : "task-clock,context-switches,cpu-migrations,page-faults";
+	static const char *const specs[2][2] = {
+		{ "task-clock,context-switches,cpu-migrations,page-faults",
+		  "cpu-clock,context-switches,cpu-migrations,page-faults" },
+		{ "task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,branch-misses",
+		  "cpu-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,branch-misses" },
+	};
+	return specs[with_hardware][system_wide];
 }
 
 const char *default_events_note(bool has_core_pmu)

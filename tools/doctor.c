@@ -156,7 +156,7 @@ static void check_user_reads(struct doctor *d, const tally_counter *c, size_t n)
 
 static bool check_default_events(struct doctor *d, const struct tally_facts *f, size_t *nr_events)
 {
-	const char *spec = default_events_spec(f->nr_core_pmus > 0);
+	const char *spec = default_events_spec(f->nr_core_pmus > 0, false);
 	tally_counter *c;
 	*nr_events = 0;
 	if (tally_counter_new(spec, NULL, &c) < 0) {

@@ -306,13 +306,83 @@ static void for_each_pmu(struct list_context *ctx, const tally_pmus *pmus,
 	}
 }
 
+/* perf list --raw-dump [WHAT]: the names alone, space-separated on one line, for scripts (perf's own
+ * tests loop over `perf list --raw-dump pmu`). WHAT: hw, sw, cache, tool, pmu, tracepoint; none: all. */
+static void raw_name(const char *name)
+{
+	text_escape_write(stdout, name);
+	putchar(' ');
+}
+
+static void raw_builtins(enum tally_builtin_kind kind)
+{
+	for (size_t i = 0; i < tally_builtin_count(); i++) {
+		TALLY_OPTS(tally_builtin_info, info);
+		if (tally_builtin_at(i, &info) == 0 && info.kind == kind)
+			raw_name(info.name);
+	}
+}
+
+static void raw_aliases(const tally_pmus *pmus)
+{
+	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
+		const tally_pmu *pmu = tally_pmus_at(pmus, i);
+		TALLY_OPTS(tally_pmu_info, pi);
+		for (size_t k = 0; pmu && tally_pmu_get_info(pmu, &pi) == 0 && k < pi.nr_aliases; k++) {
+			TALLY_OPTS(tally_alias_info, alias);
+			char full[2 * NAME_MAX + 3];
+			if (tally_pmu_alias_at(pmu, k, &alias) == 0 &&
+			    snprintf(full, sizeof(full), "%s/%s/", pi.name, alias.name) < (int)sizeof(full))
+				raw_name(full);
+		}
+	}
+}
+
+static int raw_tracepoint(const char *system, const char *event, void *arg)
+{
+	(void)arg;
+	char name[2 * NAME_MAX + 2];
+	snprintf(name, sizeof(name), "%s:%s", system, event);
+	raw_name(name);
+	return 0;
+}
+
+static int raw_dump(const tally_pmus *pmus, const char *what)
+{
+	bool all = !what, has_core = tally_pmus_core_count(pmus) > 0;
+	static const char *const known[] = { "hw", "sw", "cache", "tool", "pmu", "tracepoint" };
+	bool valid = all;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		valid |= what && strcmp(what, known[i]) == 0;
+	if (!valid) {
+		fprintf(stderr, "tally list: --raw-dump lists hw, sw, cache, tool, pmu or tracepoint, not '%s'\n", what);
+		return 2;
+	}
+	if ((all || strcmp(what, "hw") == 0) && has_core)
+		raw_builtins(TALLY_BUILTIN_HARDWARE);
+	if ((all || strcmp(what, "sw") == 0) && tally_pmus_find(pmus, "software"))
+		raw_builtins(TALLY_BUILTIN_SOFTWARE);
+	if (all || strcmp(what, "tool") == 0)
+		raw_builtins(TALLY_BUILTIN_TOOL);
+	if ((all || strcmp(what, "cache") == 0) && has_core)
+		raw_builtins(TALLY_BUILTIN_CACHE);
+	if (all || strcmp(what, "pmu") == 0)
+		raw_aliases(pmus);
+	if (all || strcmp(what, "tracepoint") == 0)
+		tally_tracepoints(NULL, raw_tracepoint, NULL);
+	putchar('\n');
+	return 0;
+}
+
 static int usage(FILE *out, int status)
 {
 	fputs("usage: tally list [PATTERN] [--pfm] [--json]\n"
+	      "       tally list --raw-dump [hw|sw|cache|tool|pmu|tracepoint]\n"
 	      "  PATTERN   a glob (cache*, *miss*) or a substring, matched against names and PMUs;\n"
 	      "            one with \"::\" (perf::*) also lists libpfm4's events\n"
 	      "  --pfm     list libpfm4's events too (PMU::EVENT names; loads libpfm4)\n"
-	      "  --json    one JSON document\n",
+	      "  --json    one JSON document\n"
+	      "  --raw-dump [WHAT]  the names only, on one line (perf list --raw-dump)\n",
 	      out);
 	return status;
 }
@@ -320,8 +390,11 @@ static int usage(FILE *out, int status)
 int command_list(int argc, char **argv)
 {
 	struct list_context ctx = { 0 };
+	bool raw = false;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)
+		if (strcmp(argv[i], "--raw-dump") == 0)
+			raw = true;
+		else if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)
 			ctx.json = true;
 		else if (strcmp(argv[i], "--pfm") == 0)
 			ctx.pfm = true;
@@ -345,6 +418,11 @@ int command_list(int argc, char **argv)
 		fprintf(stderr, "tally list: %s\n", tally_last_error());
 		tally_pmus_free(pmus);
 		return 1;
+	}
+	if (raw) {
+		int status = raw_dump(pmus, ctx.pattern);
+		tally_pmus_free(pmus);
+		return status;
 	}
 	bool has_core = tally_pmus_core_count(pmus) > 0;
 	const char *core_name = NULL;

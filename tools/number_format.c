@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Copies digits into buf with a ',' before every group of three counted from the right. */
-static char *group_digits(const char *digits, const char *tail, char *buf, size_t len)
+/* Copies digits into buf, with a ',' before every group of three counted from the right when group. */
+static char *group_digits(const char *digits, const char *tail, bool group, char *buf, size_t len)
 {
 	size_t n = strlen(digits), out = 0;
 	for (size_t i = 0; i < n && out + 1 < len; i++) {
-		if (i > 0 && (n - i) % 3 == 0 && out + 2 < len)
+		if (group && i > 0 && (n - i) % 3 == 0 && out + 2 < len)
 			buf[out++] = ',';
 		buf[out++] = digits[i];
 	}
@@ -21,14 +21,14 @@ static char *group_digits(const char *digits, const char *tail, char *buf, size_
 	return buf;
 }
 
-char *number_format_grouped(uint64_t value, char *buf, size_t len)
+char *number_format_grouped(uint64_t value, bool group, char *buf, size_t len)
 {
 	char digits[24];
 	snprintf(digits, sizeof(digits), "%llu", (unsigned long long)value);
-	return group_digits(digits, "", buf, len);
+	return group_digits(digits, "", group, buf, len);
 }
 
-char *number_format_grouped_double(double value, int decimals, char *buf, size_t len)
+char *number_format_grouped_double(double value, int decimals, bool group, char *buf, size_t len)
 {
 	/* 1.8e19 is the first double past UINT64_MAX; beyond it grouping would need wider integers and no
 	 * counter reaches it, so such values are printed plainly. */
@@ -46,8 +46,8 @@ char *number_format_grouped_double(double value, int decimals, char *buf, size_t
 	}
 	if (value < 0 && len > 1) {
 		buf[0] = '-';
-		group_digits(text, fraction, buf + 1, len - 1);
+		group_digits(text, fraction, group, buf + 1, len - 1);
 		return buf;
 	}
-	return group_digits(text, fraction, buf, len);
+	return group_digits(text, fraction, group, buf, len);
 }

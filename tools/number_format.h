@@ -7,18 +7,19 @@
 #ifndef TALLY_TOOLS_NUMBER_FORMAT_H
 #define TALLY_TOOLS_NUMBER_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* Enough for a uint64_t with separators, or a double of that magnitude with decimals. */
 #define NUMBER_FORMAT_MAX 48
 
-/* 1234567 -> "1,234,567". Returns buf. */
-char *number_format_grouped(uint64_t value, char *buf, size_t len);
+/* 1234567 -> "1,234,567" ("1234567" without group: perf stat -B). Returns buf. */
+char *number_format_grouped(uint64_t value, bool group, char *buf, size_t len);
 
 /* 1234567.891 with 2 decimals -> "1,234,567.89"; negative values keep their sign; values too large for a
  * uint64_t and non-finite ones are printed plainly with %g. Returns buf. */
-char *number_format_grouped_double(double value, int decimals, char *buf, size_t len);
+char *number_format_grouped_double(double value, int decimals, bool group, char *buf, size_t len);
 
 /* A count held in a double (a mean, a scaled value) to the nearest integer: 0 for negative or NaN values,
  * UINT64_MAX from 2^64 on. Without libm's llround, so that the CLI loads no libm. */

@@ -27,6 +27,7 @@ enum long_only {
 	OPT_PER_CORE,
 	OPT_PER_SOCKET,
 	OPT_PER_DIE,
+	OPT_PER_NODE,
 	OPT_NO_MERGE,
 	OPT_NO_SCALE,
 	OPT_NO_GROUP,
@@ -35,15 +36,26 @@ enum long_only {
 	OPT_CSV_HEADER,
 	OPT_VERSION,
 	OPT_REGIONS,
+	OPT_JSON_FORMAT,
+	OPT_BIG_NUM,
+	OPT_INTERVAL_COUNT,
+	OPT_SUMMARY,
+	OPT_NO_CSV_SUMMARY,
 };
 
 static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "repeat", required_argument, NULL, 'r' },
 	{ "interval-print", required_argument, NULL, 'I' },
+	{ "interval-count", required_argument, NULL, OPT_INTERVAL_COUNT },
+	{ "summary", no_argument, NULL, OPT_SUMMARY },
+	{ "no-csv-summary", no_argument, NULL, OPT_NO_CSV_SUMMARY },
 	{ "field-separator", required_argument, NULL, 'x' },
 	{ "csv-header", no_argument, NULL, OPT_CSV_HEADER },
 	{ "json", no_argument, NULL, 'j' },
+	{ "json-format", required_argument, NULL, OPT_JSON_FORMAT },
+	{ "no-big-num", no_argument, NULL, 'B' },
+	{ "big-num", no_argument, NULL, OPT_BIG_NUM },
 	{ "output", required_argument, NULL, 'o' },
 	{ "append", no_argument, NULL, OPT_APPEND },
 	{ "pid", required_argument, NULL, 'p' },
@@ -55,6 +67,7 @@ static const struct option long_options[] = {
 	{ "per-core", no_argument, NULL, OPT_PER_CORE },
 	{ "per-socket", no_argument, NULL, OPT_PER_SOCKET },
 	{ "per-die", no_argument, NULL, OPT_PER_DIE },
+	{ "per-node", no_argument, NULL, OPT_PER_NODE },
 	{ "no-merge", no_argument, NULL, OPT_NO_MERGE },
 	{ "no-inherit", no_argument, NULL, 'i' },
 	{ "no-scale", no_argument, NULL, OPT_NO_SCALE },
@@ -78,9 +91,14 @@ void options_print_stat_usage(FILE *out)
 	      "  -e, --event SPEC         events to count (repeatable; perf's syntax)\n"
 	      "  -r, --repeat N           run the command N times: mean and relative stddev\n"
 	      "  -I, --interval-print MS  print counts every MS milliseconds (deltas)\n"
+	      "      --interval-count N   with -I: stop after N intervals\n"
+	      "      --summary            with -I: the totals after the intervals\n"
+	      "      --no-csv-summary     with -x and --summary: no \"summary\" field on the totals\n"
 	      "  -x, --field-separator S  CSV output with separator S (perf's field order)\n"
 	      "      --csv-header         with -x, a header line first\n"
 	      "  -j, --json               one JSON document (see docs/json-schema.json)\n"
+	      "      --json-format FMT    tally (the -j document) or perf (perf stat -j's object per line)\n"
+	      "  -B, --no-big-num         no thousands separators in the table\n"
 	      "  -o, --output FILE        results to FILE instead of stderr\n"
 	      "      --append             append to the -o FILE\n"
 	      "  -p, --pid PIDS           count existing processes (comma list)\n"
@@ -92,6 +110,7 @@ void options_print_stat_usage(FILE *out)
 	      "      --per-core           one figure per core (where topology is readable)\n"
 	      "      --per-socket         one figure per socket (package)\n"
 	      "      --per-die            one figure per die\n"
+	      "      --per-node           one figure per NUMA node\n"
 	      "      --no-merge           a PMU family (uncore_imc/...) one line per PMU, not summed\n"
 	      "  -i, --no-inherit         children of the command are not counted\n"
 	      "      --no-scale           raw counts, not scaled for multiplexing\n"
@@ -186,8 +205,10 @@ static enum options_result check_combinations(const struct stat_options *o)
 		return usage_error("-p/-t and -a/-C name two different targets: choose one");
 	if (o->nr_pids && o->nr_tids)
 		return usage_error("-p and -t: choose one");
-	if (!o->argv && !attached && !system_wide)
-		return usage_error("nothing to count: give a command, or -p, -t, -a or -C");
+	if (o->interval_count && !o->interval_ms)
+		return usage_error("--interval-count needs -I");
+	if (o->summary && !o->interval_ms)
+		return usage_error("--summary needs -I (without it the totals are all there is)");
 	if (o->repeat > 1 && !o->argv)
 		return usage_error("-r needs a command to run again");
 	if (o->repeat > 1 && o->interval_ms)
@@ -205,7 +226,7 @@ static enum options_result check_combinations(const struct stat_options *o)
 		return usage_error("--per-thread counts the threads of existing processes: it needs -p or -t "
 		                   "(a command's threads are counted together, as in perf)");
 	static const char *const per_unit[] = { [AGGR_CORE] = "--per-core", [AGGR_SOCKET] = "--per-socket",
-		                                        [AGGR_DIE] = "--per-die" };
+		                                        [AGGR_DIE] = "--per-die", [AGGR_NODE] = "--per-node" };
 	if (o->aggregation >= AGGR_CORE && !system_wide)
 		return usage_error("%s needs -a or -C", per_unit[o->aggregation]);
 	if (o->delay_ms && !o->argv)
@@ -222,7 +243,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 	optind = 0;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+:e:r:I:x:jo:p:t:aC:AiD:qvh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:r:I:x:jBo:p:t:aC:AiD:qvh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (!*optarg)
@@ -239,6 +260,12 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 				return usage_error("-I wants whole milliseconds from %d to %d, not '%s'", MIN_INTERVAL_MS,
 				                   MAX_WAIT_MS, optarg);
 			break;
+		case OPT_INTERVAL_COUNT:
+			if (!parse_unsigned(optarg, 1, UINT_MAX, &o->interval_count))
+				return usage_error("--interval-count wants a count of 1 or more, not '%s'", optarg);
+			break;
+		case OPT_SUMMARY: o->summary = true; break;
+		case OPT_NO_CSV_SUMMARY: o->no_csv_summary = true; break;
 		case 'x':
 			if (!*optarg)
 				return usage_error("-x needs a separator");
@@ -246,6 +273,17 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 			break;
 		case OPT_CSV_HEADER: o->csv_header = true; break;
 		case 'j': o->json = true; break;
+		case OPT_JSON_FORMAT:
+			if (strcmp(optarg, "perf") == 0)
+				o->perf_json = true;
+			else if (strcmp(optarg, "tally") != 0)
+				return usage_error("--json-format wants tally or perf, not '%s'", optarg);
+			else
+				o->perf_json = false;
+			o->json = true;
+			break;
+		case 'B': o->no_big_num = true; break;
+		case OPT_BIG_NUM: o->no_big_num = false; break;
 		case OPT_REGIONS: o->regions = true; break;
 		case 'o': o->output = optarg; break;
 		case OPT_APPEND: o->append = true; break;
@@ -272,6 +310,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		case OPT_PER_CORE: o->aggregation = AGGR_CORE; break;
 		case OPT_PER_SOCKET: o->aggregation = AGGR_SOCKET; break;
 		case OPT_PER_DIE: o->aggregation = AGGR_DIE; break;
+		case OPT_PER_NODE: o->aggregation = AGGR_NODE; break;
 		case OPT_NO_MERGE: o->no_merge = true; break;
 		case 'i': o->no_inherit = true; break;
 		case OPT_NO_SCALE: o->no_scale = true; break;
@@ -313,6 +352,9 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
+	/* Nothing named: the whole system, as perf stat counts it, until a signal or --duration. */
+	if (!o->argv && !o->nr_pids && !o->nr_tids && !o->cpu_list)
+		o->all_cpus = true;
 	return check_combinations(o);
 }
 

@@ -16,6 +16,7 @@ enum stat_aggregation {
 	AGGR_CORE,       /* --per-core */
 	AGGR_SOCKET,     /* --per-socket */
 	AGGR_DIE,        /* --per-die */
+	AGGR_NODE,       /* --per-node */
 };
 
 struct stat_options {
@@ -24,9 +25,14 @@ struct stat_options {
 	size_t nr_specs;
 	unsigned repeat;         /* -r, at least 1 */
 	unsigned interval_ms;    /* -I, 0 when off */
+	unsigned interval_count; /* --interval-count, 0: no limit */
+	bool summary;            /* --summary */
+	bool no_csv_summary;     /* --no-csv-summary */
 	const char *separator;   /* -x, NULL for the table */
 	bool csv_header;         /* --csv-header */
-	bool json;               /* -j */
+	bool json;               /* -j, --json-format */
+	bool perf_json;          /* --json-format=perf: perf stat -j's objects, one per line */
+	bool no_big_num;         /* -B: no thousands separators */
 	bool regions;            /* --regions */
 	const char *output;      /* -o */
 	bool append;             /* --append */

@@ -35,6 +35,7 @@ struct output {
 extern const struct output_ops output_table_ops;
 extern const struct output_ops output_csv_ops;
 extern const struct output_ops output_json_ops;
+extern const struct output_ops output_perf_json_ops;
 
 /* One reading as the table and CSV writers walk it. */
 struct output_reading {

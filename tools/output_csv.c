@@ -89,11 +89,14 @@ static void csv_run(struct output *o, const struct report_sample *s)
 
 static void csv_finish(struct output *o, const struct report_totals *t)
 {
-	if (o->intervals)
+	const struct report *r = o->report;
+	if (o->intervals && !r->summary)
 		return;
-	if (o->report->csv_header)
+	if (r->csv_header && !o->intervals)
 		print_header(o, false, t->nr_runs > 1);
-	struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL };
+	/* perf's --summary: the totals in the time field's place, padded as its timestamps are. */
+	const char *timestamp = o->intervals && r->csv_summary_field ? "         summary" : NULL;
+	struct output_reading reading = { t->counts, t->elapsed, timestamp, t->nr_runs > 1 ? t->stddev : NULL };
 	output_each_line(o, &reading, print_record);
 }
 

@@ -8,17 +8,25 @@
 #include "output.h"
 #include "text_escape.h"
 
-static void print_value(FILE *out, const struct report_event *e, const struct report_count *c)
+/* A default event this machine cannot count: left out, the note said why (see report_event.optional). */
+static bool left_out(const struct report_event *e, const struct report_count *c)
 {
+	return e->optional && c->status == REPORT_NOT_SUPPORTED;
+}
+
+static void print_value(FILE *out, const struct report *r, const struct report_event *e,
+                        const struct report_count *c)
+{
+	bool group = !r->no_big_num;
 	char text[NUMBER_FORMAT_MAX];
 	const char *placeholder = output_status_placeholder(c->status);
 	if (placeholder)
 		snprintf(text, sizeof(text), "%s", placeholder);
 	else if (output_display_decimals(e))
-		number_format_grouped_double(output_display_value(e, c), output_display_decimals(e), text,
-		                             sizeof(text));
+		number_format_grouped_double(output_display_value(e, c), output_display_decimals(e), group,
+		                             text, sizeof(text));
 	else
-		number_format_grouped(count_of(c->scaled), text, sizeof(text));
+		number_format_grouped(count_of(c->scaled), group, text, sizeof(text));
 	fprintf(out, "%18s ", text);
 	text_escape_pad(out, e->unit, 4);
 	fputc(' ', out);
@@ -32,6 +40,8 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 	const struct report *r = o->report;
 	const struct report_event *e = &r->events[line->event];
 	const struct report_count *c = line->count;
+	if (left_out(e, &reading->counts[line->event]))
+		return;
 	if (reading->timestamp)
 		fprintf(o->out, "%16s ", reading->timestamp);
 	if (line->part)
@@ -40,7 +50,7 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 		fprintf(o->out, "%4u ", line->nr_cpus);
 	else if (line->part && r->show_nr_cpus)
 		fprintf(o->out, "%4s ", "");
-	print_value(o->out, e, c);
+	print_value(o->out, r, e, c);
 	struct metric m;
 	if (line->metric_counts && metrics_compute(r, line->metric_counts, line->event, reading->seconds, &m))
 		fprintf(o->out, " # %8.3f %-20s", m.value, m.unit);
@@ -58,9 +68,8 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 static void table_begin(struct output *o)
 {
 	output_rank_line(o->out, o->report);
-	if (o->report->note)
-		fprintf(o->out, "note: %s\n", o->report->note); /* tally's own text */
 }
+
 
 static void table_interval(struct output *o, const struct report_sample *s)
 {
@@ -85,7 +94,7 @@ static void print_footnotes(struct output *o, const struct report_count *counts)
 	bool any = false;
 	for (size_t i = 0; i < r->nr_events; i++) {
 		const char *placeholder = output_status_placeholder(counts[i].status);
-		if (!placeholder || r->events[i].hidden)
+		if (!placeholder || r->events[i].hidden || left_out(&r->events[i], &counts[i]))
 			continue;
 		if (!any)
 			fputc('\n', o->out);
@@ -102,7 +111,8 @@ static void print_footnotes(struct output *o, const struct report_count *counts)
 static void table_finish(struct output *o, const struct report_totals *t)
 {
 	const struct report *r = o->report;
-	if (o->intervals == 0) {
+	bool totals = o->intervals == 0 || r->summary;
+	if (totals) {
 		fputs("\n Performance counter stats for ", o->out);
 		text_escape_write(o->out, r->target); /* the command's argv, as written */
 		if (t->nr_runs > 1)
@@ -112,7 +122,7 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		output_each_line(o, &reading, print_line);
 	}
 	print_footnotes(o, t->counts);
-	if (o->intervals == 0) {
+	if (totals) {
 		if (t->nr_runs > 1)
 			fprintf(o->out, "\n %17.6f +- %.6f seconds time elapsed  ( +- %5.2f%% )\n", t->elapsed,
 			        t->elapsed_stddev, t->elapsed > 0 ? 100.0 * t->elapsed_stddev / t->elapsed : 0);

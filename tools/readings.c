@@ -158,7 +158,8 @@ static void part_key(const struct readings *rd, const struct tally_part *p, char
 	switch (rd->aggregation) {
 	case AGGR_CORE:
 	case AGGR_SOCKET:
-	case AGGR_DIE: {
+	case AGGR_DIE:
+	case AGGR_NODE: {
 		bool placed = p->cpu >= 0 && tally_cpu_topology(NULL, p->cpu, &topology) == 0;
 		/* perf numbers a die within its package; a kernel without die_id (before 5.2) has one per
 		 * package. */
@@ -166,7 +167,9 @@ static void part_key(const struct readings *rd, const struct tally_part *p, char
 		if (!placed)
 			snprintf(label, len, "CPU%d", p->cpu);
 		else if (rd->aggregation == AGGR_CORE)
-			snprintf(label, len, "S%d-C%d", topology.package, topology.core);
+			snprintf(label, len, "S%d-D%d-C%d", topology.package, die, topology.core);
+		else if (rd->aggregation == AGGR_NODE)
+			snprintf(label, len, "N%d", topology.node);
 		else if (rd->aggregation == AGGR_SOCKET)
 			snprintf(label, len, "S%d", topology.package);
 		else

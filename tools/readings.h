@@ -3,7 +3,7 @@
  * Readings of a counter turned into the report model: the window's reading of every event (and its parts
  * when they are shown), or an interval's (-I: the library's scaled difference of two snapshots), and the
  * conversion into report counts with statuses, reasons and part labels (-A: CPU, --per-thread: comm-tid,
- * --per-core: socket-core, --per-socket: socket, --per-die: socket-die), the PMUs of a family merged into
+ * --per-core: socket-die-core, --per-socket: socket, --per-die: socket-die, --per-node: node), the PMUs of a family merged into
  * one line unless they are shown apart (--no-merge, -A).
  */
 #ifndef TALLY_TOOLS_READINGS_H

@@ -51,14 +51,16 @@ struct report_event {
 	const char *unit;          /* display unit ("msec" for the clock events, a sysfs .unit), or "" */
 	double unit_scale;         /* display value = scaled count × unit_scale */
 	bool hidden;               /* a PMU of a merged family: counted in its first PMU's line, not shown */
+	bool optional;             /* one of the default events: the table leaves it out where it is not
+	                            * supported (report.note says why), CSV and JSON print it as perf does */
 };
 
 /* One piece of an aggregated count: a CPU, a thread, a core, die or socket, or one PMU of a merged family
  * (uncore_imc_0 of uncore_imc/cas_count_read/). */
 struct report_part {
-	char label[48];            /* as printed in the first column: "CPU3", "sleep-1234", "S0-C1", "S1",
+	char label[48];            /* as printed in the first column: "CPU3", "sleep-1234", "S0-D0-C1", "S1",
 	                            * "S0-D1"; a family's PMU: "uncore_imc_0" */
-	unsigned nr_cpus;          /* CPUs summed under the label (--per-core, --per-socket, --per-die) */
+	unsigned nr_cpus;          /* CPUs summed under the label (--per-core, --per-socket, --per-die, --per-node) */
 	int cpu;                   /* -1 when not per CPU */
 	int tid;                   /* -1 when not per thread */
 	uint64_t value;
@@ -107,9 +109,14 @@ struct report {
 	char *const *argv;         /* the command, NULL-terminated, or NULL */
 	const char *target_kind;   /* "command", "pid", "tid", "cpus" */
 	const char *note;          /* one line shown before the results (e.g. why hardware events are missing) */
-	bool show_parts;           /* -A / --per-thread / --per-core / --per-socket / --per-die */
-	bool show_nr_cpus;         /* --per-core / --per-socket / --per-die: a part's CPU count after its label */
+	bool show_parts;           /* -A, --per-thread, --per-core/-socket/-die/-node */
+	bool show_nr_cpus;         /* --per-core/-socket/-die/-node: a part's CPU count after its label */
 	bool verbose;
+	bool no_big_num;           /* -B: the table groups no digits */
+	bool summary;              /* --summary: the totals are printed after the intervals too */
+	bool csv_summary_field;    /* with summary, CSV's totals carry "summary" in the time field */
+	const char *part_key;      /* what a part is, as perf's JSON names it: "cpu", "core", "socket", "die",
+	                            * "thread"; NULL without parts */
 	bool csv_header;
 	const char *separator;     /* CSV field separator */
 	/* --regions: the command's regions object (JSON text, "" when it wrote none); NULL without --regions. */

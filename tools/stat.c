@@ -197,6 +197,7 @@ static int describe_events(struct stat_session *s)
 		e->exclude_user = info.attr->exclude_user;
 		e->exclude_kernel = info.attr->exclude_kernel;
 		e->group = info.group;
+		e->optional = !s->opt.events;
 		if (tally_events_encoding(list, i, s->encodings[i], sizeof(s->encodings[i])) >= 0)
 			e->encoding = s->encodings[i];
 		event_unit(&info, &e->unit, &e->unit_scale);
@@ -353,6 +354,7 @@ static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, u
 	uint64_t next_tick = interval ? started + interval : UINT64_MAX;
 	uint64_t deadline = o->duration > 0 ? started + (uint64_t)(o->duration * 1e9 + 0.5) : UINT64_MAX;
 	*at_tick = false;
+	unsigned ticks = 0;
 	for (;;) {
 		if (child > 0 && child_exited(child))
 			return 0;
@@ -365,7 +367,7 @@ static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, u
 				return err;
 			while (next_tick <= now)
 				next_tick += interval;
-			if (now >= deadline) {
+			if (now >= deadline || (o->interval_count && ++ticks == o->interval_count)) {
 				*at_tick = true;
 				return 0;
 			}
@@ -395,6 +397,21 @@ static char *pin_list(const tally_cpus *cpus)
 	for (size_t i = 0; i < n; i++)
 		used += (size_t)snprintf(text + used, 13, "%s%d", i ? "," : "", tally_cpus_at(cpus, i));
 	return text;
+}
+
+/* What comes before the results: perf's "# started on" line at the top of a -o file (not in tally's JSON
+ * document, which must stay one), and the table's note on stderr, never in the results. */
+static void begin_results(struct stat_session *s)
+{
+	const struct stat_options *o = &s->opt;
+	bool document = o->json && !o->perf_json;
+	if (o->output && !document) {
+		time_t now = time(NULL);
+		char when[32];
+		fprintf(s->file, "# started on %s\n", ctime_r(&now, when) ? when : "?\n");
+	}
+	if (s->out.ops == &output_table_ops && s->report.note)
+		fprintf(stderr, "note: %s\n", s->report.note); /* tally's own text */
 }
 
 static void record_run(struct stat_session *s, unsigned run, double seconds, double user, double sys,
@@ -490,6 +507,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	}
 	/* The output begins once counting has: a command that cannot run leaves no half document. */
 	if (run == 1 && !o->quiet) {
+		begin_results(s);
 		s->out.ops->begin(&s->out);
 		flush_results(s);
 	}
@@ -748,7 +766,7 @@ static int prepare(struct stat_session *s)
 	if (status >= 0)
 		return status;
 	bool has_core = !o->events && tally_pmus_core_count(s->pmus) > 0;
-	const char *spec = o->events ? o->events : default_events_spec(has_core);
+	const char *spec = o->events ? o->events : default_events_spec(true, system_wide(o));
 	s->report.note = o->events ? NULL : default_events_note(has_core);
 	/* Like perf stat, a command runs even when none of its events can be counted here: the report then
 	 * says <not supported> and why, and the exit status is still the command's. */
@@ -779,6 +797,13 @@ static int prepare(struct stat_session *s)
 	s->report.show_parts = o->aggregation != AGGR_GLOBAL;
 	s->report.show_nr_cpus = o->aggregation >= AGGR_CORE;
 	s->report.verbose = o->verbose;
+	s->report.no_big_num = o->no_big_num;
+	s->report.summary = o->summary;
+	s->report.csv_summary_field = !o->no_csv_summary;
+	static const char *const part_keys[] = { [AGGR_NONE] = "cpu", [AGGR_THREAD] = "thread", [AGGR_CORE] = "core",
+		                                 [AGGR_SOCKET] = "socket", [AGGR_DIE] = "die",
+		                                 [AGGR_NODE] = "node" };
+	s->report.part_key = part_keys[o->aggregation];
 	s->report.csv_header = o->csv_header;
 	s->report.separator = o->separator;
 	if (o->json)
@@ -788,7 +813,10 @@ static int prepare(struct stat_session *s)
 		fprintf(stderr, "tally stat: --regions: cannot make its temporary file: %s\n", tally_strerror(err));
 		return EXIT_FAILED;
 	}
-	s->out.ops = o->json ? &output_json_ops : o->separator ? &output_csv_ops : &output_table_ops;
+	s->out.ops = o->perf_json  ? &output_perf_json_ops
+	             : o->json     ? &output_json_ops
+	             : o->separator ? &output_csv_ops
+	                           : &output_table_ops;
 	s->out.out = s->file;
 	s->out.report = &s->report;
 	return -1;

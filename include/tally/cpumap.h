@@ -35,8 +35,9 @@ struct tally_cpu_topology {
 	int package;
 	int die;
 	int core;
+	int node; /* (0.4) its NUMA node (the cpu<N>/node<M> link); 0 on a kernel without NUMA: one node */
 };
-#define tally_cpu_topology__last_field core
+#define tally_cpu_topology__last_field node
 TALLY_API int tally_cpu_topology(const char *sysfs_root, int cpu, struct tally_cpu_topology *out);
 
 /* The dummy map {-1}: events open on "any CPU" and follow their threads. */

@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# perf stat's options that perf's own shell tests use (issue 14), each against what perf 6.1 prints:
+# -B/--no-big-num, --json-format=perf (one object per line, perf's keys, accepted by perf's lint script
+# when linux-perf is installed), --interval-count, --summary and --no-csv-summary, --per-node and
+# --per-core's S-D-C labels (on a sysfs tree of two NUMA nodes), no target meaning the whole system, and
+# tally list --raw-dump.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
+if [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ]; then
+	echo "SKIP: needs CPUs 0 and 1"
+	exit 77
+fi
+if ! "$TALLY" stat -a -e cpu-clock --duration 0.01 >/dev/null 2>&1; then
+	echo "SKIP: CPU-wide events are refused here (perf_event_paranoid)"
+	exit 77
+fi
+
+# -B: no thousands separators; without it the table groups them.
+"$TALLY" stat -B -e page-faults -- dd if=/dev/zero of=/dev/null bs=16M count=1 2>"$WORK/b"
+grep -qE '^ +[0-9]{4,} +page-faults' "$WORK/b" && ok "-B prints the count ungrouped" || fail "-B: $(cat "$WORK/b")"
+"$TALLY" stat -e page-faults -- dd if=/dev/zero of=/dev/null bs=16M count=1 2>"$WORK/b"
+grep -qE '^ +[0-9]{1,3},[0-9]{3} +page-faults' "$WORK/b" && ok "without -B the table groups" || fail "grouped: $(cat "$WORK/b")"
+
+# --json-format=perf: every line one object with perf's keys, in perf's order.
+"$TALLY" stat --json-format=perf -e task-clock,page-faults -- true 2>"$WORK/j"
+python3 - "$WORK/j" <<'PY' && ok "--json-format=perf: perf's keys, one object per line" || fail "perf JSON: $(cat "$WORK/j")"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, lines
+keys = ["counter-value", "unit", "event", "event-runtime", "pcnt-running", "metric-value", "metric-unit"]
+for line in lines:
+    d = json.loads(line)
+    assert list(d) == keys, list(d)
+    float(d["counter-value"])
+assert json.loads(lines[0])["unit"] == "msec" and json.loads(lines[1])["event"] == "page-faults"
+PY
+"$TALLY" stat --json-format=perf -A -a -e cpu-clock -I 50 --interval-count 1 2>"$WORK/j"
+python3 - "$WORK/j" <<'PY' && ok "--json-format=perf -A -I: interval and cpu keys first" || fail "perf JSON -A: $(cat "$WORK/j")"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) >= 2, lines
+for line in lines:
+    d = json.loads(line)
+    assert list(d)[:2] == ["interval", "cpu"] and d["cpu"].isdigit(), d
+PY
+lint=/usr/lib/perf-core/tests/shell/lib/perf_json_output_lint.py
+if [ -f "$lint" ]; then
+	"$TALLY" stat --json-format=perf -- true 2>&1 | python3 "$lint" --no-args >/dev/null 2>&1 &&
+		ok "perf's own lint accepts it (--no-args)" || fail "perf's lint refuses --json-format=perf"
+	"$TALLY" stat --json-format=perf --per-core -a -- true 2>&1 | python3 "$lint" --per-core >/dev/null 2>&1 &&
+		ok "perf's own lint accepts it (--per-core)" || fail "perf's lint refuses --per-core"
+else
+	echo "SKIP part: perf's lint script is not installed (linux-perf)"
+fi
+"$TALLY" stat --json-format=yaml -- true 2>"$WORK/e"
+[ $? = 2 ] && grep -q "tally or perf" "$WORK/e" && ok "--json-format=yaml is refused" || fail "yaml: $(cat "$WORK/e")"
+
+# --interval-count and --summary (perf's csv_summary test), no command: the whole system.
+"$TALLY" stat -e cpu-clock -x' ' -I 50 --interval-count 2 --summary 2>"$WORK/s"
+[ "$(grep -c '^[0-9]' "$WORK/s")" = 2 ] && ok "--interval-count 2: two intervals" || fail "count: $(cat "$WORK/s")"
+[ "$(grep -c '^ *summary ' "$WORK/s")" = 1 ] && ok "--summary: one summary line" || fail "summary: $(cat "$WORK/s")"
+"$TALLY" stat -e cpu-clock -x, -I 50 --interval-count 1 --summary --no-csv-summary 2>"$WORK/s"
+[ "$(wc -l <"$WORK/s")" = 2 ] && ! grep -q summary "$WORK/s" && [ "$(tail -1 "$WORK/s" | cut -d, -f3)" = cpu-clock ] &&
+	ok "--no-csv-summary: the totals without the field" || fail "no-csv-summary: $(cat "$WORK/s")"
+"$TALLY" stat -e page-faults -I 50 --summary -- sleep 0.12 2>"$WORK/s"
+grep -q "Performance counter stats for 'sleep 0.12'" "$WORK/s" && [ "$(grep -c 'page-faults' "$WORK/s")" -ge 3 ] &&
+	ok "--summary in the table: the totals block after the intervals" || fail "table summary: $(cat "$WORK/s")"
+"$TALLY" stat --summary -- true 2>"$WORK/e"
+[ $? = 2 ] && grep -q -- "--summary needs -I" "$WORK/e" && ok "--summary without -I is refused" || fail "$(cat "$WORK/e")"
+"$TALLY" stat -e cpu-clock -x, --duration 0.05 2>"$WORK/s"
+grep -q "^[0-9.]*,msec,cpu-clock," "$WORK/s" && ok "no command, no target: system wide" || fail "no target: $(cat "$WORK/s")"
+
+# --per-node and --per-core on a tree: CPU 0 on node 1, CPU 1 on node 0, one package.
+root=$WORK/sys
+mkdir -p "$root/bus/event_source/devices/software"
+echo 1 >"$root/bus/event_source/devices/software/type"
+for n in 0 1; do
+	mkdir -p "$root/devices/system/cpu/cpu$n/topology" "$root/devices/system/cpu/cpu$n/node$((1 - n))"
+	echo 0 >"$root/devices/system/cpu/cpu$n/topology/physical_package_id"
+	echo 0 >"$root/devices/system/cpu/cpu$n/topology/die_id"
+	echo "$n" >"$root/devices/system/cpu/cpu$n/topology/core_id"
+done
+echo 0-1 >"$root/devices/system/cpu/online"
+TALLY_SYSFS_ROOT=$root "$TALLY" stat -x, --per-node -a -e cpu-clock -- sleep 0.02 2>"$WORK/n"
+[ "$(cut -d, -f1,2 "$WORK/n" | sort | tr '\n' ' ')" = "N0,1 N1,1 " ] && ok "--per-node: N0 and N1, one CPU each" ||
+	fail "--per-node: $(cat "$WORK/n")"
+TALLY_SYSFS_ROOT=$root "$TALLY" stat --json-format=perf --per-node -a -e cpu-clock -- sleep 0.02 2>"$WORK/n"
+grep -q '^{"node" : "N1", "aggregate-number" : 1, ' "$WORK/n" && ok "--per-node in perf's JSON" || fail "$(cat "$WORK/n")"
+TALLY_SYSFS_ROOT=$root "$TALLY" stat -x, --per-core -a -e cpu-clock -- sleep 0.02 2>"$WORK/n"
+[ "$(cut -d, -f1 "$WORK/n" | tr '\n' ' ')" = "S0-D0-C0 S0-D0-C1 " ] && ok "--per-core labels as perf's: S0-D0-C0" ||
+	fail "--per-core: $(cat "$WORK/n")"
+"$TALLY" stat --per-node -e cpu-clock -- true 2>"$WORK/e"
+[ $? = 2 ] && grep -q -- "--per-node needs -a or -C" "$WORK/e" && ok "--per-node without -a is refused" || fail "$(cat "$WORK/e")"
+
+# tally list --raw-dump: names only, one line.
+"$TALLY" list --raw-dump sw >"$WORK/l"
+[ "$(wc -l <"$WORK/l")" = 1 ] && grep -qw page-faults "$WORK/l" && ! grep -q cpu_core "$WORK/l" &&
+	ok "list --raw-dump sw: one line with page-faults" || fail "raw-dump sw: $(cat "$WORK/l")"
+"$TALLY" list --raw-dump tool | grep -qw duration_time && ok "list --raw-dump tool" || fail "raw-dump tool"
+"$TALLY" list --raw-dump bogus >/dev/null 2>"$WORK/e"
+[ $? = 2 ] && grep -q "not 'bogus'" "$WORK/e" && ok "list --raw-dump bogus is refused" || fail "$(cat "$WORK/e")"
+finish
