@@ -45,9 +45,9 @@ static size_t events_in(const struct merge *m, long region)
 static void number(double v, bool decimals, char *text, size_t cap)
 {
 	if (decimals)
-		number_format_grouped_double(v, 2, text, cap);
+		number_format_grouped_double(v, 2, true, text, cap);
 	else
-		number_format_grouped(count_of(v), text, cap);
+		number_format_grouped(count_of(v), true, text, cap);
 }
 
 static void table_line(FILE *out, const struct merge *m, long region, size_t i, const struct merge_stat *st)
@@ -64,10 +64,10 @@ static void table_line(FILE *out, const struct merge *m, long region, size_t i, 
 		return;
 	}
 	number(st->sum, decimals, sum, sizeof(sum));
-	number_format_grouped_double(st->mean, decimals ? 2 : 1, mean, sizeof(mean));
+	number_format_grouped_double(st->mean, decimals ? 2 : 1, true, mean, sizeof(mean));
 	number(st->min, decimals, min, sizeof(min));
 	number(st->max, decimals, max, sizeof(max));
-	number_format_grouped_double(st->stddev, decimals ? 2 : 1, sd, sizeof(sd));
+	number_format_grouped_double(st->stddev, decimals ? 2 : 1, true, sd, sizeof(sd));
 	merge_rank_label(st->min_at, min_at, sizeof(min_at));
 	merge_rank_label(st->max_at, max_at, sizeof(max_at));
 	fprintf(out, "%18s %-6s ", sum, unit);
