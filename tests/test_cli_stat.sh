@@ -139,14 +139,14 @@ grep -q "^# *time *counts" "$WORK/err" && ok "-I table header" || fail "-I table
 # it reads <not counted>, never a plain 0; part by part too (--per-thread: the sleeping process's rows,
 # while a busy one counts).
 "$TALLY" stat -I 100 -x, -e task-clock -- sleep 0.35 2>"$WORK/err"
-grep -q "^[0-9.]*,<not counted>,msec,task-clock," "$WORK/err" && ! grep -q "^[0-9.]*,0\.00,msec,task-clock," "$WORK/err" &&
+grep -q "^ *[0-9.]*,<not counted>,msec,task-clock," "$WORK/err" && ! grep -q "^ *[0-9.]*,0\.00,msec,task-clock," "$WORK/err" &&
 	ok "-I: an interval without time reads <not counted>" || fail "-I idle interval: $(cat "$WORK/err")"
 sleep 5 & sleeper=$!
 (while :; do :; done) & busy=$!
 "$TALLY" stat --per-thread -I 100 -x, -e task-clock -p $sleeper,$busy --duration 0.3 2>"$WORK/err"
 kill $sleeper $busy 2>/dev/null; wait $sleeper $busy 2>/dev/null
-grep -q "^[0-9.]*,sleep-$sleeper,<not counted>,msec,task-clock," "$WORK/err" &&
-	grep -qE "^[0-9.]*,[^,]*-$busy,[0-9]+\.[0-9]+,msec,task-clock," "$WORK/err" &&
+grep -q "^ *[0-9.]*,sleep-$sleeper,<not counted>,msec,task-clock," "$WORK/err" &&
+	grep -qE "^ *[0-9.]*,[^,]*-$busy,[0-9]+\.[0-9]+,msec,task-clock," "$WORK/err" &&
 	ok "-I --per-thread: a thread that did not run reads <not counted>, the busy one counts" ||
 	fail "-I --per-thread idle part: $(cat "$WORK/err")"
 
@@ -157,7 +157,7 @@ grep -q "^[0-9.]*,sleep-$sleeper,<not counted>,msec,task-clock," "$WORK/err" &&
 python3 - "$WORK/err" <<'PY' && ok "-a -I 100 --duration 0.5: never more CPUs utilized than online" ||
 import os, sys
 cpus = os.cpu_count()
-rows = [l.rstrip("\n").split(",") for l in open(sys.argv[1]) if l[0].isdigit()]
+rows = [l.rstrip("\n").split(",") for l in open(sys.argv[1]) if l.lstrip()[:1].isdigit()]
 utilized = [float(r[6]) for r in rows if r[7] == "CPUs utilized"]
 stamps = [float(r[0]) for r in rows]
 ok = rows and len(utilized) == len(rows) and max(utilized) <= cpus * 1.01 and len(set(stamps)) == len(stamps)

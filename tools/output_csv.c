@@ -76,7 +76,7 @@ static void csv_interval(struct output *o, const struct report_sample *s)
 	if (o->intervals++ == 0 && o->report->csv_header)
 		print_header(o, true, false);
 	char timestamp[32];
-	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
+	snprintf(timestamp, sizeof(timestamp), "%16.9f", s->timestamp); /* padded as perf pads it */
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL };
 	output_each_line(o, &reading, print_record);
 }
