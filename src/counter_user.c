@@ -11,18 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Intel's topdown events on the core PMU (arch/x86/events/intel/core.c): slots is event 0x00 umask 0x04,
- * the metrics event 0x00 umask 0x80 .. 0x87; the kernel resets their registers on each read(2) (seed
- * 002: "rdpmc calls should not be mixed with reading the metrics and slots counters through system
- * calls"). Raw events are the core PMU's too. */
-bool tly_counter_is_topdown(const struct perf_event_attr *attr, const char *pmu_name)
-{
-	bool core = attr->type == PERF_TYPE_RAW ||
-	            (pmu_name && (strcmp(pmu_name, "cpu") == 0 || strcmp(pmu_name, "cpu_core") == 0));
-	uint64_t event = attr->config & 0xff, umask = (attr->config >> 8) & 0xff;
-	return core && event == 0 && (umask == 0x04 || (umask >= 0x80 && umask <= 0x87));
-}
-
 /* What the target, the options and the event itself decide, before anything opens. */
 static enum tally_read_reason reason_before_open(const tally_counter *c, const struct event *e)
 {
@@ -37,7 +25,9 @@ static enum tally_read_reason reason_before_open(const tally_counter *c, const s
 	if (e->attr.type == PERF_TYPE_SOFTWARE || e->attr.type == PERF_TYPE_TRACEPOINT ||
 	    e->attr.type == PERF_TYPE_BREAKPOINT || (e->pmu_name && tly_pmu_is_software_context(e->pmu_name)))
 		return TALLY_READ_REASON_NO_PMU;
-	if (tly_counter_is_topdown(&e->attr, e->pmu_name))
+	/* The kernel resets the topdown registers on each read(2) (seed 002: "rdpmc calls should not be
+	 * mixed with reading the metrics and slots counters through system calls"). */
+	if (e->topdown != TLY_TOPDOWN_NONE)
 		return TALLY_READ_REASON_TOPDOWN;
 	return TALLY_READ_REASON_NONE;
 }
