@@ -8,11 +8,15 @@
 #include "fault.h"
 #include "fixture_tree.h"
 #include "harness.h"
+#include "mmap_page.h"
 #include "pmu.h"
 #include "topdown.h"
+#include "user_group.h"
 
 #include <math.h>
+#include <sys/syscall.h>
 #include <tally/counter.h>
+#include <unistd.h>
 
 /* ---- decoding -------------------------------------------------------------------------------------- */
 
@@ -95,6 +99,181 @@ static void kinds_by_event_and_umask(void)
 	CHECK_INT(tly_topdown_kind(&a, NULL), TLY_TOPDOWN_NONE);
 	a.config = 0x003c;
 	CHECK_INT(tly_topdown_kind(&a, NULL), TLY_TOPDOWN_NONE);
+}
+
+/* ---- user-space reads: constructed pages and registers --------------------------------------------- */
+
+/* The registers rdpmc reads, by the index the kernel gives each page (x86_pmu_event_idx: the rdpmc
+ * number + 1): fixed counter 3 for slots, PERF_METRICS for every metric event, general counter 0. */
+#define IDX_SLOTS (((1u << 30) | 3) + 1)
+#define IDX_METRICS ((1u << 29) + 1)
+#define IDX_PMC0 1
+static uint64_t reg_slots, reg_metrics, reg_pmc0;
+static unsigned reg_reads;
+
+static uint64_t regs_read_pmc(uint32_t index)
+{
+	reg_reads++;
+	switch (index) {
+	case IDX_SLOTS:
+		return reg_slots;
+	case IDX_METRICS:
+		return reg_metrics;
+	case IDX_PMC0:
+		return reg_pmc0;
+	}
+	return 0xdead;
+}
+
+static uint64_t clock_ns;
+
+static uint64_t regs_read_clock(void)
+{
+	return clock_ns;
+}
+
+static struct perf_event_mmap_page td_page[4];
+
+/* Pages of slots, topdown-retiring, topdown-be-bound and r3c, as the kernel fills them for a group on
+ * the PMU: offsets of their own (slots' and the metrics' meaningless to user space), times at ns 1000. */
+static void td_pages(void)
+{
+	static const uint32_t index[4] = { IDX_SLOTS, IDX_METRICS, IDX_METRICS, IDX_PMC0 };
+	memset(td_page, 0, sizeof(td_page));
+	for (size_t k = 0; k < 4; k++) {
+		td_page[k].index = index[k];
+		td_page[k].offset = 1000000 * (int64_t)(k + 1);
+		td_page[k].pmc_width = 48;
+		td_page[k].cap_user_rdpmc = 1;
+		td_page[k].cap_user_time = 1;
+		td_page[k].time_enabled = td_page[k].time_running = 1000;
+		td_page[k].time_mult = 1;
+	}
+	clock_ns = 0;
+}
+
+static const int8_t td_layout[4] = { TLY_READ_SLOTS, TLY_TD_RETIRING, TLY_TD_BE_BOUND, TLY_READ_PLAIN };
+
+static enum tly_user_outcome read_td(uint64_t values[4], uint64_t *running)
+{
+	tly_page *pages[4] = { &td_page[0], &td_page[1], &td_page[2], &td_page[3] };
+	uint64_t enabled;
+	return tly_mmap_read_topdown(pages, 4, td_layout, regs_read_pmc, regs_read_clock, UINT32_MAX, values, 1,
+	                             &enabled, running);
+}
+
+/* rdpmc of (1 << 30) | 3 and 1 << 29 through the pages' own indexes, the registers taken as they are
+ * (no offset), each metric decoded as the kernel does; the ordinary member by the protocol. */
+static void user_read_decodes_the_registers(void)
+{
+	td_pages();
+	reg_slots = 5100;
+	const unsigned f[TLY_TD_NR_METRICS] = { 0x80, 0x10, 0x30, 0x3f };
+	reg_metrics = metrics_of(f);
+	reg_pmc0 = 77;
+	uint64_t v[4], running = 0;
+	CHECK_INT(read_td(v, &running), TLY_USER_OK);
+	CHECK_U64(v[0], 5100);
+	CHECK_U64(v[1], 2560);  /* 5100 x 0x80 / 0xff */
+	CHECK_U64(v[2], 1260);  /* 5100 x 0x3f / 0xff */
+	CHECK_U64(v[3], 4000077); /* offset + counter */
+	CHECK_U64(running, 1000);
+	/* No slots yet: every metric 0, whatever PERF_METRICS holds. */
+	reg_slots = 0;
+	CHECK_INT(read_td(v, &running), TLY_USER_OK);
+	CHECK_U64(v[1], 0);
+	CHECK_U64(v[2], 0);
+	/* A member off the PMU: the protocol's answer, read(2) then. */
+	td_page[2].index = 0;
+	CHECK_INT(read_td(v, &running), TLY_USER_NOT_ON_COUNTER);
+}
+
+/* A software event's descriptor to reset (the ioctl a topdown group gets), -1 when none opens. */
+static int reset_target(void)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_DUMMY };
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+/* Bases: each read adds the counts at the group's last reset; every TLY_TOPDOWN_RESET_NS of running the
+ * group is reset (one ioctl) and the counts so far become the base, so that the counts go on rising
+ * across it; a failed reset changes nothing and is tried again. */
+static void user_reads_reset_every_few_seconds(void)
+{
+	int8_t td[4];
+	memcpy(td, td_layout, sizeof(td));
+	uint64_t base[4] = { 0 };
+	struct tly_user_group u = { .n = 4, .td = td, .td_base = base, .fd = reset_target() };
+	if (u.fd < 0)
+		SKIP("no perf_event_open here");
+	fault_install();
+	fault_reset();
+	uint64_t v[4] = { 1000, 400, 200, 50 };
+	tly_user_group_topdown_fold(&u, v, 1, TLY_TOPDOWN_RESET_NS - 1);
+	CHECK_INT(fault_calls(FAULT_IOCTL), 0);
+	CHECK_U64(v[0], 1000);
+	tly_user_group_topdown_fold(&u, v, 1, TLY_TOPDOWN_RESET_NS);
+	CHECK_INT(fault_calls(FAULT_IOCTL), 1);
+	CHECK_U64(base[0], 1000);
+	CHECK_U64(base[1], 400);
+	CHECK_U64(base[3], 50);
+	/* After the reset the registers count from 0: the counts go on from the base. */
+	uint64_t w[4] = { 10, 4, 2, 1 };
+	tly_user_group_topdown_fold(&u, w, 1, TLY_TOPDOWN_RESET_NS + 5);
+	CHECK_U64(w[0], 1010);
+	CHECK_U64(w[1], 404);
+	CHECK_U64(w[3], 51);
+	CHECK_INT(fault_calls(FAULT_IOCTL), 1);
+	/* A reset that fails: bases kept, tried at the next read. */
+	fault_arm(FAULT_IOCTL, 1, EBADF);
+	uint64_t x[4] = { 20, 8, 4, 2 };
+	tly_user_group_topdown_fold(&u, x, 1, 2 * TLY_TOPDOWN_RESET_NS + 5);
+	CHECK(fault_fired());
+	CHECK_U64(base[0], 1000);
+	CHECK_U64(x[0], 1020);
+	uint64_t y[4] = { 30, 12, 6, 3 };
+	tly_user_group_topdown_fold(&u, y, 1, 2 * TLY_TOPDOWN_RESET_NS + 6);
+	CHECK_U64(base[0], 1030);
+	CHECK_U64(u.td_reset_running, 2 * TLY_TOPDOWN_RESET_NS + 6);
+	fault_uninstall();
+	close(u.fd);
+}
+
+/* A read(2) of a topdown group resets its registers: its counts (since the group's last reset) are
+ * carried into the bases and the group is reset at once, so that a later user-space read goes on from
+ * them instead of counting from a register the read(2) zeroed behind its back. */
+static void a_syscall_read_is_folded_and_reset(void)
+{
+	int8_t td[4];
+	memcpy(td, td_layout, sizeof(td));
+	uint64_t base[4] = { 100, 40, 20, 5 };
+	struct tly_user_group u = { .n = 4, .td = td, .td_base = base, .fd = reset_target() };
+	if (u.fd < 0)
+		SKIP("no perf_event_open here");
+	fault_install();
+	fault_reset();
+	struct tally_count counts[4] = { { .value = 7, .running = 99 }, { .value = 3 }, { .value = 1 }, { .value = 2 } };
+	CHECK_INT(tly_user_group_topdown_syscall(&u, counts), 0);
+	CHECK_INT(fault_calls(FAULT_IOCTL), 1);
+	CHECK_U64(counts[0].value, 107);
+	CHECK_U64(counts[1].value, 43);
+	CHECK_U64(base[0], 107);
+	CHECK_U64(base[3], 7);
+	CHECK_U64(u.td_reset_running, 99);
+	/* The window's start: every count 0, the group reset again, no base. */
+	struct tally_count start[4] = { { .value = 9, .running = 120 }, { .value = 9 }, { .value = 9 }, { .value = 9 } };
+	CHECK_INT(tly_user_group_topdown_begin(&u, start), 0);
+	CHECK_INT(fault_calls(FAULT_IOCTL), 2);
+	for (size_t k = 0; k < 4; k++) {
+		CHECK_U64(start[k].value, 0);
+		CHECK_U64(base[k], 0);
+	}
+	/* The reset fails: said, and the read fails with it. */
+	fault_arm(FAULT_IOCTL, 1, ENODEV);
+	CHECK_INT(tly_user_group_topdown_syscall(&u, counts), -ENODEV);
+	CHECK_CONTAINS(tally_last_error(), "resetting a topdown group");
+	fault_uninstall();
+	close(u.fd);
 }
 
 /* ---- what each machine has ------------------------------------------------------------------------- */
@@ -333,6 +512,9 @@ int main(void)
 		{ "fractions_that_do_not_sum_to_one", fractions_that_do_not_sum_to_one },
 		{ "level_two_differences", level_two_differences },
 		{ "kinds_by_event_and_umask", kinds_by_event_and_umask },
+		{ "user_read_decodes_the_registers", user_read_decodes_the_registers },
+		{ "user_reads_reset_every_few_seconds", user_reads_reset_every_few_seconds },
+		{ "a_syscall_read_is_folded_and_reset", a_syscall_read_is_folded_and_reset },
 		{ "support_on_each_fixture", support_on_each_fixture },
 		{ "level_one_from_events", level_one_from_events },
 		{ "the_kernel_accepts_every_group", the_kernel_accepts_every_group },
