@@ -205,6 +205,15 @@ else
 	fail "tally(1)'s encode example is stale:"$'\n'"$(cat "$WORK/diff")"
 fi
 
+# tally(1)'s topdown example too (its first lines, up to the member).
+sed -n "/^\$ TALLY_SYSFS_ROOT=tests\/fixtures\/sysfs\/intel tally encode '{topdown/,/^\.ft\$/p" "$man" | sed '1d;$d' |
+	sed 's/\\-/-/g' >"$WORK/man_topdown.txt"
+TALLY_SYSFS_ROOT=$FIXTURES/intel "$TALLY" encode '{topdown-retiring,slots}' | head -n "$(wc -l <"$WORK/man_topdown.txt")" \
+	>"$WORK/topdown.txt"
+[ -s "$WORK/man_topdown.txt" ] && diff "$WORK/man_topdown.txt" "$WORK/topdown.txt" >"$WORK/diff" &&
+	ok "tally(1)'s topdown example is what tally encode prints" ||
+	fail "tally(1)'s topdown example is stale:"$'\n'"$(cat "$WORK/diff")"
+
 # Opens nothing: under a filter that kills at the first perf_event_open, encode runs to its end (and
 # tally stat, as a check of the filter, does not).
 "$NO_PERF_OPEN" true
