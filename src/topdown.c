@@ -76,6 +76,27 @@ int tly_topdown_support(const struct tally_pmu *pmu, struct tly_topdown_support 
 	return 0;
 }
 
+int tly_topdown_machine(const struct tally_pmus *pmus, struct tly_topdown_support *out)
+{
+	*out = (struct tly_topdown_support){ .source = TLY_TD_SOURCE_NONE };
+	snprintf(out->why, sizeof(out->why), "not available on this machine: it has no CPU core PMU (no hardware "
+	         "PMU, as in a VM without a virtual PMU)");
+	int err = tly_pmus_list(pmus);
+	if (err)
+		return err;
+	bool core = false;
+	for (size_t i = 0; i < pmus->nr; i++) {
+		struct tly_topdown_support s;
+		if (!tly_pmu_is_core(&pmus->pmus[i]) || tly_topdown_support(&pmus->pmus[i], &s) != 0)
+			continue;
+		/* The first core PMU's reason, unless another has more. */
+		if (!core || s.levels > out->levels)
+			*out = s;
+		core = true;
+	}
+	return 0;
+}
+
 /* perf's sanitize_val: the events' skew may take a fraction just below 0. */
 static double sanitize(double x)
 {

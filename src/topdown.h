@@ -100,6 +100,11 @@ struct tly_topdown_support {
  * (then *out says NONE with the reason). */
 int tly_topdown_support(const struct tally_pmu *pmu, struct tly_topdown_support *out);
 
+/* What the machine has of topdown: the best of its core PMUs (a hybrid's cpu_core), for --topdown and
+ * --td-level. *out says NONE, with the reason, on a machine without such a PMU or without a core PMU. Returns
+ * 0 or the error of listing the PMUs. */
+int tly_topdown_machine(const struct tally_pmus *pmus, struct tly_topdown_support *out);
+
 /* Level 1 of TLY_TD_SOURCE_EVENTS, as fractions of the total slots, in enum tly_topdown_metric's order:
  * perf 6.1's formulas (tools/perf/util/stat-shadow.c, td_retiring and its siblings):
  *   retiring = slots_retired / total_slots

@@ -313,6 +313,34 @@ static void support_on_each_fixture(void)
 	CHECK_CONTAINS(s.why, "not a CPU's core PMU");
 }
 
+static void machine_support_of(const char *machine, struct tly_topdown_support *s)
+{
+	tally_pmus *pmus = fixture_pmus(machine);
+	CHECK(pmus != NULL);
+	if (pmus)
+		CHECK_INT(tly_topdown_machine(pmus, s), 0);
+	tally_pmus_free(pmus);
+}
+
+/* The machine's best core PMU: a hybrid's P-cores; a VM without a PMU says why. */
+static void support_of_each_machine(void)
+{
+	struct tly_topdown_support s;
+	machine_support_of("hybrid", &s);
+	CHECK_INT(s.source, TLY_TD_SOURCE_PERF_METRICS);
+	CHECK_INT(s.levels, 2);
+	machine_support_of("intel", &s);
+	CHECK_INT(s.levels, 1);
+	machine_support_of("skylake", &s);
+	CHECK_INT(s.source, TLY_TD_SOURCE_EVENTS);
+	machine_support_of("arm64-biglittle", &s);
+	CHECK_INT(s.source, TLY_TD_SOURCE_NONE);
+	CHECK_CONTAINS(s.why, "core PMU armv8_cortex_a53 has neither");
+	machine_support_of("novpmu", &s);
+	CHECK_INT(s.source, TLY_TD_SOURCE_NONE);
+	CHECK_CONTAINS(s.why, "no CPU core PMU");
+}
+
 static bool near(double a, double b)
 {
 	return fabs(a - b) < 1e-12;
@@ -499,6 +527,8 @@ static void never_run_topdown_group_is_not_split(void)
 				CHECK_INT(r[i].status, TALLY_STATUS_NOT_COUNTED);
 				CHECK_INT(r[i].group, 0);
 				CHECK(strstr(tally_counter_note(c, i), "tally split") == NULL);
+				if (i > 0)
+					CHECK_CONTAINS(tally_counter_note(c, i), "so this group is not split");
 			}
 		}
 	}
@@ -516,6 +546,7 @@ int main(void)
 		{ "user_reads_reset_every_few_seconds", user_reads_reset_every_few_seconds },
 		{ "a_syscall_read_is_folded_and_reset", a_syscall_read_is_folded_and_reset },
 		{ "support_on_each_fixture", support_on_each_fixture },
+		{ "support_of_each_machine", support_of_each_machine },
 		{ "level_one_from_events", level_one_from_events },
 		{ "the_kernel_accepts_every_group", the_kernel_accepts_every_group },
 		{ "no_slots_no_metrics", no_slots_no_metrics },
