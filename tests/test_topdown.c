@@ -278,14 +278,17 @@ static void a_syscall_read_is_folded_and_reset(void)
 
 /* ---- what each machine has ------------------------------------------------------------------------- */
 
+/* What PMU pmu_name of a fixture machine has of topdown; the machine's best with pmu_name NULL. */
 static void support_of(const char *machine, const char *pmu_name, struct tly_topdown_support *s)
 {
 	tally_pmus *pmus = fixture_pmus(machine);
-	const tally_pmu *pmu = pmus ? tally_pmus_find(pmus, pmu_name) : NULL;
-	CHECK(pmu != NULL);
+	const tally_pmu *pmu = pmus && pmu_name ? tally_pmus_find(pmus, pmu_name) : NULL;
+	CHECK(pmus != NULL && (pmu || !pmu_name));
 	*s = (struct tly_topdown_support){ .source = TLY_TD_SOURCE_NONE };
 	if (pmu)
 		CHECK_INT(tly_topdown_support(pmu, s), 0);
+	else if (pmus)
+		CHECK_INT(tly_topdown_machine(pmus, s), 0);
 	tally_pmus_free(pmus);
 }
 
@@ -313,30 +316,21 @@ static void support_on_each_fixture(void)
 	CHECK_CONTAINS(s.why, "not a CPU's core PMU");
 }
 
-static void machine_support_of(const char *machine, struct tly_topdown_support *s)
-{
-	tally_pmus *pmus = fixture_pmus(machine);
-	CHECK(pmus != NULL);
-	if (pmus)
-		CHECK_INT(tly_topdown_machine(pmus, s), 0);
-	tally_pmus_free(pmus);
-}
-
 /* The machine's best core PMU: a hybrid's P-cores; a VM without a PMU says why. */
 static void support_of_each_machine(void)
 {
 	struct tly_topdown_support s;
-	machine_support_of("hybrid", &s);
+	support_of("hybrid", NULL, &s);
 	CHECK_INT(s.source, TLY_TD_SOURCE_PERF_METRICS);
 	CHECK_INT(s.levels, 2);
-	machine_support_of("intel", &s);
+	support_of("intel", NULL, &s);
 	CHECK_INT(s.levels, 1);
-	machine_support_of("skylake", &s);
+	support_of("skylake", NULL, &s);
 	CHECK_INT(s.source, TLY_TD_SOURCE_EVENTS);
-	machine_support_of("arm64-biglittle", &s);
+	support_of("arm64-biglittle", NULL, &s);
 	CHECK_INT(s.source, TLY_TD_SOURCE_NONE);
 	CHECK_CONTAINS(s.why, "core PMU armv8_cortex_a53 has neither");
-	machine_support_of("novpmu", &s);
+	support_of("novpmu", NULL, &s);
 	CHECK_INT(s.source, TLY_TD_SOURCE_NONE);
 	CHECK_CONTAINS(s.why, "no CPU core PMU");
 }
