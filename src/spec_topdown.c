@@ -103,8 +103,8 @@ static int arrange_group(struct tally_events *list, size_t first, size_t end, un
 			return err;
 		v = list->v;
 	}
-	v[first].attr.pinned = old.pinned;
-	v[first].attr.exclusive = old.exclusive;
+	v[first].attr.pinned |= old.pinned;
+	v[first].attr.exclusive |= old.exclusive;
 	v[first + 1].attr.pinned = 0;
 	v[first + 1].attr.exclusive = 0;
 	v[first].leader = true;

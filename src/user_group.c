@@ -71,14 +71,14 @@ static enum tally_read_reason check_pages(const struct tly_user_group *u, const 
 
 /* How each member of a topdown group is read (mmap_page.h): slots and the metric events raw, the others
  * by the protocol. Returns false when out of memory. */
-static bool topdown_layout(struct tly_user_group *u, tally_evsel *leader)
+static bool topdown_layout(struct tly_user_group *u, tally_evsel *leader, size_t n)
 {
-	u->td = calloc(u->n, sizeof(*u->td));
-	u->td_base = calloc(u->n, sizeof(*u->td_base));
+	u->td = calloc(n, sizeof(*u->td));
+	u->td_base = calloc(n, sizeof(*u->td_base));
 	if (!u->td || !u->td_base)
 		return false;
 	u->fd = leader->grid.fd[0];
-	for (size_t k = 0; k < u->n; k++) {
+	for (size_t k = 0; k < n; k++) {
 		tally_evsel *e = k == 0 ? leader : leader->members[k - 1];
 		enum tly_topdown_metric metric;
 		enum tly_topdown_kind kind = tly_topdown_kind(&e->attr, &metric);
@@ -103,13 +103,10 @@ enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs
 		free(u);
 		return TALLY_READ_REASON_MMAP;
 	}
-	u->n = n;
-	if (topdown && !topdown_layout(u, leader)) {
-		u->n = 0;
+	if (topdown && !topdown_layout(u, leader, n)) {
 		tly_user_group_free(u);
 		return TALLY_READ_REASON_MMAP;
 	}
-	u->n = 0;
 	u->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	if (!tly_thread_token)
 		tly_thread_token = __atomic_add_fetch(&tokens_given, 1, __ATOMIC_RELAXED);

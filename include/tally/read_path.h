@@ -13,10 +13,11 @@
  * read as its registers: slots with rdpmc (1 << 30) | 3, PERF_METRICS with rdpmc 1 << 29, each metric
  * decoded as the kernel decodes it; the kernel resets those registers at every read(2), so the two paths
  * never run unaccounted on one group: tally resets the group itself every few seconds (the precision of
- * the 8-bit fractions), and after any read(2) of it, carrying the counts over. Each read then falls back to read(2) by itself
- * (same results) when the group is not on a counter at that moment (multiplexed out, stopped), when it
- * is made on another thread than the one that opened the counter (or in a forked child), or when the
- * kernel kept updating the group's pages through a bounded number of retries (libtally(3)).
+ * the 8-bit fractions), and after any read(2) of it, carrying the counts over. Each read then falls
+ * back to read(2) by itself (same results) when the group is not on a counter at that moment
+ * (multiplexed out, stopped), when it is made on another thread than the one that opened the counter
+ * (or in a forked child), or when the kernel kept updating the group's pages through a bounded number of
+ * retries (libtally(3)).
  */
 #ifndef TALLY_READ_PATH_H
 #define TALLY_READ_PATH_H
