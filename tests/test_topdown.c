@@ -16,6 +16,7 @@
 #include <math.h>
 #include <sys/syscall.h>
 #include <tally/counter.h>
+#include <tally/read_path.h>
 #include <unistd.h>
 
 /* ---- decoding -------------------------------------------------------------------------------------- */
@@ -411,6 +412,32 @@ static ssize_t topdown_kernel_read(int fd, void *buf, size_t count)
 	return n;
 }
 
+/* With user_pages, the pages of type-4 events are constructed ones that let user space read them but say
+ * the event is off its counter (index 0), so every read falls back to read(2) (rdpmc itself would fault
+ * on this machine). */
+static bool user_pages;
+static struct perf_event_mmap_page fake_page[8];
+static size_t fake_pages_used;
+
+static void *topdown_kernel_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+	if (!user_pages || fd < 0 || fd >= MAX_FD || fd_code[fd] < 0 || fake_pages_used == 8)
+		return fault_mmap(addr, length, prot, flags, fd, offset);
+	struct perf_event_mmap_page *p = &fake_page[fake_pages_used++];
+	memset(p, 0, sizeof(*p));
+	p->cap_user_rdpmc = 1;
+	p->cap_user_time = 1;
+	return p;
+}
+
+static int topdown_kernel_munmap(void *addr, size_t length)
+{
+	char *a = addr;
+	if (a >= (char *)fake_page && a < (char *)(fake_page + 8))
+		return 0;
+	return fault_munmap(addr, length);
+}
+
 static tally_counter *open_simulated(const char *spec, bool no_packing)
 {
 	char root[4096];
@@ -424,6 +451,9 @@ static tally_counter *open_simulated(const char *spec, bool no_packing)
 	struct tly_sys table = *tly_sys;
 	table.perf_event_open = topdown_kernel_open;
 	table.read = topdown_kernel_read;
+	table.mmap = topdown_kernel_mmap;
+	table.munmap = topdown_kernel_munmap;
+	fake_pages_used = 0;
 	tly_sys_replace(&table);
 	if (c && tally_counter_open(c, NULL) != 0) {
 		fprintf(stderr, "%s: %s\n", spec, tally_counter_last_error(c));
@@ -436,7 +466,7 @@ static void close_simulated(tally_counter *c)
 {
 	tally_counter_free(c);
 	fault_uninstall();
-	refuse_slots = never_runs = false;
+	refuse_slots = never_runs = user_pages = false;
 }
 
 /* Each result's group leader's name, as "name>leader;". */
@@ -529,6 +559,47 @@ static void never_run_topdown_group_is_not_split(void)
 	close_simulated(c);
 }
 
+/* A topdown group on the calling thread takes the user-space path (the registers, not read(2) alone),
+ * and a read that falls back to read(2), which resets the kernel's registers, resets the group at once
+ * and carries its counts over: every read(2) is followed by one group reset, and the counts go on
+ * rising. */
+static void syscall_reads_of_a_topdown_group_are_folded(void)
+{
+	user_pages = true;
+	tally_counter *c = open_simulated("{topdown-retiring,slots,r3c}", false);
+	if (c) {
+		for (size_t i = 0; i < 3; i++) {
+			TALLY_OPTS(tally_read_info, info);
+			CHECK_INT(tally_counter_read_info(c, i, &info), 0);
+			CHECK_INT(info.path, TALLY_READ_USER);
+		}
+		CHECK_INT(tally_counter_start(c), 0);
+		struct tally_result r[3];
+		uint64_t last[3] = { 0 };
+		for (int round = 0; round < 3; round++) {
+			for (volatile int spin = 0; spin < 200000; spin++)
+				;
+			unsigned long ioctls = fault_calls(FAULT_IOCTL), reads = fault_calls(FAULT_READ);
+			CHECK_INT(tally_counter_read(c, r, 3, sizeof(r[0])), 3);
+			CHECK_INT(fault_calls(FAULT_READ) - reads, 1);
+			CHECK_INT(fault_calls(FAULT_IOCTL) - ioctls, 1); /* the reset after it */
+			for (size_t i = 0; i < 3; i++) {
+				CHECK_INT(r[i].status, TALLY_STATUS_EXACT);
+				CHECK(r[i].value > last[i]);
+				last[i] = r[i].value;
+				/* Each counts task-clock underneath, so about the time the group was enabled (its
+				 * members read a few hundred ns apart); a count carried over twice would pass twice it. */
+				CHECK(r[i].value < 2 * r[i].enabled);
+			}
+		}
+		TALLY_OPTS(tally_read_info, info);
+		CHECK_INT(tally_counter_read_info(c, 1, &info), 0);
+		CHECK_INT(info.last_reason, TALLY_READ_REASON_NOT_ON_COUNTER);
+		CHECK_U64(info.syscall_reads, 3);
+	}
+	close_simulated(c);
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
@@ -545,6 +616,7 @@ int main(void)
 		{ "the_kernel_accepts_every_group", the_kernel_accepts_every_group },
 		{ "no_slots_no_metrics", no_slots_no_metrics },
 		{ "never_run_topdown_group_is_not_split", never_run_topdown_group_is_not_split },
+		{ "syscall_reads_of_a_topdown_group_are_folded", syscall_reads_of_a_topdown_group_are_folded },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);
