@@ -53,6 +53,7 @@ static int copy_events(tally_counter *c, const tally_pmus *pmus)
 		e->origin = info.origin;
 		e->spec_group = info.group;
 		e->tool = c->events->v[i].tool;
+		e->topdown = c->events->v[i].topdown;
 		if (info.origin + 1 > c->nr_origins)
 			c->nr_origins = info.origin + 1;
 		/* The software context's PMUs are not looked up: their events carry the PMU's own type, which

@@ -76,6 +76,7 @@ struct event {
 	uint64_t user_term_mask;
 	int spec_group;
 	enum tly_tool_kind tool;     /* one of perf's tool events (counted by tally, alone), else NONE */
+	enum tly_topdown_kind topdown; /* slots or a metric on a PMU with PERF_METRICS, else NONE */
 };
 
 struct tally_counter {
@@ -179,9 +180,6 @@ void tly_counter_user_setup(tally_counter *c, size_t g);
 
 /* Group g is about to close: its pages go. */
 void tly_counter_user_drop(tally_counter *c, size_t g);
-
-/* Intel's topdown events (slots and the metrics), whose registers the kernel resets on every read(2). */
-bool tly_counter_is_topdown(const struct perf_event_attr *attr, const char *pmu_name);
 
 /* Group g was enabled for `enabled` ns in the latest read but never ran: every member gets the
  * explanation and, when tally packed the group, it is split in halves and reopened. *next is the group

@@ -152,6 +152,31 @@ static int mark_unsupported(tally_counter *c, size_t i, int err)
 	return 0;
 }
 
+/* Slots could not lead group g (just removed from it): its metric events cannot open either (the kernel
+ * opens one only after slots), so they are marked not supported too, unopened, instead of being tried
+ * as leaders or alone. Returns 1 when group g is left with other events, 0 when it went with its last
+ * metric event, or a fatal code (unsupported_is_error). */
+static int drop_orphan_metrics(tally_counter *c, size_t g, const char *slots, int err)
+{
+	for (size_t k = 0; k < tly_plan_size(&c->plan, g);) {
+		size_t i = tly_plan_members(&c->plan, g)[k];
+		if (c->ev[i].topdown != TLY_TOPDOWN_METRIC) {
+			k++;
+			continue;
+		}
+		tly_error(err, "'%s' opens only in a group led by slots (the kernel's rule for topdown metrics), "
+		          "and '%s' cannot be counted here", c->ev[i].name, slots);
+		int fatal = mark_unsupported(c, i, err);
+		if (fatal)
+			return fatal;
+		bool last = tly_plan_size(&c->plan, g) == 1;
+		tly_plan_remove(&c->plan, g, k);
+		if (last)
+			return 0;
+	}
+	return 1;
+}
+
 /* Remembers, for the members left in an explicit group, the first leader it lost. */
 static void leader_gone(tally_counter *c, size_t g, const char *gone)
 {
@@ -264,9 +289,15 @@ int tly_counter_open_group(tally_counter *c, size_t g)
 			if (fatal)
 				return fatal;
 			const char *gone = e->name;
+			bool slots_gone = k == 0 && e->topdown == TLY_TOPDOWN_SLOTS;
 			tly_plan_remove(&c->plan, g, k);
 			if (size == 1)
 				return 0;
+			if (slots_gone) {
+				int left = drop_orphan_metrics(c, g, gone, err);
+				if (left <= 0)
+					return left;
+			}
 			if (k == 0 && !packed)
 				leader_gone(c, g, gone);
 			continue;
@@ -352,7 +383,8 @@ int tly_counter_plan_init(const tally_counter *c, struct tly_plan *plan)
 	 * every group of the spec), also when the spec puts it in braces. */
 	for (size_t i = 0; i < c->nr; i++)
 		pack[i] = (struct tly_pack_event){ .pmu = c->ev[i].pmu,
-			                           .spec_group = c->ev[i].tool ? (int)(c->nr + i) : c->ev[i].spec_group };
+			                           .spec_group = c->ev[i].tool ? (int)(c->nr + i) : c->ev[i].spec_group,
+			                           .topdown = c->ev[i].topdown };
 	int err = tly_plan_init(plan, pack, c->nr, !c->no_packing, tly_counter_max_group());
 	free(pack);
 	return err;

@@ -89,10 +89,12 @@ int tally_counter_plan(tally_counter *c, enum tally_target_kind kind, size_t k, 
 		.leader = m[0],
 		.group_index = k - plan->first[g],
 		.group_size = tly_plan_size(plan, g),
+		/* Outside braces, a group tally did not pack is a topdown group (packing.h). */
 		.grouping = c->ev[event].tool ? TALLY_GROUPING_TOOL
 		            : braces          ? TALLY_GROUPING_BRACES
-		            : plan->packed[g] && !c->no_packing ? TALLY_GROUPING_PACKED
-		                                                : TALLY_GROUPING_ALONE,
+		            : !plan->packed[g] ? TALLY_GROUPING_TOPDOWN
+		            : !c->no_packing  ? TALLY_GROUPING_PACKED
+		                              : TALLY_GROUPING_ALONE,
 		.pmu_type = c->ev[event].pmu,
 		.max_group = tly_counter_max_group(),
 		.cpus = c->ev[event].mask,

@@ -11,18 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Intel's topdown events on the core PMU (arch/x86/events/intel/core.c): slots is event 0x00 umask 0x04,
- * the metrics event 0x00 umask 0x80 .. 0x87; the kernel resets their registers on each read(2) (seed
- * 002: "rdpmc calls should not be mixed with reading the metrics and slots counters through system
- * calls"). Raw events are the core PMU's too. */
-bool tly_counter_is_topdown(const struct perf_event_attr *attr, const char *pmu_name)
-{
-	bool core = attr->type == PERF_TYPE_RAW ||
-	            (pmu_name && (strcmp(pmu_name, "cpu") == 0 || strcmp(pmu_name, "cpu_core") == 0));
-	uint64_t event = attr->config & 0xff, umask = (attr->config >> 8) & 0xff;
-	return core && event == 0 && (umask == 0x04 || (umask >= 0x80 && umask <= 0x87));
-}
-
 /* What the target, the options and the event itself decide, before anything opens. */
 static enum tally_read_reason reason_before_open(const tally_counter *c, const struct event *e)
 {
@@ -37,8 +25,6 @@ static enum tally_read_reason reason_before_open(const tally_counter *c, const s
 	if (e->attr.type == PERF_TYPE_SOFTWARE || e->attr.type == PERF_TYPE_TRACEPOINT ||
 	    e->attr.type == PERF_TYPE_BREAKPOINT || (e->pmu_name && tly_pmu_is_software_context(e->pmu_name)))
 		return TALLY_READ_REASON_NO_PMU;
-	if (tly_counter_is_topdown(&e->attr, e->pmu_name))
-		return TALLY_READ_REASON_TOPDOWN;
 	return TALLY_READ_REASON_NONE;
 }
 
@@ -73,9 +59,6 @@ void tly_counter_user_prepare(tally_counter *c)
 		e->backend = TLY_READ_SYSCALL;
 		e->own_reason = reason_before_open(c, e);
 		e->user_term_mask = 0;
-		if (e->own_reason == TALLY_READ_REASON_TOPDOWN)
-			tly_counter_note_add(e, "read with read(2) only: the kernel resets the topdown registers on "
-			                     "every read(2), so tally does not mix in user-space reads");
 		enum tly_config_field field, long_field;
 		uint64_t mask, long_mask;
 		if (e->own_reason != TALLY_READ_REASON_NONE || !user_term(sysfs_root, e->pmu_name, "rdpmc", &field, &mask))
@@ -97,6 +80,19 @@ void tly_counter_user_prepare(tally_counter *c)
 	}
 }
 
+/* Whether group g has topdown metric events (then led by slots: spec_topdown.c). The kernel resets the
+ * slots and PERF_METRICS registers at each read(2) of such a group (seed 002: "rdpmc calls should not
+ * be mixed with reading the metrics and slots counters through system calls"), so its user-space reads
+ * read those registers themselves and every read(2) of it resets the group (user_group.h). */
+static bool topdown_members(const tally_counter *c, size_t g)
+{
+	const size_t *m = tly_plan_members(&c->plan, g);
+	for (size_t k = 1; k < tly_plan_size(&c->plan, g); k++)
+		if (c->ev[m[k]].topdown == TLY_TOPDOWN_METRIC)
+			return true;
+	return false;
+}
+
 void tly_counter_user_setup(tally_counter *c, size_t g)
 {
 	size_t size = tly_plan_size(&c->plan, g);
@@ -116,7 +112,7 @@ void tly_counter_user_setup(tally_counter *c, size_t g)
 		why = TALLY_READ_REASON_TARGET;
 	else if (all)
 		why = tly_user_group_new(leader->evsel, c->sysfs_root ? c->sysfs_root : tly_default_sysfs_root(),
-		                         &leader->user);
+		                         leader->topdown == TLY_TOPDOWN_SLOTS && topdown_members(c, g), &leader->user);
 	if (why == TALLY_READ_REASON_NONE) {
 		leader->backend = TLY_READ_USER;
 		c->user_groups++;

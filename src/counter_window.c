@@ -45,6 +45,8 @@ static int begin_window(tally_counter *c, size_t g)
 		for (size_t ti = 0; ti < leader->nthreads && !err; ti++, slot++) {
 			struct tally_count *block = leader->counts + slot * size;
 			err = tally_evsel_read_group(leader->evsel, ci, ti, block, size, sizeof(*block));
+			if (!err && leader->user && leader->user->td)
+				err = tly_user_group_topdown_begin(leader->user, block);
 			if (err)
 				break;
 			leader->window[slot] = (struct tly_window){ .start_enabled = block->enabled,

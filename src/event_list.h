@@ -8,6 +8,7 @@
 #include <tally/events.h>
 
 #include "tool_events.h"
+#include "topdown.h"
 
 struct tly_event {
 	struct perf_event_attr attr;
@@ -26,6 +27,7 @@ struct tly_event {
 	bool family;       /* one instance of a PMU family ("uncore_imc/.../" on uncore_imc_<n>) */
 	bool exclude_gh;   /* a G or H modifier was applied (perf's exclude_GH, for later group modifiers) */
 	enum tly_tool_kind tool; /* one of perf's tool events, counted by tally; else TLY_TOOL_NONE */
+	enum tly_topdown_kind topdown; /* on a PMU with PERF_METRICS: slots or a metric (spec_topdown.c) */
 };
 
 struct tally_events {

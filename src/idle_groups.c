@@ -16,6 +16,7 @@ int tly_counter_split_idle_group(tally_counter *c, size_t g, uint64_t enabled, s
 	tly_diagnose_not_counted(c->ev[m[0]].name, size, enabled, c->facts.probed ? &c->facts.facts : NULL, why,
 	                         sizeof(why));
 	bool split = c->plan.packed[g] && size > 1;
+	bool topdown = c->ev[m[0]].topdown == TLY_TOPDOWN_SLOTS;
 	for (size_t k = 0; k < size; k++) {
 		struct event *e = &c->ev[m[k]];
 		e->note[0] = '\0';
@@ -23,6 +24,9 @@ int tly_counter_split_idle_group(tally_counter *c, size_t g, uint64_t enabled, s
 		if (split)
 			tly_counter_note_add(e, "tally split this group of %zu in two and reopened it; the next read "
 			                     "counts it", size);
+		else if (topdown && e->topdown == TLY_TOPDOWN_METRIC)
+			tly_counter_note_add(e, "a topdown metric event opens only in a group led by slots, so this "
+			                     "group is not split");
 	}
 	*next = g + 1;
 	if (!split)

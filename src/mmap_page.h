@@ -24,6 +24,8 @@
 #ifndef TLY_MMAP_PAGE_H
 #define TLY_MMAP_PAGE_H
 
+#include "topdown.h"
+
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <tally/evsel.h>
@@ -85,9 +87,18 @@ static inline uint64_t tly_page_time_delta(uint64_t cyc, uint64_t time_offset, u
  * out, rotated or folded an overflow in between. The members' counters are read a few instructions
  * apart, not at one instant (the kernel's own group read reads them one by one as well). The locks only
  * grow, so their sum moves exactly when one of them does, short of 2^32 updates within one pass. */
+/* How a member of a group is read (td[k] of tly_mmap_read_pass): by the protocol, or (Intel topdown) as
+ * the register itself: the kernel gives fixed counter 3 ((1 << 30) | 3) as the index of slots and
+ * PERF_METRICS (1 << 29) as the index of every metric event, but its offset does not apply to them (the
+ * kernel folds their counts in at every context switch and restores the registers, which keep counting
+ * from the group's last reset), so they are read raw. 0 .. 7: a metric event, its PERF_METRICS byte. */
+#define TLY_READ_PLAIN (-1)
+#define TLY_READ_SLOTS (-2)
+
 static inline __attribute__((always_inline)) enum tly_user_outcome
-tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
-                      uint32_t max_index, uint64_t *values, size_t stride, uint64_t *enabled, uint64_t *running)
+tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_pmc_fn read_pmc,
+                   tly_read_clock_fn read_clock, uint32_t max_index, uint64_t *values, size_t stride,
+                   uint64_t *enabled, uint64_t *running)
 {
 	tly_page *lead = pages[0];
 	for (unsigned pass = 0; pass < TLY_USER_TRIES; pass++) {
@@ -111,7 +122,10 @@ tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc
 			/* index 0 (off its counter) wraps to the top: one comparison for both ends. */
 			if (index - 1 >= max_index)
 				return TLY_USER_NOT_ON_COUNTER;
-			values[k * stride] = (uint64_t)pc->offset + (uint64_t)tly_sign_extend(read_pmc(index), pc->pmc_width);
+			uint64_t raw = read_pmc(index);
+			values[k * stride] = td && td[k] != TLY_READ_PLAIN
+			                             ? raw
+			                             : (uint64_t)pc->offset + (uint64_t)tly_sign_extend(raw, pc->pmc_width);
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uint32_t end_sum = 0;
@@ -131,6 +145,31 @@ tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc
 	return TLY_USER_BUSY;
 }
 
+/* The core of a group read where every member is read by the protocol (tly_mmap_read_pass without td). */
+static inline __attribute__((always_inline)) enum tly_user_outcome
+tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
+                      uint32_t max_index, uint64_t *values, size_t stride, uint64_t *enabled, uint64_t *running)
+{
+	return tly_mmap_read_pass(pages, n, NULL, read_pmc, read_clock, max_index, values, stride, enabled, running);
+}
+
+/* A group led by Intel's slots with metric events (td as tly_mmap_read_pass's, td[0] TLY_READ_SLOTS),
+ * each value since the group's last reset (open, ioctl reset or read(2)): slots as fixed counter 3 counts
+ * them, each metric event's slots decoded from PERF_METRICS as the kernel decodes them
+ * (tly_topdown_value), the other members by the protocol. */
+static inline __attribute__((always_inline)) enum tly_user_outcome
+tly_mmap_read_topdown(tly_page *const *pages, size_t n, const int8_t *td, tly_read_pmc_fn read_pmc,
+                      tly_read_clock_fn read_clock, uint32_t max_index, uint64_t *values, size_t stride,
+                      uint64_t *enabled, uint64_t *running)
+{
+	enum tly_user_outcome r =
+		tly_mmap_read_pass(pages, n, td, read_pmc, read_clock, max_index, values, stride, enabled, running);
+	for (size_t k = 1; r == TLY_USER_OK && k < n; k++)
+		if (td[k] >= 0)
+			values[k * stride] = tly_topdown_value(values[0], values[k * stride], (enum tly_topdown_metric)td[k]);
+	return r;
+}
+
 /* The group read tally_counter_read calls: each member's value into counts[k].value, nothing else of
  * counts written. */
 static inline __attribute__((always_inline)) enum tly_user_outcome
@@ -141,8 +180,20 @@ tly_mmap_read_values(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc,
 	                             sizeof(*counts) / sizeof(counts->value), enabled, running);
 }
 
-/* tly_mmap_read_values, with every member's counts complete as read(2) gives them: value, the leader's
- * times, ids[k] as the id, no loss. */
+/* Completes the counts of a group read from user space (values in place) as read(2) gives them: the
+ * leader's times, ids[k] as the id, no loss. */
+static inline void tly_mmap_complete(struct tally_count *counts, size_t n, const uint64_t *ids, uint64_t enabled,
+                                     uint64_t running)
+{
+	for (size_t k = 0; k < n; k++) {
+		counts[k].enabled = enabled;
+		counts[k].running = running;
+		counts[k].id = ids[k];
+		counts[k].lost = 0;
+	}
+}
+
+/* tly_mmap_read_values, with every member's counts complete (tly_mmap_complete). */
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_group(tly_page *const *pages, size_t n, const uint64_t *ids, tly_read_pmc_fn read_pmc,
                     tly_read_clock_fn read_clock, uint32_t max_index, struct tally_count *counts)
@@ -150,12 +201,8 @@ tly_mmap_read_group(tly_page *const *pages, size_t n, const uint64_t *ids, tly_r
 	uint64_t enabled, running;
 	enum tly_user_outcome r = tly_mmap_read_values(pages, n, read_pmc, read_clock, max_index, counts, &enabled,
 	                                               &running);
-	for (size_t k = 0; r == TLY_USER_OK && k < n; k++) {
-		counts[k].enabled = enabled;
-		counts[k].running = running;
-		counts[k].id = ids[k];
-		counts[k].lost = 0;
-	}
+	if (r == TLY_USER_OK)
+		tly_mmap_complete(counts, n, ids, enabled, running);
 	return r;
 }
 

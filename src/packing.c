@@ -20,14 +20,36 @@ uint32_t tly_pack_pmu(const struct perf_event_attr *attr, const tally_pmu *pmu)
 	return attr->type;
 }
 
-/* The group an event outside braces joins: the first packed group of its PMU with room left, if any. */
+/* The group an event outside braces joins: the first packed group of its PMU with room left, if any (not
+ * a topdown group, which is not packed). */
 static size_t packed_group_for(const struct tly_plan *plan, const struct tly_pack_event *events,
                                const size_t *group_of, const size_t *group_size, size_t max_group, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
-		if (events[j].spec_group < 0 && events[j].pmu == events[i].pmu && group_size[group_of[j]] < max_group)
+		if (events[j].spec_group < 0 && events[j].pmu == events[i].pmu && plan->packed[group_of[j]] &&
+		    group_size[group_of[j]] < max_group)
 			return group_of[j];
 	return plan->nr_groups;
+}
+
+/* The event that leads event i's topdown group outside braces (the first slots event outside braces of
+ * its PMU, when metric events of that PMU are there too), or n when event i is in none. */
+static size_t topdown_lead(const struct tly_pack_event *events, size_t n, size_t i)
+{
+	if (events[i].spec_group >= 0 || events[i].topdown == TLY_TOPDOWN_NONE)
+		return n;
+	size_t slots = n;
+	bool metrics = false;
+	for (size_t j = 0; j < n; j++) {
+		if (events[j].spec_group >= 0 || events[j].pmu != events[i].pmu)
+			continue;
+		if (events[j].topdown == TLY_TOPDOWN_SLOTS && slots == n)
+			slots = j;
+		metrics |= events[j].topdown == TLY_TOPDOWN_METRIC;
+	}
+	if (!metrics || (events[i].topdown == TLY_TOPDOWN_SLOTS && slots != i))
+		return n;
+	return slots;
 }
 
 int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, size_t n, bool packing,
@@ -36,28 +58,39 @@ int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, si
 	memset(plan, 0, sizeof(*plan));
 	size_t *group_of = calloc(n ? n : 1, sizeof(*group_of));
 	size_t *group_size = calloc(n ? n : 1, sizeof(*group_size));
+	size_t *lead = calloc(n ? n : 1, sizeof(*lead)); /* per group: the event laid out first, or n */
 	plan->order = calloc(n ? n : 1, sizeof(*plan->order));
 	plan->first = calloc(n + 1, sizeof(*plan->first));
 	plan->packed = calloc(n ? n : 1, sizeof(*plan->packed));
-	if (!group_of || !group_size || !plan->order || !plan->first || !plan->packed) {
+	if (!group_of || !group_size || !lead || !plan->order || !plan->first || !plan->packed) {
 		free(group_of);
 		free(group_size);
+		free(lead);
 		tly_plan_fini(plan);
 		return tly_error(-ENOMEM, "planning the groups of %zu events: out of memory", n);
 	}
 
 	/* First pass: a group number per event, numbered by first appearance. */
+	bool any_topdown = false;
+	for (size_t i = 0; i < n; i++)
+		any_topdown |= events[i].topdown == TLY_TOPDOWN_METRIC && events[i].spec_group < 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t g = plan->nr_groups;
+		size_t td = any_topdown ? topdown_lead(events, n, i) : n;
 		if (events[i].spec_group >= 0) {
 			for (size_t j = 0; j < i; j++)
 				if (events[j].spec_group == events[i].spec_group)
+					g = group_of[j];
+		} else if (td < n) {
+			for (size_t j = 0; j < i && g == plan->nr_groups; j++)
+				if (lead[group_of[j]] == td)
 					g = group_of[j];
 		} else if (packing) {
 			g = packed_group_for(plan, events, group_of, group_size, max_group, i);
 		}
 		if (g == plan->nr_groups) {
-			plan->packed[g] = events[i].spec_group < 0;
+			plan->packed[g] = events[i].spec_group < 0 && td == n;
+			lead[g] = td;
 			plan->nr_groups++;
 		}
 		group_of[i] = g;
@@ -65,17 +98,21 @@ int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, si
 	}
 	free(group_size);
 
-	/* Second pass: lay the events out group after group, spec order kept inside each. */
+	/* Second pass: lay the events out group after group, spec order kept inside each but for a topdown
+	 * group's slots, which goes first. */
 	size_t pos = 0;
 	for (size_t g = 0; g < plan->nr_groups; g++) {
 		plan->first[g] = pos;
+		if (lead[g] < n)
+			plan->order[pos++] = lead[g];
 		for (size_t i = 0; i < n; i++)
-			if (group_of[i] == g)
+			if (group_of[i] == g && i != lead[g])
 				plan->order[pos++] = i;
 	}
 	plan->first[plan->nr_groups] = pos;
 	plan->nr = n;
 	free(group_of);
+	free(lead);
 	return 0;
 }
 

@@ -14,10 +14,13 @@
 #include <linux/perf_event.h>
 #include <tally/pmu.h>
 
+#include "topdown.h"
+
 /* What packing needs to know of one event. */
 struct tly_pack_event {
 	uint32_t pmu;      /* type of the PMU that counts it (not attr.type): automatic groups never mix PMUs */
 	int spec_group;    /* index of its {...} group in the spec, -1 outside braces */
+	enum tly_topdown_kind topdown; /* slots or a metric on a PMU with PERF_METRICS (spec_topdown.c) */
 };
 
 /* The type of the PMU that counts an event (pmu: its PMU in the snapshot, NULL when none was named):
@@ -28,15 +31,19 @@ uint32_t tly_pack_pmu(const struct perf_event_attr *attr, const tally_pmu *pmu);
 struct tly_plan {
 	size_t *order;     /* event indices, group after group */
 	size_t *first;     /* group g is order[first[g] .. first[g + 1]); first[nr_groups] == nr */
-	bool *packed;      /* group g was made by tally (may be split) rather than by braces */
+	bool *packed;      /* group g was made by tally (may be split) rather than by braces or the
+	                    * topdown rule (a metric follows slots, so such a group is never split) */
 	size_t nr;         /* events still in the plan */
 	size_t nr_groups;
 };
 
 /* Groups n events: each {...} group of the spec as written; the events outside braces, in spec order,
  * into groups of one PMU type of at most max_group events each (packing: the kernel refuses a group whose
- * read passes its limit, see tly_read_max_group) or each alone (!packing). Groups are ordered by their
- * first event. -ENOMEM. */
+ * read passes its limit, see tly_read_max_group) or each alone (!packing); but the topdown metric events
+ * outside braces, with or without packing, into one group per PMU led by the first slots event outside
+ * braces of that PMU (the parser adds one where the spec has none), never packed with other events nor
+ * split: the kernel opens a metric event only after slots. Groups are ordered by their first event.
+ * -ENOMEM. */
 int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, size_t n, bool packing,
                   size_t max_group);
 void tly_plan_fini(struct tly_plan *plan);

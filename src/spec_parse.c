@@ -10,6 +10,7 @@
 #include "spec_error.h"
 #include "spec_modifiers.h"
 #include "spec_terms.h"
+#include "spec_topdown.h"
 #include "tracefs.h"
 
 #include <ctype.h>
@@ -1243,7 +1244,7 @@ int tly_spec_parse(const char *spec, const struct tally_pmus *pmus, struct tally
 			return ret;
 		skip_space(&p);
 		if (p.pos == p.len)
-			return 0;
+			return tly_spec_topdown(list, pmus, &p.next_origin);
 		c = spec[p.pos];
 		if (c == '}')
 			return SPEC_ERROR(&p, p.pos, 1, "unbalanced braces: '}' without a '{'");

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Mapping a group's perf_event_mmap_pages and checking that the kernel lets user space read them. */
+/* Mapping a group's perf_event_mmap_pages and checking that the kernel lets user space read them; the
+ * bases and periodic reset of an Intel topdown group read from user space. */
 #include "user_group.h"
 
 #include "error.h"
 #include "sys.h"
 #include "sysfs_file.h"
 
+#include <errno.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -66,7 +69,27 @@ static enum tally_read_reason check_pages(const struct tly_user_group *u, const 
 	return TALLY_READ_REASON_NONE;
 }
 
-enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs_root,
+/* How each member of a topdown group is read (mmap_page.h): slots and the metric events raw, the others
+ * by the protocol. Returns false when out of memory. */
+static bool topdown_layout(struct tly_user_group *u, tally_evsel *leader, size_t n)
+{
+	u->td = calloc(n, sizeof(*u->td));
+	u->td_base = calloc(n, sizeof(*u->td_base));
+	if (!u->td || !u->td_base)
+		return false;
+	u->fd = leader->grid.fd[0];
+	for (size_t k = 0; k < n; k++) {
+		tally_evsel *e = k == 0 ? leader : leader->members[k - 1];
+		enum tly_topdown_metric metric;
+		enum tly_topdown_kind kind = tly_topdown_kind(&e->attr, &metric);
+		u->td[k] = kind == TLY_TOPDOWN_METRIC ? (int8_t)metric
+		           : kind == TLY_TOPDOWN_SLOTS && k == 0 ? TLY_READ_SLOTS
+		                                                 : TLY_READ_PLAIN;
+	}
+	return true;
+}
+
+enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs_root, bool topdown,
                                           struct tly_user_group **out)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -78,6 +101,10 @@ enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs
 		u->pages = calloc(n, sizeof(*u->pages));
 	if (!u || !u->pages) {
 		free(u);
+		return TALLY_READ_REASON_MMAP;
+	}
+	if (topdown && !topdown_layout(u, leader, n)) {
+		tly_user_group_free(u);
 		return TALLY_READ_REASON_MMAP;
 	}
 	u->page_size = (size_t)sysconf(_SC_PAGESIZE);
@@ -113,5 +140,46 @@ void tly_user_group_free(struct tly_user_group *u)
 	for (size_t k = 0; k < u->n; k++)
 		tly_sys->munmap((void *)u->pages[k], u->page_size);
 	free(u->pages);
+	free(u->td);
+	free(u->td_base);
 	free(u);
+}
+
+/* Resets the group (its slots and PERF_METRICS registers, and the kernel's counts) and makes values,
+ * the counts so far, the new bases. */
+static int topdown_reset(struct tly_user_group *u, const uint64_t *values, size_t stride, uint64_t running)
+{
+	if (tly_sys->ioctl(u->fd, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0)
+		return -errno;
+	for (size_t k = 0; k < u->n; k++)
+		u->td_base[k] = values[k * stride];
+	u->td_reset_running = running;
+	return 0;
+}
+
+void tly_user_group_topdown_fold(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t running)
+{
+	for (size_t k = 0; k < u->n; k++)
+		values[k * stride] += u->td_base[k];
+	/* A failed reset is tried again at the next read: the registers only count on meanwhile. */
+	if (running - u->td_reset_running >= TLY_TOPDOWN_RESET_NS)
+		(void)topdown_reset(u, values, stride, running);
+}
+
+int tly_user_group_topdown_syscall(struct tly_user_group *u, struct tally_count *counts)
+{
+	size_t stride = sizeof(*counts) / sizeof(counts->value);
+	for (size_t k = 0; k < u->n; k++)
+		counts[k].value += u->td_base[k];
+	int err = topdown_reset(u, (uint64_t *)counts, stride, counts->running);
+	if (err)
+		tly_error(err, "resetting a topdown group after reading it with read(2): %s", tally_strerror(err));
+	return err;
+}
+
+int tly_user_group_topdown_begin(struct tly_user_group *u, struct tally_count *counts)
+{
+	for (size_t k = 0; k < u->n; k++)
+		counts[k].value = 0;
+	return topdown_reset(u, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value), counts->running);
 }

@@ -15,10 +15,24 @@
 #include <stdbool.h>
 #include <tally/read_path.h>
 
+/* How often a topdown group read from user space is reset (tly_user_group_topdown_fold): PERF_METRICS
+ * holds 8-bit fractions of every slot since the last reset, so the longer it runs, the coarser the
+ * difference of two reads; the kernel's documentation (tools/perf/Documentation/topdown.txt) advises
+ * resetting every few seconds. In the group's running time. */
+#define TLY_TOPDOWN_RESET_NS 2000000000ULL
+
 struct tly_user_group {
 	tly_page **pages;      /* one per member, the leader's first */
 	size_t n;
 	size_t page_size;
+	/* An Intel topdown group (slots leading metric events), else NULL: how each member is read
+	 * (mmap_page.h's TLY_READ_*, or a metric's byte). Its slots and metrics registers count from the
+	 * group's last reset (which read(2) also is): td_base holds each member's count at that reset, which
+	 * tally made at td_reset_running (the leader's running time) with an ioctl on fd. */
+	int8_t *td;
+	uint64_t *td_base;
+	uint64_t td_reset_running;
+	int fd;
 	/* Only the opening thread reads the pages: on another thread the register would be that thread's
 	 * CPU's counter of another context (or trap, on arm64, where user access is per task). The opening
 	 * thread's tly_thread_token. */
@@ -40,9 +54,27 @@ enum tally_read_reason tly_user_reason_of(enum tly_user_outcome outcome);
 /* Maps the page of every member of the open group led by `leader` (one slot: the calling thread) and
  * checks the kernel lets user space read them. Returns TALLY_READ_REASON_NONE with *out set (to free
  * with tly_user_group_free), or the reason it cannot, with *out NULL and nothing left mapped.
- * sysfs_root: where to look for x86's rdpmc setting when the kernel says no. */
-enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs_root,
+ * sysfs_root: where to look for x86's rdpmc setting when the kernel says no. topdown: the leader is
+ * Intel's slots with metric events among the members (spec_topdown.c made it so). */
+enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs_root, bool topdown,
                                           struct tly_user_group **out);
+
+/* A topdown group's values, each since its last reset, made counts since the window began (td_base
+ * added); every TLY_TOPDOWN_RESET_NS of running (running: the leader's, now) the group is reset (one
+ * ioctl) and the counts so far become the new base. Out of line: one call a read, for topdown groups
+ * only. */
+void tly_user_group_topdown_fold(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t running);
+
+/* A topdown group was read with read(2) (counts: since its last reset), which resets its registers: the
+ * counts are folded into td_base and the group reset, so that the registers and the kernel's counts
+ * start again together and no later read counts anything twice. Returns 0 or the ioctl's negative code. */
+int tly_user_group_topdown_syscall(struct tly_user_group *u, struct tally_count *counts);
+
+/* The counter began a window on the group (reset, then read(2) into counts, which resets the topdown
+ * registers but not the kernel's counts): the group is reset once more, so that registers and counts
+ * start together, and every member's count at the window's start is 0. Returns 0 or the ioctl's
+ * negative code. */
+int tly_user_group_topdown_begin(struct tly_user_group *u, struct tally_count *counts);
 
 /* Unmaps and frees; NULL is a no-op. */
 void tly_user_group_free(struct tly_user_group *u);
@@ -54,10 +86,17 @@ static inline __attribute__((always_inline)) bool
 tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t *enabled,
                             uint64_t *running)
 {
-	if (tly_thread_token != u->owner ||
-	    tly_mmap_read_strided((tly_page *const *)u->pages, u->n, tly_arch_read_pmc, tly_arch_read_clock,
-	                          TLY_USER_MAX_INDEX, values, stride, enabled, running) != TLY_USER_OK)
+	if (tly_thread_token != u->owner)
 		return false;
+	if (u->td) {
+		if (tly_mmap_read_topdown((tly_page *const *)u->pages, u->n, u->td, tly_arch_read_pmc, tly_arch_read_clock,
+		                          TLY_USER_MAX_INDEX, values, stride, enabled, running) != TLY_USER_OK)
+			return false;
+		tly_user_group_topdown_fold(u, values, stride, *running);
+	} else if (tly_mmap_read_strided((tly_page *const *)u->pages, u->n, tly_arch_read_pmc, tly_arch_read_clock,
+	                                 TLY_USER_MAX_INDEX, values, stride, enabled, running) != TLY_USER_OK) {
+		return false;
+	}
 	u->user_reads++;
 	u->last_reason = TALLY_READ_REASON_NONE;
 	return true;
@@ -78,18 +117,28 @@ static inline int tly_user_group_read(struct tly_user_group *u, tally_evsel *lea
 {
 	enum tly_user_outcome r = TLY_USER_BUSY;
 	bool here = tly_thread_token == u->owner;
-	if (here) {
+	if (here && u->td) {
+		uint64_t enabled, running;
+		r = tly_mmap_read_topdown((tly_page *const *)u->pages, u->n, u->td, tly_arch_read_pmc, tly_arch_read_clock,
+		                          TLY_USER_MAX_INDEX, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value),
+		                          &enabled, &running);
+		if (r == TLY_USER_OK) {
+			tly_user_group_topdown_fold(u, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value), running);
+			tly_mmap_complete(counts, u->n, &leader->group_ids[slot * u->n], enabled, running);
+		}
+	} else if (here) {
 		r = tly_mmap_read_group((tly_page *const *)u->pages, u->n, &leader->group_ids[slot * u->n],
 		                        tly_arch_read_pmc, tly_arch_read_clock, TLY_USER_MAX_INDEX, counts);
-		if (r == TLY_USER_OK) {
-			u->user_reads++;
-			u->last_reason = TALLY_READ_REASON_NONE;
-			return 0;
-		}
+	}
+	if (r == TLY_USER_OK) {
+		u->user_reads++;
+		u->last_reason = TALLY_READ_REASON_NONE;
+		return 0;
 	}
 	u->syscall_reads++;
 	u->last_reason = here ? tly_user_reason_of(r) : TALLY_READ_REASON_OTHER_THREAD;
-	return tly_evsel_read_group_slot(leader, slot, counts);
+	int err = tly_evsel_read_group_slot(leader, slot, counts);
+	return err || !u->td ? err : tly_user_group_topdown_syscall(u, counts);
 }
 
 #endif

@@ -8,6 +8,10 @@
 #include <tally/events.h>
 
 enum { SW = PERF_TYPE_SOFTWARE, HW = PERF_TYPE_HARDWARE, TP = PERF_TYPE_TRACEPOINT };
+/* An event of a PMU in {...} group `group` (-1: outside braces); SLOTS and METRIC for topdown ones. */
+#define E(pmu, group) { pmu, group, TLY_TOPDOWN_NONE }
+#define SLOTS(pmu, group) { pmu, group, TLY_TOPDOWN_SLOTS }
+#define METRIC(pmu, group) { pmu, group, TLY_TOPDOWN_METRIC }
 
 /* Writes the plan as "[0,1][2]" (P marks packed groups) for compact checks. */
 static const char *show(const struct tly_plan *p)
@@ -56,7 +60,7 @@ static const char *pack_keys(const char *machine, const char *spec)
 static void key_is_the_counting_pmu(void)
 {
 	CHECK_STR(pack_keys("intel", "cycles,L1-dcache-loads,r1c2,cpu/event=0x3c/,topdown-retiring,task-clock"),
-	          "4,4,4,4,4,1");
+	          "4,4,4,4,4,4,1"); /* with the slots event the parser adds */
 	/* Expansions come in PMU-name order: cpu_atom (type 10), then cpu_core (4). */
 	CHECK_STR(pack_keys("hybrid", "cycles,instructions"), "10,4,10,4");
 	CHECK_STR(pack_keys("arm64-biglittle", "cycles,inst_retired"), "8,9,8,9");
@@ -66,7 +70,7 @@ static void key_is_the_counting_pmu(void)
 static void packs_by_pmu_in_spec_order(void)
 {
 	const struct tly_pack_event ev[] = {
-		{ SW, -1 }, { HW, -1 }, { SW, -1 }, { TP, -1 }, { HW, -1 },
+		E(SW, -1), E(HW, -1), E(SW, -1), E(TP, -1), E(HW, -1),
 	};
 	struct tly_plan p;
 	CHECK_INT(tly_plan_init(&p, ev, 5, true, SIZE_MAX), 0);
@@ -80,8 +84,8 @@ static void packs_by_pmu_in_spec_order(void)
 static void packed_groups_stay_within_the_limit(void)
 {
 	const struct tly_pack_event ev[] = {
-		{ SW, -1 }, { HW, -1 }, { SW, -1 }, { SW, -1 }, { SW, -1 }, { HW, -1 }, { SW, 0 }, { SW, 0 },
-		{ SW, 0 }, { SW, -1 },
+		E(SW, -1), E(HW, -1), E(SW, -1), E(SW, -1), E(SW, -1), E(HW, -1), E(SW, 0), E(SW, 0),
+		E(SW, 0), E(SW, -1),
 	};
 	struct tly_plan p;
 	CHECK_INT(tly_plan_init(&p, ev, 10, true, 2), 0);
@@ -92,7 +96,7 @@ static void packed_groups_stay_within_the_limit(void)
 	enum { N = 1100 };
 	static struct tly_pack_event many[N];
 	for (size_t i = 0; i < N; i++)
-		many[i] = (struct tly_pack_event){ SW, -1 };
+		many[i] = (struct tly_pack_event)E(SW, -1);
 	CHECK_INT(tly_plan_init(&p, many, N, true, 1022), 0);
 	CHECK_INT(p.nr_groups, 2);
 	CHECK_INT(tly_plan_size(&p, 0), 1022);
@@ -106,7 +110,7 @@ static void braces_stay_as_written(void)
 	/* task-clock,{cycles,page-faults},minor-faults,{instructions}: the explicit groups keep a software
 	 * member next to a hardware leader (seed 000); outside braces software events pack together. */
 	const struct tly_pack_event ev[] = {
-		{ SW, -1 }, { HW, 0 }, { SW, 0 }, { SW, -1 }, { HW, 1 },
+		E(SW, -1), E(HW, 0), E(SW, 0), E(SW, -1), E(HW, 1),
 	};
 	struct tly_plan p;
 	CHECK_INT(tly_plan_init(&p, ev, 5, true, SIZE_MAX), 0);
@@ -117,7 +121,7 @@ static void braces_stay_as_written(void)
 static void no_packing_opens_each_alone(void)
 {
 	const struct tly_pack_event ev[] = {
-		{ SW, -1 }, { SW, -1 }, { HW, 0 }, { SW, 0 }, { SW, -1 },
+		E(SW, -1), E(SW, -1), E(HW, 0), E(SW, 0), E(SW, -1),
 	};
 	struct tly_plan p;
 	CHECK_INT(tly_plan_init(&p, ev, 5, false, SIZE_MAX), 0);
@@ -128,7 +132,7 @@ static void no_packing_opens_each_alone(void)
 static void split_makes_a_packed_group(void)
 {
 	const struct tly_pack_event ev[] = {
-		{ SW, -1 }, { SW, -1 }, { SW, -1 }, { SW, -1 }, { HW, 0 }, { SW, 0 },
+		E(SW, -1), E(SW, -1), E(SW, -1), E(SW, -1), E(HW, 0), E(SW, 0),
 	};
 	struct tly_plan p;
 	CHECK_INT(tly_plan_init(&p, ev, 6, true, SIZE_MAX), 0);
@@ -147,7 +151,7 @@ static void halving_until_alone(void)
 {
 	struct tly_pack_event ev[8];
 	for (size_t i = 0; i < 8; i++)
-		ev[i] = (struct tly_pack_event){ SW, -1 };
+		ev[i] = (struct tly_pack_event)E(SW, -1);
 	struct tly_plan p;
 	CHECK_INT(tly_plan_init(&p, ev, 8, true, SIZE_MAX), 0);
 	/* What the never-run handling does: halve any group of more than one, until none is left. */
@@ -165,7 +169,7 @@ static void halving_until_alone(void)
 static void remove_keeps_the_rest(void)
 {
 	const struct tly_pack_event ev[] = {
-		{ HW, 0 }, { SW, 0 }, { SW, 0 }, { SW, -1 },
+		E(HW, 0), E(SW, 0), E(SW, 0), E(SW, -1),
 	};
 	struct tly_plan p;
 	CHECK_INT(tly_plan_init(&p, ev, 4, true, SIZE_MAX), 0);
@@ -185,6 +189,39 @@ static void remove_keeps_the_rest(void)
 	tly_plan_fini(&p);
 }
 
+/* Topdown metric events outside braces go into one group per PMU led by its first slots event outside
+ * braces, laid out first, with or without packing; it is not a packed group (never split), and other
+ * events of the PMU are packed apart from it. A second slots event, and slots without metric events,
+ * are ordinary events. */
+static void topdown_groups_are_led_by_slots(void)
+{
+	enum { CPU = 4 };
+	/* cycles, topdown-retiring, task-clock, slots, topdown-fe-bound, slots, instructions */
+	const struct tly_pack_event ev[] = {
+		E(CPU, -1), METRIC(CPU, -1), E(SW, -1), SLOTS(CPU, -1), METRIC(CPU, -1), SLOTS(CPU, -1), E(CPU, -1),
+	};
+	struct tly_plan p;
+	CHECK_INT(tly_plan_init(&p, ev, 7, true, SIZE_MAX), 0);
+	CHECK_STR(show(&p), "P[0,5,6][3,1,4]P[2]");
+	tly_plan_fini(&p);
+	/* no_packing: everything alone but the topdown group. */
+	CHECK_INT(tly_plan_init(&p, ev, 7, false, SIZE_MAX), 0);
+	CHECK_STR(show(&p), "P[0][3,1,4]P[2]P[5]P[6]");
+	tly_plan_fini(&p);
+	/* Even past max_group, and one group per PMU (a hybrid's cpu_core, type 8, and cpu). */
+	const struct tly_pack_event two[] = {
+		METRIC(CPU, -1), METRIC(8, -1), SLOTS(8, -1), SLOTS(CPU, -1), METRIC(CPU, -1),
+	};
+	CHECK_INT(tly_plan_init(&p, two, 5, true, 2), 0);
+	CHECK_STR(show(&p), "[3,0,4][2,1]");
+	tly_plan_fini(&p);
+	/* Slots without metric events outside braces packs as any event; braces stay as written. */
+	const struct tly_pack_event plain[] = { SLOTS(CPU, -1), E(CPU, -1), METRIC(CPU, 0), SLOTS(CPU, 0) };
+	CHECK_INT(tly_plan_init(&p, plain, 4, true, SIZE_MAX), 0);
+	CHECK_STR(show(&p), "P[0,1][2,3]");
+	tly_plan_fini(&p);
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
@@ -196,6 +233,7 @@ int main(void)
 		{ "split_makes_a_packed_group", split_makes_a_packed_group },
 		{ "halving_until_alone", halving_until_alone },
 		{ "remove_keeps_the_rest", remove_keeps_the_rest },
+		{ "topdown_groups_are_led_by_slots", topdown_groups_are_led_by_slots },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);

@@ -337,21 +337,6 @@ static void read_info_arguments(void)
 	tally_counter_free(c);
 }
 
-static void topdown_events_are_recognised(void)
-{
-	struct perf_event_attr a = { .type = PERF_TYPE_RAW, .config = 0x0400 };
-	CHECK(tly_counter_is_topdown(&a, NULL));
-	a.config = 0x8300;
-	CHECK(tly_counter_is_topdown(&a, NULL));
-	a.type = 8; /* a dynamic PMU type (cpu_core on a hybrid) */
-	CHECK(tly_counter_is_topdown(&a, "cpu_core"));
-	CHECK(!tly_counter_is_topdown(&a, "armv8_pmuv3_0"));
-	a.config = 0x003c; /* cpu-cycles */
-	CHECK(!tly_counter_is_topdown(&a, "cpu"));
-	a.config = 0x8800;
-	CHECK(!tly_counter_is_topdown(&a, "cpu"));
-}
-
 static void every_reason_has_a_text(void)
 {
 	for (int r = TALLY_READ_REASON_NONE; r <= TALLY_READ_REASON_BUSY; r++)
@@ -369,7 +354,6 @@ int main(void)
 		{ "arm64_asks_for_user_access", arm64_asks_for_user_access },
 		{ "x86_rdpmc_setting_is_the_reason", x86_rdpmc_setting_is_the_reason },
 		{ "read_info_arguments", read_info_arguments },
-		{ "topdown_events_are_recognised", topdown_events_are_recognised },
 		{ "every_reason_has_a_text", every_reason_has_a_text },
 		{ NULL, NULL },
 	};

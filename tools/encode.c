@@ -103,6 +103,7 @@ static const char *grouping_name(enum tally_grouping g)
 	case TALLY_GROUPING_BRACES: return "braces";
 	case TALLY_GROUPING_PACKED: return "packed";
 	case TALLY_GROUPING_TOOL: return "tool";
+	case TALLY_GROUPING_TOPDOWN: return "topdown";
 	}
 	return "unknown";
 }
@@ -130,6 +131,12 @@ static void explain_grouping(struct encoded *e)
 		/* On a hybrid machine the parser copies such a group once per core PMU. */
 		snprintf(e->reason, sizeof(e->reason), "a {...} group of the spec%s",
 		         e->event.nr_origins > 1 ? ", copied for each core PMU (a kernel group cannot span PMUs)" : "");
+		return;
+	case TALLY_GROUPING_TOPDOWN:
+		snprintf(e->reason, sizeof(e->reason),
+		         "grouped by tally: Intel topdown metric events outside braces open only in a group led by "
+		         "slots (the kernel's rule), so those of PMU %s (type %u) are one group, slots first, also "
+		         "with --no-group", pmu, p->pmu_type);
 		return;
 	case TALLY_GROUPING_PACKED:
 		if (p->group_size == 1)

@@ -249,6 +249,9 @@ enum tally_grouping {
 	                        * order, at most max_group to a group */
 	TALLY_GROUPING_TOOL,   /* a tool event (duration_time, user_time, system_time): tally counts it itself,
 	                        * alone; nothing is opened for it, and its attr is the one perf shows */
+	TALLY_GROUPING_TOPDOWN, /* (0.4) outside braces, an Intel topdown metric event or the slots event that
+	                         * leads them: the kernel opens a metric event only in a group led by slots, so
+	                         * these are grouped (also with no_packing), slots first, and never split */
 };
 
 /* One event as tally_counter_open would first try to open it. */

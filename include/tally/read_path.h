@@ -8,12 +8,16 @@
  * target is the calling thread (TALLY_TARGET_THREAD, no inherit: any other target's counter lives in
  * another context), the event is on a hardware counter the kernel lets user space read
  * (cap_user_rdpmc; x86: /sys/bus/event_source/devices/cpu/rdpmc not 0; arm64: sysctl
- * kernel.perf_user_access=1, and tally asks for it through the PMU's `rdpmc` format term), it is not an
- * Intel topdown event (the kernel resets those registers on every read(2): mixing both paths would be
- * wrong) and tally_counter_opts.no_user_reads is not set. Each read then falls back to read(2) by itself
- * (same results) when the group is not on a counter at that moment (multiplexed out, stopped), when it
- * is made on another thread than the one that opened the counter (or in a forked child), or when the
- * kernel kept updating the group's pages through a bounded number of retries (libtally(3)).
+ * kernel.perf_user_access=1, and tally asks for it through the PMU's `rdpmc` format term) and
+ * tally_counter_opts.no_user_reads is not set. An Intel topdown group (slots leading metric events) is
+ * read as its registers: slots with rdpmc (1 << 30) | 3, PERF_METRICS with rdpmc 1 << 29, each metric
+ * decoded as the kernel decodes it; the kernel resets those registers at every read(2), so the two paths
+ * never run unaccounted on one group: tally resets the group itself every few seconds (the precision of
+ * the 8-bit fractions), and after any read(2) of it, carrying the counts over. Each read then falls
+ * back to read(2) by itself (same results) when the group is not on a counter at that moment
+ * (multiplexed out, stopped), when it is made on another thread than the one that opened the counter
+ * (or in a forked child), or when the kernel kept updating the group's pages through a bounded number of
+ * retries (libtally(3)).
  */
 #ifndef TALLY_READ_PATH_H
 #define TALLY_READ_PATH_H
@@ -41,7 +45,7 @@ enum tally_read_reason {
 	                                   * or a PMU that counts per CPU) */
 	TALLY_READ_REASON_INHERIT,        /* the event follows children: the kernel refuses to map it */
 	TALLY_READ_REASON_NO_PMU,         /* not a hardware counter (software event, tracepoint, breakpoint) */
-	TALLY_READ_REASON_TOPDOWN,        /* Intel topdown slots/metrics: never mixed with read(2) */
+	TALLY_READ_REASON_TOPDOWN,        /* unused since 0.4: topdown groups read from user space too */
 	TALLY_READ_REASON_RDPMC_SYSFS,    /* x86: /sys/bus/event_source/devices/cpu/rdpmc is 0 */
 	TALLY_READ_REASON_USER_ACCESS,    /* arm64: sysctl kernel.perf_user_access is 0 */
 	TALLY_READ_REASON_CAP_USER_RDPMC, /* the kernel does not let user space read this event (cap_user_rdpmc 0) */
