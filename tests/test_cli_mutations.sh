@@ -10,8 +10,8 @@ set -u
 # whole intervals have no time (nine ticks of 100 ms; only the first, with the exec, and the partial last
 # one can have any). Which ticks are asleep depends on the machine; that some are does not.
 "$TALLY" stat -I 100 -x, -e task-clock -- sleep 1 2>"$WORK/err"; st=$?
-idle=$(grep -c '^[0-9.]*,<not counted>,msec,task-clock,' "$WORK/err")
-zero=$(grep -cE '^[0-9.]*,0(\.0+)?,msec,task-clock,' "$WORK/err")
+idle=$(grep -c '^ *[0-9.]*,<not counted>,msec,task-clock,' "$WORK/err")
+zero=$(grep -cE '^ *[0-9.]*,0(\.0+)?,msec,task-clock,' "$WORK/err")
 [ $st -eq 0 ] && [ "$idle" -ge 1 ] && [ "$zero" -eq 0 ] &&
 	ok "-I: an interval without time reads <not counted> ($idle of $(wc -l <"$WORK/err"))" ||
 	fail "-I over a sleep: exit $st, $idle <not counted>, $zero zero rows: $(cat "$WORK/err")"
