@@ -54,6 +54,7 @@ static int copy_events(tally_counter *c, const tally_pmus *pmus)
 		e->spec_group = info.group;
 		e->tool = c->events->v[i].tool;
 		e->topdown = c->events->v[i].topdown;
+		e->weak = c->events->v[i].weak;
 		if (info.origin + 1 > c->nr_origins)
 			c->nr_origins = info.origin + 1;
 		/* The software context's PMUs are not looked up: their events carry the PMU's own type, which

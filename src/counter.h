@@ -77,6 +77,7 @@ struct event {
 	int spec_group;
 	enum tly_tool_kind tool;     /* one of perf's tool events (counted by tally, alone), else NONE */
 	enum tly_topdown_kind topdown; /* slots or a metric on a PMU with PERF_METRICS, else NONE */
+	bool weak;                   /* its {...} group is weak (:W): tally may split it */
 };
 
 struct tally_counter {

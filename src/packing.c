@@ -89,7 +89,7 @@ int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, si
 			g = packed_group_for(plan, events, group_of, group_size, max_group, i);
 		}
 		if (g == plan->nr_groups) {
-			plan->packed[g] = events[i].spec_group < 0 && td == n;
+			plan->packed[g] = events[i].spec_group < 0 ? td == n : events[i].weak;
 			lead[g] = td;
 			plan->nr_groups++;
 		}
@@ -97,6 +97,11 @@ int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, si
 		group_size[g]++;
 	}
 	free(group_size);
+	/* A weak group (perf's {...}:W: its leader's W, as perf reads it) may be split as tally's own are,
+	 * unless it holds a topdown event. */
+	for (size_t i = 0; i < n; i++)
+		if (events[i].spec_group >= 0 && events[i].topdown != TLY_TOPDOWN_NONE)
+			plan->packed[group_of[i]] = false;
 
 	/* Second pass: lay the events out group after group, spec order kept inside each but for a topdown
 	 * group's slots, which goes first. */

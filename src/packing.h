@@ -21,6 +21,7 @@ struct tly_pack_event {
 	uint32_t pmu;      /* type of the PMU that counts it (not attr.type): automatic groups never mix PMUs */
 	int spec_group;    /* index of its {...} group in the spec, -1 outside braces */
 	enum tly_topdown_kind topdown; /* slots or a metric on a PMU with PERF_METRICS (spec_topdown.c) */
+	bool weak;         /* its {...} group has perf's W modifier */
 };
 
 /* The type of the PMU that counts an event (pmu: its PMU in the snapshot, NULL when none was named):
@@ -31,8 +32,9 @@ uint32_t tly_pack_pmu(const struct perf_event_attr *attr, const tally_pmu *pmu);
 struct tly_plan {
 	size_t *order;     /* event indices, group after group */
 	size_t *first;     /* group g is order[first[g] .. first[g + 1]); first[nr_groups] == nr */
-	bool *packed;      /* group g was made by tally (may be split) rather than by braces or the
-	                    * topdown rule (a metric follows slots, so such a group is never split) */
+	bool *packed;      /* group g may be split: made by tally, or a {...}:W (weak) group, rather than
+	                    * by braces or the topdown rule (a metric follows slots, so a group with one
+	                    * is never split, weak or not) */
 	size_t nr;         /* events still in the plan */
 	size_t nr_groups;
 };

@@ -19,7 +19,7 @@ void tly_modifiers_defaults(struct perf_event_attr *attr);
  * get_event_modifier() with no evsel), while a group's apply on top of each member's bits. */
 void tly_modifiers_clear(struct perf_event_attr *attr, bool *exclude_gh);
 
-/* Applies modifier letters (already checked: only u k h G H I D e p, no repeats but p) from the attr's
+/* Applies modifier letters (already checked: only u k h G H I D e p W, no repeats but p; W sets no bit) from the attr's
  * current bits. *exclude_gh carries perf's "G or H was given" state between an event's own and its
  * group's modifiers. D (pinned) and e (exclusive) set their bit only when leader is true: an event's own
  * modifiers (it leads itself then) or a group's on its first event, never on a group's other members.

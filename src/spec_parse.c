@@ -100,7 +100,6 @@ static const struct {
 } refused_modifiers[] = {
 	{ 'P', "'P' (highest precise level the PMU allows) is not supported: write p, pp or ppp" },
 	{ 'S', "'S' (read group members on each sample) is for sampling; tally counts" },
-	{ 'W', "'W' (weak group) is not supported: tally does not split groups that fail to open" },
 	{ 'b', "'b' (count through BPF, perf stat --bpf-counters) is not supported" },
 };
 
@@ -114,18 +113,18 @@ static int parse_modifiers(struct parser *p, struct modifiers *mods)
 	mods->len = p->pos - mods->offset;
 	char found[64];
 	if (mods->len == 0 && p->pos < p->len)
-		return SPEC_ERROR(p, mods->offset, 1, "expected modifier letters (u k h G H I D e p) after ':', found %s",
+		return SPEC_ERROR(p, mods->offset, 1, "expected modifier letters (u k h G H I D e p W) after ':', found %s",
 		                  char_at(p, p->pos, found));
 	if (mods->len == 0)
-		return SPEC_ERROR(p, mods->offset, 1, "expected modifier letters (u k h G H I D e p) after ':'");
+		return SPEC_ERROR(p, mods->offset, 1, "expected modifier letters (u k h G H I D e p W) after ':'");
 	unsigned precise = 0;
 	for (size_t i = mods->offset; i < p->pos; i++) {
 		char c = p->spec[i];
 		for (size_t r = 0; r < sizeof(refused_modifiers) / sizeof(refused_modifiers[0]); r++)
 			if (c == refused_modifiers[r].letter)
 				return SPEC_ERROR(p, i, 1, "modifier %s", refused_modifiers[r].why);
-		if (!strchr("ukhGHIDep", c))
-			return SPEC_ERROR(p, i, 1, "unknown modifier '%c' (valid: u k h G H I D e p)", c);
+		if (!strchr("ukhGHIDepW", c))
+			return SPEC_ERROR(p, i, 1, "unknown modifier '%c' (valid: u k h G H I D e p W)", c);
 		if (c == 'p') {
 			if (++precise > TLY_MAX_PRECISE)
 				return SPEC_ERROR(p, mods->offset, mods->len, "precise level %u is too high: at most ppp",
@@ -144,8 +143,12 @@ static int apply_modifiers(struct parser *p, size_t first, const struct modifier
 {
 	if (!mods->len)
 		return 0;
+	/* W (perf's weak group) sets no attr bit: a group with it may be split where the kernel cannot
+	 * schedule it whole (see tly_plan_init). On an event of its own it changes nothing, as in perf. */
+	bool weak = memchr(p->spec + mods->offset, 'W', mods->len) != NULL;
 	for (size_t i = first; i < p->list->nr; i++) {
 		struct tly_event *ev = &p->list->v[i];
+		ev->weak |= weak;
 		if (fresh)
 			tly_modifiers_clear(&ev->attr, &ev->exclude_gh);
 		bool leader = fresh || i == first;

@@ -98,7 +98,7 @@ static void errors_never_misread_as_modifiers(void)
 		{ "mem:0x1000:z", 11, "expected access letters (r w x) or modifiers after ':', found 'z'" },
 		{ "mem:0x1000:rwxr", 14, "unexpected 'r' in a breakpoint" },
 		{ "mem:0x1000/8/8", 12, "unexpected '/' in a breakpoint" },
-		{ "mem:0x1000:W", 11, "modifier 'W' (weak group) is not supported" },
+		{ "mem:0x1000:S", 11, "modifier 'S' (read group members on each sample) is for sampling" },
 		/* a character, not its first byte ('\xef'), as the other forms name it */
 		{ "mem:0x1000\xef\xbc\x8cpage-faults", 10, "unexpected '\xef\xbc\x8c' (U+FF0C, a look-alike of ',') in a breakpoint" },
 		{ "mem:0x1000\x01", 10, "unexpected control character 0x01 in a breakpoint" },

@@ -9,9 +9,10 @@
 
 enum { SW = PERF_TYPE_SOFTWARE, HW = PERF_TYPE_HARDWARE, TP = PERF_TYPE_TRACEPOINT };
 /* An event of a PMU in {...} group `group` (-1: outside braces); SLOTS and METRIC for topdown ones. */
-#define E(pmu, group) { pmu, group, TLY_TOPDOWN_NONE }
-#define SLOTS(pmu, group) { pmu, group, TLY_TOPDOWN_SLOTS }
-#define METRIC(pmu, group) { pmu, group, TLY_TOPDOWN_METRIC }
+#define E(pmu, group) { pmu, group, TLY_TOPDOWN_NONE, false }
+#define SLOTS(pmu, group) { pmu, group, TLY_TOPDOWN_SLOTS, false }
+#define METRIC(pmu, group) { pmu, group, TLY_TOPDOWN_METRIC, false }
+#define WEAK(pmu, group) { pmu, group, TLY_TOPDOWN_NONE, true }
 
 /* Writes the plan as "[0,1][2]" (P marks packed groups) for compact checks. */
 static const char *show(const struct tly_plan *p)
@@ -76,6 +77,20 @@ static void packs_by_pmu_in_spec_order(void)
 	CHECK_INT(tly_plan_init(&p, ev, 5, true, SIZE_MAX), 0);
 	CHECK_STR(show(&p), "P[0,2]P[1,4]P[3]");
 	CHECK_INT(p.nr, 5);
+	tly_plan_fini(&p);
+}
+
+/* perf's weak group ({...}:W) may be split as tally's own groups are (P), unless it holds a topdown event:
+ * a metric must stay behind slots. Outside events are never packed into it. */
+static void weak_groups_may_be_split(void)
+{
+	const struct tly_pack_event ev[] = {
+		WEAK(HW, 0), WEAK(HW, 0), E(HW, -1), E(HW, 1), E(HW, 1),
+		{ HW, 2, TLY_TOPDOWN_SLOTS, true }, { HW, 2, TLY_TOPDOWN_METRIC, true },
+	};
+	struct tly_plan p;
+	CHECK_INT(tly_plan_init(&p, ev, 7, true, SIZE_MAX), 0);
+	CHECK_STR(show(&p), "P[0,1]P[2][3,4][5,6]");
 	tly_plan_fini(&p);
 }
 
@@ -227,6 +242,7 @@ int main(void)
 	static const struct harness_case cases[] = {
 		{ "key_is_the_counting_pmu", key_is_the_counting_pmu },
 		{ "packs_by_pmu_in_spec_order", packs_by_pmu_in_spec_order },
+		{ "weak_groups_may_be_split", weak_groups_may_be_split },
 		{ "packed_groups_stay_within_the_limit", packed_groups_stay_within_the_limit },
 		{ "braces_stay_as_written", braces_stay_as_written },
 		{ "no_packing_opens_each_alone", no_packing_opens_each_alone },

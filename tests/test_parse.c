@@ -253,6 +253,10 @@ static const struct row rows[] = {
 	NTH(INTEL, "{task-clock,page-faults,minor-faults}:e", 2, 3, SW("0x5") PLAIN, "minor-faults", 0, false),
 	NTH(INTEL, "{cycles,instructions,branches}:uD", 0, 3, HW("0") U ",pinned=1", "cycles", 0, true),
 	NTH(INTEL, "{cycles,instructions,branches}:uD", 2, 3, HW("0x4") U, "branches", 0, false),
+	/* W (perf's weak group) sets no bit: the group may be split where it cannot be scheduled whole */
+	NTH(INTEL, "{cycles,instructions}:W", 0, 2, HW("0") PLAIN, "cycles", 0, true),
+	NTH(INTEL, "{cycles,instructions}:uW", 1, 2, HW("0x1") U, "instructions", 0, false),
+	NTH(INTEL, "cycles:W", 0, 1, HW("0"), "cycles:W", -1, false), /* perf 6.1: no exclude_guest either */
 	NTH(INTEL, "{cycles,instructions},{cache-misses,branches}:k", 2, 4, HW("0x3") K PLAIN, "cache-misses", 1, true),
 	NTH(INTEL, "{cycles,instructions},{cache-misses,branches}:k", 3, 4, HW("0x4") K PLAIN, "branches", 1, false),
 	NTH(INTEL, "cycles,{instructions,branches}", 0, 3, HW("0") PLAIN, "cycles", -1, false),

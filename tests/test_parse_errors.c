@@ -82,19 +82,18 @@ static const struct row rows[] = {
 	{ INTEL, "1:1:x", 4, "unknown modifier 'x'" },
 	{ INTEL, "cpu/cycles,event=1/", 4, "generic event 'cycles' cannot be combined with other event terms" },
 	/* modifiers */
-	{ INTEL, "cycles:x", 7, "unknown modifier 'x' (valid: u k h G H I D e p)" },
+	{ INTEL, "cycles:x", 7, "unknown modifier 'x' (valid: u k h G H I D e p W)" },
 	{ INTEL, "cpu/event=1/x", 12, "unknown modifier 'x'" },
 	{ INTEL, "cycles:uu", 8, "modifier 'u' is given twice" },
 	{ INTEL, "cycles:pppp", 7, "precise level 4 is too high: at most ppp" },
 	{ INTEL, "{cycles:pp}:pp", 12, "precise level of 'cycles:pp' would pass ppp" },
 	{ INTEL, "cycles:S", 7, "modifier 'S' (read group members on each sample) is for sampling" },
 	{ INTEL, "cycles:P", 7, "modifier 'P' (highest precise level the PMU allows) is not supported" },
-	{ INTEL, "cycles:W", 7, "modifier 'W' (weak group) is not supported" },
 	{ INTEL, "cycles:b", 7, "modifier 'b' (count through BPF" },
 	{ INTEL, "cycles:", 7, "expected modifier letters" },
 	{ INTEL, "cycles:u:k", 8, "unexpected ':' after an event" },
 	{ INTEL, "1:1:S", 4, "modifier 'S' (read group members on each sample) is for sampling" },
-	{ INTEL, "g{cycles}:W", 10, "modifier 'W' (weak group) is not supported" },
+	{ INTEL, "g{cycles}:S", 10, "modifier 'S' (read group members on each sample) is for sampling" },
 	{ INTEL, "cycles//b", 8, "modifier 'b' (count through BPF" },
 	/* a libpfm4 PMU::EVENT separator after an event name is a typo of ':' */
 	{ INTEL, "cycles::u", 6, "'::' follows a libpfm4 PMU (PMU::EVENT), and 'cycles' is an event" },
@@ -107,7 +106,7 @@ static const struct row rows[] = {
 	  "unexpected '\xe3\x80\x81' (U+3001, a look-alike of ',') in a group" },
 	{ INTEL, "cycles:k\xef\xbc\x8c", 8, "unexpected '\xef\xbc\x8c' (U+FF0C, a look-alike of ',') after an event" },
 	{ INTEL, "cycl\xc3\xa9s", 4, "unexpected '\xc3\xa9' (U+00E9) in an event name" },
-	{ INTEL, "cycles:\xef\xbd\x95", 7, "expected modifier letters (u k h G H I D e p) after ':', found '\xef\xbd\x95' "
+	{ INTEL, "cycles:\xef\xbd\x95", 7, "expected modifier letters (u k h G H I D e p W) after ':', found '\xef\xbd\x95' "
 	                                "(U+FF55)" },
 	{ INTEL, "cpu/event=1\xef\xbc\x8cumask=1/", 11, "expected ',' after the value, found '\xef\xbc\x8c' (U+FF0C" },
 	{ INTEL, "\xef\xbd\x9b" "cycles}", 0, "expected an event name, found '\xef\xbd\x9b' (U+FF5B, a look-alike of '{')" },
