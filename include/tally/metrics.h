@@ -105,7 +105,9 @@ struct tally_metric_sample {
 
 /* One input of a metric as the evaluation found it: summed over the parts taken. */
 struct tally_metric_input {
-	const char *event;           /* the input's name in the formula ("cycles"); static */
+	const char *event;           /* the input's name in the formula ("cycles"), static; for
+	                              * tally_metric_comment the event's display name (valid while the
+	                              * sample's events are) */
 	double value;                /* its scaled count (0 when not found or not counted) */
 	enum tally_status status;    /* the worst status of the events taken */
 	bool found;                  /* an event of the sample counts it */
@@ -145,10 +147,11 @@ TALLY_API int tally_metric_eval(const struct tally_metric_sample *sample, size_t
 TALLY_API int tally_metric_comment(const struct tally_metric_sample *sample, size_t event,
                                    struct tally_metric_value *value);
 
-/* The parts (core PMU names, static or valid while sample->events lives) under which the sample has the
- * hardware inputs of metric `metric`, into pmus[0 .. n). Returns how many (which may exceed n): 0 when the
- * inputs name no PMU part (a non-hybrid machine's generic events: evaluate with pmu NULL), or a negative
- * code. */
+/* The parts (core PMU names, valid while sample->events is) under which the sample has events of the
+ * hardware inputs of metric `metric`, into pmus[0 .. n), in event order. Returns how many (which may exceed
+ * n): 2 on a hybrid machine (cpu_core, cpu_atom), 1 on another (its core PMU, e.g. "cpu"), 0 when no
+ * hardware input is among the events (or the metric has none), or a negative code. A metric is worth
+ * showing per part when there are 2 or more. */
 TALLY_API int tally_metric_parts(const struct tally_metric_sample *sample, size_t metric, const char **pmus,
                                  size_t n);
 
