@@ -463,11 +463,11 @@ int command_list(int argc, char **argv)
 	section_empty_reason(&ctx, "none matches");
 	if (ctx.json)
 		json_end_array(&ctx.w);
-	list_tracepoints(&ctx);
-	list_pfm(&ctx, has_core);
 	if (!ctx.json)
 		printf("\nMetrics (IPC, tma_retiring, ...): tally list --metrics lists the %zu that tally stat -M computes.\n",
 		       tally_metric_count());
+	list_tracepoints(&ctx);
+	list_pfm(&ctx, has_core);
 	if (ctx.json)
 		json_end_object(&ctx.w);
 	tally_pmus_free(pmus);
