@@ -67,6 +67,8 @@ struct tly_reading {
 /* 0 when the sample can be read (its struct, its events, its results' elem_sz), else the code with a
  * last-error text naming fn. */
 int tly_metric_sample_check(const struct tally_metric_sample *s, const char *fn);
+/* The checks of a public evaluation's arguments: the sample's, then value's (not NULL, its sz). */
+int tly_metric_args(const struct tally_metric_sample *s, const struct tally_metric_value *value, const char *fn);
 /* Readings in the sample: its n, at most the events' count. */
 size_t tly_metric_sample_count(const struct tally_metric_sample *s);
 struct tly_reading tly_metric_read(const struct tally_metric_sample *s, size_t i);

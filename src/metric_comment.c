@@ -142,11 +142,7 @@ static bool comment(const struct tally_metric_sample *s, size_t i, struct tally_
 
 int tally_metric_comment(const struct tally_metric_sample *sample, size_t event, struct tally_metric_value *value)
 {
-	int err = tly_metric_sample_check(sample, __func__);
-	if (!err && !value)
-		err = tly_null_arg(__func__);
-	if (!err)
-		err = tly_info_check(value, "tally_metric_value");
+	int err = tly_metric_args(sample, value, __func__);
 	if (!err && event >= tly_metric_sample_count(sample))
 		err = tly_error(-ERANGE, "tally_metric_comment: no event %zu in the sample", event);
 	if (err)

@@ -37,6 +37,14 @@ int tly_metric_sample_check(const struct tally_metric_sample *s, const char *fn)
 	return 0;
 }
 
+int tly_metric_args(const struct tally_metric_sample *s, const struct tally_metric_value *value, const char *fn)
+{
+	int err = tly_metric_sample_check(s, fn);
+	if (!err && !value)
+		err = tly_null_arg(fn);
+	return err ? err : tly_info_check(value, "tally_metric_value");
+}
+
 size_t tly_metric_sample_count(const struct tally_metric_sample *s)
 {
 	size_t n = tally_events_count(s->events);
@@ -280,11 +288,7 @@ static void evaluate(const struct tally_metric_sample *s, const struct tly_metri
 
 int tally_metric_eval(const struct tally_metric_sample *sample, size_t metric, struct tally_metric_value *value)
 {
-	int err = tly_metric_sample_check(sample, __func__);
-	if (!err && !value)
-		err = tly_null_arg(__func__);
-	if (!err)
-		err = tly_info_check(value, "tally_metric_value");
+	int err = tly_metric_args(sample, value, __func__);
 	if (!err && metric >= tly_nr_metrics)
 		err = tly_error(-ERANGE, "tally_metric_eval: no metric %zu (the catalogue has %zu)", metric, tly_nr_metrics);
 	if (err)
