@@ -31,8 +31,6 @@ stat_bpf_counters_cgrp.sh:all		--bpf-counters: tally counts with perf_event_open
 GAP="
 stat+csv_output.sh:check_per_thread	--per-thread -a (every thread of the system)
 stat+json_output.sh:check_per_thread	--per-thread -a (every thread of the system)
-stat_all_metrics.sh:all			tally list --raw-dump metrics (the metrics catalogue)
-stat_all_metricgroups.sh:all		tally list --raw-dump metricgroups (the metrics catalogue)
 "
 
 scripts="stat.sh stat+csv_output.sh stat+csv_summary.sh stat+json_output.sh stat+shadow_stat.sh

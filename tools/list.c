@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <tally/events.h>
+#include <tally/metrics.h>
 #include <tally/pmu.h>
 
 #include "commands.h"
@@ -295,6 +296,65 @@ static void list_pfm(struct list_context *ctx, bool has_core)
 	}
 }
 
+/* Whether this machine names every event a metric needs (a metric whose events it lacks is listed, marked). */
+static bool events_exist(const tally_pmus *pmus, const char *spec)
+{
+	TALLY_OPTS(tally_parse_opts, popts, .pmus = pmus);
+	tally_events *ev = NULL;
+	bool ok = tally_events_parse(spec, &popts, &ev) == 0;
+	tally_events_free(ev);
+	return ok;
+}
+
+/* The metric catalogue (tally list --metrics): what `tally stat -M` takes, names and groups. */
+static void list_metrics(struct list_context *ctx, const tally_pmus *pmus)
+{
+	if (ctx->json) {
+		json_init(&ctx->w, stdout);
+		json_begin_object(&ctx->w);
+		json_member_int(&ctx->w, "schema_version", 1);
+		json_array_key(ctx, "metrics");
+	}
+	section(ctx, "Metrics (tally stat -M NAME or -M GROUP; names and groups match in any case)");
+	for (size_t i = 0; i < tally_metric_count(); i++) {
+		TALLY_OPTS(tally_metric_info, m);
+		if (tally_metric_at(i, &m) < 0 || !matches(ctx, m.name, m.groups, NULL))
+			continue;
+		ctx->shown++;
+		bool here = events_exist(pmus, m.events);
+		if (ctx->json) {
+			json_begin_object(&ctx->w);
+			json_member_string(&ctx->w, "name", m.name);
+			json_key(&ctx->w, "groups");
+			json_begin_array(&ctx->w);
+			for (const char *g = m.groups; *g;) {
+				size_t len = strcspn(g, ";");
+				char group[64];
+				snprintf(group, sizeof(group), "%.*s", (int)len, g);
+				json_string(&ctx->w, group);
+				g += len + (g[len] == ';');
+			}
+			json_end_array(&ctx->w);
+			json_member_string(&ctx->w, "unit", m.unit);
+			json_member_string(&ctx->w, "description", m.description);
+			json_member_string(&ctx->w, "formula", m.formula);
+			json_member_string(&ctx->w, "events", m.events);
+			json_member_string(&ctx->w, "applies", m.applies);
+			json_member_bool(&ctx->w, "events_here", here);
+			json_end_object(&ctx->w);
+			continue;
+		}
+		printf("  %-24s %s [%s]%s\n", m.name, m.description, m.groups, here ? "" : " (its events do not exist here)");
+		printf("  %-24s   %s (%s) over %s\n", "", m.formula, m.unit, m.events);
+		printf("  %-24s   applies to: %s\n", "", m.applies);
+	}
+	section_empty_reason(ctx, "none matches");
+	if (ctx->json) {
+		json_end_array(&ctx->w);
+		json_end_object(&ctx->w);
+	}
+}
+
 static void for_each_pmu(struct list_context *ctx, const tally_pmus *pmus,
                          void (*fn)(struct list_context *, const tally_pmu *, const struct tally_pmu_info *))
 {
@@ -347,16 +407,68 @@ static int raw_tracepoint(const char *system, const char *event, void *arg)
 	return 0;
 }
 
+/* Whether metric i's events are this machine's: the ones perf lists are its CPU's (a VM without a PMU
+ * still lists IPC: its generic events parse and read <not supported>). */
+static bool metric_here(const tally_pmus *pmus, size_t i, struct tally_metric_info *info)
+{
+	info->sz = sizeof(*info);
+	tally_events *events = NULL;
+	TALLY_OPTS(tally_parse_opts, opts, .pmus = pmus);
+	bool here = tally_metric_at(i, info) == 0 && tally_events_parse(info->events, &opts, &events) == 0;
+	tally_events_free(events);
+	return here;
+}
+
+/* Whether the ';'-separated groups hold the group of len bytes at g. */
+static bool has_group(const char *groups, const char *g, size_t len)
+{
+	for (const char *t = groups; *t; t += strcspn(t, ";"), t += *t == ';')
+		if (strcspn(t, ";") == len && strncmp(t, g, len) == 0)
+			return true;
+	return false;
+}
+
+/* The metrics (metricgroups: their groups, each once) whose events this machine has. */
+static void raw_metrics(const tally_pmus *pmus, bool groups)
+{
+	for (size_t i = 0; i < tally_metric_count(); i++) {
+		struct tally_metric_info info;
+		if (!metric_here(pmus, i, &info))
+			continue;
+		if (!groups) {
+			raw_name(info.name);
+			continue;
+		}
+		for (const char *g = info.groups; *g; g += strcspn(g, ";"), g += *g == ';') {
+			size_t len = strcspn(g, ";");
+			bool seen = false;
+			for (size_t j = 0; j < i && !seen; j++) {
+				struct tally_metric_info earlier;
+				seen = metric_here(pmus, j, &earlier) && has_group(earlier.groups, g, len);
+			}
+			if (!seen && len)
+				printf("%.*s ", (int)len, g);
+		}
+	}
+}
+
 static int raw_dump(const tally_pmus *pmus, const char *what)
 {
 	bool all = !what, has_core = tally_pmus_core_count(pmus) > 0;
-	static const char *const known[] = { "hw", "sw", "cache", "tool", "pmu", "tracepoint" };
+	static const char *const known[] = { "hw", "sw", "cache", "tool", "pmu", "tracepoint", "metric", "metrics",
+		                             "metricgroup", "metricgroups" };
 	bool valid = all;
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		valid |= what && strcmp(what, known[i]) == 0;
 	if (!valid) {
-		fprintf(stderr, "tally list: --raw-dump lists hw, sw, cache, tool, pmu or tracepoint, not '%s'\n", what);
+		fprintf(stderr, "tally list: --raw-dump lists hw, sw, cache, tool, pmu, tracepoint, metrics or "
+		        "metricgroups, not '%s'\n", what);
 		return 2;
+	}
+	if (what && strncmp(what, "metric", 6) == 0) {
+		raw_metrics(pmus, strncmp(what, "metricgroup", 11) == 0);
+		putchar('\n');
+		return 0;
 	}
 	if ((all || strcmp(what, "hw") == 0) && has_core)
 		raw_builtins(TALLY_BUILTIN_HARDWARE);
@@ -377,10 +489,12 @@ static int raw_dump(const tally_pmus *pmus, const char *what)
 static int usage(FILE *out, int status)
 {
 	fputs("usage: tally list [PATTERN] [--pfm] [--json]\n"
-	      "       tally list --raw-dump [hw|sw|cache|tool|pmu|tracepoint]\n"
+	      "       tally list --metrics [PATTERN] [--json]\n"
+	      "       tally list --raw-dump [hw|sw|cache|tool|pmu|tracepoint|metrics|metricgroups]\n"
 	      "  PATTERN   a glob (cache*, *miss*) or a substring, matched against names and PMUs;\n"
 	      "            one with \"::\" (perf::*) also lists libpfm4's events\n"
 	      "  --pfm     list libpfm4's events too (PMU::EVENT names; loads libpfm4)\n"
+	      "  --metrics the metrics and metric groups tally stat -M takes, with formulas\n"
 	      "  --json    one JSON document\n"
 	      "  --raw-dump [WHAT]  the names only, on one line (perf list --raw-dump)\n",
 	      out);
@@ -391,6 +505,7 @@ int command_list(int argc, char **argv)
 {
 	struct list_context ctx = { 0 };
 	bool raw = false;
+	bool metrics = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--raw-dump") == 0)
 			raw = true;
@@ -398,6 +513,8 @@ int command_list(int argc, char **argv)
 			ctx.json = true;
 		else if (strcmp(argv[i], "--pfm") == 0)
 			ctx.pfm = true;
+		else if (strcmp(argv[i], "--metrics") == 0)
+			metrics = true;
 		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
 			return usage(stdout, 0);
 		else if (argv[i][0] == '-' || ctx.pattern)
@@ -423,6 +540,11 @@ int command_list(int argc, char **argv)
 		int status = raw_dump(pmus, ctx.pattern);
 		tally_pmus_free(pmus);
 		return status;
+	}
+	if (metrics) {
+		list_metrics(&ctx, pmus);
+		tally_pmus_free(pmus);
+		return 0;
 	}
 	bool has_core = tally_pmus_core_count(pmus) > 0;
 	const char *core_name = NULL;
@@ -471,6 +593,9 @@ int command_list(int argc, char **argv)
 	section_empty_reason(&ctx, "none matches");
 	if (ctx.json)
 		json_end_array(&ctx.w);
+	if (!ctx.json)
+		printf("\nMetrics (IPC, tma_retiring, ...): tally list --metrics lists the %zu that tally stat -M computes.\n",
+		       tally_metric_count());
 	list_tracepoints(&ctx);
 	list_pfm(&ctx, has_core);
 	if (ctx.json)

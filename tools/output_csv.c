@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "metrics.h"
 #include "output.h"
+#include "report_metrics.h"
 #include "text_escape.h"
 
 static void print_record(struct output *o, const struct output_reading *reading, const struct output_line *line)
@@ -41,12 +41,39 @@ static void print_record(struct output *o, const struct output_reading *reading,
 	if (reading->stddev)
 		fprintf(out, "%s%.2f%%", sep, c->scaled > 0 ? 100.0 * line->stddev / c->scaled : 0.0);
 	fprintf(out, "%s%llu%s%.2f%s", sep, (unsigned long long)c->running, sep, output_percent_running(c), sep);
-	struct metric m;
-	if (line->metric_counts && metrics_compute(r, line->metric_counts, line->event, reading->seconds, &m))
+	struct tally_metric_value m;
+	if (line->metric_counts && report_comment(r, line->metric_counts, line->event, reading->seconds, &m))
 		fprintf(out, "%.3f%s%s", m.value, sep, m.unit);
 	else
 		fputs(sep, out);
 	fputc('\n', out);
+}
+
+/* The metrics asked for with -M, one record each: the metric's name in the event column, its value (or
+ * <not available>) and unit in the metric columns, the count columns empty. */
+static void print_metrics(struct output *o, const struct output_reading *reading)
+{
+	const struct report *r = o->report;
+	const char *sep = r->separator;
+	for (size_t k = 0; k < r->nr_metrics; k++) {
+		struct tally_metric_value m;
+		report_metric(r, reading->counts, reading->seconds, k, &m);
+		if (reading->timestamp)
+			fprintf(o->out, "%s%s", reading->timestamp, sep);
+		if (r->show_parts)
+			fputs(sep, o->out);
+		if (r->show_nr_cpus)
+			fputs(sep, o->out);
+		fprintf(o->out, "%s%s%s", sep, sep, m.name);
+		if (reading->stddev)
+			fputs(sep, o->out);
+		fprintf(o->out, "%s%s%s", sep, sep, sep);
+		if (m.available)
+			fprintf(o->out, "%.3f", m.value);
+		else
+			fputs("<not available>", o->out);
+		fprintf(o->out, "%s%s\n", sep, m.unit);
+	}
 }
 
 static void print_header(struct output *o, bool interval, bool with_stddev)
@@ -79,6 +106,7 @@ static void csv_interval(struct output *o, const struct report_sample *s)
 	snprintf(timestamp, sizeof(timestamp), "%16.9f", s->timestamp); /* padded as perf pads it */
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL };
 	output_each_line(o, &reading, print_record);
+	print_metrics(o, &reading);
 }
 
 static void csv_run(struct output *o, const struct report_sample *s)
@@ -98,6 +126,7 @@ static void csv_finish(struct output *o, const struct report_totals *t)
 	const char *timestamp = o->intervals && r->csv_summary_field ? "         summary" : NULL;
 	struct output_reading reading = { t->counts, t->elapsed, timestamp, t->nr_runs > 1 ? t->stddev : NULL };
 	output_each_line(o, &reading, print_record);
+	print_metrics(o, &reading);
 }
 
 const struct output_ops output_csv_ops = {

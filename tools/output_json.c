@@ -9,15 +9,15 @@
 
 #include <tally/common.h>
 
-#include "metrics.h"
 #include "output.h"
+#include "report_metrics.h"
 
 static void write_metric(struct json_writer *w, const struct report *r, const struct report_count *counts, size_t i,
                          double seconds)
 {
-	struct metric m;
+	struct tally_metric_value m;
 	json_key(w, "metric");
-	if (counts && metrics_compute(r, counts, i, seconds, &m)) {
+	if (counts && report_comment(r, counts, i, seconds, &m)) {
 		json_begin_object(w);
 		json_member_double(w, "value", m.value);
 		json_member_string(w, "unit", m.unit);
@@ -106,14 +106,67 @@ static void write_event(struct output *o, size_t i, const struct report_count *c
 	json_end_object(w);
 }
 
+static const char *library_status_name(enum tally_status status)
+{
+	switch (status) {
+	case TALLY_STATUS_EXACT: return "counted";
+	case TALLY_STATUS_SCALED: return "scaled";
+	case TALLY_STATUS_NOT_COUNTED: return "not-counted";
+	case TALLY_STATUS_NOT_SUPPORTED: return "not-supported";
+	}
+	return "unknown";
+}
+
+/* A metric asked for with -M: its value (null when not available, with the reason) and the inputs it was
+ * computed from, each summed over the events taken. */
+static void write_metric_record(struct json_writer *w, const struct tally_metric_value *m)
+{
+	json_begin_object(w);
+	json_member_string(w, "name", m->name);
+	json_key(w, "value");
+	if (m->available)
+		json_double(w, m->value);
+	else
+		json_null(w);
+	json_member_string(w, "unit", m->unit);
+	json_member_bool(w, "available", m->available);
+	json_member_string(w, "reason", m->available ? NULL : m->reason);
+	json_member_bool(w, "scaled", m->scaled);
+	json_key(w, "inputs");
+	json_begin_array(w);
+	for (size_t k = 0; k < m->nr_inputs; k++) {
+		const struct tally_metric_input *in = &m->inputs[k];
+		json_begin_object(w);
+		json_member_string(w, "event", in->event);
+		json_key(w, "value");
+		if (in->found && (in->status == TALLY_STATUS_EXACT || in->status == TALLY_STATUS_SCALED))
+			json_double(w, in->value);
+		else
+			json_null(w);
+		json_member_string(w, "status", in->found ? library_status_name(in->status) : "missing");
+		json_end_object(w);
+	}
+	json_end_array(w);
+	json_end_object(w);
+}
+
 static void write_events(struct output *o, const struct report_count *counts, double seconds,
                          const double *stddev)
 {
+	const struct report *r = o->report;
 	json_key(&o->json, "events");
 	json_begin_array(&o->json);
-	for (size_t i = 0; i < o->report->nr_events; i++)
-		if (!o->report->events[i].hidden)
+	for (size_t i = 0; i < r->nr_events; i++)
+		if (!r->events[i].hidden)
 			write_event(o, i, counts, seconds, stddev);
+	json_end_array(&o->json);
+	json_key(&o->json, "metrics");
+	json_begin_array(&o->json);
+	for (size_t k = 0; k < r->nr_metrics; k++) {
+		struct tally_metric_value m;
+		report_metric(r, counts, seconds, k, &m);
+		write_metric_record(&o->json, &m);
+	}
 	json_end_array(&o->json);
 }
 

@@ -7,8 +7,8 @@
  */
 #include <string.h>
 
-#include "metrics.h"
 #include "output.h"
+#include "report_metrics.h"
 
 static void member_string(FILE *out, const char *key, const char *value)
 {
@@ -50,8 +50,8 @@ static void print_object(struct output *o, const struct output_reading *reading,
 	member_string(out, "event", e->name);
 	fprintf(out, "\"event-runtime\" : %llu, \"pcnt-running\" : %.2f, ", (unsigned long long)c->running,
 	        output_percent_running(c));
-	struct metric m;
-	if (line->metric_counts && metrics_compute(r, line->metric_counts, line->event, reading->seconds, &m)) {
+	struct tally_metric_value m;
+	if (line->metric_counts && report_comment(r, line->metric_counts, line->event, reading->seconds, &m)) {
 		fprintf(out, "\"metric-value\" : %f, ", m.value);
 		fprintf(out, "\"metric-unit\" : \"");
 		json_escape(out, m.unit, strlen(m.unit));

@@ -3,9 +3,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "metrics.h"
 #include "number_format.h"
 #include "output.h"
+#include "report_metrics.h"
 #include "text_escape.h"
 
 /* A default event this machine cannot count: left out, the note said why (see report_event.optional). */
@@ -51,8 +51,8 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 	else if (line->part && r->show_nr_cpus)
 		fprintf(o->out, "%4s ", "");
 	print_value(o->out, r, e, c);
-	struct metric m;
-	if (line->metric_counts && metrics_compute(r, line->metric_counts, line->event, reading->seconds, &m))
+	struct tally_metric_value m;
+	if (line->metric_counts && report_comment(r, line->metric_counts, line->event, reading->seconds, &m))
 		fprintf(o->out, " # %8.3f %-20s", m.value, m.unit);
 	else if (output_status_placeholder(c->status) == NULL)
 		fprintf(o->out, "   %8s %-20s", "", "");
@@ -63,6 +63,29 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 	if (r->verbose && e->encoding)
 		fprintf(o->out, "  [%s]", e->encoding);
 	fputc('\n', o->out);
+}
+
+/* The metrics asked for with -M, one line each under the events: value, name, "# unit"; "<not available>"
+ * where there is none (the reason is under the table). */
+static void print_metrics(struct output *o, const struct output_reading *reading)
+{
+	const struct report *r = o->report;
+	for (size_t k = 0; k < r->nr_metrics; k++) {
+		struct tally_metric_value m;
+		report_metric(r, reading->counts, reading->seconds, k, &m);
+		char text[NUMBER_FORMAT_MAX];
+		if (m.available)
+			number_format_grouped_double(m.value, 2, !r->no_big_num, text, sizeof(text));
+		else
+			snprintf(text, sizeof(text), "<not available>");
+		if (reading->timestamp)
+			fprintf(o->out, "%16s ", reading->timestamp);
+		if (r->show_parts)
+			fprintf(o->out, "%16s ", "");
+		if (r->show_nr_cpus)
+			fprintf(o->out, "%4s ", "");
+		fprintf(o->out, "%18s %-4s %-32s # %s\n", text, "", m.name, m.unit);
+	}
 }
 
 static void table_begin(struct output *o)
@@ -79,6 +102,7 @@ static void table_interval(struct output *o, const struct report_sample *s)
 	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL };
 	output_each_line(o, &reading, print_line);
+	print_metrics(o, &reading);
 }
 
 static void table_run(struct output *o, const struct report_sample *s)
@@ -87,8 +111,9 @@ static void table_run(struct output *o, const struct report_sample *s)
 	o->runs++;
 }
 
-/* The reasons behind <not counted> and <not supported>, once per event, under the table. */
-static void print_footnotes(struct output *o, const struct report_count *counts)
+/* The reasons behind <not counted> and <not supported>, once per event, and behind a metric's <not
+ * available>, under the table. */
+static void print_footnotes(struct output *o, const struct report_count *counts, double seconds)
 {
 	const struct report *r = o->report;
 	bool any = false;
@@ -106,6 +131,18 @@ static void print_footnotes(struct output *o, const struct report_count *counts)
 		text_escape_lines(o->out, counts[i].reason ? counts[i].reason : "no reason given");
 		fputc('\n', o->out);
 	}
+	for (size_t k = 0; k < r->nr_metrics; k++) {
+		struct tally_metric_value m;
+		report_metric(r, counts, seconds, k, &m);
+		if (m.available)
+			continue;
+		if (!any)
+			fputc('\n', o->out);
+		any = true;
+		fprintf(o->out, " <not available> %s: ", m.name);
+		text_escape_lines(o->out, m.reason); /* it names events */
+		fputc('\n', o->out);
+	}
 }
 
 static void table_finish(struct output *o, const struct report_totals *t)
@@ -120,8 +157,9 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		fputs(":\n\n", o->out);
 		struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL };
 		output_each_line(o, &reading, print_line);
+		print_metrics(o, &reading);
 	}
-	print_footnotes(o, t->counts);
+	print_footnotes(o, t->counts, t->elapsed);
 	if (totals) {
 		if (t->nr_runs > 1)
 			fprintf(o->out, "\n %17.6f +- %.6f seconds time elapsed  ( +- %5.2f%% )\n", t->elapsed,
