@@ -199,7 +199,7 @@ static int describe_events(struct stat_session *s)
 		e->exclude_user = info.attr->exclude_user;
 		e->exclude_kernel = info.attr->exclude_kernel;
 		e->group = info.group;
-		e->optional = !s->opt.events;
+		e->optional = !s->opt.events && !s->opt.metrics; /* the default events only */
 		if (tally_events_encoding(list, i, s->encodings[i], sizeof(s->encodings[i])) >= 0)
 			e->encoding = s->encodings[i];
 		event_unit(&info, &e->unit, &e->unit_scale);
