@@ -28,6 +28,7 @@ enum long_only {
 	OPT_PER_SOCKET,
 	OPT_PER_DIE,
 	OPT_NO_MERGE,
+	OPT_PER_PMU,
 	OPT_NO_SCALE,
 	OPT_NO_GROUP,
 	OPT_PIN,
@@ -56,6 +57,7 @@ static const struct option long_options[] = {
 	{ "per-socket", no_argument, NULL, OPT_PER_SOCKET },
 	{ "per-die", no_argument, NULL, OPT_PER_DIE },
 	{ "no-merge", no_argument, NULL, OPT_NO_MERGE },
+	{ "per-pmu", no_argument, NULL, OPT_PER_PMU },
 	{ "no-inherit", no_argument, NULL, 'i' },
 	{ "no-scale", no_argument, NULL, OPT_NO_SCALE },
 	{ "delay", required_argument, NULL, 'D' },
@@ -92,7 +94,9 @@ void options_print_stat_usage(FILE *out)
 	      "      --per-core           one figure per core (where topology is readable)\n"
 	      "      --per-socket         one figure per socket (package)\n"
 	      "      --per-die            one figure per die\n"
-	      "      --no-merge           a PMU family (uncore_imc/...) one line per PMU, not summed\n"
+	      "      --no-merge           an event counted on several PMUs (cpu_core and cpu_atom,\n"
+	      "                           uncore_imc/...) one line per PMU, not summed\n"
+	      "      --per-pmu            the sum, then each PMU's part on a line of its own\n"
 	      "  -i, --no-inherit         children of the command are not counted\n"
 	      "      --no-scale           raw counts, not scaled for multiplexing\n"
 	      "  -D, --delay MS           start counting MS milliseconds after the command starts\n"
@@ -273,6 +277,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		case OPT_PER_SOCKET: o->aggregation = AGGR_SOCKET; break;
 		case OPT_PER_DIE: o->aggregation = AGGR_DIE; break;
 		case OPT_NO_MERGE: o->no_merge = true; break;
+		case OPT_PER_PMU: o->per_pmu = true; break;
 		case 'i': o->no_inherit = true; break;
 		case OPT_NO_SCALE: o->no_scale = true; break;
 		case 'D':

@@ -39,7 +39,9 @@ struct stat_options {
 	enum stat_aggregation aggregation;
 	bool no_inherit;         /* -i */
 	bool no_scale;           /* --no-scale */
-	bool no_merge;           /* --no-merge: each PMU of a family (uncore_imc_0, _1, ...) on its own line */
+	bool no_merge;           /* --no-merge: each PMU of a summed event (cpu_core, cpu_atom; uncore_imc_0,
+	                          * _1, ...) on its own line */
+	bool per_pmu;            /* --per-pmu: a summed event's PMUs on lines of their own under the sum */
 	unsigned delay_ms;       /* -D */
 	bool quiet;              /* -q */
 	bool verbose;            /* -v */

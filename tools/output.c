@@ -64,9 +64,25 @@ static void each_part_line(struct output *o, const struct output_reading *readin
 	if (scratch)
 		output_part_counts(o->report, reading->counts, label, k, scratch);
 	struct report_count own = part_count(&reading->counts[i], label, k);
-	struct output_line line = { .event = i, .count = &own, .part = label, .nr_cpus = part->nr_cpus,
-		                    .metric_counts = scratch };
+	struct output_line line = { .event = i, .name = o->report->events[i].name, .count = &own, .part = label,
+		                    .nr_cpus = part->nr_cpus, .metric_counts = scratch };
 	fn(o, reading, &line);
+}
+
+/* --per-pmu: the lines of the PMUs a summed line adds up, each with its own count, times and status, and
+ * the metric of its PMU's events (the P-cores' IPC from cpu_core's instructions and cycles). */
+static void each_pmu_line(struct output *o, const struct output_reading *reading, output_line_fn fn, size_t i)
+{
+	const struct report *r = o->report;
+	for (size_t j = i; j < r->nr_events; j++) {
+		if (r->events[j].line != i)
+			continue;
+		struct output_line line = {
+			.event = j, .name = r->events[j].pmu_name, .count = &reading->pmu_counts[j],
+			.metric_counts = reading->pmu_counts, .stddev = reading->pmu_stddev ? reading->pmu_stddev[j] : 0,
+		};
+		fn(o, reading, &line);
+	}
 }
 
 void output_each_line(struct output *o, const struct output_reading *reading, output_line_fn fn)
@@ -84,15 +100,17 @@ void output_each_line(struct output *o, const struct output_reading *reading, ou
 			continue;
 		if (!r->show_parts) {
 			struct output_line line = {
-				.event = i, .count = c, .metric_counts = reading->counts,
+				.event = i, .name = r->events[i].name, .count = c, .metric_counts = reading->counts,
 				.stddev = reading->stddev ? reading->stddev[i] : 0,
 			};
 			fn(o, reading, &line);
+			if (r->show_pmus && r->events[i].summed && reading->pmu_counts)
+				each_pmu_line(o, reading, fn, i);
 			continue;
 		}
 		const struct report_count *labels = c->nr_parts ? c : model;
 		if (!labels) {
-			struct output_line line = { .event = i, .count = c, .part = "" };
+			struct output_line line = { .event = i, .name = r->events[i].name, .count = c, .part = "" };
 			fn(o, reading, &line);
 			continue;
 		}

@@ -37,7 +37,7 @@ static void print_record(struct output *o, const struct output_reading *reading,
 	fprintf(out, "%s", sep);
 	text_escape_field(out, e->unit, sep);
 	fputs(sep, out);
-	text_escape_field(out, e->name, sep);
+	text_escape_field(out, line->name, sep);
 	if (reading->stddev)
 		fprintf(out, "%s%.2f%%", sep, c->scaled > 0 ? 100.0 * line->stddev / c->scaled : 0.0);
 	fprintf(out, "%s%llu%s%.2f%s", sep, (unsigned long long)c->running, sep, output_percent_running(c), sep);
@@ -76,7 +76,7 @@ static void csv_interval(struct output *o, const struct report_sample *s)
 		print_header(o, true, false);
 	char timestamp[32];
 	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
-	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL };
+	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
 	output_each_line(o, &reading, print_record);
 }
 
@@ -92,7 +92,8 @@ static void csv_finish(struct output *o, const struct report_totals *t)
 		return;
 	if (o->report->csv_header)
 		print_header(o, false, t->nr_runs > 1);
-	struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL };
+	struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL,
+		                          t->pmu_counts, t->nr_runs > 1 ? t->pmu_stddev : NULL };
 	output_each_line(o, &reading, print_record);
 }
 

@@ -8,7 +8,7 @@
 #include "output.h"
 #include "text_escape.h"
 
-static void print_value(FILE *out, const struct report_event *e, const struct report_count *c)
+static void print_value(FILE *out, const struct report_event *e, const char *name, const struct report_count *c)
 {
 	char text[NUMBER_FORMAT_MAX];
 	const char *placeholder = output_status_placeholder(c->status);
@@ -22,7 +22,7 @@ static void print_value(FILE *out, const struct report_event *e, const struct re
 	fprintf(out, "%18s ", text);
 	text_escape_pad(out, e->unit, 4);
 	fputc(' ', out);
-	text_escape_pad(out, e->name, 32);
+	text_escape_pad(out, name, 32);
 }
 
 /* One line: value, unit, event, then "# metric", the relative stddev with -r, and the share of time the
@@ -40,7 +40,7 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 		fprintf(o->out, "%4u ", line->nr_cpus);
 	else if (line->part && r->show_nr_cpus)
 		fprintf(o->out, "%4s ", "");
-	print_value(o->out, e, c);
+	print_value(o->out, e, line->name, c);
 	struct metric m;
 	if (line->metric_counts && metrics_compute(r, line->metric_counts, line->event, reading->seconds, &m))
 		fprintf(o->out, " # %8.3f %-20s", m.value, m.unit);
@@ -67,7 +67,7 @@ static void table_interval(struct output *o, const struct report_sample *s)
 		fprintf(o->out, "#%15s %18s %-4s %s\n", "time", "counts", "unit", "events");
 	char timestamp[32];
 	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
-	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL };
+	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
 	output_each_line(o, &reading, print_line);
 }
 
@@ -77,24 +77,36 @@ static void table_run(struct output *o, const struct report_sample *s)
 	o->runs++;
 }
 
-/* The reasons behind <not counted> and <not supported>, once per event, under the table. */
-static void print_footnotes(struct output *o, const struct report_count *counts)
+/* The reason behind one line's <not counted> or <not supported>. */
+static void print_footnote(struct output *o, bool *any, const char *name, const struct report_count *c)
+{
+	const char *placeholder = output_status_placeholder(c->status);
+	if (!placeholder)
+		return;
+	if (!*any)
+		fputc('\n', o->out);
+	*any = true;
+	fprintf(o->out, " %s ", placeholder);
+	text_escape_write(o->out, name);
+	fputs(": ", o->out);
+	/* A reason quotes the event's name (and the kernel's words): escaped as the name is. */
+	text_escape_lines(o->out, c->reason ? c->reason : "no reason given");
+	fputc('\n', o->out);
+}
+
+/* The reasons behind <not counted> and <not supported>, once per line, under the table: with --per-pmu
+ * also a PMU's (cpu_atom's cycles when the command never ran on an E-core). */
+static void print_footnotes(struct output *o, const struct report_totals *t)
 {
 	const struct report *r = o->report;
 	bool any = false;
 	for (size_t i = 0; i < r->nr_events; i++) {
-		const char *placeholder = output_status_placeholder(counts[i].status);
-		if (!placeholder || r->events[i].hidden)
-			continue;
-		if (!any)
-			fputc('\n', o->out);
-		any = true;
-		fprintf(o->out, " %s ", placeholder);
-		text_escape_write(o->out, r->events[i].name);
-		fputs(": ", o->out);
-		/* A reason quotes the event's name (and the kernel's words): escaped as the name is. */
-		text_escape_lines(o->out, counts[i].reason ? counts[i].reason : "no reason given");
-		fputc('\n', o->out);
+		const struct report_event *e = &r->events[i];
+		if (!e->hidden)
+			print_footnote(o, &any, e->name, &t->counts[i]);
+		for (size_t j = i; r->show_pmus && e->summed && j < r->nr_events; j++)
+			if (r->events[j].line == i)
+				print_footnote(o, &any, r->events[j].pmu_name, &t->pmu_counts[j]);
 	}
 }
 
@@ -107,10 +119,11 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		if (t->nr_runs > 1)
 			fprintf(o->out, " (%u runs)", t->nr_runs);
 		fputs(":\n\n", o->out);
-		struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL };
+		struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL,
+			                          t->pmu_counts, t->nr_runs > 1 ? t->pmu_stddev : NULL };
 		output_each_line(o, &reading, print_line);
 	}
-	print_footnotes(o, t->counts);
+	print_footnotes(o, t);
 	if (o->intervals == 0) {
 		if (t->nr_runs > 1)
 			fprintf(o->out, "\n %17.6f +- %.6f seconds time elapsed  ( +- %5.2f%% )\n", t->elapsed,
