@@ -15,5 +15,6 @@
 #include <tally/threadmap.h>
 #include <tally/snapshot.h>
 #include <tally/region.h>
+#include <tally/metrics.h>
 
 #endif

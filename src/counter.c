@@ -98,10 +98,15 @@ int tally_counter_new(const char *spec, const struct tally_counter_opts *opts, t
 		err = tly_pmus_new(root, &loaded);
 		pmus = loaded;
 	}
+	const char *metrics = TLY_OPT(opts, metrics, NULL);
+	char *combined = NULL;
+	if (!err && metrics)
+		err = tly_counter_metrics_spec(c, spec, metrics, pmus, root, &combined);
 	if (!err) {
 		TALLY_OPTS(tally_parse_opts, parse, .pmus = pmus, .sysfs_root = root);
-		err = tally_events_parse(spec, &parse, &c->events);
+		err = tally_events_parse(combined ? combined : spec, &parse, &c->events);
 	}
+	free(combined);
 	if (!err) {
 		c->nr = tally_events_count(c->events);
 		c->ev = calloc(c->nr ? c->nr : 1, sizeof(*c->ev));
@@ -137,6 +142,7 @@ void tally_counter_free(tally_counter *c)
 	tly_plan_fini(&c->preview);
 	free(c->preview_attrs);
 	free(c->sysfs_root);
+	free(c->metrics);
 	tally_events_free(c->events);
 	free(c);
 }

@@ -107,6 +107,8 @@ struct tally_counter {
 	struct tly_plan preview;
 	struct perf_event_attr *preview_attrs;
 	enum tally_target_kind preview_kind;
+	size_t *metrics;              /* tally_counter_opts.metrics: catalogue indices (counter_metrics.c) */
+	size_t nr_metrics;
 	char last_error[TLY_ERROR_MAX];
 };
 
@@ -119,6 +121,12 @@ int tly_counter_not_open(tally_counter *c, const char *fn);
 
 /* Appends a line to event e's note (tally_counter_note). */
 void tly_counter_note_add(struct event *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The spec tally_counter_new parses when metrics are asked for: spec, then each metric's group (one per
+ * group, leaving out those this machine cannot name), in *combined (malloc'd); the selected metrics go to
+ * c->metrics. An unknown metric: -ENOENT with "did you mean". Nothing at all to count: -TALLY_ESPEC. */
+int tly_counter_metrics_spec(tally_counter *c, const char *spec, const char *list, const tally_pmus *pmus,
+                             const char *root, char **combined);
 
 /* The evsel that leads group g of the plan. */
 tally_evsel *tly_counter_leader(const tally_counter *c, size_t g);

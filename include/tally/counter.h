@@ -76,8 +76,14 @@ struct tally_counter_opts {
 	/* Every read through read(2), never from user space (see tally/read_path.h): for comparison, or
 	 * where user-space counter reads are not trusted. */
 	bool no_user_reads;
+	/* (0.4) Metrics to count for (tally/metrics.h): a comma-separated list of metric and metric group
+	 * names ("IPC,TopdownL1", perf's -M). The events each metric needs are appended to the spec as one
+	 * group per metric (on a hybrid machine one per core PMU), so that each ratio comes from one window. An
+	 * unknown name fails tally_counter_new (-ENOENT, "did you mean" in tally_last_error()); a metric whose
+	 * events this machine cannot name adds nothing and evaluates as not available. NULL: none. */
+	const char *metrics;
 };
-#define tally_counter_opts__last_field no_user_reads
+#define tally_counter_opts__last_field metrics
 
 /* Parses spec and prepares a closed counter. A bad spec: -TALLY_ESPEC with the caret text in
  * tally_last_error(). Thread-safe (touches only the new handle). */
