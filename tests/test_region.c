@@ -350,6 +350,33 @@ static void writers_name_every_field(void)
 	tally_region_set_free(s);
 }
 
+/* Beside each event the figure perf stat prints beside it, from the region's sums over its wall time:
+ * task-clock's CPUs utilized, page-faults' rate per second of that CPU time; in every format. */
+static void writers_carry_each_events_metric(void)
+{
+	tally_region_set *s = NULL;
+	CHECK_INT(tally_region_set_new("task-clock,page-faults", NULL, &s), 0);
+	int id = tally_region_id(s, "touch");
+	char *p = fresh_pages(PAGES);
+	tally_region_begin_id(s, id);
+	touch(p, PAGES);
+	tally_region_end_id(s, id);
+	munmap(p, (size_t)PAGES * page_size());
+	char *text = written(s, TALLY_REGION_TABLE);
+	CHECK_CONTAINS(text, " CPUs utilized\n");
+	CHECK_CONTAINS(text, "/sec\n");
+	free(text);
+	text = written(s, TALLY_REGION_CSV);
+	CHECK_CONTAINS(text, ",open,stray_ends,metric_value,metric_unit\n");
+	CHECK_CONTAINS(text, ",CPUs utilized\n");
+	free(text);
+	text = written(s, TALLY_REGION_JSON);
+	CHECK_CONTAINS(text, ",\"metric\":{\"value\":");
+	CHECK_CONTAINS(text, ",\"unit\":\"CPUs utilized\"}}");
+	free(text);
+	tally_region_set_free(s);
+}
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -419,6 +446,7 @@ int main(void)
 		  low_counts_are_flagged_and_subtraction_is_asked_for },
 		{ "a_set_that_cannot_count_says_why", a_set_that_cannot_count_says_why },
 		{ "writers_name_every_field", writers_name_every_field },
+		{ "writers_carry_each_events_metric", writers_carry_each_events_metric },
 		{ "zero_configuration_and_fork", zero_configuration_and_fork },
 		{ NULL, NULL },
 	};
