@@ -70,6 +70,8 @@ size_t tly_metric_sample_count(const struct tally_metric_sample *s);
 struct tly_reading tly_metric_read(const struct tally_metric_sample *s, size_t i);
 /* Event i's info (i below the sample's count). */
 void tly_metric_event(const struct tally_metric_sample *s, size_t i, struct tally_event_info *info);
+/* Whether some event of the list counts term t. */
+bool tly_metric_term_present(const tally_events *events, const struct tly_metric_term *t);
 /* Whether a reading has a value (exact or scaled). */
 bool tly_metric_counted(enum tally_status status);
 

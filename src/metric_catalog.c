@@ -12,7 +12,6 @@
 
 #include <ctype.h>
 #include <linux/perf_event.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +41,12 @@
 	"topdown-br-mispredict,topdown-fetch-lat,topdown-mem-bound}"
 #define TD_APPLIES "Intel CPUs with PERF_METRICS (Icelake and later; on hybrid parts the P-cores, cpu_core)"
 #define TD_L2_APPLIES "Intel CPUs with level-2 PERF_METRICS (Sapphire Rapids, Alder Lake's P-cores and later)"
+
+/* max(x, 0), perf's clamp of a remainder that rounding made negative. */
+static double at_least_zero(double x)
+{
+	return x > 0 ? x : 0;
+}
 
 /* Input positions of the topdown metrics. */
 enum { TD_SLOTS, TD_RETIRING, TD_BAD_SPEC, TD_FE_BOUND, TD_BE_BOUND, TD_LEVEL2 };
@@ -104,7 +109,7 @@ static bool td_bad_speculation(const struct tly_metric *m, struct tly_metric_cal
 	if (!td_fraction(calc, TD_FE_BOUND, &fe) || !td_fraction(calc, TD_BE_BOUND, &be) ||
 	    !td_fraction(calc, TD_RETIRING, &ret))
 		return false;
-	*out = fmax(100 - (fe + be + ret), 0);
+	*out = at_least_zero(100 - (fe + be + ret));
 	return true;
 }
 
@@ -122,7 +127,7 @@ static bool td_remainder(const struct tly_metric *m, struct tly_metric_calc *cal
 	bool ok = m->num == TD_BAD_SPEC ? td_bad_speculation(m, calc, &parent) : td_fraction(calc, m->num, &parent);
 	if (!ok || !td_fraction(calc, TD_LEVEL2, &sibling))
 		return false;
-	*out = fmax(parent - sibling, 0);
+	*out = at_least_zero(parent - sibling);
 	return true;
 }
 

@@ -80,6 +80,17 @@ static bool matches(const struct tly_metric_term *t, const struct tally_event_in
 	return false;
 }
 
+bool tly_metric_term_present(const tally_events *events, const struct tly_metric_term *t)
+{
+	size_t n = tally_events_count(events);
+	for (size_t i = 0; i < n; i++) {
+		TALLY_OPTS(tally_event_info, info);
+		if (tally_events_at(events, i, &info) == 0 && matches(t, &info))
+			return true;
+	}
+	return false;
+}
+
 /* Whether an event that counts term t belongs to part (NULL: every part). Software counts for all. */
 static bool in_part(const struct tly_metric_term *t, const struct tally_event_info *info, const char *part)
 {

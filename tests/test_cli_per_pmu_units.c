@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fixture_tree.h"
 #include "harness.h"
 
 #include "../tools/utf8.c"
@@ -19,7 +20,7 @@
 #include "../tools/number_format.c"
 #include "../tools/text_escape.c"
 #include "../tools/output.c"
-#include "../tools/metrics.c"
+#include "../tools/report_metrics.c"
 #include "../tools/output_json.c"
 #include "../tools/output_table.c"
 #include "../tools/output_csv.c"
@@ -131,11 +132,27 @@ static char *render(const struct output_ops *ops, const struct report *r, const 
 	return text;
 }
 
+/* The events the counts are keyed by, as the library parses them on a machine's fixture tree (the
+ * metrics' inputs are matched by what each event counts). */
+static tally_events *fixture_list(const char *machine, const char *spec)
+{
+	char root[4096];
+	TALLY_OPTS(tally_parse_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), machine));
+	tally_events *list = NULL;
+	if (tally_events_parse(spec, &opts, &list) != 0)
+		fprintf(stderr, "%s on %s: %s\n", spec, machine, tally_last_error());
+	return list;
+}
+
+static tally_events *intel_list;
+
 static struct report intel_report(bool show_pmus)
 {
 	fix_heads(intel_events, NR);
+	if (!intel_list)
+		intel_list = fixture_list("hybrid", "cycles,instructions,task-clock");
 	return (struct report){ .nr_events = NR, .events = intel_events, .target = "'x'", .target_kind = "command",
-		                .separator = ",", .show_pmus = show_pmus };
+		                .separator = ",", .show_pmus = show_pmus, .list = intel_list };
 }
 
 /* The table: the sums alone, or each followed by its PMUs with their own figures. */
@@ -235,6 +252,38 @@ static void intel_json(void)
 	}
 }
 
+/* -M IPC: the sum over both core PMUs from their own counts (not the summed line's count once more), and
+ * with --per-pmu each PMU's value on a line of its own; JSON has the PMUs' values always. */
+static void intel_metric_per_pmu(void)
+{
+	struct readings rd;
+	struct event_reading ev[NR];
+	struct report_count counts[NR], pmu[NR];
+	intel_reading(&rd, ev, counts, pmu, intel_lines);
+	struct report r = intel_report(true);
+	size_t ipc = (size_t)tally_metric_find("IPC");
+	r.metrics = &ipc;
+	r.nr_metrics = 1;
+	char *text = render(&output_table_ops, &r, counts, pmu);
+	CHECK_CONTAINS(text, "              1.40      IPC                              # insn per cycle\n"
+	                     "              0.50      IPC [cpu_atom]                   # insn per cycle\n"
+	                     "              2.00      IPC [cpu_core]                   # insn per cycle\n");
+	free(text);
+	text = render(&output_csv_ops, &r, counts, pmu);
+	CHECK_CONTAINS(text, ",,IPC,,,1.400,insn per cycle\n,,IPC [cpu_atom],,,0.500,insn per cycle\n");
+	free(text);
+	r.show_pmus = false;
+	text = squeezed(render(&output_json_ops, &r, counts, pmu));
+	CHECK_CONTAINS(text, "\"metrics\":[{\"name\":\"IPC\",\"value\":1.4,");
+	CHECK_CONTAINS(text, "\"pmus\":[{\"pmu\":\"cpu_atom\",\"value\":0.5,");
+	CHECK_CONTAINS(text, "{\"pmu\":\"cpu_core\",\"value\":2,");
+	free(text);
+	for (size_t i = 0; i < NR; i++) {
+		free(ev[i].report_parts);
+		free(ev[i].labels);
+	}
+}
+
 /* arm64 big.LITTLE: each cluster its own type and CPUs; summed and shown per cluster alike. */
 enum { A53, A72, NR_ARM };
 static struct report_event arm_events[NR_ARM] = {
@@ -282,8 +331,11 @@ int main(void)
 		{ "intel_table", intel_table },
 		{ "intel_csv", intel_csv },
 		{ "intel_json", intel_json },
+		{ "intel_metric_per_pmu", intel_metric_per_pmu },
 		{ "arm64_clusters", arm64_clusters },
 		{ NULL, NULL },
 	};
-	return harness_run(cases);
+	int status = harness_run(cases);
+	tally_events_free(intel_list);
+	return status;
 }

@@ -488,6 +488,13 @@ static void counter_groups(void)
 	CHECK(c == NULL);
 	CHECK_CONTAINS(tally_last_error(), "did you mean 'IPC'?");
 
+	/* Software metrics add only the events the spec lacks, once. */
+	c = new_counter("task-clock", "intel", "CPUs_utilized,cs_per_second,page_faults_per_second", 0);
+	CHECK_INT(tally_counter_count(c), 3);
+	CHECK_STR(tally_counter_name(c, 1), "context-switches");
+	CHECK_STR(tally_counter_name(c, 2), "page-faults");
+	tally_counter_free(c);
+
 	/* Hybrid: one group per core PMU (in the parser's order of the PMUs). */
 	c = new_counter("", "hybrid", "IPC", 0);
 	CHECK_INT(tally_counter_count(c), 4);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <tally/events.h>
+#include <tally/metrics.h>
 #include <tally/pmu.h>
 
 #include "commands.h"
@@ -295,6 +296,65 @@ static void list_pfm(struct list_context *ctx, bool has_core)
 	}
 }
 
+/* Whether this machine names every event a metric needs (a metric whose events it lacks is listed, marked). */
+static bool events_exist(const tally_pmus *pmus, const char *spec)
+{
+	TALLY_OPTS(tally_parse_opts, popts, .pmus = pmus);
+	tally_events *ev = NULL;
+	bool ok = tally_events_parse(spec, &popts, &ev) == 0;
+	tally_events_free(ev);
+	return ok;
+}
+
+/* The metric catalogue (tally list --metrics): what `tally stat -M` takes, names and groups. */
+static void list_metrics(struct list_context *ctx, const tally_pmus *pmus)
+{
+	if (ctx->json) {
+		json_init(&ctx->w, stdout);
+		json_begin_object(&ctx->w);
+		json_member_int(&ctx->w, "schema_version", 1);
+		json_array_key(ctx, "metrics");
+	}
+	section(ctx, "Metrics (tally stat -M NAME or -M GROUP; names and groups match in any case)");
+	for (size_t i = 0; i < tally_metric_count(); i++) {
+		TALLY_OPTS(tally_metric_info, m);
+		if (tally_metric_at(i, &m) < 0 || !matches(ctx, m.name, m.groups, NULL))
+			continue;
+		ctx->shown++;
+		bool here = events_exist(pmus, m.events);
+		if (ctx->json) {
+			json_begin_object(&ctx->w);
+			json_member_string(&ctx->w, "name", m.name);
+			json_key(&ctx->w, "groups");
+			json_begin_array(&ctx->w);
+			for (const char *g = m.groups; *g;) {
+				size_t len = strcspn(g, ";");
+				char group[64];
+				snprintf(group, sizeof(group), "%.*s", (int)len, g);
+				json_string(&ctx->w, group);
+				g += len + (g[len] == ';');
+			}
+			json_end_array(&ctx->w);
+			json_member_string(&ctx->w, "unit", m.unit);
+			json_member_string(&ctx->w, "description", m.description);
+			json_member_string(&ctx->w, "formula", m.formula);
+			json_member_string(&ctx->w, "events", m.events);
+			json_member_string(&ctx->w, "applies", m.applies);
+			json_member_bool(&ctx->w, "events_here", here);
+			json_end_object(&ctx->w);
+			continue;
+		}
+		printf("  %-24s %s [%s]%s\n", m.name, m.description, m.groups, here ? "" : " (its events do not exist here)");
+		printf("  %-24s   %s (%s) over %s\n", "", m.formula, m.unit, m.events);
+		printf("  %-24s   applies to: %s\n", "", m.applies);
+	}
+	section_empty_reason(ctx, "none matches");
+	if (ctx->json) {
+		json_end_array(&ctx->w);
+		json_end_object(&ctx->w);
+	}
+}
+
 static void for_each_pmu(struct list_context *ctx, const tally_pmus *pmus,
                          void (*fn)(struct list_context *, const tally_pmu *, const struct tally_pmu_info *))
 {
@@ -309,9 +369,11 @@ static void for_each_pmu(struct list_context *ctx, const tally_pmus *pmus,
 static int usage(FILE *out, int status)
 {
 	fputs("usage: tally list [PATTERN] [--pfm] [--json]\n"
+	      "       tally list --metrics [PATTERN] [--json]\n"
 	      "  PATTERN   a glob (cache*, *miss*) or a substring, matched against names and PMUs;\n"
 	      "            one with \"::\" (perf::*) also lists libpfm4's events\n"
 	      "  --pfm     list libpfm4's events too (PMU::EVENT names; loads libpfm4)\n"
+	      "  --metrics the metrics and metric groups tally stat -M takes, with formulas\n"
 	      "  --json    one JSON document\n",
 	      out);
 	return status;
@@ -320,11 +382,14 @@ static int usage(FILE *out, int status)
 int command_list(int argc, char **argv)
 {
 	struct list_context ctx = { 0 };
+	bool metrics = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)
 			ctx.json = true;
 		else if (strcmp(argv[i], "--pfm") == 0)
 			ctx.pfm = true;
+		else if (strcmp(argv[i], "--metrics") == 0)
+			metrics = true;
 		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
 			return usage(stdout, 0);
 		else if (argv[i][0] == '-' || ctx.pattern)
@@ -345,6 +410,11 @@ int command_list(int argc, char **argv)
 		fprintf(stderr, "tally list: %s\n", tally_last_error());
 		tally_pmus_free(pmus);
 		return 1;
+	}
+	if (metrics) {
+		list_metrics(&ctx, pmus);
+		tally_pmus_free(pmus);
+		return 0;
 	}
 	bool has_core = tally_pmus_core_count(pmus) > 0;
 	const char *core_name = NULL;
@@ -393,6 +463,9 @@ int command_list(int argc, char **argv)
 	section_empty_reason(&ctx, "none matches");
 	if (ctx.json)
 		json_end_array(&ctx.w);
+	if (!ctx.json)
+		printf("\nMetrics (IPC, tma_retiring, ...): tally list --metrics lists the %zu that tally stat -M computes.\n",
+		       tally_metric_count());
 	list_tracepoints(&ctx);
 	list_pfm(&ctx, has_core);
 	if (ctx.json)

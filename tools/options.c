@@ -69,6 +69,7 @@ static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "regions", no_argument, NULL, OPT_REGIONS },
+	{ "metrics", required_argument, NULL, 'M' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -78,6 +79,8 @@ void options_print_stat_usage(FILE *out)
 	      "       tally stat [options] {-p PIDS | -t TIDS | -a | -C CPUS} [--duration SECONDS]\n"
 	      "\n"
 	      "  -e, --event SPEC         events to count (repeatable; perf's syntax)\n"
+	      "  -M, --metrics LIST       metrics or metric groups to compute (perf's names: IPC,TopdownL1;\n"
+	      "                           tally list --metrics); their events are counted as groups\n"
 	      "  -r, --repeat N           run the command N times: mean and relative stddev\n"
 	      "  -I, --interval-print MS  print counts every MS milliseconds (deltas)\n"
 	      "  -x, --field-separator S  CSV output with separator S (perf's field order)\n"
@@ -226,13 +229,18 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 	optind = 0;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+:e:r:I:x:jo:p:t:aC:AiD:qvh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:M:r:I:x:jo:p:t:aC:AiD:qvh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (!*optarg)
 				return usage_error("-e needs an event spec");
 			if (!append_spec(o, optarg))
 				return usage_error("out of memory");
+			break;
+		case 'M':
+			if (!*optarg)
+				return usage_error("-M needs a metric or metric group name (tally list --metrics)");
+			o->metrics = optarg;
 			break;
 		case 'r':
 			if (!parse_unsigned(optarg, 1, 100000, &o->repeat))

@@ -22,6 +22,7 @@ struct stat_options {
 	char *events;            /* the -e specs joined with ',' (malloc'd), NULL for the defaults */
 	const char **specs;      /* each -e as given (malloc'd array into argv): each must parse alone */
 	size_t nr_specs;
+	const char *metrics;     /* -M as given (a later -M replaces it, as in perf), NULL for none */
 	unsigned repeat;         /* -r, at least 1 */
 	unsigned interval_ms;    /* -I, 0 when off */
 	const char *separator;   /* -x, NULL for the table */

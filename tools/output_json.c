@@ -9,8 +9,8 @@
 
 #include <tally/common.h>
 
-#include "metrics.h"
 #include "output.h"
+#include "report_metrics.h"
 
 static const char *status_name(enum report_status status)
 {
@@ -26,9 +26,9 @@ static const char *status_name(enum report_status status)
 static void write_metric(struct json_writer *w, const struct report *r, const struct report_count *counts, size_t i,
                          double seconds)
 {
-	struct metric m;
+	struct tally_metric_value m;
 	json_key(w, "metric");
-	if (counts && metrics_compute(r, counts, i, seconds, &m)) {
+	if (counts && report_comment(r, counts, i, seconds, &m)) {
 		json_begin_object(w);
 		json_member_double(w, "value", m.value);
 		json_member_string(w, "unit", m.unit);
@@ -155,13 +155,88 @@ static void write_event(struct output *o, size_t i, const struct json_reading *r
 	json_end_object(w);
 }
 
+static const char *library_status_name(enum tally_status status)
+{
+	switch (status) {
+	case TALLY_STATUS_EXACT: return "counted";
+	case TALLY_STATUS_SCALED: return "scaled";
+	case TALLY_STATUS_NOT_COUNTED: return "not-counted";
+	case TALLY_STATUS_NOT_SUPPORTED: return "not-supported";
+	}
+	return "unknown";
+}
+
+/* A metric's value (null when not available, with the reason) and the inputs it was computed from, each
+ * summed over the events taken. */
+static void write_metric_members(struct json_writer *w, const struct tally_metric_value *m)
+{
+	json_key(w, "value");
+	if (m->available)
+		json_double(w, m->value);
+	else
+		json_null(w);
+	json_member_string(w, "unit", m->unit);
+	json_member_bool(w, "available", m->available);
+	json_member_string(w, "reason", m->available ? NULL : m->reason);
+	json_member_bool(w, "scaled", m->scaled);
+	json_key(w, "inputs");
+	json_begin_array(w);
+	for (size_t k = 0; k < m->nr_inputs; k++) {
+		const struct tally_metric_input *in = &m->inputs[k];
+		json_begin_object(w);
+		json_member_string(w, "event", in->event);
+		json_key(w, "value");
+		if (in->found && (in->status == TALLY_STATUS_EXACT || in->status == TALLY_STATUS_SCALED))
+			json_double(w, in->value);
+		else
+			json_null(w);
+		json_member_string(w, "status", in->found ? library_status_name(in->status) : "missing");
+		json_end_object(w);
+	}
+	json_end_array(w);
+}
+
+/* A metric asked for with -M, summed over a hybrid machine's core PMUs, with each PMU's own value in pmus
+ * where it has parts on several (the P-cores' IPC, the E-cores'). */
+static void write_metric_record(struct output *o, const struct json_reading *rd, size_t k)
+{
+	struct json_writer *w = &o->json;
+	const struct report *r = o->report;
+	struct tally_metric_value m;
+	report_metric(r, rd->pmu_counts, rd->seconds, k, NULL, &m);
+	json_begin_object(w);
+	json_member_string(w, "name", m.name);
+	write_metric_members(w, &m);
+	const char *pmus[8];
+	size_t nr = report_metric_parts(r, rd->pmu_counts, k, pmus, 8);
+	if (nr > 1) {
+		json_key(w, "pmus");
+		json_begin_array(w);
+		for (size_t p = 0; p < nr && p < 8; p++) {
+			report_metric(r, rd->pmu_counts, rd->seconds, k, pmus[p], &m);
+			json_begin_object(w);
+			json_member_string(w, "pmu", pmus[p]);
+			write_metric_members(w, &m);
+			json_end_object(w);
+		}
+		json_end_array(w);
+	}
+	json_end_object(w);
+}
+
 static void write_events(struct output *o, const struct json_reading *rd)
 {
+	const struct report *r = o->report;
 	json_key(&o->json, "events");
 	json_begin_array(&o->json);
-	for (size_t i = 0; i < o->report->nr_events; i++)
-		if (!o->report->events[i].hidden)
+	for (size_t i = 0; i < r->nr_events; i++)
+		if (!r->events[i].hidden)
 			write_event(o, i, rd);
+	json_end_array(&o->json);
+	json_key(&o->json, "metrics");
+	json_begin_array(&o->json);
+	for (size_t k = 0; k < r->nr_metrics; k++)
+		write_metric_record(o, rd, k);
 	json_end_array(&o->json);
 }
 

@@ -3,9 +3,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "metrics.h"
 #include "number_format.h"
 #include "output.h"
+#include "report_metrics.h"
 #include "text_escape.h"
 
 static void print_value(FILE *out, const struct report_event *e, const char *name, const struct report_count *c)
@@ -41,8 +41,8 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 	else if (line->part && r->show_nr_cpus)
 		fprintf(o->out, "%4s ", "");
 	print_value(o->out, e, line->name, c);
-	struct metric m;
-	if (line->metric_counts && metrics_compute(r, line->metric_counts, line->event, reading->seconds, &m))
+	struct tally_metric_value m;
+	if (line->metric_counts && report_comment(r, line->metric_counts, line->event, reading->seconds, &m))
 		fprintf(o->out, " # %8.3f %-20s", m.value, m.unit);
 	else if (output_status_placeholder(c->status) == NULL)
 		fprintf(o->out, "   %8s %-20s", "", "");
@@ -53,6 +53,48 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 	if (r->verbose && e->encoding)
 		fprintf(o->out, "  [%s]", e->encoding);
 	fputc('\n', o->out);
+}
+
+/* One metric's line: value, name, "# unit"; "<not available>" where there is none (the reason is under
+ * the table). */
+static void print_metric(struct output *o, const struct output_reading *reading, const char *name,
+                         const struct tally_metric_value *m)
+{
+	const struct report *r = o->report;
+	char text[NUMBER_FORMAT_MAX];
+	if (m->available)
+		number_format_grouped_double(m->value, 2, text, sizeof(text));
+	else
+		snprintf(text, sizeof(text), "<not available>");
+	if (reading->timestamp)
+		fprintf(o->out, "%16s ", reading->timestamp);
+	if (r->show_parts)
+		fprintf(o->out, "%16s ", "");
+	if (r->show_nr_cpus)
+		fprintf(o->out, "%4s ", "");
+	fprintf(o->out, "%18s %-4s ", text, "");
+	text_escape_pad(o->out, name, 32);
+	fprintf(o->out, " # %s\n", m->unit);
+}
+
+/* The metrics asked for with -M, one line each under the events, summed over a hybrid machine's core
+ * PMUs; with --per-pmu each PMU's value follows on a line of its own ("IPC [cpu_core]"). */
+static void print_metrics(struct output *o, const struct output_reading *reading)
+{
+	const struct report *r = o->report;
+	for (size_t k = 0; k < r->nr_metrics; k++) {
+		struct tally_metric_value m;
+		report_metric(r, reading->pmu_counts, reading->seconds, k, NULL, &m);
+		print_metric(o, reading, m.name, &m);
+		const char *pmus[8];
+		size_t nr = r->show_pmus ? report_metric_parts(r, reading->pmu_counts, k, pmus, 8) : 0;
+		for (size_t p = 0; nr > 1 && p < nr && p < 8; p++) {
+			char name[96];
+			report_metric(r, reading->pmu_counts, reading->seconds, k, pmus[p], &m);
+			snprintf(name, sizeof(name), "%s [%s]", m.name, pmus[p]);
+			print_metric(o, reading, name, &m);
+		}
+	}
 }
 
 static void table_begin(struct output *o)
@@ -69,6 +111,7 @@ static void table_interval(struct output *o, const struct report_sample *s)
 	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
 	output_each_line(o, &reading, print_line);
+	print_metrics(o, &reading);
 }
 
 static void table_run(struct output *o, const struct report_sample *s)
@@ -94,8 +137,9 @@ static void print_footnote(struct output *o, bool *any, const char *name, const 
 	fputc('\n', o->out);
 }
 
-/* The reasons behind <not counted> and <not supported>, once per line, under the table: with --per-pmu
- * also a PMU's (cpu_atom's cycles when the command never ran on an E-core). */
+/* The reasons behind <not counted> and <not supported>, once per line, under the table (with --per-pmu
+ * also a PMU's: cpu_atom's cycles when the command never ran on an E-core), and behind a metric's <not
+ * available>. */
 static void print_footnotes(struct output *o, const struct report_totals *t)
 {
 	const struct report *r = o->report;
@@ -107,6 +151,18 @@ static void print_footnotes(struct output *o, const struct report_totals *t)
 		for (size_t j = i; r->show_pmus && e->summed && j < r->nr_events; j++)
 			if (r->events[j].line == i)
 				print_footnote(o, &any, r->events[j].pmu_name, &t->pmu_counts[j]);
+	}
+	for (size_t k = 0; k < r->nr_metrics; k++) {
+		struct tally_metric_value m;
+		report_metric(r, t->pmu_counts, t->elapsed, k, NULL, &m);
+		if (m.available)
+			continue;
+		if (!any)
+			fputc('\n', o->out);
+		any = true;
+		fprintf(o->out, " <not available> %s: ", m.name);
+		text_escape_lines(o->out, m.reason); /* it names events */
+		fputc('\n', o->out);
 	}
 }
 
@@ -122,6 +178,7 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL,
 			                          t->pmu_counts, t->nr_runs > 1 ? t->pmu_stddev : NULL };
 		output_each_line(o, &reading, print_line);
+		print_metrics(o, &reading);
 	}
 	print_footnotes(o, t);
 	if (o->intervals == 0) {

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <tally/events.h>
+
 enum report_status {
 	REPORT_COUNTED,       /* ran the whole time it was enabled: the value is exact */
 	REPORT_SCALED,        /* ran part of the time (multiplexed): the scaled value is an estimate */
@@ -112,6 +114,11 @@ struct report {
 	bool verbose;
 	bool csv_header;
 	const char *separator;     /* CSV field separator */
+	/* The events the counts are keyed by, for the library's metrics (NULL: none are computed), and the
+	 * metrics asked for with -M (catalogue indices of tally/metrics.h). */
+	const tally_events *list;
+	size_t nr_metrics;
+	const size_t *metrics;
 	/* --regions: the command's regions object (JSON text, "" when it wrote none); NULL without --regions. */
 	const char *regions;
 	/* Machine metadata for JSON. */

@@ -23,6 +23,7 @@
 
 #include <tally/counter.h>
 #include <tally/events.h>
+#include <tally/metrics.h>
 
 #include "commands.h"
 #include "cpu_list.h"
@@ -81,6 +82,7 @@ struct stat_session {
 	unsigned killed_runs;         /* -r: runs whose command a signal ended */
 	struct regions regions;       /* --regions: the file the command writes them to */
 	char *regions_text;
+	size_t *metrics;              /* -M: catalogue indices (tally_counter_metrics) */
 };
 
 static uint64_t now_ns(void)
@@ -229,6 +231,21 @@ static int describe_events(struct stat_session *s)
 	s->report.nr_events = n;
 	s->report.events = s->events;
 	return place_summed(s, list, n);
+}
+
+/* The metrics the counter was asked for (-M), which the writers compute through the library. */
+static int describe_metrics(struct stat_session *s)
+{
+	s->report.list = tally_counter_events(s->counter);
+	int n = tally_counter_metrics(s->counter, NULL, 0);
+	if (n <= 0)
+		return 0;
+	s->metrics = calloc((size_t)n, sizeof(*s->metrics));
+	if (!s->metrics)
+		return -ENOMEM;
+	s->report.nr_metrics = (size_t)tally_counter_metrics(s->counter, s->metrics, (size_t)n);
+	s->report.metrics = s->metrics;
+	return 0;
 }
 
 static bool system_wide(const struct stat_options *o)
@@ -667,6 +684,7 @@ static void session_free(struct stat_session *s)
 	free(s->stddev);
 	free(s->pmu_stddev);
 	free(s->regions_text);
+	free(s->metrics);
 	if (s->regions.path[0])
 		unlink(s->regions.path);
 	free(s->pin);
@@ -771,16 +789,27 @@ static int prepare(struct stat_session *s)
 	status = check_each_spec(s);
 	if (status >= 0)
 		return status;
-	bool has_core = !o->events && tally_pmus_core_count(s->pmus) > 0;
-	const char *spec = o->events ? o->events : default_events_spec(has_core);
-	s->report.note = o->events ? NULL : default_events_note(has_core);
+	/* -M without -e counts the metrics' events only, as perf stat -M does. */
+	bool defaults = !o->events && !o->metrics;
+	bool has_core = defaults && tally_pmus_core_count(s->pmus) > 0;
+	const char *spec = o->events ? o->events : defaults ? default_events_spec(has_core) : "";
+	s->report.note = defaults ? default_events_note(has_core) : NULL;
 	/* Like perf stat, a command runs even when none of its events can be counted here: the report then
 	 * says <not supported> and why, and the exit status is still the command's. */
 	TALLY_OPTS(tally_counter_opts, copts, .pmus = s->pmus, .no_packing = o->no_group,
-	           .no_inherit = o->no_inherit, .open_without_events = true);
-	if (tally_counter_new(spec, &copts, &s->counter) < 0) {
+	           .no_inherit = o->no_inherit, .open_without_events = true, .metrics = o->metrics);
+	int err = tally_counter_new(spec, &copts, &s->counter);
+	if (err == -ENOENT && o->metrics) {
+		fprintf(stderr, "tally stat: -M: %s\n", tally_last_error());
+		return EXIT_USAGE;
+	}
+	if (err < 0) {
 		report_spec_error("");
 		return EXIT_USAGE;
+	}
+	if (describe_metrics(s) < 0) {
+		fprintf(stderr, "tally stat: out of memory\n");
+		return EXIT_FAILED;
 	}
 	if (describe_events(s) < 0 || alloc_statistics(s) < 0 ||
 	    readings_init(&s->rd, s->counter, o->aggregation, o->no_scale, s->lines) < 0) {
@@ -806,7 +835,7 @@ static int prepare(struct stat_session *s)
 	s->report.separator = o->separator;
 	if (o->json)
 		machine_describe(&s->machine, s->pmus, &s->report);
-	int err = o->regions ? regions_prepare(&s->regions, o->events, o->json, o->separator != NULL) : 0;
+	err = o->regions ? regions_prepare(&s->regions, o->events, o->json, o->separator != NULL) : 0;
 	if (err < 0) {
 		fprintf(stderr, "tally stat: --regions: cannot make its temporary file: %s\n", tally_strerror(err));
 		return EXIT_FAILED;
