@@ -29,6 +29,8 @@ enum long_only {
 	OPT_PER_DIE,
 	OPT_NO_MERGE,
 	OPT_PER_PMU,
+	OPT_TOPDOWN,
+	OPT_TD_LEVEL,
 	OPT_NO_SCALE,
 	OPT_NO_GROUP,
 	OPT_PIN,
@@ -58,6 +60,8 @@ static const struct option long_options[] = {
 	{ "per-die", no_argument, NULL, OPT_PER_DIE },
 	{ "no-merge", no_argument, NULL, OPT_NO_MERGE },
 	{ "per-pmu", no_argument, NULL, OPT_PER_PMU },
+	{ "topdown", no_argument, NULL, OPT_TOPDOWN },
+	{ "td-level", required_argument, NULL, OPT_TD_LEVEL },
 	{ "no-inherit", no_argument, NULL, 'i' },
 	{ "no-scale", no_argument, NULL, OPT_NO_SCALE },
 	{ "delay", required_argument, NULL, 'D' },
@@ -81,6 +85,9 @@ void options_print_stat_usage(FILE *out)
 	      "  -e, --event SPEC         events to count (repeatable; perf's syntax)\n"
 	      "  -M, --metrics LIST       metrics or metric groups to compute (perf's names: IPC,TopdownL1;\n"
 	      "                           tally list --metrics); their events are counted as groups\n"
+	      "      --topdown            Intel's top-down level 1 (-M TopdownL1: retiring, bad speculation,\n"
+	      "                           frontend bound, backend bound)\n"
+	      "      --td-level N         top-down levels 1 to N (2: TopdownL2 too; 0: the deepest, 2)\n"
 	      "  -r, --repeat N           run the command N times: mean and relative stddev\n"
 	      "  -I, --interval-print MS  print counts every MS milliseconds (deltas)\n"
 	      "  -x, --field-separator S  CSV output with separator S (perf's field order)\n"
@@ -220,6 +227,18 @@ static enum options_result check_combinations(const struct stat_options *o)
 	return OPTIONS_RUN;
 }
 
+/* --topdown and --td-level: perf's metric groups TopdownL1 (and TopdownL2) added to -M's list. */
+static bool add_topdown_groups(struct stat_options *o)
+{
+	const char *groups = o->topdown_levels >= 2 ? "TopdownL1,TopdownL2" : "TopdownL1";
+	if (asprintf(&o->metrics_list, "%s%s%s", o->metrics ? o->metrics : "", o->metrics ? "," : "", groups) < 0) {
+		o->metrics_list = NULL;
+		return false;
+	}
+	o->metrics = o->metrics_list;
+	return true;
+}
+
 enum options_result options_parse_stat(int argc, char **argv, struct stat_options *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -286,6 +305,18 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		case OPT_PER_DIE: o->aggregation = AGGR_DIE; break;
 		case OPT_NO_MERGE: o->no_merge = true; break;
 		case OPT_PER_PMU: o->per_pmu = true; break;
+		case OPT_TOPDOWN:
+			if (!o->topdown_levels)
+				o->topdown_levels = 1;
+			break;
+		case OPT_TD_LEVEL: {
+			unsigned level;
+			if (!parse_unsigned(optarg, 0, TOPDOWN_MAX_LEVEL, &level))
+				return usage_error("--td-level wants a level from 0 to %d (0: the deepest), not '%s'",
+				                   TOPDOWN_MAX_LEVEL, optarg);
+			o->topdown_levels = level ? level : TOPDOWN_MAX_LEVEL;
+			break;
+		}
 		case 'i': o->no_inherit = true; break;
 		case OPT_NO_SCALE: o->no_scale = true; break;
 		case 'D':
@@ -326,12 +357,15 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
+	if (o->topdown_levels && !add_topdown_groups(o))
+		return usage_error("out of memory");
 	return check_combinations(o);
 }
 
 void options_free(struct stat_options *o)
 {
 	free(o->events);
+	free(o->metrics_list);
 	free(o->specs);
 	free(o->pids);
 	free(o->tids);

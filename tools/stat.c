@@ -799,6 +799,14 @@ static int prepare(struct stat_session *s)
 	TALLY_OPTS(tally_counter_opts, copts, .pmus = s->pmus, .no_packing = o->no_group,
 	           .no_inherit = o->no_inherit, .open_without_events = true, .metrics = o->metrics);
 	int err = tally_counter_new(spec, &copts, &s->counter);
+	/* --topdown where the top-down events do not exist (no PERF_METRICS: a VM, AMD, arm64, an older
+	 * Intel): the command still runs, with the default events, and each metric says why it is not
+	 * available; perf 6.1 refuses to run. */
+	if (err == -TALLY_ESPEC && o->topdown_levels && !o->events) {
+		has_core = tally_pmus_core_count(s->pmus) > 0;
+		s->report.note = default_events_note(has_core);
+		err = tally_counter_new(default_events_spec(has_core), &copts, &s->counter);
+	}
 	if (err == -ENOENT && o->metrics) {
 		fprintf(stderr, "tally stat: -M: %s\n", tally_last_error());
 		return EXIT_USAGE;
