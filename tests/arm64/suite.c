@@ -1606,6 +1606,28 @@ static void cli_stat_csv_group(void)
 	}
 }
 
+/* -M and --topdown through the CLI: IPC from the library beside the counts, 1 / 2^shift within the few
+ * kernel instructions of the group's start and stop (its events carry no modifier: the library's test above
+ * is the exact one); --topdown on arm64, which has no top-down events of Intel's kind, still runs the
+ * command and says each metric is not available. */
+static void cli_stat_metrics(void)
+{
+	char out[8192];
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "-M", "IPC", "--", "/loop", "1000000", NULL), 0);
+	const char *ipc = strstr(out, ",,IPC,,,");
+	double value = 0;
+	char unit[32] = "";
+	CHECK(ipc && sscanf(ipc + strlen(",,IPC,,,"), "%lf,%31[^\n]", &value, unit) == 2);
+	double want = 1.0 / (double)cycles_per_insn;
+	if (!(value > want * 0.999 && value < want * 1.001))
+		fprintf(stderr, "[%s] IPC %.6f, expected %.6f\n", harness_case, value, want);
+	CHECK(value > want * 0.999 && value < want * 1.001);
+	CHECK_STR(unit, "insn per cycle");
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "--topdown", "--", "/loop", "1000", NULL), 0);
+	CHECK_CONTAINS(out, ",,tma_retiring,,,<not available>,%\n");
+	CHECK_CONTAINS(out, ",,tma_backend_bound,,,<not available>,%\n");
+}
+
 /* -I: the intervals partition the run, so their instructions:u add up exactly to the workload's count (each
  * is the difference of two snapshots; none is lost or counted twice between ticks), and there are several
  * (-I 10 over a run of about 80 ms of guest time at shift=1). CSV lines of -I: time, value, unit, event. */
@@ -2044,6 +2066,7 @@ static const struct harness_case pmu_cases[] = {
 	{"cli_stat_regions", cli_stat_regions},
 	{"metric_ipc_exact", metric_ipc_exact},
 	{"metric_stalls", metric_stalls},
+	{"cli_stat_metrics", cli_stat_metrics},
 	{NULL, NULL},
 };
 
