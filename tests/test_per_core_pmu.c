@@ -5,13 +5,15 @@
  * alias both core PMUs have become one attr per core PMU marked per_core_pmu, every one carrying the
  * item's own name (origin_name) while its display names the PMU; what was not expanded (a software event,
  * a one-PMU alias, a PMU family's instances, a bare alias of unrelated PMUs) is not marked, and its
- * origin_name is its display name.
+ * origin_name is its display name. The metrics find their inputs on each cluster of the arm64 machine (its
+ * own PMU type and PMUv3 event number, generic or raw): an IPC per cluster and summed.
  */
 #include "fixture_tree.h"
 #include "harness.h"
 
 #include <string.h>
 #include <tally/events.h>
+#include <tally/metrics.h>
 
 struct expected {
 	const char *name, *origin_name, *pmu;
@@ -99,6 +101,49 @@ static void families_are_not_core_splits(void)
 	tally_events_free(ev);
 }
 
+/* IPC on each cluster of the RK3399: the A53s ran 1000 cycles and 500 instructions (0.5), the A72s 1000
+ * and 2000 (2); summed 2500 / 2000. The same from raw codes (r8 INST_RETIRED, r11 CPU_CYCLES), and the
+ * figure beside each cluster's instructions from its own cycles. */
+static void arm64_cluster_ipc(void)
+{
+	static const char *const specs[] = { "instructions,cycles", "r8,r11" };
+	for (size_t k = 0; k < 2; k++) {
+		char root[4096];
+		TALLY_OPTS(tally_parse_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), "arm64-biglittle"));
+		tally_events *ev = NULL;
+		CHECK_INT(tally_events_parse(specs[k], &opts, &ev), 0);
+		if (!ev)
+			continue;
+		/* a53 instructions, a72 instructions, a53 cycles, a72 cycles */
+		static const double values[4] = { 500, 2000, 1000, 1000 };
+		TALLY_OPTS(tally_metric_sample, sample, .events = ev, .values = values, .n = 4);
+		int ipc = tally_metric_find("IPC");
+		CHECK(ipc >= 0);
+		static const struct {
+			const char *pmu;
+			double ipc;
+		} parts[] = { { NULL, 1.25 }, { "armv8_cortex_a53", 0.5 }, { "armv8_cortex_a72", 2 } };
+		for (size_t p = 0; p < 3; p++) {
+			sample.pmu = parts[p].pmu;
+			TALLY_OPTS(tally_metric_value, v);
+			CHECK_INT(tally_metric_eval(&sample, (size_t)ipc, &v), 0);
+			if (!v.available || v.value != parts[p].ipc)
+				fprintf(stderr, "  %s %s: %g (%s)\n", specs[k], parts[p].pmu ? parts[p].pmu : "summed", v.value,
+				        v.reason);
+			CHECK(v.available && v.value == parts[p].ipc);
+		}
+		const char *pmus[4];
+		CHECK_INT(tally_metric_parts(&sample, (size_t)ipc, pmus, 4), 2);
+		sample.pmu = NULL;
+		for (size_t i = 0; i < 2; i++) {
+			TALLY_OPTS(tally_metric_value, beside);
+			CHECK_INT(tally_metric_comment(&sample, i, &beside), 1);
+			CHECK(beside.value == (i ? 2.0 : 0.5));
+		}
+		tally_events_free(ev);
+	}
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
@@ -106,6 +151,7 @@ int main(void)
 		{ "arm64_cluster_items", arm64_cluster_items },
 		{ "name_term_names_the_item", name_term_names_the_item },
 		{ "families_are_not_core_splits", families_are_not_core_splits },
+		{ "arm64_cluster_ipc", arm64_cluster_ipc },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);
