@@ -81,6 +81,14 @@ static void intel_reading(struct readings *rd, struct event_reading *ev, struct 
 	readings_fill(rd);
 }
 
+static void free_reading(struct event_reading *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(ev[i].report_parts);
+		free(ev[i].labels);
+	}
+}
+
 static const size_t intel_lines[NR] = { CYC_ATOM, CYC_ATOM, INS_ATOM, INS_ATOM, CLOCK };
 
 /* The sums, and each PMU's own count beside them, with the sum's status and times. */
@@ -109,10 +117,7 @@ static void readings_sum_each_item(void)
 	CHECK_INT(counts[CYC_ATOM].status, REPORT_COUNTED);
 	CHECK_INT(pmu[CYC_ATOM].status, REPORT_NOT_COUNTED);
 	CHECK(pmu[CYC_ATOM].reason != NULL);
-	for (size_t i = 0; i < NR; i++) {
-		free(ev[i].report_parts);
-		free(ev[i].labels);
-	}
+	free_reading(ev, NR);
 }
 
 /* Writes the closing result of a reading in one format into a string (free it). */
@@ -188,10 +193,7 @@ static void intel_table(void)
 	CHECK_CONTAINS(text, " <not counted> cpu_atom/cycles/: it never ran while enabled");
 	CHECK_CONTAINS(text, "     3,000,000,000      cycles ");
 	free(text);
-	for (size_t i = 0; i < NR; i++) {
-		free(ev[i].report_parts);
-		free(ev[i].labels);
-	}
+	free_reading(ev, NR);
 }
 
 /* CSV: the PMUs' records follow the sum's, named after their PMU, each with its own run time and share. */
@@ -210,10 +212,7 @@ static void intel_csv(void)
 	                     "1000000000,,cpu_atom/instructions/,2000,100.00,0.500,insn per cycle\n"
 	                     "6000000000,,cpu_core/instructions/,2000,100.00,2.000,insn per cycle\n");
 	free(text);
-	for (size_t i = 0; i < NR; i++) {
-		free(ev[i].report_parts);
-		free(ev[i].labels);
-	}
+	free_reading(ev, NR);
 }
 
 /* The JSON text without its layout's white space (no name here holds a space). */
@@ -246,10 +245,7 @@ static void intel_json(void)
 	/* The PMUs' events are no events of their own. */
 	CHECK(text && !strstr(text, "{\"name\":\"cpu_core/cycles/\""));
 	free(text);
-	for (size_t i = 0; i < NR; i++) {
-		free(ev[i].report_parts);
-		free(ev[i].labels);
-	}
+	free_reading(ev, NR);
 }
 
 /* -M IPC: the sum over both core PMUs from their own counts (not the summed line's count once more), and
@@ -278,10 +274,7 @@ static void intel_metric_per_pmu(void)
 	CHECK_CONTAINS(text, "\"pmus\":[{\"pmu\":\"cpu_atom\",\"value\":0.5,");
 	CHECK_CONTAINS(text, "{\"pmu\":\"cpu_core\",\"value\":2,");
 	free(text);
-	for (size_t i = 0; i < NR; i++) {
-		free(ev[i].report_parts);
-		free(ev[i].labels);
-	}
+	free_reading(ev, NR);
 }
 
 /* arm64 big.LITTLE: each cluster its own type and CPUs; summed and shown per cluster alike. */

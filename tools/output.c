@@ -2,6 +2,7 @@
 /* What the writers share: how a count is displayed. */
 #include "output.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,4 +119,22 @@ void output_each_line(struct output *o, const struct output_reading *reading, ou
 			each_part_line(o, reading, fn, i, &labels->parts[k], k, scratch);
 	}
 	free(scratch);
+}
+
+void output_each_metric(struct output *o, const struct output_reading *reading, output_metric_fn fn)
+{
+	const struct report *r = o->report;
+	for (size_t k = 0; k < r->nr_metrics; k++) {
+		struct tally_metric_value m;
+		report_metric(r, reading->pmu_counts, reading->seconds, k, NULL, &m);
+		fn(o, reading, m.name, &m);
+		const char *pmus[8];
+		size_t nr = r->show_pmus ? report_metric_parts(r, reading->pmu_counts, k, pmus, 8) : 0;
+		for (size_t p = 0; nr > 1 && p < nr && p < 8; p++) {
+			char name[96];
+			report_metric(r, reading->pmu_counts, reading->seconds, k, pmus[p], &m);
+			snprintf(name, sizeof(name), "%s [%s]", m.name, pmus[p]);
+			fn(o, reading, name, &m);
+		}
+	}
 }

@@ -10,6 +10,7 @@
 
 #include "json_writer.h"
 #include "report.h"
+#include "report_metrics.h"
 
 /* The JSON document's schema version (docs/json-schema.json): bumped on any incompatible change. */
 #define OUTPUT_JSON_SCHEMA_VERSION 3
@@ -70,6 +71,13 @@ typedef void (*output_line_fn)(struct output *o, const struct output_reading *re
  * others, labelled alike, so that every CSV record has the part column (perf prints such an event on
  * every CPU); with no parts anywhere, one line with an empty label. */
 void output_each_line(struct output *o, const struct output_reading *reading, output_line_fn fn);
+
+typedef void (*output_metric_fn)(struct output *o, const struct output_reading *reading, const char *name,
+                                 const struct tally_metric_value *m);
+
+/* Calls fn for every metric asked for with -M (report.metrics), summed over a hybrid machine's core PMUs,
+ * and with --per-pmu then for each PMU's value of it, named "IPC [cpu_core]". */
+void output_each_metric(struct output *o, const struct output_reading *reading, output_metric_fn fn);
 
 /* Every event's count of the part labelled `label` (a count with no value where an event has no such
  * part) into into[0 .. nr_events): what a part's metric is computed from. hint: the part's position in

@@ -49,12 +49,10 @@ static void print_record(struct output *o, const struct output_reading *reading,
 	fputc('\n', out);
 }
 
-/* The metrics asked for with -M, one record each: the metric's name in the event column, its value (or
- * <not available>) and unit in the metric columns, the count columns empty. */
-/* One metric's record, in the event records' field order: the metric's value and unit in the metric
- * fields, its name in the event field. */
+/* One metric's record (-M): its name in the event column, its value (or <not available>) and unit in the
+ * metric columns, the count columns empty. */
 static void print_metric_record(struct output *o, const struct output_reading *reading, const char *name,
-                         const struct tally_metric_value *m)
+                                const struct tally_metric_value *m)
 {
 	const struct report *r = o->report;
 	const char *sep = r->separator;
@@ -74,26 +72,6 @@ static void print_metric_record(struct output *o, const struct output_reading *r
 	else
 		fputs("<not available>", o->out);
 	fprintf(o->out, "%s%s\n", sep, m->unit);
-}
-
-/* The metrics asked for with -M, summed over a hybrid machine's core PMUs; with --per-pmu each PMU's
- * value follows ("IPC [cpu_core]"). */
-static void print_metric_records(struct output *o, const struct output_reading *reading)
-{
-	const struct report *r = o->report;
-	for (size_t k = 0; k < r->nr_metrics; k++) {
-		struct tally_metric_value m;
-		report_metric(r, reading->pmu_counts, reading->seconds, k, NULL, &m);
-		print_metric_record(o, reading, m.name, &m);
-		const char *pmus[8];
-		size_t nr = r->show_pmus ? report_metric_parts(r, reading->pmu_counts, k, pmus, 8) : 0;
-		for (size_t p = 0; nr > 1 && p < nr && p < 8; p++) {
-			char name[96];
-			report_metric(r, reading->pmu_counts, reading->seconds, k, pmus[p], &m);
-			snprintf(name, sizeof(name), "%s [%s]", m.name, pmus[p]);
-			print_metric_record(o, reading, name, &m);
-		}
-	}
 }
 
 static void print_header(struct output *o, bool interval, bool with_stddev)
@@ -125,7 +103,7 @@ static void csv_interval(struct output *o, const struct report_sample *s)
 	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
 	output_each_line(o, &reading, print_record);
-	print_metric_records(o, &reading);
+	output_each_metric(o, &reading, print_metric_record);
 }
 
 static void csv_run(struct output *o, const struct report_sample *s)
@@ -143,7 +121,7 @@ static void csv_finish(struct output *o, const struct report_totals *t)
 	struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL,
 		                          t->pmu_counts, t->nr_runs > 1 ? t->pmu_stddev : NULL };
 	output_each_line(o, &reading, print_record);
-	print_metric_records(o, &reading);
+	output_each_metric(o, &reading, print_metric_record);
 }
 
 const struct output_ops output_csv_ops = {

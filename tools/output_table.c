@@ -77,25 +77,6 @@ static void print_metric(struct output *o, const struct output_reading *reading,
 	fprintf(o->out, " # %s\n", m->unit);
 }
 
-/* The metrics asked for with -M, one line each under the events, summed over a hybrid machine's core
- * PMUs; with --per-pmu each PMU's value follows on a line of its own ("IPC [cpu_core]"). */
-static void print_metrics(struct output *o, const struct output_reading *reading)
-{
-	const struct report *r = o->report;
-	for (size_t k = 0; k < r->nr_metrics; k++) {
-		struct tally_metric_value m;
-		report_metric(r, reading->pmu_counts, reading->seconds, k, NULL, &m);
-		print_metric(o, reading, m.name, &m);
-		const char *pmus[8];
-		size_t nr = r->show_pmus ? report_metric_parts(r, reading->pmu_counts, k, pmus, 8) : 0;
-		for (size_t p = 0; nr > 1 && p < nr && p < 8; p++) {
-			char name[96];
-			report_metric(r, reading->pmu_counts, reading->seconds, k, pmus[p], &m);
-			snprintf(name, sizeof(name), "%s [%s]", m.name, pmus[p]);
-			print_metric(o, reading, name, &m);
-		}
-	}
-}
 
 static void table_begin(struct output *o)
 {
@@ -111,7 +92,7 @@ static void table_interval(struct output *o, const struct report_sample *s)
 	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
 	output_each_line(o, &reading, print_line);
-	print_metrics(o, &reading);
+	output_each_metric(o, &reading, print_metric);
 }
 
 static void table_run(struct output *o, const struct report_sample *s)
@@ -178,7 +159,7 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL,
 			                          t->pmu_counts, t->nr_runs > 1 ? t->pmu_stddev : NULL };
 		output_each_line(o, &reading, print_line);
-		print_metrics(o, &reading);
+		output_each_metric(o, &reading, print_metric);
 	}
 	print_footnotes(o, t);
 	if (o->intervals == 0) {
