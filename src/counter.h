@@ -10,6 +10,7 @@
  *   idle_groups.c      groups that were enabled but never ran: explained, and split when tally packed them
  *   snapshot.c         raw snapshots of a counter and the scaled deltas between two
  *   counter_plan.c     the plan of an open shown without opening (tally_counter_plan, for tally encode)
+ *   counter_metrics.c  the metrics asked for (tally_counter_opts.metrics): their events appended as groups
  */
 #ifndef TLY_COUNTER_H
 #define TLY_COUNTER_H

@@ -75,12 +75,12 @@ int tly_generic_for_pmu(const struct tally_pmus *pmus, const struct tally_pmu *p
 /* On hybrid x86 (5.13+) the upper 32 bits of a generic event's config hold the core PMU's type. */
 #define GENERIC_ID_MASK 0xffffffffULL
 
-bool tly_counts_generic(const struct tally_event_info *info, uint32_t type, uint64_t config)
+bool tly_counts_generic(const struct tly_event *ev, uint32_t type, uint64_t config)
 {
-	const struct perf_event_attr *a = info->attr;
+	const struct perf_event_attr *a = &ev->attr;
 	if (a->type == type)
 		return (a->config & GENERIC_ID_MASK) == config;
-	if (!info->per_core_pmu || !info->pmu || is_x86_core_pmu(info->pmu) || a->type < PERF_TYPE_MAX)
+	if (!ev->per_core_pmu || !ev->pmu || is_x86_core_pmu(ev->pmu) || a->type < PERF_TYPE_MAX)
 		return false;
 	unsigned event = arm64_event(type, config);
 	return event && a->config == event;

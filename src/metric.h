@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <tally/metrics.h>
 
+struct tly_event;
+
 /* What an input counts, matched against an event's attr (metric_eval.c). */
 enum tly_metric_kind {
 	TLY_METRIC_HW,    /* a generic hardware event (PERF_TYPE_HARDWARE, config's low 32 bits) */
@@ -65,11 +67,14 @@ struct tly_reading {
 /* 0 when the sample can be read (its struct, its events, its results' elem_sz), else the code with a
  * last-error text naming fn. */
 int tly_metric_sample_check(const struct tally_metric_sample *s, const char *fn);
+/* The checks of a public evaluation's arguments: the sample's, then value's (not NULL, its sz). */
+int tly_metric_args(const struct tally_metric_sample *s, const struct tally_metric_value *value, const char *fn);
 /* Readings in the sample: its n, at most the events' count. */
 size_t tly_metric_sample_count(const struct tally_metric_sample *s);
 struct tly_reading tly_metric_read(const struct tally_metric_sample *s, size_t i);
-/* Event i's info (i below the sample's count). */
-void tly_metric_event(const struct tally_metric_sample *s, size_t i, struct tally_event_info *info);
+/* Event i of the sample's list (i below the sample's count): read in place, for evaluations that walk
+ * every event per event (the comment column of n events reads n^2 of them). */
+const struct tly_event *tly_metric_event(const struct tally_metric_sample *s, size_t i);
 /* Whether some event of the list counts term t. */
 bool tly_metric_term_present(const tally_events *events, const struct tly_metric_term *t);
 /* Whether a reading has a value (exact or scaled). */

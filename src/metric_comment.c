@@ -8,6 +8,7 @@
 #include "metric.h"
 
 #include "error.h"
+#include "event_list.h"
 #include "hybrid.h"
 #include "opts.h"
 
@@ -17,28 +18,27 @@
 
 /* A generic event, or a core PMU's attr of it (hybrid.c: on hybrid x86 the PMU's type in config[63:32], an
  * arm64 cluster's own type and event number); a partner must be of the same PMU (same type and upper half). */
-static bool is_event(const struct tally_event_info *e, uint32_t type, uint64_t id)
+static bool is_event(const struct tly_event *e, uint32_t type, uint64_t id)
 {
 	return tly_counts_generic(e, type, id);
 }
 
-static bool is_clock(const struct tally_event_info *e)
+static bool is_clock(const struct tly_event *e)
 {
 	return is_event(e, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK) ||
 	       is_event(e, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
 }
 
 /* The counted event of the given kind that matches e's modifiers and core PMU, or -1. */
-static long find_partner(const struct tally_metric_sample *s, const struct tally_event_info *e, uint32_t type,
+static long find_partner(const struct tally_metric_sample *s, const struct tly_event *e, uint32_t type,
                          uint64_t id)
 {
 	size_t n = tly_metric_sample_count(s);
 	for (size_t j = 0; j < n; j++) {
-		struct tally_event_info p;
-		tly_metric_event(s, j, &p);
-		if (is_event(&p, type, id) && tly_metric_counted(tly_metric_read(s, j).status) &&
-		    p.attr->exclude_user == e->attr->exclude_user && p.attr->exclude_kernel == e->attr->exclude_kernel &&
-		    p.attr->type == e->attr->type && (p.attr->config >> 32) == (e->attr->config >> 32))
+		const struct tly_event *p = tly_metric_event(s, j);
+		if (is_event(p, type, id) && tly_metric_counted(tly_metric_read(s, j).status) &&
+		    p->attr.exclude_user == e->attr.exclude_user && p->attr.exclude_kernel == e->attr.exclude_kernel &&
+		    p->attr.type == e->attr.type && (p->attr.config >> 32) == (e->attr.config >> 32))
 			return (long)j;
 	}
 	return -1;
@@ -49,10 +49,9 @@ static double clock_seconds(const struct tally_metric_sample *s)
 {
 	size_t n = tly_metric_sample_count(s);
 	for (size_t j = 0; j < n; j++) {
-		struct tally_event_info info;
-		tly_metric_event(s, j, &info);
+		const struct tly_event *info = tly_metric_event(s, j);
 		struct tly_reading r = tly_metric_read(s, j);
-		if (is_clock(&info) && tly_metric_counted(r.status))
+		if (is_clock(info) && tly_metric_counted(r.status))
 			return r.value / 1e9;
 	}
 	return 0;
@@ -69,16 +68,15 @@ static void set(struct tally_metric_value *v, const char *name, double value, co
 /* Event j, by its display name, as the value's next input. */
 static void add_input(struct tally_metric_value *v, const struct tally_metric_sample *s, size_t j)
 {
-	struct tally_event_info info;
-	tly_metric_event(s, j, &info);
+	const struct tly_event *info = tly_metric_event(s, j);
 	struct tly_reading r = tly_metric_read(s, j);
-	v->inputs[v->nr_inputs++] = (struct tally_metric_input){ .event = info.name, .value = r.value,
+	v->inputs[v->nr_inputs++] = (struct tally_metric_input){ .event = info->name, .value = r.value,
 	                                                         .status = r.status, .found = true, .nr_events = 1,
 	                                                         .first_event = j };
 	v->scaled |= r.status == TALLY_STATUS_SCALED;
 }
 
-static bool ratio(const struct tally_metric_sample *s, size_t i, const struct tally_event_info *e, uint32_t type,
+static bool ratio(const struct tally_metric_sample *s, size_t i, const struct tly_event *e, uint32_t type,
                   uint64_t id, double factor, const char *name, const char *unit, struct tally_metric_value *v)
 {
 	long p = find_partner(s, e, type, id);
@@ -107,32 +105,31 @@ static bool rate(double count, double seconds, struct tally_metric_value *v)
 
 static bool comment(const struct tally_metric_sample *s, size_t i, struct tally_metric_value *v)
 {
-	struct tally_event_info e;
-	tly_metric_event(s, i, &e);
+	const struct tly_event *e = tly_metric_event(s, i);
 	struct tly_reading r = tly_metric_read(s, i);
 	if (!tly_metric_counted(r.status))
 		return false;
 	/* perf 6.1 prints nothing beside its tool events: they are times already, a rate of them means
 	 * nothing. */
-	if (e.pmu && strcmp(e.pmu, "tool") == 0)
+	if (e->pmu && strcmp(e->pmu, "tool") == 0)
 		return false;
 	add_input(v, s, i);
-	if (is_clock(&e)) {
+	if (is_clock(e)) {
 		if (s->seconds <= 0)
 			return false;
 		set(v, "CPUs_utilized", r.value / 1e9 / s->seconds, "CPUs utilized");
 		return true;
 	}
-	if (is_event(&e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS))
-		return ratio(s, i, &e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1, "IPC", "insn per cycle", v);
-	if (is_event(&e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES))
-		return ratio(s, i, &e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 100, "branch_miss_rate",
+	if (is_event(e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS))
+		return ratio(s, i, e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1, "IPC", "insn per cycle", v);
+	if (is_event(e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES))
+		return ratio(s, i, e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 100, "branch_miss_rate",
 		             "% of all branches", v);
-	if (is_event(&e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES))
-		return ratio(s, i, &e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, 100, "cache_miss_rate",
+	if (is_event(e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES))
+		return ratio(s, i, e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, 100, "cache_miss_rate",
 		             "% of all cache refs", v);
 	double cpu_seconds = clock_seconds(s);
-	if (is_event(&e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)) {
+	if (is_event(e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)) {
 		if (cpu_seconds <= 0)
 			return false;
 		set(v, "cycles_frequency", r.value / cpu_seconds / 1e9, "GHz");
@@ -144,11 +141,7 @@ static bool comment(const struct tally_metric_sample *s, size_t i, struct tally_
 
 int tally_metric_comment(const struct tally_metric_sample *sample, size_t event, struct tally_metric_value *value)
 {
-	int err = tly_metric_sample_check(sample, __func__);
-	if (!err && !value)
-		err = tly_null_arg(__func__);
-	if (!err)
-		err = tly_info_check(value, "tally_metric_value");
+	int err = tly_metric_args(sample, value, __func__);
 	if (!err && event >= tly_metric_sample_count(sample))
 		err = tly_error(-ERANGE, "tally_metric_comment: no event %zu in the sample", event);
 	if (err)

@@ -7,6 +7,7 @@
 #include "metric.h"
 
 #include "error.h"
+#include "event_list.h"
 #include "hybrid.h"
 #include "opts.h"
 
@@ -36,6 +37,14 @@ int tly_metric_sample_check(const struct tally_metric_sample *s, const char *fn)
 	return 0;
 }
 
+int tly_metric_args(const struct tally_metric_sample *s, const struct tally_metric_value *value, const char *fn)
+{
+	int err = tly_metric_sample_check(s, fn);
+	if (!err && !value)
+		err = tly_null_arg(fn);
+	return err ? err : tly_info_check(value, "tally_metric_value");
+}
+
 size_t tly_metric_sample_count(const struct tally_metric_sample *s)
 {
 	size_t n = tally_events_count(s->events);
@@ -51,10 +60,9 @@ struct tly_reading tly_metric_read(const struct tally_metric_sample *s, size_t i
 	return (struct tly_reading){ s->values[i], s->statuses ? s->statuses[i] : TALLY_STATUS_EXACT };
 }
 
-void tly_metric_event(const struct tally_metric_sample *s, size_t i, struct tally_event_info *info)
+const struct tly_event *tly_metric_event(const struct tally_metric_sample *s, size_t i)
 {
-	*info = (struct tally_event_info){ .sz = sizeof(*info) };
-	tally_events_at(s->events, i, info); /* i is below the events' count (tly_metric_sample_count) */
+	return &s->events->v[i];
 }
 
 bool tly_metric_counted(enum tally_status status)
@@ -68,9 +76,9 @@ static bool core_pmu(const char *pmu)
 	return pmu && (strcmp(pmu, "cpu") == 0 || strncmp(pmu, "cpu_", 4) == 0);
 }
 
-static bool matches(const struct tly_metric_term *t, const struct tally_event_info *info)
+static bool matches(const struct tly_metric_term *t, const struct tly_event *info)
 {
-	const struct perf_event_attr *a = info->attr;
+	const struct perf_event_attr *a = &info->attr;
 	switch (t->kind) {
 	case TLY_METRIC_HW: return tly_counts_generic(info, PERF_TYPE_HARDWARE, t->config);
 	case TLY_METRIC_CACHE: return tly_counts_generic(info, PERF_TYPE_HW_CACHE, t->config);
@@ -84,38 +92,36 @@ bool tly_metric_term_present(const tally_events *events, const struct tly_metric
 {
 	size_t n = tally_events_count(events);
 	for (size_t i = 0; i < n; i++) {
-		TALLY_OPTS(tally_event_info, info);
-		if (tally_events_at(events, i, &info) == 0 && matches(t, &info))
+		if (matches(t, &events->v[i]))
 			return true;
 	}
 	return false;
 }
 
 /* Whether an event that counts term t belongs to part (NULL: every part). Software counts for all. */
-static bool in_part(const struct tly_metric_term *t, const struct tally_event_info *info, const char *part)
+static bool in_part(const struct tly_metric_term *t, const struct tly_event *info, const char *part)
 {
 	if (!part || t->kind == TLY_METRIC_SW)
 		return true;
 	return info->pmu && strcmp(info->pmu, part) == 0;
 }
 
-static bool same_modifiers(const struct tally_event_info *a, const struct tally_event_info *b)
+static bool same_modifiers(const struct tly_event *a, const struct tly_event *b)
 {
-	return a->attr->exclude_user == b->attr->exclude_user && a->attr->exclude_kernel == b->attr->exclude_kernel;
+	return a->attr.exclude_user == b->attr.exclude_user && a->attr.exclude_kernel == b->attr.exclude_kernel;
 }
 
 /* Event j counting term t of part, in brace group `group` (-1: any group, with ref's modifiers when ref is
  * not NULL), or -1. */
 static long find_term(const struct tally_metric_sample *s, const struct tly_metric_term *t, const char *part,
-                      int group, const struct tally_event_info *ref)
+                      int group, const struct tly_event *ref)
 {
 	size_t n = tly_metric_sample_count(s);
 	for (size_t j = 0; j < n; j++) {
-		struct tally_event_info info;
-		tly_metric_event(s, j, &info);
-		if (!matches(t, &info) || !in_part(t, &info, part) || (group >= 0 && info.group != group))
+		const struct tly_event *info = tly_metric_event(s, j);
+		if (!matches(t, info) || !in_part(t, info, part) || (group >= 0 && info->group != group))
 			continue;
-		if (group < 0 && ref && !same_modifiers(&info, ref))
+		if (group < 0 && ref && !same_modifiers(info, ref))
 			continue;
 		return (long)j;
 	}
@@ -130,25 +136,23 @@ static void pick(const struct tally_metric_sample *s, const struct tly_metric *m
 	size_t n = tly_metric_sample_count(s);
 	int tried = -1;
 	for (size_t i = 0; i < n; i++) {
-		struct tally_event_info info;
-		tly_metric_event(s, i, &info);
+		const struct tly_event *info = tly_metric_event(s, i);
 		/* Groups are numbered in spec order, so each is tried once, at its first event. */
-		if (info.group <= tried)
+		if (info->group <= tried)
 			continue;
-		tried = info.group;
+		tried = info->group;
 		size_t k = 0;
 		for (; k < m->nr_terms; k++)
-			if ((chosen[k] = find_term(s, &m->terms[k], part, info.group, NULL)) < 0)
+			if ((chosen[k] = find_term(s, &m->terms[k], part, info->group, NULL)) < 0)
 				break;
 		if (k == m->nr_terms)
 			return;
 	}
-	struct tally_event_info ref, *have = NULL;
+	const struct tly_event *have = NULL;
 	for (size_t k = 0; k < m->nr_terms; k++) {
 		chosen[k] = find_term(s, &m->terms[k], part, -1, have);
 		if (chosen[k] >= 0 && !have) {
-			tly_metric_event(s, (size_t)chosen[k], &ref);
-			have = &ref;
+			have = tly_metric_event(s, (size_t)chosen[k]);
 		}
 	}
 }
@@ -159,19 +163,18 @@ static size_t find_parts(const struct tally_metric_sample *s, const struct tly_m
 {
 	size_t nr = 0, n = tly_metric_sample_count(s);
 	for (size_t j = 0; j < n; j++) {
-		struct tally_event_info info;
-		tly_metric_event(s, j, &info);
+		const struct tly_event *info = tly_metric_event(s, j);
 		bool hardware = false;
 		for (size_t k = 0; k < m->nr_terms && !hardware; k++)
-			hardware = m->terms[k].kind != TLY_METRIC_SW && matches(&m->terms[k], &info);
-		if (!hardware || !info.pmu)
+			hardware = m->terms[k].kind != TLY_METRIC_SW && matches(&m->terms[k], info);
+		if (!hardware || !info->pmu)
 			continue;
 		size_t p = 0;
-		while (p < nr && p < max && strcmp(parts[p], info.pmu) != 0)
+		while (p < nr && p < max && strcmp(parts[p], info->pmu) != 0)
 			p++;
 		if (p == nr) {
 			if (nr < max)
-				parts[nr] = info.pmu;
+				parts[nr] = info->pmu;
 			nr++;
 		}
 	}
@@ -229,9 +232,8 @@ static bool unusable(const struct tally_metric_sample *s, const struct tly_metri
 		}
 		if (tly_metric_counted(in->status))
 			continue;
-		struct tally_event_info info;
-		tly_metric_event(s, in->first_event, &info);
-		snprintf(v->reason, sizeof(v->reason), "%s: %s", info.name,
+		const struct tly_event *info = tly_metric_event(s, in->first_event);
+		snprintf(v->reason, sizeof(v->reason), "%s: %s", info->name,
 		         in->status == TALLY_STATUS_NOT_SUPPORTED ? "not supported on this machine" : "not counted");
 		return true;
 	}
@@ -286,11 +288,7 @@ static void evaluate(const struct tally_metric_sample *s, const struct tly_metri
 
 int tally_metric_eval(const struct tally_metric_sample *sample, size_t metric, struct tally_metric_value *value)
 {
-	int err = tly_metric_sample_check(sample, __func__);
-	if (!err && !value)
-		err = tly_null_arg(__func__);
-	if (!err)
-		err = tly_info_check(value, "tally_metric_value");
+	int err = tly_metric_args(sample, value, __func__);
 	if (!err && metric >= tly_nr_metrics)
 		err = tly_error(-ERANGE, "tally_metric_eval: no metric %zu (the catalogue has %zu)", metric, tly_nr_metrics);
 	if (err)
