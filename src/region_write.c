@@ -65,6 +65,11 @@ struct row {
 	enum tally_status *statuses;
 	struct tally_metric_value *metric;
 	bool *has_metric;
+	/* The metrics the set was asked for (tally_region_opts.metrics): catalogue indices, and their values
+	 * in this row. */
+	size_t nr_named;
+	size_t *named_idx;
+	struct tally_metric_value *named;
 };
 
 static void row_free(struct row *r)
@@ -74,6 +79,8 @@ static void row_free(struct row *r)
 	free(r->statuses);
 	free(r->metric);
 	free(r->has_metric);
+	free(r->named_idx);
+	free(r->named);
 }
 
 static void row_metrics(const tally_region_set *s, struct row *r)
@@ -88,6 +95,67 @@ static void row_metrics(const tally_region_set *s, struct row *r)
 		r->metric[i] = (struct tally_metric_value){ .sz = sizeof(r->metric[i]) };
 		r->has_metric[i] = tally_metric_comment(&sample, i, &r->metric[i]) == 1;
 	}
+	for (size_t k = 0; k < r->nr_named; k++) {
+		r->named[k] = (struct tally_metric_value){ .sz = sizeof(r->named[k]) };
+		tally_metric_eval(&sample, r->named_idx[k], &r->named[k]);
+	}
+}
+
+/* The asked-for metrics of a row, after its events: value or why it is not available. */
+static void table_named(FILE *f, const struct row *r, const char *tid)
+{
+	for (size_t k = 0; k < r->nr_named; k++) {
+		const struct tally_metric_value *m = &r->named[k];
+		fprintf(f, "%-20s %8s %10" PRIu64 " %12.3f  %-20s ", r->info.name, tid, r->info.calls,
+		        (double)r->info.wall_ns / 1e6, m->name);
+		if (m->available)
+			fprintf(f, "%14.3f  # %s\n", m->value, m->unit);
+		else
+			fprintf(f, "%14s  # %s: %s\n", "<not available>", m->unit, m->reason);
+	}
+}
+
+static void csv_named(FILE *f, const struct row *r)
+{
+	for (size_t k = 0; k < r->nr_named; k++) {
+		const struct tally_metric_value *m = &r->named[k];
+		csv_string(f, r->info.name);
+		fprintf(f, r->info.tid ? ",%d" : ",all", (int)r->info.tid);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",", r->info.calls, r->info.wall_ns);
+		csv_string(f, m->name);
+		fputs(",,,,,,,,,,,,,", f);
+		if (m->available)
+			fprintf(f, "%.6g,", m->value);
+		else
+			fputs("<not available>,", f);
+		csv_string(f, m->unit);
+		fputc('\n', f);
+	}
+}
+
+static void json_named(FILE *f, const struct row *r)
+{
+	if (!r->nr_named)
+		return;
+	fputs(",\"metrics\":[", f);
+	for (size_t k = 0; k < r->nr_named; k++) {
+		const struct tally_metric_value *m = &r->named[k];
+		fputs(k ? ",{\"name\":" : "{\"name\":", f);
+		json_string(f, m->name);
+		if (m->available)
+			fprintf(f, ",\"value\":%.17g,\"unit\":", m->value);
+		else
+			fputs(",\"value\":null,\"unit\":", f);
+		json_string(f, m->unit);
+		fprintf(f, ",\"available\":%s,\"reason\":", m->available ? "true" : "false");
+		if (m->available)
+			fputs("null}", f);
+		else {
+			json_string(f, m->reason);
+			fputc('}', f);
+		}
+	}
+	fputc(']', f);
 }
 
 static bool row_read(const tally_region_set *s, size_t region, size_t thread, struct row *r)
@@ -148,6 +216,7 @@ static void table_row(const tally_region_set *s, FILE *f, const struct row *r)
 			fprintf(f, "  # %.3f %s", r->metric[i].value, r->metric[i].unit);
 		fputc('\n', f);
 	}
+	table_named(f, r, tid);
 }
 
 static void csv_row(const tally_region_set *s, FILE *f, const struct row *r)
@@ -169,6 +238,7 @@ static void csv_row(const tally_region_set *s, FILE *f, const struct row *r)
 		}
 		fputc('\n', f);
 	}
+	csv_named(f, r);
 }
 
 static void json_row(const tally_region_set *s, FILE *f, const struct row *r)
@@ -192,6 +262,7 @@ static void json_row(const tally_region_set *s, FILE *f, const struct row *r)
 		}
 	}
 	fputc(']', f);
+	json_named(f, r);
 }
 
 static void json_head(const tally_region_set *s, FILE *f)
@@ -253,9 +324,14 @@ int tally_region_set_write(const tally_region_set *s, FILE *f, enum tally_region
 	struct row r = { .ev = calloc(n, sizeof(*r.ev)), .sums = calloc(n, sizeof(*r.sums)),
 		         .statuses = calloc(n, sizeof(*r.statuses)), .metric = calloc(n, sizeof(*r.metric)),
 		         .has_metric = calloc(n, sizeof(*r.has_metric)) };
+	int named = s->names ? tally_counter_metrics(s->names, NULL, 0) : 0;
+	if (named > 0 && (r.named_idx = calloc((size_t)named, sizeof(*r.named_idx))) &&
+	    (r.named = calloc((size_t)named, sizeof(*r.named))))
+		r.nr_named = (size_t)tally_counter_metrics(s->names, r.named_idx, (size_t)named);
 	/* The program may have set LC_NUMERIC to a decimal comma: JSON and CSV readers expect a point. */
 	locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-	if (!r.ev || !r.sums || !r.statuses || !r.metric || !r.has_metric || c_locale == (locale_t)0) {
+	if (!r.ev || !r.sums || !r.statuses || !r.metric || !r.has_metric || (named > 0 && !r.nr_named) ||
+	    c_locale == (locale_t)0) {
 		row_free(&r);
 		if (c_locale != (locale_t)0)
 			freelocale(c_locale);

@@ -68,6 +68,19 @@ assert ev["task-clock"]["metric"]["unit"] == "CPUs utilized" and ev["task-clock"
 assert ev["page-faults"]["metric"]["unit"].endswith("/sec"), ev
 PY
 
+# -M reaches the regions too (TALLY_METRICS): each region row has the metric from its own sums.
+"$TALLY" stat --regions -j -o "$WORK/m.json" -M CPUs_utilized -e page-faults -- "$PROG" 3 >"$WORK/out"
+same_program "stat --regions -M" $? "$WORK/out"
+python3 "$VALIDATE" "$SCHEMA" "$WORK/m.json" >"$WORK/why" && ok "stat --regions -M -j: valid against the schema" ||
+	fail "-M -j: $(head -5 "$WORK/why")"
+python3 - "$WORK/m.json" <<'PY' && ok "stat --regions -M: each region's CPUs_utilized" || fail "-M content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for region in d["regions"]["regions"]:
+	(m,) = region["metrics"]
+	assert m["name"] == "CPUs_utilized" and m["available"] and m["value"] > 0, region
+PY
+
 "$TALLY" stat --regions -j -o "$WORK/none.json" -- true
 python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["regions"] is None' "$WORK/none.json" &&
 	ok "stat --regions -j: null when the command used no region" || fail "no regions: $(cat "$WORK/none.json")"

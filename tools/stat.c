@@ -843,7 +843,7 @@ static int prepare(struct stat_session *s)
 	s->report.separator = o->separator;
 	if (o->json)
 		machine_describe(&s->machine, s->pmus, &s->report);
-	err = o->regions ? regions_prepare(&s->regions, o->events, o->json, o->separator != NULL) : 0;
+	err = o->regions ? regions_prepare(&s->regions, o->events, o->metrics, o->json, o->separator != NULL) : 0;
 	if (err < 0) {
 		fprintf(stderr, "tally stat: --regions: cannot make its temporary file: %s\n", tally_strerror(err));
 		return EXIT_FAILED;
