@@ -2029,6 +2029,28 @@ static void cli_stat_regions(void)
 		}
 }
 
+/* Metrics asked for inside regions: `tally stat --regions -M IPC` gives every region an IPC row from its own
+ * sums (the metric's group has no modifier, so a region's page faults add kernel instructions: the ratio
+ * is 1 / 2^shift within the group read's few instructions), beside the exact IPC of the :u group. */
+static void cli_stat_regions_metrics(void)
+{
+	char out[16384];
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "--regions", "-x,", "-M", "IPC", "-e", "{instructions,cycles}:u",
+	                    "--", "/examples/regions", "3", NULL), 3);
+	double want = 1.0 / (double)cycles_per_insn;
+	static const char *const regions[] = {"fill", "touch", "sum"};
+	for (size_t i = 0; i < sizeof(regions) / sizeof(regions[0]); i++) {
+		char head[64];
+		snprintf(head, sizeof(head), "\n%s,all,", regions[i]);
+		const char *row = strstr(out, head), *ipc = row ? strstr(row, ",IPC,,,,,,,,,,,,,") : NULL;
+		double value = 0;
+		CHECK(ipc && sscanf(ipc + strlen(",IPC,,,,,,,,,,,,,"), "%lf", &value) == 1);
+		if (!(value > want * 0.99 && value < want * 1.01))
+			fprintf(stderr, "[%s] %s: IPC %.6f, expected %.6f\n", harness_case, regions[i], value, want);
+		CHECK(value > want * 0.99 && value < want * 1.01);
+	}
+}
+
 static const struct harness_case pmu_cases[] = {
 	{"pmu_snapshot", pmu_snapshot},
 	{"facts_with_pmu", facts_with_pmu},
@@ -2067,6 +2089,7 @@ static const struct harness_case pmu_cases[] = {
 	{"metric_ipc_exact", metric_ipc_exact},
 	{"metric_stalls", metric_stalls},
 	{"cli_stat_metrics", cli_stat_metrics},
+	{"cli_stat_regions_metrics", cli_stat_regions_metrics},
 	{NULL, NULL},
 };
 
