@@ -6,7 +6,8 @@
 # are software ones (type 1), so that r2 counts page faults for real on any machine: a core PMU's shape
 # with counts this machine has. One line per spec item, the sum; --per-pmu adds each PMU's line after it
 # (CSV records named after the PMU); --no-merge gives perf 6.1's rows; JSON carries the PMUs always;
-# --per-core counts each CPU of a core once; --per-pmu with --per-socket shows each PMU's rows apart.
+# --per-core counts each CPU of a core once; --per-pmu with --per-socket shows each PMU's rows apart. The
+# committed Alder Lake and RK3399 trees give the same lines for generic events (none opens here).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
 
@@ -92,6 +93,19 @@ PY
 			fail "$name: --per-socket --per-pmu: $(cat "$WORK/err")"
 	fi
 }
+
+# The committed fixture trees of both layouts (Alder Lake, RK3399): the generic events expand over their core
+# PMUs and are summed and named alike; on this machine none of them opens, each PMU saying why.
+fixtures=${TALLY_FIXTURES:-$(dirname "$0")/fixtures}/sysfs
+for tree in "hybrid cpu_atom cpu_core" "arm64-biglittle armv8_cortex_a53 armv8_cortex_a72"; do
+	set -- $tree
+	TALLY_SYSFS_ROOT=$fixtures/$1 "$TALLY" stat --per-pmu -x, -e cycles,instructions -- true 2>"$WORK/err"
+	[ "$(cut -d, -f3 "$WORK/err" | tr '\n' ' ')" = "cycles $2/cycles/ $3/cycles/ instructions $2/instructions/ $3/instructions/ " ] &&
+		ok "$1 fixture: each item summed over its core PMUs, each PMU after it" || fail "$1 fixture: $(cat "$WORK/err")"
+	TALLY_SYSFS_ROOT=$fixtures/$1 "$TALLY" stat --per-pmu -e cycles -- true 2>"$WORK/err"
+	grep -q "^ <not supported> $3/cycles/: cannot open event" "$WORK/err" &&
+		ok "$1 fixture: a PMU's reason under the table" || fail "$1 fixture reasons: $(cat "$WORK/err")"
+done
 
 system_wide=no
 if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] && "$TALLY" stat -a -e cpu-clock --duration 0.01 >/dev/null 2>&1; then
