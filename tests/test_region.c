@@ -350,18 +350,24 @@ static void writers_name_every_field(void)
 	tally_region_set_free(s);
 }
 
+/* One call of region `name` around the first writes to fresh pages. */
+static void touch_once(tally_region_set *s, const char *name)
+{
+	int id = tally_region_id(s, name);
+	char *p = fresh_pages(PAGES);
+	tally_region_begin_id(s, id);
+	touch(p, PAGES);
+	tally_region_end_id(s, id);
+	munmap(p, (size_t)PAGES * page_size());
+}
+
 /* Beside each event the figure perf stat prints beside it, from the region's sums over its wall time:
  * task-clock's CPUs utilized, page-faults' rate per second of that CPU time; in every format. */
 static void writers_carry_each_events_metric(void)
 {
 	tally_region_set *s = NULL;
 	CHECK_INT(tally_region_set_new("task-clock,page-faults", NULL, &s), 0);
-	int id = tally_region_id(s, "touch");
-	char *p = fresh_pages(PAGES);
-	tally_region_begin_id(s, id);
-	touch(p, PAGES);
-	tally_region_end_id(s, id);
-	munmap(p, (size_t)PAGES * page_size());
+	touch_once(s, "touch");
 	char *text = written(s, TALLY_REGION_TABLE);
 	CHECK_CONTAINS(text, " CPUs utilized\n");
 	CHECK_CONTAINS(text, "/sec\n");
@@ -386,12 +392,7 @@ static void asked_for_metrics_per_region(void)
 	CHECK_INT(tally_region_set_new("page-faults", &opts, &s), 0);
 	CHECK_INT(tally_region_set_events(s), 2); /* page-faults, and the metric's task-clock */
 	CHECK_STR(tally_region_set_event_name(s, 1), "task-clock");
-	int id = tally_region_id(s, "touch");
-	char *p = fresh_pages(PAGES);
-	tally_region_begin_id(s, id);
-	touch(p, PAGES);
-	tally_region_end_id(s, id);
-	munmap(p, (size_t)PAGES * page_size());
+	touch_once(s, "touch");
 	char *text = written(s, TALLY_REGION_TABLE);
 	CHECK_CONTAINS(text, "  CPUs_utilized  ");
 	free(text);
