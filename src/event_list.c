@@ -16,6 +16,7 @@ void tly_event_release(struct tly_event *ev)
 	free(ev->canonical);
 	free(ev->pmu);
 	free(ev->unit);
+	free(ev->origin_name);
 }
 
 int tly_events_push(struct tally_events *list, struct tly_event *ev)

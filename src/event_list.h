@@ -26,6 +26,8 @@ struct tly_event {
 	bool libpfm;       /* encoded by libpfm4, whose name carries its own modifiers: base is canonical */
 	bool family;       /* one instance of a PMU family ("uncore_imc/.../" on uncore_imc_<n>) */
 	bool weak;         /* in a {...}:W group: tally may split it (perf's weak group) */
+	bool per_core_pmu; /* one core PMU's attr of an item expanded over a hybrid machine's core PMUs */
+	char *origin_name; /* the item's name where its expansions are named after their PMU, else NULL */
 	bool exclude_gh;   /* a G or H modifier was applied (perf's exclude_GH, for later group modifiers) */
 	enum tly_tool_kind tool; /* one of perf's tool events, counted by tally; else TLY_TOOL_NONE */
 	enum tly_topdown_kind topdown; /* on a PMU with PERF_METRICS: slots or a metric (spec_topdown.c) */

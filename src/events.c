@@ -76,6 +76,8 @@ int tally_events_at(const tally_events *events, size_t i, struct tally_event_inf
 		.unit = ev->unit,
 		.scale = ev->scale,
 		.family = ev->family,
+		.per_core_pmu = ev->per_core_pmu,
+		.origin_name = ev->origin_name ? ev->origin_name : ev->name,
 	};
 	return TLY_INFO_COPY(info, &full, tally_event_info);
 }

@@ -4,6 +4,7 @@
 #ifndef TLY_HYBRID_H
 #define TLY_HYBRID_H
 
+#include "event_list.h"
 #include "pmu.h"
 
 #include <linux/perf_event.h>
@@ -19,5 +20,11 @@ bool tly_hybrid(const struct tally_pmus *pmus);
  * or -ENOENT when that map has no event for it (ref-cycles, L1-dcache-stores, ... on arm64). */
 int tly_generic_for_pmu(const struct tally_pmus *pmus, const struct tally_pmu *pmu, uint32_t type,
                         uint64_t config, struct perf_event_attr *attr);
+
+/* Whether event ev counts generic event (type PERF_TYPE_HARDWARE or _HW_CACHE,
+ * config): its own generic attr (on hybrid x86 the PMU's type in config[63:32] aside), or an arm64
+ * cluster's attr of it (per_core_pmu: the cluster PMU's type with the PMUv3 event number
+ * the kernel's map gives it, or a raw code of that number), so that a metric finds cycles on each cluster. */
+bool tly_counts_generic(const struct tly_event *ev, uint32_t type, uint64_t config);
 
 #endif

@@ -9,19 +9,18 @@
 
 #include "error.h"
 #include "event_list.h"
+#include "hybrid.h"
 #include "opts.h"
 
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
 
-/* On hybrid x86 (5.13+) the upper 32 bits of a generic event's config hold the core PMU's type: compare
- * only the low half to recognize the event, and require the same upper half for a partner. */
-#define GENERIC_ID_MASK 0xffffffffULL
-
+/* A generic event, or a core PMU's attr of it (hybrid.c: on hybrid x86 the PMU's type in config[63:32], an
+ * arm64 cluster's own type and event number); a partner must be of the same PMU (same type and upper half). */
 static bool is_event(const struct tly_event *e, uint32_t type, uint64_t id)
 {
-	return e->attr.type == type && (e->attr.config & GENERIC_ID_MASK) == id;
+	return tly_counts_generic(e, type, id);
 }
 
 static bool is_clock(const struct tly_event *e)
@@ -39,7 +38,7 @@ static long find_partner(const struct tally_metric_sample *s, const struct tly_e
 		const struct tly_event *p = tly_metric_event(s, j);
 		if (is_event(p, type, id) && tly_metric_counted(tly_metric_read(s, j).status) &&
 		    p->attr.exclude_user == e->attr.exclude_user && p->attr.exclude_kernel == e->attr.exclude_kernel &&
-		    (p->attr.config >> 32) == (e->attr.config >> 32))
+		    p->attr.type == e->attr.type && (p->attr.config >> 32) == (e->attr.config >> 32))
 			return (long)j;
 	}
 	return -1;

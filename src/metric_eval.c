@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "event_list.h"
+#include "hybrid.h"
 #include "opts.h"
 
 #include <linux/perf_event.h>
@@ -15,9 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* On hybrid x86 (5.13+) the upper 32 bits of a generic event's config hold the core PMU's type: an input
- * compares only the low half, and the part (the PMU) is told by the event's PMU name. */
-#define GENERIC_ID_MASK 0xffffffffULL
+/* A generic input is matched by tly_counts_generic (hybrid.c: the PMU's type in config[63:32] on hybrid
+ * x86, a cluster's own type and event number on arm64); the part (the PMU) is told by the event's PMU name. */
 
 /* The most core PMUs a summed metric adds up (cpu_core and cpu_atom; arm64 clusters: a few). */
 #define MAX_PARTS 16
@@ -80,8 +80,8 @@ static bool matches(const struct tly_metric_term *t, const struct tly_event *inf
 {
 	const struct perf_event_attr *a = &info->attr;
 	switch (t->kind) {
-	case TLY_METRIC_HW: return a->type == PERF_TYPE_HARDWARE && (a->config & GENERIC_ID_MASK) == t->config;
-	case TLY_METRIC_CACHE: return a->type == PERF_TYPE_HW_CACHE && (a->config & GENERIC_ID_MASK) == t->config;
+	case TLY_METRIC_HW: return tly_counts_generic(info, PERF_TYPE_HARDWARE, t->config);
+	case TLY_METRIC_CACHE: return tly_counts_generic(info, PERF_TYPE_HW_CACHE, t->config);
 	case TLY_METRIC_SW: return a->type == PERF_TYPE_SOFTWARE && a->config == t->config;
 	case TLY_METRIC_CORE: return a->type >= PERF_TYPE_RAW && a->config == t->config && core_pmu(info->pmu);
 	}

@@ -42,6 +42,7 @@ struct tly_region_thread {
 struct tally_region_set {
 	uint64_t serial; /* this process's number of the set, never 0 */
 	char *spec;
+	char *metrics; /* tally_region_opts.metrics, or NULL */
 	char *sysfs_root;
 	bool no_user_reads, subtract;
 	tally_counter *names; /* never opened: the event names */

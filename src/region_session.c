@@ -83,8 +83,9 @@ static tally_region_set *session_make(void)
 	pthread_mutex_lock(&session_lock);
 	tally_region_set *s = atomic_load_explicit(&session, memory_order_acquire);
 	if (!s && !atomic_load(&session_failed)) {
-		const char *spec = secure_getenv("TALLY_EVENTS");
-		TALLY_OPTS(tally_region_opts, opts, .max_regions = SESSION_MAX_REGIONS);
+		const char *spec = secure_getenv("TALLY_EVENTS"), *metrics = secure_getenv("TALLY_METRICS");
+		TALLY_OPTS(tally_region_opts, opts, .max_regions = SESSION_MAX_REGIONS,
+		           .metrics = metrics && *metrics ? metrics : NULL);
 		if (tally_region_set_new(spec && *spec ? spec : NULL, &opts, &s) != 0) {
 			atomic_store(&session_failed, true);
 			s = NULL;

@@ -30,7 +30,7 @@ static uint64_t now_ns(void)
 static int counter_make(const tally_region_set *s, const char *spec, tally_counter **out)
 {
 	TALLY_OPTS(tally_counter_opts, co, .sysfs_root = s ? s->sysfs_root : NULL,
-	           .no_user_reads = s ? s->no_user_reads : false);
+	           .no_user_reads = s ? s->no_user_reads : false, .metrics = s ? s->metrics : NULL);
 	return tally_counter_new(spec, &co, out);
 }
 
@@ -346,6 +346,7 @@ static void calibrate(tally_region_set *s)
 static int set_init(tally_region_set *s, const char *spec, const struct tally_region_opts *opts)
 {
 	const char *root = TLY_OPT(opts, sysfs_root, NULL);
+	const char *metrics = TLY_OPT(opts, metrics, NULL);
 	s->no_user_reads = TLY_OPT(opts, no_user_reads, false);
 	s->subtract = TLY_OPT(opts, subtract_overhead, false);
 	s->max_regions = TLY_OPT(opts, max_regions, 0) ? TLY_OPT(opts, max_regions, 0) : DEFAULT_MAX_REGIONS;
@@ -358,7 +359,8 @@ static int set_init(tally_region_set *s, const char *spec, const struct tally_re
 	s->hash = calloc(slots, sizeof(s->hash[0]));
 	s->region_names = calloc(s->max_regions, sizeof(s->region_names[0]));
 	s->sysfs_root = root ? strdup(root) : NULL;
-	if (!s->hash || !s->region_names || (root && !s->sysfs_root))
+	s->metrics = metrics ? strdup(metrics) : NULL;
+	if (!s->hash || !s->region_names || (root && !s->sysfs_root) || (metrics && !s->metrics))
 		return tly_error(-ENOMEM, "out of memory");
 	s->spec = strdup(spec ? spec : tly_region_default_spec(root, s->no_user_reads));
 	if (!s->spec)
@@ -422,6 +424,7 @@ void tally_region_set_free(tally_region_set *s)
 	free(s->overhead);
 	tally_counter_free(s->names);
 	free(s->spec);
+	free(s->metrics);
 	free(s->sysfs_root);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

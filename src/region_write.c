@@ -7,6 +7,7 @@
 #include <tally/rank.h>
 
 #include <inttypes.h>
+#include <tally/metrics.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -65,16 +66,116 @@ static void csv_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* One region on one thread (or all) as the writers see it. */
+/* One region on one thread (or all) as the writers see it, with the figure perf stat prints beside each
+ * event (tally_metric_comment: IPC beside instructions, a rate beside the others), computed from the
+ * region's sums over its wall time. */
 struct row {
 	struct tally_region_info info;
 	struct tally_region_event *ev;
+	double *sums;
+	enum tally_status *statuses;
+	struct tally_metric_value *metric;
+	bool *has_metric;
+	/* The metrics the set was asked for (tally_region_opts.metrics): catalogue indices, and their values
+	 * in this row. */
+	size_t nr_named;
+	size_t *named_idx;
+	struct tally_metric_value *named;
 };
+
+static void row_free(struct row *r)
+{
+	free(r->ev);
+	free(r->sums);
+	free(r->statuses);
+	free(r->metric);
+	free(r->has_metric);
+	free(r->named_idx);
+	free(r->named);
+}
+
+static void row_metrics(const tally_region_set *s, struct row *r)
+{
+	for (size_t i = 0; i < s->nr_events; i++) {
+		r->sums[i] = (double)r->ev[i].sum;
+		r->statuses[i] = r->ev[i].status;
+	}
+	TALLY_OPTS(tally_metric_sample, sample, .events = tally_counter_events(s->names), .values = r->sums,
+	           .statuses = r->statuses, .n = s->nr_events, .seconds = (double)r->info.wall_ns / 1e9);
+	for (size_t i = 0; i < s->nr_events; i++) {
+		r->metric[i] = (struct tally_metric_value){ .sz = sizeof(r->metric[i]) };
+		r->has_metric[i] = tally_metric_comment(&sample, i, &r->metric[i]) == 1;
+	}
+	for (size_t k = 0; k < r->nr_named; k++) {
+		r->named[k] = (struct tally_metric_value){ .sz = sizeof(r->named[k]) };
+		tally_metric_eval(&sample, r->named_idx[k], &r->named[k]);
+	}
+}
+
+/* The asked-for metrics of a row, after its events: value or why it is not available. */
+static void table_named(FILE *f, const struct row *r, const char *tid)
+{
+	for (size_t k = 0; k < r->nr_named; k++) {
+		const struct tally_metric_value *m = &r->named[k];
+		fprintf(f, "%-20s %8s %10" PRIu64 " %12.3f  %-20s ", r->info.name, tid, r->info.calls,
+		        (double)r->info.wall_ns / 1e6, m->name);
+		if (m->available)
+			fprintf(f, "%14.3f  # %s\n", m->value, m->unit);
+		else
+			fprintf(f, "%14s  # %s: %s\n", "<not available>", m->unit, m->reason);
+	}
+}
+
+static void csv_named(FILE *f, const struct row *r)
+{
+	for (size_t k = 0; k < r->nr_named; k++) {
+		const struct tally_metric_value *m = &r->named[k];
+		csv_string(f, r->info.name);
+		fprintf(f, r->info.tid ? ",%d" : ",all", (int)r->info.tid);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",", r->info.calls, r->info.wall_ns);
+		csv_string(f, m->name);
+		fputs(",,,,,,,,,,,,,", f);
+		if (m->available)
+			fprintf(f, "%.6g,", m->value);
+		else
+			fputs("<not available>,", f);
+		csv_string(f, m->unit);
+		fputc('\n', f);
+	}
+}
+
+static void json_named(FILE *f, const struct row *r)
+{
+	if (!r->nr_named)
+		return;
+	fputs(",\"metrics\":[", f);
+	for (size_t k = 0; k < r->nr_named; k++) {
+		const struct tally_metric_value *m = &r->named[k];
+		fputs(k ? ",{\"name\":" : "{\"name\":", f);
+		json_string(f, m->name);
+		if (m->available)
+			fprintf(f, ",\"value\":%.17g,\"unit\":", m->value);
+		else
+			fputs(",\"value\":null,\"unit\":", f);
+		json_string(f, m->unit);
+		fprintf(f, ",\"available\":%s,\"reason\":", m->available ? "true" : "false");
+		if (m->available)
+			fputs("null}", f);
+		else {
+			json_string(f, m->reason);
+			fputc('}', f);
+		}
+	}
+	fputc(']', f);
+}
 
 static bool row_read(const tally_region_set *s, size_t region, size_t thread, struct row *r)
 {
 	r->info = (struct tally_region_info){ .sz = sizeof(r->info) };
-	return tally_region_set_read(s, region, thread, &r->info, r->ev, s->nr_events, sizeof(r->ev[0])) >= 0;
+	if (tally_region_set_read(s, region, thread, &r->info, r->ev, s->nr_events, sizeof(r->ev[0])) < 0)
+		return false;
+	row_metrics(s, r);
+	return true;
 }
 
 /* Per-thread rows are written for a region more than one thread used. */
@@ -139,8 +240,14 @@ static void table_row(const tally_region_set *s, FILE *f, const struct row *r)
 		        status_text(e->status));
 		if (e->status == TALLY_STATUS_SCALED)
 			fprintf(f, " (%.1f%%)", e->ratio * 100);
-		fputs(e->low ? "  low: under 10x the overhead\n" : "\n", f);
+		if (e->low)
+			fputs("  low: under 10x the overhead", f);
+		/* Last, as perf stat's comment column: "# 0.500 insn per cycle". */
+		if (r->has_metric[i])
+			fprintf(f, "  # %.3f %s", r->metric[i].value, r->metric[i].unit);
+		fputc('\n', f);
 	}
+	table_named(f, r, tid);
 }
 
 static void csv_row(const tally_region_set *s, FILE *f, const struct row *r)
@@ -152,9 +259,17 @@ static void csv_row(const tally_region_set *s, FILE *f, const struct row *r)
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",", r->info.calls, r->info.wall_ns);
 		csv_string(f, tally_region_set_event_name(s, i));
 		fprintf(f, ",%" PRIu64 ",%.3f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%.4f,%" PRIu64
-		        ",%d,%" PRIu64 ",%" PRIu64 "\n", e->sum, e->mean, e->stddev, e->min, e->max, e->counted,
+		        ",%d,%" PRIu64 ",%" PRIu64 ",", e->sum, e->mean, e->stddev, e->min, e->max, e->counted,
 		        status_text(e->status), e->ratio, s->overhead[i], e->low, r->info.open, r->info.stray_ends);
+		if (r->has_metric[i]) {
+			fprintf(f, "%.6g,", r->metric[i].value);
+			csv_string(f, r->metric[i].unit);
+		} else {
+			fputc(',', f);
+		}
+		fputc('\n', f);
 	}
+	csv_named(f, r);
 }
 
 static void json_row(const tally_region_set *s, FILE *f, const struct row *r)
@@ -166,11 +281,19 @@ static void json_row(const tally_region_set *s, FILE *f, const struct row *r)
 		fputs(i ? ",{\"event\":" : "{\"event\":", f);
 		json_string(f, tally_region_set_event_name(s, i));
 		fprintf(f, ",\"sum\":%" PRIu64 ",\"mean\":%.3f,\"stddev\":%.3f,\"min\":%" PRIu64 ",\"max\":%" PRIu64
-		        ",\"counted\":%" PRIu64 ",\"status\":\"%s\",\"ratio\":%.4f,\"low\":%s}", e->sum, e->mean,
-		        e->stddev, e->min, e->max, e->counted, status_text(e->status), e->ratio,
+		        ",\"counted\":%" PRIu64 ",\"status\":\"%s\",\"ratio\":%.4f,\"low\":%s,\"metric\":", e->sum,
+		        e->mean, e->stddev, e->min, e->max, e->counted, status_text(e->status), e->ratio,
 		        e->low ? "true" : "false");
+		if (r->has_metric[i]) {
+			fprintf(f, "{\"value\":%.17g,\"unit\":", r->metric[i].value);
+			json_string(f, r->metric[i].unit);
+			fputs("}}", f);
+		} else {
+			fputs("null}", f);
+		}
 	}
 	fputc(']', f);
+	json_named(f, r);
 }
 
 static void json_head(const tally_region_set *s, FILE *f)
@@ -241,11 +364,19 @@ int tally_region_set_write(const tally_region_set *s, FILE *f, enum tally_region
 {
 	if (!s || !f)
 		return tly_null_arg(__func__);
-	struct row r = { .ev = calloc(s->nr_events ? s->nr_events : 1, sizeof(*r.ev)) };
+	size_t n = s->nr_events ? s->nr_events : 1;
+	struct row r = { .ev = calloc(n, sizeof(*r.ev)), .sums = calloc(n, sizeof(*r.sums)),
+		         .statuses = calloc(n, sizeof(*r.statuses)), .metric = calloc(n, sizeof(*r.metric)),
+		         .has_metric = calloc(n, sizeof(*r.has_metric)) };
+	int named = s->names ? tally_counter_metrics(s->names, NULL, 0) : 0;
+	if (named > 0 && (r.named_idx = calloc((size_t)named, sizeof(*r.named_idx))) &&
+	    (r.named = calloc((size_t)named, sizeof(*r.named))))
+		r.nr_named = (size_t)tally_counter_metrics(s->names, r.named_idx, (size_t)named);
 	/* The program may have set LC_NUMERIC to a decimal comma: JSON and CSV readers expect a point. */
 	locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-	if (!r.ev || c_locale == (locale_t)0) {
-		free(r.ev);
+	if (!r.ev || !r.sums || !r.statuses || !r.metric || !r.has_metric || (named > 0 && !r.nr_named) ||
+	    c_locale == (locale_t)0) {
+		row_free(&r);
 		if (c_locale != (locale_t)0)
 			freelocale(c_locale);
 		return tly_error(-ENOMEM, "out of memory");
@@ -255,7 +386,7 @@ int tally_region_set_write(const tally_region_set *s, FILE *f, enum tally_region
 		table_header(s, f);
 	else if (format == TALLY_REGION_CSV)
 		fputs("region,thread,calls,wall_ns,event,sum,mean,stddev,min,max,counted,status,ratio,overhead,low,"
-		      "open,stray_ends\n", f);
+		      "open,stray_ends,metric_value,metric_unit\n", f);
 	else
 		json_head(s, f);
 	for (size_t region = 0; region < tally_region_set_regions(s); region++)
@@ -264,6 +395,6 @@ int tally_region_set_write(const tally_region_set *s, FILE *f, enum tally_region
 		fputs("]}\n", f);
 	uselocale(caller_locale);
 	freelocale(c_locale);
-	free(r.ev);
+	row_free(&r);
 	return fflush(f) == 0 && !ferror(f) ? 0 : tly_error(-EIO, "writing the region results failed");
 }

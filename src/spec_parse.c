@@ -243,6 +243,24 @@ static void close_origin(struct parser *p, size_t first)
 		p->list->v[i].nr_origins = (unsigned)(p->list->nr - first);
 }
 
+/* Closes the origin of an item expanded over a hybrid machine's core PMUs: each event counts on its PMU's
+ * CPUs, and all of them carry the item's own name (`name`, taken), which none of their displays shows. */
+static int close_core_split(struct parser *p, size_t first, char *name)
+{
+	close_origin(p, first);
+	for (size_t i = first; i < p->list->nr; i++) {
+		struct tly_event *ev = &p->list->v[i];
+		ev->per_core_pmu = true;
+		ev->origin_name = name ? strdup(name) : NULL;
+		if (!ev->origin_name) {
+			free(name);
+			return tly_error(-ENOMEM, "out of memory while parsing an event spec");
+		}
+	}
+	free(name);
+	return 0;
+}
+
 /* The canonical spelling of a generic hardware, software or cache event; NULL for another config. */
 static const char *generic_name(uint32_t type, uint64_t config)
 {
@@ -382,8 +400,7 @@ static int add_generic(struct parser *p, size_t start, size_t len, size_t item_l
 		if (ret)
 			return ret;
 	}
-	close_origin(p, first);
-	return 0;
+	return close_core_split(p, first, display_name(p, start, item_len, lt));
 }
 
 /* Raw "rNNNN": the core PMU's config, PERF_TYPE_RAW; on a hybrid machine once per core PMU with the
@@ -431,8 +448,7 @@ static int add_raw(struct parser *p, size_t start, size_t item_len, uint64_t con
 		if (ret)
 			return ret;
 	}
-	close_origin(p, first);
-	return 0;
+	return close_core_split(p, first, display_name(p, start, item_len, lt));
 }
 
 static int term_error(struct parser *p, size_t base, const struct tly_term_error *err)
@@ -590,7 +606,10 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 		if (ret)
 			return ret;
 		p->list->v[p->list->nr - 1].family = one_family;
-		p->list->v[p->list->nr - 1].family = one_family;
+	}
+	if (nr_core > 1) {
+		int err = close_core_split(p, first, dup_range(p->spec + start, item_len));
+		return err ? err : 1;
 	}
 	close_origin(p, first);
 	return 1;

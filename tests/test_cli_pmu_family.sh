@@ -70,18 +70,18 @@ stat --per-socket -e soft/clock/
 grep -qE '^S1 +1 +[0-9.]+ msec +soft/clock/' "$WORK/err" && ok "--per-socket table: S1, CPUs, value, unit, event" ||
 	fail "--per-socket table: $(cat "$WORK/err")"
 
-# JSON: the summed event with its PMUs as parts; the sum is theirs, the unit the alias's.
+# JSON: the summed event with its PMUs in pmus; the sum is theirs, the unit the alias's.
 stat -j -e soft/clock/
-python3 - "$WORK/err" <<'PY' && ok "JSON: one event, its PMUs as parts that sum to it" || fail "JSON: $(cat "$WORK/err")"
+python3 - "$WORK/err" <<'PY' && ok "JSON: one event, its PMUs that sum to it" || fail "JSON: $(cat "$WORK/err")"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 events = doc["events"]
 assert len(events) == 1, events
 e = events[0]
-assert e["name"] == "soft/clock/" and e["unit"] == "msec" and e["unit_scale"] == 1e-6, e
-assert [p["label"] for p in e["parts"]] == ["soft_0", "soft_1"], e["parts"]
-assert e["value"] == sum(p["value"] for p in e["parts"]) and e["value"] > 0, e
-assert e["status"] == "counted", e
+assert e["name"] == "soft/clock/" and e["unit"] == "msec" and e["unit_scale"] == 1e-6 and e["pmu"] is None, e
+assert [(p["pmu"], p["name"]) for p in e["pmus"]] == [("soft_0", "soft_0/clock/"), ("soft_1", "soft_1/clock/")], e
+assert e["value"] == sum(p["value"] for p in e["pmus"]) and e["value"] > 0, e
+assert e["status"] == "counted" and "parts" not in e, e
 PY
 stat -j --per-socket -e soft/clock/
 python3 - "$WORK/err" <<'PY' && ok "JSON --per-socket: parts S0, S1 with nr_cpus" || fail "JSON --per-socket: $(cat "$WORK/err")"

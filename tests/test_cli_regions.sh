@@ -41,8 +41,11 @@ grep -q 'page-faults' "$WORK/err" && grep -Eq '^touch +all +200 .* page-faults +
 	ok "stat --regions: the region table after the command's counts, -e for both" || fail "stat --regions: $(cat "$WORK/err")"
 
 "$TALLY" stat --regions -x, -e page-faults -- "$PROG" 3 >"$WORK/out" 2>"$WORK/err"; same_program "stat --regions -x" $? "$WORK/out"
-grep -q '^region,thread,calls,wall_ns,event,sum,mean,stddev,min,max,counted,status,ratio,overhead,low,open,stray_ends$' "$WORK/err" &&
+grep -q '^region,thread,calls,wall_ns,event,sum,mean,stddev,min,max,counted,status,ratio,overhead,low,open,stray_ends,metric_value,metric_unit$' "$WORK/err" &&
 	grep -q '^fill,all,200,' "$WORK/err" && ok "stat --regions -x: the regions as CSV" || fail "-x: $(cat "$WORK/err")"
+# Beside each event the figure perf stat prints beside it: page faults per second of the region's time.
+grep -Eq '^fill,all,200,[0-9]+,page-faults,([^,]*,){12}[0-9.e+]+,[KMG]?/sec$' "$WORK/err" &&
+	ok "stat --regions -x: a region's metric beside its event" || fail "-x metric: $(grep '^fill' "$WORK/err")"
 
 "$TALLY" stat --regions -j -o "$WORK/r.json" -- "$PROG" 3 >"$WORK/out"; same_program "stat --regions -j" $? "$WORK/out"
 python3 "$VALIDATE" "$SCHEMA" "$WORK/r.json" >"$WORK/why" && ok "stat --regions -j: valid against the schema" ||
@@ -60,6 +63,22 @@ assert fill["calls"] == 200 and len(fill["threads"]) == 2 and all(t["calls"] == 
 ev = {e["event"]: e for e in fill["events"]}
 assert ev["page-faults"]["sum"] >= 800 and ev["page-faults"]["min"] == 4 and ev["page-faults"]["status"] == "counted"
 assert [e["name"] for e in r["events"]] == [e["event"] for e in fill["events"]]
+# task-clock's figure is the CPUs its region used, page-faults' a rate per second of that CPU time.
+assert ev["task-clock"]["metric"]["unit"] == "CPUs utilized" and ev["task-clock"]["metric"]["value"] > 0, ev
+assert ev["page-faults"]["metric"]["unit"].endswith("/sec"), ev
+PY
+
+# -M reaches the regions too (TALLY_METRICS): each region row has the metric from its own sums.
+"$TALLY" stat --regions -j -o "$WORK/m.json" -M CPUs_utilized -e page-faults -- "$PROG" 3 >"$WORK/out"
+same_program "stat --regions -M" $? "$WORK/out"
+python3 "$VALIDATE" "$SCHEMA" "$WORK/m.json" >"$WORK/why" && ok "stat --regions -M -j: valid against the schema" ||
+	fail "-M -j: $(head -5 "$WORK/why")"
+python3 - "$WORK/m.json" <<'PY' && ok "stat --regions -M: each region's CPUs_utilized" || fail "-M content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for region in d["regions"]["regions"]:
+	(m,) = region["metrics"]
+	assert m["name"] == "CPUs_utilized" and m["available"] and m["value"] > 0, region
 PY
 
 "$TALLY" stat --regions -j -o "$WORK/none.json" -- true

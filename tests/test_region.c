@@ -350,6 +350,64 @@ static void writers_name_every_field(void)
 	tally_region_set_free(s);
 }
 
+/* One call of region `name` around the first writes to fresh pages. */
+static void touch_once(tally_region_set *s, const char *name)
+{
+	int id = tally_region_id(s, name);
+	char *p = fresh_pages(PAGES);
+	tally_region_begin_id(s, id);
+	touch(p, PAGES);
+	tally_region_end_id(s, id);
+	munmap(p, (size_t)PAGES * page_size());
+}
+
+/* Beside each event the figure perf stat prints beside it, from the region's sums over its wall time:
+ * task-clock's CPUs utilized, page-faults' rate per second of that CPU time; in every format. */
+static void writers_carry_each_events_metric(void)
+{
+	tally_region_set *s = NULL;
+	CHECK_INT(tally_region_set_new("task-clock,page-faults", NULL, &s), 0);
+	touch_once(s, "touch");
+	char *text = written(s, TALLY_REGION_TABLE);
+	CHECK_CONTAINS(text, " CPUs utilized\n");
+	CHECK_CONTAINS(text, "/sec\n");
+	free(text);
+	text = written(s, TALLY_REGION_CSV);
+	CHECK_CONTAINS(text, ",open,stray_ends,metric_value,metric_unit\n");
+	CHECK_CONTAINS(text, ",CPUs utilized\n");
+	free(text);
+	text = written(s, TALLY_REGION_JSON);
+	CHECK_CONTAINS(text, ",\"metric\":{\"value\":");
+	CHECK_CONTAINS(text, ",\"unit\":\"CPUs utilized\"}}");
+	free(text);
+	tally_region_set_free(s);
+}
+
+/* Metrics asked for (tally_region_opts.metrics): their events are counted too, and each region row gives
+ * their values from its sums, in every format. */
+static void asked_for_metrics_per_region(void)
+{
+	tally_region_set *s = NULL;
+	TALLY_OPTS(tally_region_opts, opts, .metrics = "CPUs_utilized");
+	CHECK_INT(tally_region_set_new("page-faults", &opts, &s), 0);
+	CHECK_INT(tally_region_set_events(s), 2); /* page-faults, and the metric's task-clock */
+	CHECK_STR(tally_region_set_event_name(s, 1), "task-clock");
+	touch_once(s, "touch");
+	char *text = written(s, TALLY_REGION_TABLE);
+	CHECK_CONTAINS(text, "  CPUs_utilized  ");
+	free(text);
+	text = written(s, TALLY_REGION_CSV);
+	CHECK_CONTAINS(text, "\ntouch,all,1,");
+	CHECK_CONTAINS(text, ",CPUs_utilized,,,,,,,,,,,,,");
+	CHECK_CONTAINS(text, ",CPUs utilized\n");
+	free(text);
+	text = written(s, TALLY_REGION_JSON);
+	CHECK_CONTAINS(text, "],\"metrics\":[{\"name\":\"CPUs_utilized\",\"value\":");
+	CHECK_CONTAINS(text, ",\"unit\":\"CPUs utilized\",\"available\":true,\"reason\":null}]");
+	free(text);
+	tally_region_set_free(s);
+}
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -419,6 +477,8 @@ int main(void)
 		  low_counts_are_flagged_and_subtraction_is_asked_for },
 		{ "a_set_that_cannot_count_says_why", a_set_that_cannot_count_says_why },
 		{ "writers_name_every_field", writers_name_every_field },
+		{ "writers_carry_each_events_metric", writers_carry_each_events_metric },
+		{ "asked_for_metrics_per_region", asked_for_metrics_per_region },
 		{ "zero_configuration_and_fork", zero_configuration_and_fork },
 		{ NULL, NULL },
 	};

@@ -29,6 +29,9 @@ enum long_only {
 	OPT_PER_DIE,
 	OPT_PER_NODE,
 	OPT_NO_MERGE,
+	OPT_PER_PMU,
+	OPT_TOPDOWN,
+	OPT_TD_LEVEL,
 	OPT_NO_SCALE,
 	OPT_NO_GROUP,
 	OPT_PIN,
@@ -69,6 +72,9 @@ static const struct option long_options[] = {
 	{ "per-die", no_argument, NULL, OPT_PER_DIE },
 	{ "per-node", no_argument, NULL, OPT_PER_NODE },
 	{ "no-merge", no_argument, NULL, OPT_NO_MERGE },
+	{ "per-pmu", no_argument, NULL, OPT_PER_PMU },
+	{ "topdown", no_argument, NULL, OPT_TOPDOWN },
+	{ "td-level", required_argument, NULL, OPT_TD_LEVEL },
 	{ "no-inherit", no_argument, NULL, 'i' },
 	{ "no-scale", no_argument, NULL, OPT_NO_SCALE },
 	{ "delay", required_argument, NULL, 'D' },
@@ -92,6 +98,9 @@ void options_print_stat_usage(FILE *out)
 	      "  -e, --event SPEC         events to count (repeatable; perf's syntax)\n"
 	      "  -M, --metrics LIST       metrics or metric groups to compute (perf's names: IPC,TopdownL1;\n"
 	      "                           tally list --metrics); their events are counted as groups\n"
+	      "      --topdown            Intel's top-down level 1 (-M TopdownL1: retiring, bad speculation,\n"
+	      "                           frontend bound, backend bound)\n"
+	      "      --td-level N         top-down levels 1 to N (2: TopdownL2 too; 0: the deepest, 2)\n"
 	      "  -r, --repeat N           run the command N times: mean and relative stddev\n"
 	      "  -I, --interval-print MS  print counts every MS milliseconds (deltas)\n"
 	      "      --interval-count N   with -I: stop after N intervals\n"
@@ -114,7 +123,9 @@ void options_print_stat_usage(FILE *out)
 	      "      --per-socket         one figure per socket (package)\n"
 	      "      --per-die            one figure per die\n"
 	      "      --per-node           one figure per NUMA node\n"
-	      "      --no-merge           a PMU family (uncore_imc/...) one line per PMU, not summed\n"
+	      "      --no-merge           an event counted on several PMUs (cpu_core and cpu_atom,\n"
+	      "                           uncore_imc/...) one line per PMU, not summed\n"
+	      "      --per-pmu            the sum, then each PMU's part on a line of its own\n"
 	      "  -i, --no-inherit         children of the command are not counted\n"
 	      "      --no-scale           raw counts, not scaled for multiplexing\n"
 	      "  -D, --delay MS           start counting MS milliseconds after the command starts\n"
@@ -237,6 +248,18 @@ static enum options_result check_combinations(const struct stat_options *o)
 	return OPTIONS_RUN;
 }
 
+/* --topdown and --td-level: perf's metric groups TopdownL1 (and TopdownL2) added to -M's list. */
+static bool add_topdown_groups(struct stat_options *o)
+{
+	const char *groups = o->topdown_levels >= 2 ? "TopdownL1,TopdownL2" : "TopdownL1";
+	if (asprintf(&o->metrics_list, "%s%s%s", o->metrics ? o->metrics : "", o->metrics ? "," : "", groups) < 0) {
+		o->metrics_list = NULL;
+		return false;
+	}
+	o->metrics = o->metrics_list;
+	return true;
+}
+
 enum options_result options_parse_stat(int argc, char **argv, struct stat_options *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -320,6 +343,19 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		case OPT_PER_DIE: o->aggregation = AGGR_DIE; break;
 		case OPT_PER_NODE: o->aggregation = AGGR_NODE; break;
 		case OPT_NO_MERGE: o->no_merge = true; break;
+		case OPT_PER_PMU: o->per_pmu = true; break;
+		case OPT_TOPDOWN:
+			if (!o->topdown_levels)
+				o->topdown_levels = 1;
+			break;
+		case OPT_TD_LEVEL: {
+			unsigned level;
+			if (!parse_unsigned(optarg, 0, TOPDOWN_MAX_LEVEL, &level))
+				return usage_error("--td-level wants a level from 0 to %d (0: the deepest), not '%s'",
+				                   TOPDOWN_MAX_LEVEL, optarg);
+			o->topdown_levels = level ? level : TOPDOWN_MAX_LEVEL;
+			break;
+		}
 		case 'i': o->no_inherit = true; break;
 		case OPT_NO_SCALE: o->no_scale = true; break;
 		case 'D':
@@ -360,6 +396,8 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
+	if (o->topdown_levels && !add_topdown_groups(o))
+		return usage_error("out of memory");
 	/* Nothing named: the whole system, as perf stat counts it, until a signal or --duration. */
 	if (!o->argv && !o->nr_pids && !o->nr_tids && !o->cpu_list)
 		o->all_cpus = true;
@@ -369,6 +407,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 void options_free(struct stat_options *o)
 {
 	free(o->events);
+	free(o->metrics_list);
 	free(o->specs);
 	free(o->pids);
 	free(o->tids);

@@ -46,7 +46,13 @@ struct stat_options {
 	enum stat_aggregation aggregation;
 	bool no_inherit;         /* -i */
 	bool no_scale;           /* --no-scale */
-	bool no_merge;           /* --no-merge: each PMU of a family (uncore_imc_0, _1, ...) on its own line */
+	bool no_merge;           /* --no-merge: each PMU of a summed event (cpu_core, cpu_atom; uncore_imc_0,
+	                          * _1, ...) on its own line */
+	bool per_pmu;            /* --per-pmu: a summed event's PMUs on lines of their own under the sum */
+	/* --topdown (1), --td-level N: how many top-down levels (perf's TopdownL1, TopdownL2) to add to -M;
+	 * 0 for none. */
+	unsigned topdown_levels;
+	char *metrics_list;      /* -M's list with the top-down groups added (malloc'd), or NULL */
 	unsigned delay_ms;       /* -D */
 	bool quiet;              /* -q */
 	bool verbose;            /* -v */
@@ -57,6 +63,9 @@ struct stat_options {
 };
 
 /* What options_parse_stat decided. */
+/* The deepest top-down level tally's catalogue has (perf's TopdownL2). */
+#define TOPDOWN_MAX_LEVEL 2
+
 enum options_result {
 	OPTIONS_RUN,            /* go on and count */
 	OPTIONS_DONE,           /* --help or --version was printed: exit 0 */

@@ -3,6 +3,7 @@
 #include "output.h"
 #include "text_escape.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,9 +82,25 @@ static void each_part_line(struct output *o, const struct output_reading *readin
 	if (scratch)
 		output_part_counts(o->report, reading->counts, label, k, scratch);
 	struct report_count own = part_count(&reading->counts[i], label, k);
-	struct output_line line = { .event = i, .count = &own, .part = label, .nr_cpus = part->nr_cpus,
-		                    .metric_counts = scratch };
+	struct output_line line = { .event = i, .name = o->report->events[i].name, .count = &own, .part = label,
+		                    .nr_cpus = part->nr_cpus, .metric_counts = scratch };
 	fn(o, reading, &line);
+}
+
+/* --per-pmu: the lines of the PMUs a summed line adds up, each with its own count, times and status, and
+ * the metric of its PMU's events (the P-cores' IPC from cpu_core's instructions and cycles). */
+static void each_pmu_line(struct output *o, const struct output_reading *reading, output_line_fn fn, size_t i)
+{
+	const struct report *r = o->report;
+	for (size_t j = i; j < r->nr_events; j++) {
+		if (r->events[j].line != i)
+			continue;
+		struct output_line line = {
+			.event = j, .name = r->events[j].pmu_name, .count = &reading->pmu_counts[j],
+			.metric_counts = reading->pmu_counts, .stddev = reading->pmu_stddev ? reading->pmu_stddev[j] : 0,
+		};
+		fn(o, reading, &line);
+	}
 }
 
 void output_each_line(struct output *o, const struct output_reading *reading, output_line_fn fn)
@@ -101,15 +118,17 @@ void output_each_line(struct output *o, const struct output_reading *reading, ou
 			continue;
 		if (!r->show_parts) {
 			struct output_line line = {
-				.event = i, .count = c, .metric_counts = reading->counts,
+				.event = i, .name = r->events[i].name, .count = c, .metric_counts = reading->counts,
 				.stddev = reading->stddev ? reading->stddev[i] : 0,
 			};
 			fn(o, reading, &line);
+			if (r->show_pmus && r->events[i].summed && reading->pmu_counts)
+				each_pmu_line(o, reading, fn, i);
 			continue;
 		}
 		const struct report_count *labels = c->nr_parts ? c : model;
 		if (!labels) {
-			struct output_line line = { .event = i, .count = c, .part = "" };
+			struct output_line line = { .event = i, .name = r->events[i].name, .count = c, .part = "" };
 			fn(o, reading, &line);
 			continue;
 		}
@@ -117,4 +136,22 @@ void output_each_line(struct output *o, const struct output_reading *reading, ou
 			each_part_line(o, reading, fn, i, &labels->parts[k], k, scratch);
 	}
 	free(scratch);
+}
+
+void output_each_metric(struct output *o, const struct output_reading *reading, output_metric_fn fn)
+{
+	const struct report *r = o->report;
+	for (size_t k = 0; k < r->nr_metrics; k++) {
+		struct tally_metric_value m;
+		report_metric(r, reading->pmu_counts, reading->seconds, k, NULL, &m);
+		fn(o, reading, m.name, &m);
+		const char *pmus[8];
+		size_t nr = r->show_pmus ? report_metric_parts(r, reading->pmu_counts, k, pmus, 8) : 0;
+		for (size_t p = 0; nr > 1 && p < nr && p < 8; p++) {
+			char name[96];
+			report_metric(r, reading->pmu_counts, reading->seconds, k, pmus[p], &m);
+			snprintf(name, sizeof(name), "%s [%s]", m.name, pmus[p]);
+			fn(o, reading, name, &m);
+		}
+	}
 }

@@ -10,6 +10,7 @@
 
 #include "json_writer.h"
 #include "report.h"
+#include "report_metrics.h"
 
 /* The JSON document's schema version (docs/json-schema.json): bumped on any incompatible change. */
 #define OUTPUT_JSON_SCHEMA_VERSION 3
@@ -43,11 +44,14 @@ struct output_reading {
 	double seconds;            /* wall time the counts cover (for rates) */
 	const char *timestamp;     /* "%.9f" seconds for -I lines, else NULL */
 	const double *stddev;      /* per event over runs, or NULL */
+	const struct report_count *pmu_counts; /* per event, its own count on its PMU (report_sample) */
+	const double *pmu_stddev;  /* of those over runs, or NULL */
 };
 
 /* One printed line: an event's count, or one part of it (with -A, --per-thread, --per-core). */
 struct output_line {
 	size_t event;
+	const char *name;          /* the event's name, or its PMU's (report_event.pmu_name) on a PMU's line */
 	const struct report_count *count;
 	const char *part;          /* the part's label, NULL for the event's own line */
 	unsigned nr_cpus;          /* CPUs summed under that label (report.show_nr_cpus) */
@@ -61,12 +65,20 @@ struct output_line {
 typedef void (*output_line_fn)(struct output *o, const struct output_reading *reading,
                                const struct output_line *line);
 
-/* Calls fn for every line of a reading, in event order (a merged family's hidden PMUs have none: their
- * counts are in the family's line), parts in the order the counter gave them. With
+/* Calls fn for every line of a reading, in event order (the hidden PMUs of a summed line have none: their
+ * counts are in its line; with --per-pmu each follows the sum on a line of its own, its metric from its
+ * PMU's counts), parts in the order the counter gave them. With
  * parts shown, an event that has none (it could not be opened) still gets one line per part of the
  * others, labelled alike, so that every CSV record has the part column (perf prints such an event on
  * every CPU); with no parts anywhere, one line with an empty label. */
 void output_each_line(struct output *o, const struct output_reading *reading, output_line_fn fn);
+
+typedef void (*output_metric_fn)(struct output *o, const struct output_reading *reading, const char *name,
+                                 const struct tally_metric_value *m);
+
+/* Calls fn for every metric asked for with -M (report.metrics), summed over a hybrid machine's core PMUs,
+ * and with --per-pmu then for each PMU's value of it, named "IPC [cpu_core]". */
+void output_each_metric(struct output *o, const struct output_reading *reading, output_metric_fn fn);
 
 /* Every event's count of the part labelled `label` (a count with no value where an event has no such
  * part) into into[0 .. nr_events): what a part's metric is computed from. hint: the part's position in

@@ -37,7 +37,7 @@ static void print_record(struct output *o, const struct output_reading *reading,
 	fprintf(out, "%s", sep);
 	text_escape_field(out, e->unit, sep);
 	fputs(sep, out);
-	text_escape_field(out, e->name, sep);
+	text_escape_field(out, line->name, sep);
 	if (reading->stddev)
 		fprintf(out, "%s%.2f%%", sep, c->scaled > 0 ? 100.0 * line->stddev / c->scaled : 0.0);
 	fprintf(out, "%s%llu%s%.2f%s", sep, (unsigned long long)c->running, sep, output_percent_running(c), sep);
@@ -49,31 +49,29 @@ static void print_record(struct output *o, const struct output_reading *reading,
 	fputc('\n', out);
 }
 
-/* The metrics asked for with -M, one record each: the metric's name in the event column, its value (or
- * <not available>) and unit in the metric columns, the count columns empty. */
-static void print_metrics(struct output *o, const struct output_reading *reading)
+/* One metric's record (-M): its name in the event column, its value (or <not available>) and unit in the
+ * metric columns, the count columns empty. */
+static void print_metric_record(struct output *o, const struct output_reading *reading, const char *name,
+                                const struct tally_metric_value *m)
 {
 	const struct report *r = o->report;
 	const char *sep = r->separator;
-	for (size_t k = 0; k < r->nr_metrics; k++) {
-		struct tally_metric_value m;
-		report_metric(r, reading->counts, reading->seconds, k, &m);
-		if (reading->timestamp)
-			fprintf(o->out, "%s%s", reading->timestamp, sep);
-		if (r->show_parts)
-			fputs(sep, o->out);
-		if (r->show_nr_cpus)
-			fputs(sep, o->out);
-		fprintf(o->out, "%s%s%s", sep, sep, m.name);
-		if (reading->stddev)
-			fputs(sep, o->out);
-		fprintf(o->out, "%s%s%s", sep, sep, sep);
-		if (m.available)
-			fprintf(o->out, "%.3f", m.value);
-		else
-			fputs("<not available>", o->out);
-		fprintf(o->out, "%s%s\n", sep, m.unit);
-	}
+	if (reading->timestamp)
+		fprintf(o->out, "%s%s", reading->timestamp, sep);
+	if (r->show_parts)
+		fputs(sep, o->out);
+	if (r->show_nr_cpus)
+		fputs(sep, o->out);
+	fprintf(o->out, "%s%s", sep, sep);
+	text_escape_field(o->out, name, sep);
+	if (reading->stddev)
+		fputs(sep, o->out);
+	fprintf(o->out, "%s%s%s", sep, sep, sep);
+	if (m->available)
+		fprintf(o->out, "%.3f", m->value);
+	else
+		fputs("<not available>", o->out);
+	fprintf(o->out, "%s%s\n", sep, m->unit);
 }
 
 static void print_header(struct output *o, bool interval, bool with_stddev)
@@ -104,9 +102,9 @@ static void csv_interval(struct output *o, const struct report_sample *s)
 		print_header(o, true, false);
 	char timestamp[32];
 	snprintf(timestamp, sizeof(timestamp), "%16.9f", s->timestamp); /* padded as perf pads it */
-	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL };
+	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
 	output_each_line(o, &reading, print_record);
-	print_metrics(o, &reading);
+	output_each_metric(o, &reading, print_metric_record);
 }
 
 static void csv_run(struct output *o, const struct report_sample *s)
@@ -124,9 +122,10 @@ static void csv_finish(struct output *o, const struct report_totals *t)
 		print_header(o, false, t->nr_runs > 1);
 	/* perf's --summary: the totals in the time field's place, padded as its timestamps are. */
 	const char *timestamp = o->intervals && r->csv_summary_field ? "         summary" : NULL;
-	struct output_reading reading = { t->counts, t->elapsed, timestamp, t->nr_runs > 1 ? t->stddev : NULL };
+	struct output_reading reading = { t->counts, t->elapsed, timestamp, t->nr_runs > 1 ? t->stddev : NULL,
+		                          t->pmu_counts, t->nr_runs > 1 ? t->pmu_stddev : NULL };
 	output_each_line(o, &reading, print_record);
-	print_metrics(o, &reading);
+	output_each_metric(o, &reading, print_metric_record);
 }
 
 const struct output_ops output_csv_ops = {

@@ -59,18 +59,64 @@ static void write_part(struct output *o, const struct report_count *counts, size
 	json_end_object(w);
 }
 
-/* One event's record: what it is, then its count in this reading. */
-static void write_event(struct output *o, size_t i, const struct report_count *counts, double seconds,
+/* One reading's counts of every event, as the writers walk them (output_reading). */
+struct json_reading {
+	const struct report_count *counts, *pmu_counts;
+	double seconds;
+	const double *stddev, *pmu_stddev;
+};
+
+/* The members every count has: value, scaled, times, status and its reason, metric, stddev. */
+static void write_count(struct output *o, const struct report_count *counts, size_t i, double seconds,
                         const double *stddev)
+{
+	struct json_writer *w = &o->json;
+	const struct report_count *c = &counts[i];
+	json_member_uint(w, "value", c->value);
+	json_member_double(w, "scaled", c->scaled);
+	json_member_uint(w, "enabled", c->enabled);
+	json_member_uint(w, "running", c->running);
+	json_member_string(w, "status", report_status_name(c->status));
+	json_member_string(w, "reason", c->reason);
+	write_metric(w, o->report, counts, i, seconds);
+	if (stddev)
+		json_member_double(w, "stddev", stddev[i]);
+}
+
+/* The PMUs a summed line adds up, each with its own count, times, status and metric (from its PMU's
+ * events: the P-cores' IPC, the E-cores'). */
+static void write_pmus(struct output *o, size_t i, const struct json_reading *rd)
+{
+	struct json_writer *w = &o->json;
+	const struct report *r = o->report;
+	json_key(w, "pmus");
+	json_begin_array(w);
+	for (size_t j = i; j < r->nr_events; j++) {
+		if (r->events[j].line != i)
+			continue;
+		json_begin_object(w);
+		json_member_string(w, "pmu", r->events[j].pmu);
+		json_member_string(w, "name", r->events[j].pmu_name);
+		json_member_string(w, "canonical", r->events[j].canonical);
+		json_member_string(w, "encoding", r->events[j].encoding);
+		write_count(o, rd->pmu_counts, j, rd->seconds, rd->pmu_stddev);
+		json_end_object(w);
+	}
+	json_end_array(w);
+}
+
+/* One event's record: what it is, then its count in this reading. */
+static void write_event(struct output *o, size_t i, const struct json_reading *rd)
 {
 	struct json_writer *w = &o->json;
 	const struct report *r = o->report;
 	const struct report_event *e = &r->events[i];
-	const struct report_count *c = &counts[i];
+	const struct report_count *c = &rd->counts[i];
 	json_begin_object(w);
 	json_member_string(w, "name", e->name);
 	json_member_string(w, "canonical", e->canonical);
-	json_member_string(w, "pmu", e->pmu);
+	/* A summed line is no one PMU's: its PMUs are in "pmus". */
+	json_member_string(w, "pmu", e->summed ? NULL : e->pmu);
 	json_key(w, "encoding");
 	json_begin_object(w);
 	json_member_uint(w, "type", e->type);
@@ -82,24 +128,16 @@ static void write_event(struct output *o, size_t i, const struct report_count *c
 	json_member_int(w, "group", e->group);
 	json_member_string(w, "unit", e->unit);
 	json_member_double(w, "unit_scale", e->unit_scale);
-	json_member_uint(w, "value", c->value);
-	json_member_double(w, "scaled", c->scaled);
-	json_member_uint(w, "enabled", c->enabled);
-	json_member_uint(w, "running", c->running);
-	json_member_string(w, "status", report_status_name(c->status));
-	json_member_string(w, "reason", c->reason);
-	write_metric(w, r, counts, i, seconds);
-	if (stddev) {
-		json_member_double(w, "stddev", stddev[i]);
-	}
-	/* A merged family has its PMUs as parts even where no other parts are shown. */
-	if (r->show_parts || c->nr_parts) {
+	write_count(o, rd->counts, i, rd->seconds, rd->stddev);
+	if (e->summed && rd->pmu_counts)
+		write_pmus(o, i, rd);
+	if (r->show_parts) {
 		/* Without memory for them, the parts go without their metrics rather than not at all. */
 		struct report_count *scratch = calloc(r->nr_events, sizeof(*scratch));
 		json_key(w, "parts");
 		json_begin_array(w);
 		for (size_t k = 0; k < c->nr_parts; k++)
-			write_part(o, counts, i, k, seconds, scratch);
+			write_part(o, rd->counts, i, k, rd->seconds, scratch);
 		json_end_array(w);
 		free(scratch);
 	}
@@ -117,12 +155,10 @@ static const char *library_status_name(enum tally_status status)
 	return "unknown";
 }
 
-/* A metric asked for with -M: its value (null when not available, with the reason) and the inputs it was
- * computed from, each summed over the events taken. */
-static void write_metric_record(struct json_writer *w, const struct tally_metric_value *m)
+/* A metric's value (null when not available, with the reason) and the inputs it was computed from, each
+ * summed over the events taken. */
+static void write_metric_members(struct json_writer *w, const struct tally_metric_value *m)
 {
-	json_begin_object(w);
-	json_member_string(w, "name", m->name);
 	json_key(w, "value");
 	if (m->available)
 		json_double(w, m->value);
@@ -147,26 +183,49 @@ static void write_metric_record(struct json_writer *w, const struct tally_metric
 		json_end_object(w);
 	}
 	json_end_array(w);
+}
+
+/* A metric asked for with -M, summed over a hybrid machine's core PMUs, with each PMU's own value in pmus
+ * where it has parts on several (the P-cores' IPC, the E-cores'). */
+static void write_metric_record(struct output *o, const struct json_reading *rd, size_t k)
+{
+	struct json_writer *w = &o->json;
+	const struct report *r = o->report;
+	struct tally_metric_value m;
+	report_metric(r, rd->pmu_counts, rd->seconds, k, NULL, &m);
+	json_begin_object(w);
+	json_member_string(w, "name", m.name);
+	write_metric_members(w, &m);
+	const char *pmus[8];
+	size_t nr = report_metric_parts(r, rd->pmu_counts, k, pmus, 8);
+	if (nr > 1) {
+		json_key(w, "pmus");
+		json_begin_array(w);
+		for (size_t p = 0; p < nr && p < 8; p++) {
+			report_metric(r, rd->pmu_counts, rd->seconds, k, pmus[p], &m);
+			json_begin_object(w);
+			json_member_string(w, "pmu", pmus[p]);
+			write_metric_members(w, &m);
+			json_end_object(w);
+		}
+		json_end_array(w);
+	}
 	json_end_object(w);
 }
 
-static void write_events(struct output *o, const struct report_count *counts, double seconds,
-                         const double *stddev)
+static void write_events(struct output *o, const struct json_reading *rd)
 {
 	const struct report *r = o->report;
 	json_key(&o->json, "events");
 	json_begin_array(&o->json);
 	for (size_t i = 0; i < r->nr_events; i++)
 		if (!r->events[i].hidden)
-			write_event(o, i, counts, seconds, stddev);
+			write_event(o, i, rd);
 	json_end_array(&o->json);
 	json_key(&o->json, "metrics");
 	json_begin_array(&o->json);
-	for (size_t k = 0; k < r->nr_metrics; k++) {
-		struct tally_metric_value m;
-		report_metric(r, counts, seconds, k, &m);
-		write_metric_record(&o->json, &m);
-	}
+	for (size_t k = 0; k < r->nr_metrics; k++)
+		write_metric_record(o, rd, k);
 	json_end_array(&o->json);
 }
 
@@ -251,7 +310,7 @@ static void json_interval(struct output *o, const struct report_sample *s)
 	json_begin_object(w);
 	json_member_double(w, "timestamp", s->timestamp);
 	json_member_double(w, "seconds", s->seconds);
-	write_events(o, s->counts, s->seconds, NULL);
+	write_events(o, &(struct json_reading){ s->counts, s->pmu_counts, s->seconds, NULL, NULL });
 	json_end_object(w);
 }
 
@@ -273,7 +332,7 @@ static void json_run(struct output *o, const struct report_sample *s)
 	json_member_double(w, "user", s->user);
 	json_member_double(w, "sys", s->sys);
 	json_member_int(w, "exit_status", s->exit_status);
-	write_events(o, s->counts, s->seconds, NULL);
+	write_events(o, &(struct json_reading){ s->counts, s->pmu_counts, s->seconds, NULL, NULL });
 	json_end_object(w);
 }
 
@@ -303,7 +362,7 @@ static void json_finish(struct output *o, const struct report_totals *t)
 	json_member_double(w, "elapsed_stddev", t->elapsed_stddev);
 	json_member_double(w, "user", t->user);
 	json_member_double(w, "sys", t->sys);
-	write_events(o, t->counts, t->elapsed, t->stddev);
+	write_events(o, &(struct json_reading){ t->counts, t->pmu_counts, t->elapsed, t->stddev, t->pmu_stddev });
 	if (r->regions) {
 		json_key(w, "regions");
 		if (*r->regions)

@@ -47,7 +47,7 @@ static void print_object(struct output *o, const struct output_reading *reading,
 	else
 		fprintf(out, "\"counter-value\" : \"%f\", ", output_display_value(e, c));
 	member_string(out, "unit", e->unit);
-	member_string(out, "event", e->name);
+	member_string(out, "event", line->name);
 	fprintf(out, "\"event-runtime\" : %llu, \"pcnt-running\" : %.2f, ", (unsigned long long)c->running,
 	        output_percent_running(c));
 	struct tally_metric_value m;
@@ -71,7 +71,7 @@ static void perf_json_interval(struct output *o, const struct report_sample *s)
 	o->intervals++;
 	char timestamp[32];
 	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
-	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL };
+	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
 	output_each_line(o, &reading, print_object);
 }
 
@@ -85,7 +85,7 @@ static void perf_json_finish(struct output *o, const struct report_totals *t)
 {
 	if (o->intervals && !o->report->summary)
 		return;
-	struct output_reading reading = { t->counts, t->elapsed, NULL, NULL };
+	struct output_reading reading = { t->counts, t->elapsed, NULL, NULL, t->pmu_counts, NULL };
 	output_each_line(o, &reading, print_object);
 }
 

@@ -14,7 +14,7 @@ static bool left_out(const struct report_event *e, const struct report_count *c)
 	return e->optional && c->status == REPORT_NOT_SUPPORTED;
 }
 
-static void print_value(FILE *out, const struct report *r, const struct report_event *e,
+static void print_value(FILE *out, const struct report *r, const struct report_event *e, const char *name,
                         const struct report_count *c)
 {
 	bool group = !r->no_big_num;
@@ -30,7 +30,7 @@ static void print_value(FILE *out, const struct report *r, const struct report_e
 	fprintf(out, "%18s ", text);
 	text_escape_pad(out, e->unit, 4);
 	fputc(' ', out);
-	text_escape_pad(out, e->name, 32);
+	text_escape_pad(out, name, 32);
 }
 
 /* One line: value, unit, event, then "# metric", the relative stddev with -r, and the share of time the
@@ -50,7 +50,7 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 		fprintf(o->out, "%4u ", line->nr_cpus);
 	else if (line->part && r->show_nr_cpus)
 		fprintf(o->out, "%4s ", "");
-	print_value(o->out, r, e, c);
+	print_value(o->out, r, e, line->name, c);
 	struct tally_metric_value m;
 	if (line->metric_counts && report_comment(r, line->metric_counts, line->event, reading->seconds, &m))
 		fprintf(o->out, " # %8.3f %-20s", m.value, m.unit);
@@ -65,27 +65,26 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 	fputc('\n', o->out);
 }
 
-/* The metrics asked for with -M, one line each under the events: value, name, "# unit"; "<not available>"
- * where there is none (the reason is under the table). */
-static void print_metrics(struct output *o, const struct output_reading *reading)
+/* One metric's line: value, name, "# unit"; "<not available>" where there is none (the reason is under
+ * the table). */
+static void print_metric(struct output *o, const struct output_reading *reading, const char *name,
+                         const struct tally_metric_value *m)
 {
 	const struct report *r = o->report;
-	for (size_t k = 0; k < r->nr_metrics; k++) {
-		struct tally_metric_value m;
-		report_metric(r, reading->counts, reading->seconds, k, &m);
-		char text[NUMBER_FORMAT_MAX];
-		if (m.available)
-			number_format_grouped_double(m.value, 2, !r->no_big_num, text, sizeof(text));
-		else
-			snprintf(text, sizeof(text), "<not available>");
-		if (reading->timestamp)
-			fprintf(o->out, "%16s ", reading->timestamp);
-		if (r->show_parts)
-			fprintf(o->out, "%16s ", "");
-		if (r->show_nr_cpus)
-			fprintf(o->out, "%4s ", "");
-		fprintf(o->out, "%18s %-4s %-32s # %s\n", text, "", m.name, m.unit);
-	}
+	char text[NUMBER_FORMAT_MAX];
+	if (m->available)
+		number_format_grouped_double(m->value, 2, !r->no_big_num, text, sizeof(text));
+	else
+		snprintf(text, sizeof(text), "<not available>");
+	if (reading->timestamp)
+		fprintf(o->out, "%16s ", reading->timestamp);
+	if (r->show_parts)
+		fprintf(o->out, "%16s ", "");
+	if (r->show_nr_cpus)
+		fprintf(o->out, "%4s ", "");
+	fprintf(o->out, "%18s %-4s ", text, "");
+	text_escape_pad(o->out, name, 32);
+	fprintf(o->out, " # %s\n", m->unit);
 }
 
 static void table_begin(struct output *o)
@@ -93,16 +92,15 @@ static void table_begin(struct output *o)
 	output_rank_line(o->out, o->report);
 }
 
-
 static void table_interval(struct output *o, const struct report_sample *s)
 {
 	if (o->intervals++ == 0)
 		fprintf(o->out, "#%15s %18s %-4s %s\n", "time", "counts", "unit", "events");
 	char timestamp[32];
 	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
-	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL };
+	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
 	output_each_line(o, &reading, print_line);
-	print_metrics(o, &reading);
+	output_each_metric(o, &reading, print_metric);
 }
 
 static void table_run(struct output *o, const struct report_sample *s)
@@ -111,29 +109,41 @@ static void table_run(struct output *o, const struct report_sample *s)
 	o->runs++;
 }
 
-/* The reasons behind <not counted> and <not supported>, once per event, and behind a metric's <not
- * available>, under the table. */
-static void print_footnotes(struct output *o, const struct report_count *counts, double seconds)
+/* The reason behind one line's <not counted> or <not supported>. */
+static void print_footnote(struct output *o, bool *any, const char *name, const struct report_count *c)
+{
+	const char *placeholder = output_status_placeholder(c->status);
+	if (!placeholder)
+		return;
+	if (!*any)
+		fputc('\n', o->out);
+	*any = true;
+	fprintf(o->out, " %s ", placeholder);
+	text_escape_write(o->out, name);
+	fputs(": ", o->out);
+	/* A reason quotes the event's name (and the kernel's words): escaped as the name is. */
+	text_escape_lines(o->out, c->reason ? c->reason : "no reason given");
+	fputc('\n', o->out);
+}
+
+/* The reasons behind <not counted> and <not supported>, once per line, under the table (with --per-pmu
+ * also a PMU's: cpu_atom's cycles when the command never ran on an E-core), and behind a metric's <not
+ * available>. */
+static void print_footnotes(struct output *o, const struct report_totals *t)
 {
 	const struct report *r = o->report;
 	bool any = false;
 	for (size_t i = 0; i < r->nr_events; i++) {
-		const char *placeholder = output_status_placeholder(counts[i].status);
-		if (!placeholder || r->events[i].hidden || left_out(&r->events[i], &counts[i]))
-			continue;
-		if (!any)
-			fputc('\n', o->out);
-		any = true;
-		fprintf(o->out, " %s ", placeholder);
-		text_escape_write(o->out, r->events[i].name);
-		fputs(": ", o->out);
-		/* A reason quotes the event's name (and the kernel's words): escaped as the name is. */
-		text_escape_lines(o->out, counts[i].reason ? counts[i].reason : "no reason given");
-		fputc('\n', o->out);
+		const struct report_event *e = &r->events[i];
+		if (!e->hidden && !left_out(e, &t->counts[i]))
+			print_footnote(o, &any, e->name, &t->counts[i]);
+		for (size_t j = i; r->show_pmus && e->summed && j < r->nr_events; j++)
+			if (r->events[j].line == i)
+				print_footnote(o, &any, r->events[j].pmu_name, &t->pmu_counts[j]);
 	}
 	for (size_t k = 0; k < r->nr_metrics; k++) {
 		struct tally_metric_value m;
-		report_metric(r, counts, seconds, k, &m);
+		report_metric(r, t->pmu_counts, t->elapsed, k, NULL, &m);
 		if (m.available)
 			continue;
 		if (!any)
@@ -155,11 +165,12 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		if (t->nr_runs > 1)
 			fprintf(o->out, " (%u runs)", t->nr_runs);
 		fputs(":\n\n", o->out);
-		struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL };
+		struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL,
+			                          t->pmu_counts, t->nr_runs > 1 ? t->pmu_stddev : NULL };
 		output_each_line(o, &reading, print_line);
-		print_metrics(o, &reading);
+		output_each_metric(o, &reading, print_metric);
 	}
-	print_footnotes(o, t->counts, t->elapsed);
+	print_footnotes(o, t);
 	if (totals) {
 		if (t->nr_runs > 1)
 			fprintf(o->out, "\n %17.6f +- %.6f seconds time elapsed  ( +- %5.2f%% )\n", t->elapsed,

@@ -20,7 +20,8 @@ int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggrega
 	rd->events = calloc(n, sizeof(*rd->events));
 	rd->results = calloc(n, sizeof(*rd->results));
 	rd->counts = calloc(n, sizeof(*rd->counts));
-	if (!rd->events || !rd->results || !rd->counts) {
+	rd->pmu_counts = calloc(n, sizeof(*rd->pmu_counts));
+	if (!rd->events || !rd->results || !rd->counts || !rd->pmu_counts) {
 		readings_free(rd);
 		return -ENOMEM;
 	}
@@ -46,6 +47,7 @@ void readings_free(struct readings *rd)
 	free(rd->events);
 	free(rd->results);
 	free(rd->counts);
+	free(rd->pmu_counts);
 	free_snapshots(rd);
 	memset(rd, 0, sizeof(*rd));
 }
@@ -243,9 +245,21 @@ static struct report_part *line_part(struct event_reading *ev, size_t *n, const 
 	return into;
 }
 
-/* Adds the parts of event i to the line of event `line` (itself, or the first of its family when the
- * family is merged), one report part per label. A label's CPUs are counted once, from the line's own
- * event: a family's other PMUs count on the same CPUs. */
+/* Whether the line's own event has a part on this CPU: a family's instances count on the same CPUs as
+ * the first (uncore_imc_<n>, one CPU per package each), a hybrid machine's core PMUs each on CPUs of their
+ * own (cpu_core on 0-15, cpu_atom on 16-23). */
+static bool line_has_cpu(const struct readings *rd, size_t line, int cpu)
+{
+	const struct event_reading *head = &rd->events[line];
+	for (size_t k = 0; k < head->nr_parts; k++)
+		if (head->parts[k].cpu == cpu)
+			return true;
+	return false;
+}
+
+/* Adds the parts of event i to the line of event `line` (itself, or the first of its spec item when its
+ * PMUs are summed), one report part per label. A label counts each CPU once: from the line's own event,
+ * or from another PMU's where the line's own has none there. */
 static int fill_parts(struct readings *rd, size_t i, size_t line, size_t *n)
 {
 	struct event_reading *ev = &rd->events[i], *into_ev = &rd->events[line];
@@ -264,7 +278,7 @@ static int fill_parts(struct readings *rd, size_t i, size_t line, size_t *n)
 		                                     thread ? (int)p->tid : -1, status_of(p->status));
 		if (!into)
 			return -ENOMEM;
-		into->nr_cpus += i == line && !thread;
+		into->nr_cpus += !thread && (i == line || !line_has_cpu(rd, line, p->cpu));
 		into->value += p->value;
 		into->enabled += p->enabled;
 		into->running += p->running;
@@ -273,24 +287,7 @@ static int fill_parts(struct readings *rd, size_t i, size_t line, size_t *n)
 	return 0;
 }
 
-/* Without parts shown, a merged family's line has one part per PMU (for JSON): each PMU's own count. */
-static int fill_pmu_part(struct readings *rd, size_t i, size_t line, size_t *n)
-{
-	TALLY_OPTS(tally_event_info, info);
-	if (tally_events_at(tally_counter_events(rd->counter), i, &info) < 0 || !info.pmu)
-		return 0;
-	const struct report_count *c = &rd->counts[i];
-	struct report_part *into = line_part(&rd->events[line], n, info.pmu, -1, -1, c->status);
-	if (!into)
-		return -ENOMEM;
-	into->value += c->value;
-	into->enabled += c->enabled;
-	into->running += c->running;
-	into->scaled += c->scaled;
-	return 0;
-}
-
-/* The line event i is shown on: its own, or the first event of its family when families are merged. */
+/* The line event i is shown on: its own, or the first event of its spec item when its PMUs are summed. */
 static size_t line_of(const struct readings *rd, size_t i)
 {
 	return rd->line ? rd->line[i] : i;
@@ -300,23 +297,14 @@ static size_t line_of(const struct readings *rd, size_t i)
 static int fill_all_parts(struct readings *rd)
 {
 	size_t *nr = calloc(rd->n ? rd->n : 1, sizeof(*nr));
-	bool *merged = calloc(rd->n ? rd->n : 1, sizeof(*merged));
-	int err = nr && merged ? 0 : -ENOMEM;
-	for (size_t i = 0; i < rd->n && !err; i++)
-		merged[line_of(rd, i)] |= line_of(rd, i) != i;
-	for (size_t i = 0; i < rd->n && !err; i++) {
-		size_t line = line_of(rd, i);
-		if (rd->aggregation != AGGR_GLOBAL)
-			err = fill_parts(rd, i, line, &nr[line]);
-		else if (merged[line])
-			err = fill_pmu_part(rd, i, line, &nr[line]);
-	}
+	int err = nr ? 0 : -ENOMEM;
+	for (size_t i = 0; i < rd->n && !err && rd->aggregation != AGGR_GLOBAL; i++)
+		err = fill_parts(rd, i, line_of(rd, i), &nr[line_of(rd, i)]);
 	for (size_t i = 0; i < rd->n && nr; i++) {
 		rd->counts[i].parts = rd->events[i].report_parts;
 		rd->counts[i].nr_parts = nr[i];
 	}
 	free(nr);
-	free(merged);
 	return err;
 }
 
@@ -328,7 +316,7 @@ int readings_name_parts(struct readings *rd)
 	return err ? err : fill_all_parts(rd);
 }
 
-/* A merged family's line: the sum of its PMUs' counts (each added to the first's). */
+/* A summed line: the sum of its PMUs' counts (each added to the first's). */
 static void merge_count(struct report_count *into, const struct report_count *c)
 {
 	into->value += c->value;
@@ -361,8 +349,9 @@ void readings_fill(struct readings *rd)
 			snprintf(ev->reason, sizeof(ev->reason),
 			         "it never ran while enabled (an idle target, or its counters were taken)");
 		c->reason = ev->reason[0] ? ev->reason : NULL;
+		/* What the event counted on its own PMU, before a summed line adds it up. */
+		rd->pmu_counts[i] = *c;
 	}
-	/* The PMU parts of a merged family are its PMUs' own counts: taken before the merge. */
 	fill_all_parts(rd);
 	for (size_t i = 0; i < rd->n; i++)
 		if (line_of(rd, i) != i)

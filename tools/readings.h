@@ -3,8 +3,9 @@
  * Readings of a counter turned into the report model: the window's reading of every event (and its parts
  * when they are shown), or an interval's (-I: the library's scaled difference of two snapshots), and the
  * conversion into report counts with statuses, reasons and part labels (-A: CPU, --per-thread: comm-tid,
- * --per-core: socket-die-core, --per-socket: socket, --per-die: socket-die, --per-node: node), the PMUs of a family merged into
- * one line unless they are shown apart (--no-merge, -A).
+ * --per-core: socket-die-core, --per-socket: socket, --per-die: socket-die, --per-node: node), the events of
+ * a spec item counted on several PMUs (a hybrid machine's core PMUs, a PMU family's instances) summed into
+ * one line unless they are shown apart (--no-merge, -A), each PMU's own count kept beside the sum.
  */
 #ifndef TALLY_TOOLS_READINGS_H
 #define TALLY_TOOLS_READINGS_H
@@ -40,12 +41,13 @@ struct readings {
 	size_t n;
 	enum stat_aggregation aggregation;
 	bool no_scale;
-	/* The event whose line shows event i: i, or the first of its PMU family when families are merged
+	/* The event whose line shows event i: i, or the first of its spec item when its PMUs are summed
 	 * (its count is then added to that line's). NULL: every event on its own line. */
 	const size_t *line;
 	struct event_reading *events;     /* what readings_fill shows */
 	struct tally_result *results;     /* the read buffer, so that a read allocates nothing here */
 	struct report_count *counts;      /* the report view of the latest fill */
+	struct report_count *pmu_counts;  /* each event's own count in it, before the sums (no parts) */
 	/* -I: the interval begins at `base` (`zero`, never taken, stands for the window's beginning) and
 	 * ends at the other of `taken`. Made for each open (their size is the target's). */
 	tally_snapshot *zero, *taken[2];
@@ -72,8 +74,8 @@ int readings_take(struct readings *rd);
  * window, so that a group that never ran is explained and split as at any read. */
 int readings_interval(struct readings *rd);
 
-/* Fills rd->counts from `events`: a merged family's line holds the sum of its PMUs, with one part per
- * PMU when no other parts are shown. */
+/* Fills rd->counts from `events` (a summed line holds the sum of its PMUs) and rd->pmu_counts (each
+ * event's own count). */
 void readings_fill(struct readings *rd);
 
 /* The next interval begins at the window's start (a new run, or a counter reset). */

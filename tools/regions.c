@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int regions_prepare(struct regions *r, const char *events, bool json, bool csv)
+int regions_prepare(struct regions *r, const char *events, const char *metrics, bool json, bool csv)
 {
 	const char *suffix = json ? ".json" : csv ? ".csv" : ".txt";
 	const char *dir = getenv("TMPDIR");
@@ -21,7 +21,8 @@ int regions_prepare(struct regions *r, const char *events, bool json, bool csv)
 	}
 	close(fd);
 	/* The command's own TALLY_OUTPUT would take its results from tally: --regions asks for them. */
-	if (setenv("TALLY_OUTPUT", r->path, 1) != 0 || (events && setenv("TALLY_EVENTS", events, 1) != 0))
+	if (setenv("TALLY_OUTPUT", r->path, 1) != 0 || (events && setenv("TALLY_EVENTS", events, 1) != 0) ||
+	    (metrics && setenv("TALLY_METRICS", metrics, 1) != 0))
 		return -errno;
 	return 0;
 }

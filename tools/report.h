@@ -52,7 +52,14 @@ struct report_event {
 	int group;                 /* -1 outside braces */
 	const char *unit;          /* display unit ("msec" for the clock events, a sysfs .unit), or "" */
 	double unit_scale;         /* display value = scaled count × unit_scale */
-	bool hidden;               /* a PMU of a merged family: counted in its first PMU's line, not shown */
+	bool hidden;               /* a PMU of a summed line: counted in its first PMU's line, not shown */
+	/* A spec item counted on several PMUs (cpu_core and cpu_atom, arm64 clusters, a PMU family's
+	 * instances) is one line, the sum of its events; `line` is the event whose line shows this one (its
+	 * own index when it is not summed into another's). */
+	size_t line;
+	bool summed;               /* this line sums several PMUs' events: those whose `line` is this one */
+	const char *pmu_name;      /* the name on its PMU's own line (--per-pmu, --no-merge, -A):
+	                            * "cpu_core/cycles/", "uncore_imc_0/cas_count_read/"; else its name */
 	bool optional;             /* one of the default events: the table leaves it out where it is not
 	                            * supported (report.note says why), CSV and JSON print it as perf does */
 };
@@ -84,6 +91,8 @@ struct report_count {
 /* One reading of every event: one run's totals, or one interval's deltas. */
 struct report_sample {
 	const struct report_count *counts; /* one per event, in event order */
+	const struct report_count *pmu_counts; /* one per event: its own count on its PMU, what a summed line
+	                                        * adds up (the same as counts for an event not summed) */
 	double timestamp;          /* seconds from the start of counting to this reading */
 	double seconds;            /* wall time the counts cover */
 	unsigned run;              /* 1-based run number */
@@ -96,6 +105,8 @@ struct report_totals {
 	unsigned nr_runs;
 	const struct report_count *counts; /* means (scaled) over runs; statuses of the worst run */
 	const double *stddev;      /* per event, of the scaled value over runs (0 for one run) */
+	const struct report_count *pmu_counts; /* each event's own count on its PMU, as counts */
+	const double *pmu_stddev;  /* of pmu_counts, as stddev */
 	double elapsed, elapsed_stddev;
 	double user, sys;          /* summed over runs */
 	int exit_status;           /* what tally exits with */
@@ -113,6 +124,7 @@ struct report {
 	const char *note;          /* one line shown before the results (e.g. why hardware events are missing) */
 	bool show_parts;           /* -A, --per-thread, --per-core/-socket/-die/-node */
 	bool show_nr_cpus;         /* --per-core/-socket/-die/-node: a part's CPU count after its label */
+	bool show_pmus;            /* --per-pmu: a summed line's PMUs, each on a line of its own, follow it */
 	bool verbose;
 	bool no_big_num;           /* -B: the table groups no digits */
 	bool summary;              /* --summary: the totals are printed after the intervals too */

@@ -50,7 +50,7 @@ bool report_comment(const struct report *r, const struct report_count *counts, s
 }
 
 void report_metric(const struct report *r, const struct report_count *counts, double seconds, size_t k,
-                   struct tally_metric_value *v)
+                   const char *pmu, struct tally_metric_value *v)
 {
 	struct tally_metric_sample sample;
 	*v = (struct tally_metric_value){ .sz = sizeof(*v) };
@@ -62,7 +62,19 @@ void report_metric(const struct report *r, const struct report_count *counts, do
 		snprintf(v->reason, sizeof(v->reason), "out of memory");
 		return;
 	}
+	sample.pmu = pmu;
 	if (tally_metric_eval(&sample, r->metrics[k], v) < 0)
 		snprintf(v->reason, sizeof(v->reason), "%s", tally_last_error());
 	free((double *)sample.values);
+}
+
+size_t report_metric_parts(const struct report *r, const struct report_count *counts, size_t k, const char **pmus,
+                           size_t n)
+{
+	struct tally_metric_sample sample;
+	if (!make_sample(r, counts, 0, &sample))
+		return 0;
+	int nr = tally_metric_parts(&sample, r->metrics[k], pmus, n);
+	free((double *)sample.values);
+	return nr < 0 ? 0 : (size_t)nr;
 }

@@ -16,9 +16,15 @@
 bool report_comment(const struct report *r, const struct report_count *counts, size_t i, double seconds,
                     struct tally_metric_value *v);
 
-/* Metric k of the report (r->metrics[k]) over a reading, summed over core PMU parts. Without memory: not
- * available, saying so. */
+/* Metric k of the report (r->metrics[k]) over a reading, summed over core PMU parts (pmu NULL) or of one
+ * part ("cpu_core": the P-cores' IPC). `counts` are each event's own (report_sample.pmu_counts: the
+ * library sums the parts itself). Without memory: not available, saying so. */
 void report_metric(const struct report *r, const struct report_count *counts, double seconds, size_t k,
-                   struct tally_metric_value *v);
+                   const char *pmu, struct tally_metric_value *v);
+
+/* The core PMUs metric k has parts on in a reading (tally_metric_parts), into pmus[0 .. n); returns how
+ * many (0 without memory). A metric is shown per PMU when it has 2 or more. */
+size_t report_metric_parts(const struct report *r, const struct report_count *counts, size_t k, const char **pmus,
+                           size_t n);
 
 #endif

@@ -63,7 +63,7 @@ struct stat_session {
 	struct report_event *events;
 	char (*encodings)[256];
 	size_t *lines;                /* the line each event is shown on (readings.h), NULL when none merges */
-	char (*names)[256];           /* unmerged family PMUs' names, "uncore_imc_0/cas_count_read/" */
+	char (*names)[256];           /* family PMUs' own names, "uncore_imc_0/cas_count_read/" */
 	struct machine machine;
 	char target[512];
 	struct output out;
@@ -74,11 +74,12 @@ struct stat_session {
 	int interrupted;              /* the signal that stopped tally, 0 when none */
 	unsigned forwarded;           /* signals passed on to the command */
 	char *pin;                    /* --pin as a CPU list for the library */
-	/* -r statistics, one per event, and of the elapsed time; the totals' counts and deviations. */
-	struct event_runs *runs;
+	/* -r statistics, one per event (of its line's count, and of its own on its PMU), and of the elapsed
+	 * time; the totals' counts and deviations. */
+	struct event_runs *runs, *pmu_runs;
 	struct run_stats elapsed;
-	struct report_count *mean_counts;
-	double *stddev;
+	struct report_count *mean_counts, *mean_pmu_counts;
+	double *stddev, *pmu_stddev;
 	double user, sys;
 	int exit_status;
 	int run_signal;               /* the signal that ended this run's command, 0 when it exited */
@@ -132,18 +133,22 @@ static void close_results(struct stat_session *s)
 	s->file = NULL;
 }
 
-/* A PMU family (uncore_imc/cas_count_read/ on uncore_imc_0 ... uncore_imc_5): the events of one spec item
- * the library marks as a family's instances (tally_event_info.family; hybrid expansions stay apart as perf
- * 6.1 shows them). perf merges a family into one line; --no-merge, and -A here, show each PMU on its own line, named as perf's
- * --no-merge names it: the PMU, then the name from its first '/' ("uncore_imc_0/cas_count_read/"), or
- * "name [pmu]" for a name without one (a name= term). */
-static int place_families(struct stat_session *s, const tally_events *list, size_t n)
+/* A spec item counted on several PMUs whose events sum to one thing is one line, the sum, named as written:
+ * a PMU family's instances (tally_event_info.family: uncore_imc/cas_count_read/ on uncore_imc_0 ... _5, as
+ * perf merges them) and a generic event, raw code or alias on each core PMU of a hybrid machine
+ * (.per_core_pmu: cpu_core/cycles/ and cpu_atom/cycles/, arm64 clusters; perf 6.1 shows these apart unless
+ * --hybrid-merge). --no-merge and -A show each PMU on its own line, and so does --per-pmu where other
+ * parts are shown (--per-thread, --per-core, ...), named as perf's --no-merge names it: the PMU, then the
+ * name from its first '/' ("uncore_imc_0/cas_count_read/"), or "name [pmu]" for a name without one (a
+ * name= term); a core PMU's expansion is named so by the library already ("cpu_core/cycles/"). */
+static int place_summed(struct stat_session *s, const tally_events *list, size_t n)
 {
-	bool merge = !s->opt.no_merge && s->opt.aggregation != AGGR_NONE;
+	const struct stat_options *o = &s->opt;
+	bool merge = !o->no_merge && (o->aggregation == AGGR_GLOBAL || (o->aggregation != AGGR_NONE && !o->per_pmu));
 	size_t *first = malloc((n ? n : 1) * sizeof(*first)); /* by origin: its first event */
 	s->lines = merge ? malloc((n ? n : 1) * sizeof(*s->lines)) : NULL;
-	s->names = merge ? NULL : calloc(n ? n : 1, sizeof(*s->names));
-	if (!first || (merge ? !s->lines : !s->names)) {
+	s->names = calloc(n ? n : 1, sizeof(*s->names));
+	if (!first || (merge && !s->lines) || !s->names) {
 		free(first);
 		return -ENOMEM;
 	}
@@ -152,24 +157,32 @@ static int place_families(struct stat_session *s, const tally_events *list, size
 	for (size_t i = 0; i < n; i++) {
 		TALLY_OPTS(tally_event_info, info);
 		tally_events_at(list, i, &info); /* i is in range: describe_events read it already */
+		struct report_event *e = &s->events[i];
 		if (first[info.origin] == SIZE_MAX)
 			first[info.origin] = i;
 		size_t head = first[info.origin];
-		bool member = head != i && info.family;
-		if (merge) {
-			s->lines[i] = member ? head : i;
-			s->events[i].hidden = member;
-		} else if (member) {
-			for (size_t k = 0; k < 2; k++) {
-				size_t e = k ? i : head;
-				const char *name = tally_counter_name(s->counter, e), *slash = strchr(name, '/');
-				if (slash)
-					snprintf(s->names[e], sizeof(s->names[e]), "%s%s", s->events[e].pmu, slash);
-				else
-					snprintf(s->names[e], sizeof(s->names[e]), "%s [%s]", name, s->events[e].pmu);
-				s->events[e].name = s->names[e];
-			}
+		e->line = i;
+		e->pmu_name = e->name;
+		if (s->lines)
+			s->lines[i] = i;
+		if (info.nr_origins < 2 || !(info.family || info.per_core_pmu))
+			continue;
+		if (info.family) {
+			const char *slash = strchr(e->name, '/');
+			if (slash)
+				snprintf(s->names[i], sizeof(s->names[i]), "%s%s", e->pmu, slash);
+			else
+				snprintf(s->names[i], sizeof(s->names[i]), "%s [%s]", e->name, e->pmu);
+			e->pmu_name = s->names[i];
 		}
+		if (!merge) {
+			e->name = e->pmu_name;
+			continue;
+		}
+		s->lines[i] = e->line = head;
+		e->hidden = head != i;
+		s->events[head].summed = true;
+		s->events[head].name = info.origin_name;
 	}
 	free(first);
 	return 0;
@@ -206,7 +219,7 @@ static int describe_events(struct stat_session *s)
 	}
 	s->report.nr_events = n;
 	s->report.events = s->events;
-	return place_families(s, list, n);
+	return place_summed(s, list, n);
 }
 
 /* The metrics the counter was asked for (-M), which the writers compute through the library. */
@@ -319,6 +332,7 @@ static int print_interval(struct stat_session *s, uint64_t started, uint64_t *la
 	readings_fill(&s->rd);
 	struct report_sample sample = {
 		.counts = s->rd.counts,
+		.pmu_counts = s->rd.pmu_counts,
 		.timestamp = (double)(now - started) / 1e9,
 		.seconds = (double)(now - *last_tick) / 1e9,
 		.exit_status = -1,
@@ -431,18 +445,22 @@ static void begin_results(struct stat_session *s)
 		fprintf(stderr, "note: %s\n", s->report.note); /* tally's own text */
 }
 
+static void add_run(struct event_runs *e, unsigned run, const struct report_count *c)
+{
+	run_stats_add(&e->value, c->scaled);
+	run_stats_add(&e->raw, (double)c->value);
+	run_stats_add(&e->enabled, (double)c->enabled);
+	run_stats_add(&e->running, (double)c->running);
+	e->worst = run == 1 ? c->status : report_status_worse(e->worst, c->status);
+}
+
 static void record_run(struct stat_session *s, unsigned run, double seconds, double user, double sys,
                        int exit_status)
 {
 	size_t n = s->report.nr_events;
 	for (size_t i = 0; i < n; i++) {
-		const struct report_count *c = &s->rd.counts[i];
-		struct event_runs *e = &s->runs[i];
-		run_stats_add(&e->value, c->scaled);
-		run_stats_add(&e->raw, (double)c->value);
-		run_stats_add(&e->enabled, (double)c->enabled);
-		run_stats_add(&e->running, (double)c->running);
-		e->worst = run == 1 ? c->status : report_status_worse(e->worst, c->status);
+		add_run(&s->runs[i], run, &s->rd.counts[i]);
+		add_run(&s->pmu_runs[i], run, &s->rd.pmu_counts[i]);
 	}
 	run_stats_add(&s->elapsed, seconds);
 	s->user += user;
@@ -460,7 +478,7 @@ static void record_run(struct stat_session *s, unsigned run, double seconds, dou
 	if (s->run_signal || !s->killed_runs)
 		s->exit_status = exit_status;
 	struct report_sample sample = {
-		.counts = s->rd.counts, .timestamp = seconds, .seconds = seconds, .run = run,
+		.counts = s->rd.counts, .pmu_counts = s->rd.pmu_counts, .timestamp = seconds, .seconds = seconds, .run = run,
 		.user = user, .sys = sys, .exit_status = exit_status,
 	};
 	if (!s->opt.quiet)
@@ -587,31 +605,40 @@ static int count_once(struct stat_session *s, unsigned run)
 	return s->interrupted ? 128 + s->interrupted : -1;
 }
 
+/* The closing count of one event over the runs: the only run's, or the means with the worst status (the
+ * last run's parts and reason). */
+static void mean_count(const struct event_runs *e, unsigned runs, const struct report_count *last,
+                       struct report_count *m, double *stddev)
+{
+	if (runs == 1) {
+		*m = *last;
+	} else {
+		m->scaled = e->value.mean;
+		m->value = count_of(e->raw.mean);
+		m->enabled = count_of(e->enabled.mean);
+		m->running = count_of(e->running.mean);
+		m->status = e->worst;
+		m->reason = last->reason;
+		m->parts = last->parts;
+		m->nr_parts = last->nr_parts;
+	}
+	*stddev = run_stats_stddev(&e->value);
+}
+
 static void finish(struct stat_session *s)
 {
 	size_t n = s->report.nr_events;
 	unsigned runs = s->elapsed.n;
 	for (size_t i = 0; i < n; i++) {
-		const struct event_runs *e = &s->runs[i];
-		struct report_count *m = &s->mean_counts[i];
-		if (runs == 1) {
-			*m = s->rd.counts[i];
-		} else {
-			m->scaled = e->value.mean;
-			m->value = count_of(e->raw.mean);
-			m->enabled = count_of(e->enabled.mean);
-			m->running = count_of(e->running.mean);
-			m->status = e->worst;
-			m->reason = s->rd.counts[i].reason;
-			m->parts = s->rd.counts[i].parts;
-			m->nr_parts = s->rd.counts[i].nr_parts;
-		}
-		s->stddev[i] = run_stats_stddev(&e->value);
+		mean_count(&s->runs[i], runs, &s->rd.counts[i], &s->mean_counts[i], &s->stddev[i]);
+		mean_count(&s->pmu_runs[i], runs, &s->rd.pmu_counts[i], &s->mean_pmu_counts[i], &s->pmu_stddev[i]);
 	}
 	struct report_totals totals = {
 		.nr_runs = runs,
 		.counts = s->mean_counts,
 		.stddev = s->stddev,
+		.pmu_counts = s->mean_pmu_counts,
+		.pmu_stddev = s->pmu_stddev,
 		.elapsed = s->elapsed.mean,
 		.elapsed_stddev = run_stats_stddev(&s->elapsed),
 		.user = s->user,
@@ -636,9 +663,14 @@ static int alloc_statistics(struct stat_session *s)
 {
 	size_t n = s->report.nr_events ? s->report.nr_events : 1;
 	s->runs = calloc(n, sizeof(*s->runs));
+	s->pmu_runs = calloc(n, sizeof(*s->pmu_runs));
 	s->mean_counts = calloc(n, sizeof(*s->mean_counts));
+	s->mean_pmu_counts = calloc(n, sizeof(*s->mean_pmu_counts));
 	s->stddev = calloc(n, sizeof(*s->stddev));
-	return s->runs && s->mean_counts && s->stddev ? 0 : -ENOMEM;
+	s->pmu_stddev = calloc(n, sizeof(*s->pmu_stddev));
+	return s->runs && s->pmu_runs && s->mean_counts && s->mean_pmu_counts && s->stddev && s->pmu_stddev
+	               ? 0
+	               : -ENOMEM;
 }
 
 static void session_free(struct stat_session *s)
@@ -652,8 +684,11 @@ static void session_free(struct stat_session *s)
 	free(s->lines);
 	free(s->names);
 	free(s->runs);
+	free(s->pmu_runs);
 	free(s->mean_counts);
+	free(s->mean_pmu_counts);
 	free(s->stddev);
+	free(s->pmu_stddev);
 	free(s->regions_text);
 	free(s->metrics);
 	if (s->regions.path[0])
@@ -793,6 +828,14 @@ static int prepare(struct stat_session *s)
 	TALLY_OPTS(tally_counter_opts, copts, .pmus = s->pmus, .no_packing = o->no_group,
 	           .no_inherit = o->no_inherit, .open_without_events = true, .metrics = o->metrics);
 	int err = tally_counter_new(spec, &copts, &s->counter);
+	/* --topdown where the top-down events do not exist (no PERF_METRICS: a VM, AMD, arm64, an older
+	 * Intel): the command still runs, with the default events, and each metric says why it is not
+	 * available; perf 6.1 refuses to run. */
+	if (err == -TALLY_ESPEC && o->topdown_levels && !o->events) {
+		has_core = tally_pmus_core_count(s->pmus) > 0;
+		s->report.note = default_events_note(has_core);
+		err = tally_counter_new(default_events_spec(true, system_wide(o)), &copts, &s->counter);
+	}
 	if (err == -ENOENT && o->metrics) {
 		fprintf(stderr, "tally stat: -M: %s\n", tally_last_error());
 		return EXIT_USAGE;
@@ -825,6 +868,7 @@ static int prepare(struct stat_session *s)
 	}
 	s->report.show_parts = o->aggregation != AGGR_GLOBAL;
 	s->report.show_nr_cpus = o->aggregation >= AGGR_CORE;
+	s->report.show_pmus = o->per_pmu;
 	s->report.verbose = o->verbose;
 	s->report.no_big_num = o->no_big_num;
 	s->report.summary = o->summary;
@@ -837,7 +881,7 @@ static int prepare(struct stat_session *s)
 	s->report.separator = o->separator;
 	if (o->json)
 		machine_describe(&s->machine, s->pmus, &s->report);
-	err = o->regions ? regions_prepare(&s->regions, o->events, o->json, o->separator != NULL) : 0;
+	err = o->regions ? regions_prepare(&s->regions, o->events, o->metrics, o->json, o->separator != NULL) : 0;
 	if (err < 0) {
 		fprintf(stderr, "tally stat: --regions: cannot make its temporary file: %s\n", tally_strerror(err));
 		return EXIT_FAILED;

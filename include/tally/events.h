@@ -71,9 +71,17 @@ struct tally_event_info {
 	double scale;           /* from a sysfs alias's .scale, else 1.0 */
 	bool family;            /* (0.3) one instance of a PMU family (uncore_imc_N/cas_count_read/): the
 	                         * events of its origin are one event to a user, to be summed (perf merges
-	                         * them), where a hybrid expansion's stay apart */
+	                         * them) */
+	bool per_core_pmu;      /* (0.4) one of the attrs a generic event, raw code or core PMU alias became
+	                         * on each core PMU of a hybrid machine (cpu_core/cycles/, cpu_atom/cycles/;
+	                         * arm64 clusters armv8_cortex_a53/cycles/, ...): each counts on its own PMU's
+	                         * CPUs, so the events of its origin sum to the whole, as a family's do */
+	const char *origin_name; /* (0.4) the name of the spec item the event came from, shared by every
+	                         * event of its origin: "cycles" for cpu_core/cycles/ and cpu_atom/cycles/
+	                         * (the name= term where there is one); the display name where the item
+	                         * became one event or a family's instances */
 };
-#define tally_event_info__last_field family
+#define tally_event_info__last_field origin_name
 /* Fills info (declared with TALLY_OPTS) for attr i; the pointers stay valid until tally_events_free().
  * -ERANGE past the end. Thread-safe. */
 TALLY_API int tally_events_at(const tally_events *events, size_t i, struct tally_event_info *info);

@@ -9,7 +9,7 @@
  *
  * The first call makes a process-wide session (up to 1024 region names) from the environment: TALLY_EVENTS (an event spec; unset:
  * "cycles,instructions,branches,branch-misses", or "task-clock,page-faults,context-switches" when none of
- * those counts here) and TALLY_OUTPUT (a path where %p is the pid, %h the host name, %r the MPI or Slurm
+ * those counts here), TALLY_METRICS (metrics to compute per region, as tally_region_opts.metrics) and TALLY_OUTPUT (a path where %p is the pid, %h the host name, %r the MPI or Slurm
  * rank from OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID, 0 when none is set, %% a %; a name ending in
  * .json is written as JSON (docs/json-schema.json, "regions"), .csv as CSV, anything else as a table;
  * unset: a table on stderr). The results are written at exit (atexit) and whenever tally_regions_write()
@@ -99,8 +99,12 @@ struct tally_region_opts {
 	bool subtract_overhead;
 	/* Every read through read(2) (tally_counter_opts.no_user_reads). */
 	bool no_user_reads;
+	/* (0.4) Metrics to compute for every region (tally_counter_opts.metrics, tally/metrics.h: "IPC",
+	 * "TopdownL1"): their events are counted too, and every output gives each region's value from its
+	 * sums, or why it is not available. NULL: none (the zero-configuration session takes TALLY_METRICS). */
+	const char *metrics;
 };
-#define tally_region_opts__last_field no_user_reads
+#define tally_region_opts__last_field metrics
 
 /* Makes a set counting spec (NULL: the default of TALLY_EVENTS above) and calibrates it on the calling
  * thread. A spec that does not parse or cannot open still gives a set (0 returned) whose calls do

@@ -26,6 +26,7 @@
 #include <tally/snapshot.h>
 #include <tally/events.h>
 #include <tally/evlist.h>
+#include <tally/metrics.h>
 #include <tally/pmu.h>
 #include <tally/probe.h>
 #include <tally/region.h>
@@ -492,6 +493,85 @@ static void counter_exact(void)
 	};
 	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
 		check_exact_pairs(&methods[i]);
+}
+
+/* ---- metrics (tally/metrics.h) ---------------------------------------------------------------------- */
+
+/* Metric `name` of one round of shape->run(n) on an open counter; value->available says whether it has
+ * one. */
+static void metric_of_round(tally_counter *c, const char *name, struct tally_result *r, size_t nr,
+                            struct tally_metric_value *value)
+{
+	TALLY_OPTS(tally_metric_sample, sample, .events = tally_counter_events(c), .results = r, .n = nr,
+	           .elem_sz = sizeof(r[0]));
+	*value = (struct tally_metric_value){ .sz = sizeof(*value) };
+	int metric = tally_metric_find(name);
+	CHECK(metric >= 0);
+	CHECK_INT(tally_metric_eval(&sample, (size_t)metric, value), 0);
+}
+
+/* IPC and CPI from the library's catalogue over a {instructions,cycles}:u group: exactly 1 / 2^shift and
+ * 2^shift (0.5 and 2 at shift=1), and the figure beside instructions (perf's comment column) the same IPC;
+ * an inverted or mismatched ratio fails. */
+static void metric_ipc_exact(void)
+{
+	tally_counter *c = counter_open("{instructions,cycles}:u", NULL);
+	if (!c)
+		return;
+	struct tally_result r[2];
+	if (counter_round(c, &loop_shapes[0], 100000, r, 2) == 0) {
+		struct tally_metric_value v;
+		metric_of_round(c, "IPC", r, 2, &v);
+		if (!v.available)
+			fprintf(stderr, "[%s] IPC: %s\n", harness_case, v.reason);
+		CHECK(v.available && v.value == 1.0 / (double)cycles_per_insn);
+		CHECK_STR(v.unit, "insn per cycle");
+		metric_of_round(c, "cpi", r, 2, &v); /* names match case-insensitively */
+		CHECK(v.available && v.value == (double)cycles_per_insn);
+		TALLY_OPTS(tally_metric_sample, sample, .events = tally_counter_events(c), .results = r, .n = 2,
+		           .elem_sz = sizeof(r[0]));
+		TALLY_OPTS(tally_metric_value, beside);
+		CHECK_INT(tally_metric_comment(&sample, 0, &beside), 1);
+		CHECK(beside.value == 1.0 / (double)cycles_per_insn);
+		printf("  IPC %.6g, CPI %.6g over %" PRIu64 " instructions\n", 1.0 / (double)cycles_per_insn,
+		       (double)cycles_per_insn, r[0].value);
+	}
+	tally_counter_free(c);
+}
+
+/* The frontend and backend stall metrics (STALL_FRONTEND 0x23, STALL_BACKEND 0x24 over CPU_CYCLES), asked
+ * for by name through tally_counter_opts.metrics (their events appended as groups): where the emulated
+ * PMU lists the event (sysfs events/stall_frontend, from PMCEID), a value, and QEMU counts no stall
+ * (0 % exactly); where it does not, "not available" with the reason, never 0. */
+static void metric_stalls(void)
+{
+	static const struct {
+		const char *metric, *sysfs;
+	} stalls[] = {
+		{"frontend_cycles_idle", "/sys/bus/event_source/devices/armv8_pmuv3/events/stall_frontend"},
+		{"backend_cycles_idle", "/sys/bus/event_source/devices/armv8_pmuv3/events/stall_backend"},
+	};
+	TALLY_OPTS(tally_counter_opts, opts, .metrics = "frontend_cycles_idle,backend_cycles_idle");
+	tally_counter *c = counter_open("", &opts);
+	if (!c)
+		return;
+	size_t n = tally_counter_count(c);
+	struct tally_result r[8];
+	CHECK(n > 0 && n <= 8);
+	if (n > 0 && n <= 8 && counter_round(c, &loop_shapes[0], 100000, r, n) == 0) {
+		for (size_t k = 0; k < 2; k++) {
+			struct tally_metric_value v;
+			metric_of_round(c, stalls[k].metric, r, n, &v);
+			bool listed = access(stalls[k].sysfs, F_OK) == 0;
+			printf("  %s: %s, %s\n", stalls[k].metric, listed ? "event listed" : "event not listed",
+			       v.available ? "available" : v.reason);
+			if (listed)
+				CHECK(v.available && v.value == 0.0);
+			else
+				CHECK(!v.available && v.reason[0] != '\0');
+		}
+	}
+	tally_counter_free(c);
 }
 
 /* Within 0.1% of truth: the scaled value of a multiplexed count of shape->run(n). */
@@ -1526,6 +1606,28 @@ static void cli_stat_csv_group(void)
 	}
 }
 
+/* -M and --topdown through the CLI: IPC from the library beside the counts, 1 / 2^shift within the few
+ * kernel instructions of the group's start and stop (its events carry no modifier: the library's test above
+ * is the exact one); --topdown on arm64, which has no top-down events of Intel's kind, still runs the
+ * command and says each metric is not available. */
+static void cli_stat_metrics(void)
+{
+	char out[8192];
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "-M", "IPC", "--", "/loop", "1000000", NULL), 0);
+	const char *ipc = strstr(out, ",,IPC,,,");
+	double value = 0;
+	char unit[32] = "";
+	CHECK(ipc && sscanf(ipc + strlen(",,IPC,,,"), "%lf,%31[^\n]", &value, unit) == 2);
+	double want = 1.0 / (double)cycles_per_insn;
+	if (!(value > want * 0.999 && value < want * 1.001))
+		fprintf(stderr, "[%s] IPC %.6f, expected %.6f\n", harness_case, value, want);
+	CHECK(value > want * 0.999 && value < want * 1.001);
+	CHECK_STR(unit, "insn per cycle");
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "--topdown", "--", "/loop", "1000", NULL), 0);
+	CHECK_CONTAINS(out, ",,tma_retiring,,,<not available>,%\n");
+	CHECK_CONTAINS(out, ",,tma_backend_bound,,,<not available>,%\n");
+}
+
 /* -I: the intervals partition the run, so their instructions:u add up exactly to the workload's count (each
  * is the difference of two snapshots; none is lost or counted twice between ticks), and there are several
  * (-I 10 over a run of about 80 ms of guest time at shift=1). CSV lines of -I: time, value, unit, event. */
@@ -1845,8 +1947,8 @@ static void region_without_pmu(void)
 }
 
 /* One line of the region CSV of `tally stat --regions -x,` (region,thread,calls,wall_ns,event,sum,mean,
- * stddev,min,max,counted,status,ratio,overhead,low,open,stray_ends): that of region, thread ("all" or a
- * tid) and event. */
+ * stddev,min,max,counted,status,ratio,overhead,low,open,stray_ends,metric_value,metric_unit): that of
+ * region, thread ("all" or a tid) and event. */
 struct region_row {
 	char line[256];
 	unsigned long long calls, sum, min, max, counted, overhead;
@@ -1888,7 +1990,7 @@ static void cli_stat_regions(void)
 	                    "/examples/regions", "3", NULL), 3);
 	CHECK_CONTAINS(out, "sum 2147450880\n");
 	CHECK_CONTAINS(out, "region,thread,calls,wall_ns,event,sum,mean,stddev,min,max,counted,status,ratio,overhead,"
-	                    "low,open,stray_ends\n");
+	                    "low,open,stray_ends,metric_value,metric_unit\n");
 	static const struct {
 		const char *region;
 		unsigned long long calls;
@@ -1914,6 +2016,39 @@ static void cli_stat_regions(void)
 	}
 	if (region_row_find(out, "touch", "all", "cycles", &row))
 		CHECK_U64(row.min, cycles_per_insn * touch.min);
+	/* Metrics inside regions: the IPC beside each region's instructions, from its sums, exactly
+	 * 1 / 2^shift. */
+	char ipc[48];
+	snprintf(ipc, sizeof(ipc), ",%.6g,insn per cycle", 1.0 / (double)cycles_per_insn);
+	for (size_t i = 0; i < sizeof(regions) / sizeof(regions[0]); i++)
+		if (region_row_find(out, regions[i].region, "all", "instructions", &row)) {
+			size_t len = strlen(row.line), end = strlen(ipc);
+			if (len < end || strcmp(row.line + len - end, ipc) != 0)
+				fprintf(stderr, "[%s] %s: expected the row to end '%s'\n", harness_case, row.line, ipc);
+			CHECK(len >= end && strcmp(row.line + len - end, ipc) == 0);
+		}
+}
+
+/* Metrics asked for inside regions: `tally stat --regions -M IPC` gives every region an IPC row from its own
+ * sums (the metric's group has no modifier, so a region's page faults add kernel instructions: the ratio
+ * is 1 / 2^shift within the group read's few instructions), beside the exact IPC of the :u group. */
+static void cli_stat_regions_metrics(void)
+{
+	char out[16384];
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "--regions", "-x,", "-M", "IPC", "-e", "{instructions,cycles}:u",
+	                    "--", "/examples/regions", "3", NULL), 3);
+	double want = 1.0 / (double)cycles_per_insn;
+	static const char *const regions[] = {"fill", "touch", "sum"};
+	for (size_t i = 0; i < sizeof(regions) / sizeof(regions[0]); i++) {
+		char head[64];
+		snprintf(head, sizeof(head), "\n%s,all,", regions[i]);
+		const char *row = strstr(out, head), *ipc = row ? strstr(row, ",IPC,,,,,,,,,,,,,") : NULL;
+		double value = 0;
+		CHECK(ipc && sscanf(ipc + strlen(",IPC,,,,,,,,,,,,,"), "%lf", &value) == 1);
+		if (!(value > want * 0.99 && value < want * 1.01))
+			fprintf(stderr, "[%s] %s: IPC %.6f, expected %.6f\n", harness_case, regions[i], value, want);
+		CHECK(value > want * 0.99 && value < want * 1.01);
+	}
 }
 
 static const struct harness_case pmu_cases[] = {
@@ -1951,6 +2086,10 @@ static const struct harness_case pmu_cases[] = {
 	{"region_threads", region_threads},
 	{"region_cost", region_cost},
 	{"cli_stat_regions", cli_stat_regions},
+	{"metric_ipc_exact", metric_ipc_exact},
+	{"metric_stalls", metric_stalls},
+	{"cli_stat_metrics", cli_stat_metrics},
+	{"cli_stat_regions_metrics", cli_stat_regions_metrics},
 	{NULL, NULL},
 };
 
@@ -1965,6 +2104,7 @@ static const struct harness_case wrap_cases[] = {
 	{"region_threads", region_threads},
 	{"cli_stat_csv_exact", cli_stat_csv_exact},
 	{"cli_stat_csv_group", cli_stat_csv_group},
+	{"metric_ipc_exact", metric_ipc_exact},
 	{NULL, NULL},
 };
 
