@@ -81,7 +81,7 @@ PY
 		[ "$(cut -d, -f1,4 "$WORK/err" | tr '\n' ' ')" = "CPU0,$first/r2/ CPU1,$second/r2/ " ] &&
 			ok "$name: -A: each PMU on its CPU" || fail "$name: -A: $(cat "$WORK/err")"
 		stat -a --no-group --per-core -x, -e r2 -- sleep 0.01
-		[ "$(cut -d, -f1,2,5 "$WORK/err" | tr '\n' ' ')" = "S0-C0,1,r2 S0-C1,1,r2 " ] &&
+		[ "$(cut -d, -f1,2,5 "$WORK/err" | tr '\n' ' ')" = "S0-D0-C0,1,r2 S0-D0-C1,1,r2 " ] &&
 			ok "$name: --per-core: each core's CPU counted once, from whichever PMU has it" ||
 			fail "$name: --per-core: $(cat "$WORK/err")"
 		stat -a --no-group --per-socket -x, -e r2 -- sleep 0.01

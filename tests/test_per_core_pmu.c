@@ -52,6 +52,7 @@ static void intel_hybrid_items(void)
 		{ "cpu_core/r1c2:u/", "r1c2:u", "cpu_core", true },
 		{ "cpu_atom/mem-loads/", "mem-loads", "cpu_atom", true },
 		{ "cpu_core/mem-loads/", "mem-loads", "cpu_core", true },
+		{ "slots", "slots", "cpu_core", false }, /* added by the parser: slots leads topdown metrics */
 		{ "topdown-retiring", "topdown-retiring", "cpu_core", false }, /* cpu_core's alone */
 		{ "cpu_core/cpu-cycles/", "cpu_core/cpu-cycles/", "cpu_core", false },
 	};
