@@ -20,7 +20,7 @@ valid "one run" "$WORK/one.json"
 python3 - "$WORK/one.json" <<'PY' && ok "one run: content" || fail "one run content"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema_version"] == 2 and d["command"]["argv"] == ["sh", "-c", "exit 4"], d["command"]
+assert d["schema_version"] == 3 and d["command"]["argv"] == ["sh", "-c", "exit 4"], d["command"]
 assert d["command"]["exit_status"] == 4 and d["exit_status"] == 4 and d["nr_runs"] == 1
 assert len(d["runs"]) == 1
 ev = {e["name"]: e for e in d["events"]}

@@ -50,7 +50,7 @@ python3 "$VALIDATE" "$SCHEMA" "$WORK/r.json" >"$WORK/why" && ok "stat --regions 
 python3 - "$WORK/r.json" <<'PY' && ok "stat --regions -j: the regions section" || fail "-j content"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema_version"] == 2
+assert d["schema_version"] == 3
 r = d["regions"]
 assert r["version"] == 1 and r["error"] == "", r
 regions = {x["name"]: x for x in r["regions"]}

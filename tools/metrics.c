@@ -25,24 +25,32 @@ static bool usable(const struct report_count *c)
 	return c->status == REPORT_COUNTED || c->status == REPORT_SCALED;
 }
 
-/* The counted event of the given kind that matches e's modifiers and core PMU, or -1. */
+/* Whether two lines count the same cgroup (-G, --for-each-cgroup; both none without): a rate per
+ * second of CPU is one cgroup's events over that cgroup's task-clock, as perf computes it. */
+static bool same_cgroup(const struct report_event *a, const struct report_event *b)
+{
+	return strcmp(a->cgroup ? a->cgroup : "", b->cgroup ? b->cgroup : "") == 0;
+}
+
+/* The counted event of the given kind that matches e's modifiers, core PMU and cgroup, or -1. */
 static long find_partner(const struct report *r, const struct report_count *counts, const struct report_event *e,
                          uint32_t type, uint64_t id)
 {
 	for (size_t j = 0; j < r->nr_events; j++) {
 		const struct report_event *p = &r->events[j];
 		if (is_event(p, type, id) && usable(&counts[j]) && p->exclude_user == e->exclude_user &&
-		    p->exclude_kernel == e->exclude_kernel && (p->config >> 32) == (e->config >> 32))
+		    p->exclude_kernel == e->exclude_kernel && (p->config >> 32) == (e->config >> 32) &&
+		    same_cgroup(p, e))
 			return (long)j;
 	}
 	return -1;
 }
 
 /* Seconds of CPU time the reading covered, from a task-clock or cpu-clock event (ns), or 0. */
-static double clock_seconds(const struct report *r, const struct report_count *counts)
+static double clock_seconds(const struct report *r, const struct report_count *counts, const struct report_event *e)
 {
 	for (size_t j = 0; j < r->nr_events; j++)
-		if (is_clock(&r->events[j]) && usable(&counts[j]))
+		if (is_clock(&r->events[j]) && usable(&counts[j]) && same_cgroup(&r->events[j], e))
 			return counts[j].scaled / 1e9;
 	return 0;
 }
@@ -103,7 +111,7 @@ bool metrics_compute(const struct report *r, const struct report_count *counts, 
 	if (is_event(e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES))
 		return ratio(r, counts, i, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, 100,
 		             "% of all cache refs", m);
-	double cpu_seconds = clock_seconds(r, counts);
+	double cpu_seconds = clock_seconds(r, counts, &r->events[i]);
 	if (is_event(e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)) {
 		if (cpu_seconds <= 0)
 			return false;

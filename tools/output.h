@@ -12,7 +12,7 @@
 #include "report.h"
 
 /* The JSON document's schema version (docs/json-schema.json): bumped on any incompatible change. */
-#define OUTPUT_JSON_SCHEMA_VERSION 2
+#define OUTPUT_JSON_SCHEMA_VERSION 3
 
 struct output;
 

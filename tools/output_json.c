@@ -80,6 +80,8 @@ static void write_event(struct output *o, size_t i, const struct report_count *c
 	const struct report_count *c = &counts[i];
 	json_begin_object(w);
 	json_member_string(w, "name", e->name);
+	if (r->cgroups)
+		json_member_string(w, "cgroup", e->cgroup ? e->cgroup : "");
 	json_member_string(w, "canonical", e->canonical);
 	json_member_string(w, "pmu", e->pmu);
 	json_key(w, "encoding");

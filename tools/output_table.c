@@ -41,6 +41,10 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 	else if (line->part && r->show_nr_cpus)
 		fprintf(o->out, "%4s ", "");
 	print_value(o->out, e, c);
+	if (r->cgroups) { /* perf prints the cgroup after the event's name */
+		fputc(' ', o->out);
+		text_escape_write(o->out, e->cgroup ? e->cgroup : "");
+	}
 	struct metric m;
 	if (line->metric_counts && metrics_compute(r, line->metric_counts, line->event, reading->seconds, &m))
 		fprintf(o->out, " # %8.3f %-20s", m.value, m.unit);

@@ -91,7 +91,7 @@ static int take_all_parts(struct readings *rd, const tally_snapshot *before, con
 {
 	for (size_t i = 0; i < rd->n; i++) {
 		rd->events[i].nr_parts = 0;
-		if (rd->aggregation != AGGR_GLOBAL) {
+		if (rd->aggregation != AGGR_GLOBAL || rd->raw_parts) {
 			int err = take_parts(rd, i, before, after);
 			if (err < 0)
 				return err;

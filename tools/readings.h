@@ -40,6 +40,7 @@ struct readings {
 	size_t n;
 	enum stat_aggregation aggregation;
 	bool no_scale;
+	bool raw_parts;                   /* take the library's parts even for one figure per event (-G) */
 	/* The event whose line shows event i: i, or the first of its PMU family when families are merged
 	 * (its count is then added to that line's). NULL: every event on its own line. */
 	const size_t *line;

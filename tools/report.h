@@ -39,6 +39,7 @@ struct report_event {
 	const char *unit;          /* display unit ("msec" for the clock events, a sysfs .unit), or "" */
 	double unit_scale;         /* display value = scaled count × unit_scale */
 	bool hidden;               /* a PMU of a merged family: counted in its first PMU's line, not shown */
+	const char *cgroup;        /* -G, --for-each-cgroup: the cgroup the line counts ("" every task) */
 };
 
 /* One piece of an aggregated count: a CPU, a thread, a core, die or socket, or one PMU of a merged family
@@ -100,6 +101,7 @@ struct report {
 	bool verbose;
 	bool csv_header;
 	const char *separator;     /* CSV field separator */
+	bool cgroups;              /* -G or --for-each-cgroup: every line has a cgroup field, as perf's */
 	/* --regions: the command's regions object (JSON text, "" when it wrote none); NULL without --regions. */
 	const char *regions;
 	/* Machine metadata for JSON. */

@@ -24,6 +24,7 @@
 #include <tally/counter.h>
 #include <tally/events.h>
 
+#include "cgroup_lines.h"
 #include "commands.h"
 #include "cpu_list.h"
 #include "default_events.h"
@@ -80,6 +81,8 @@ struct stat_session {
 	unsigned killed_runs;         /* -r: runs whose command a signal ended */
 	struct regions regions;       /* --regions: the file the command writes them to */
 	char *regions_text;
+	struct cgroup_lines cgroups;  /* -G, --for-each-cgroup: a line per (event, cgroup) */
+	const struct report_count *counts; /* the shown lines' counts of the latest fill */
 };
 
 static uint64_t now_ns(void)
@@ -301,6 +304,16 @@ static bool child_exited(pid_t pid)
 	return info.si_pid == pid;
 }
 
+/* The shown lines' counts of the latest reading: the counter's events, or with -G and --for-each-cgroup
+ * one line per event and cgroup. */
+static const struct report_count *fill_counts(struct stat_session *s)
+{
+	readings_fill(&s->rd);
+	s->counts = s->cgroups.nr_lines ? cgroup_lines_fill(&s->cgroups, &s->rd, s->opt.aggregation == AGGR_NONE)
+	                                : s->rd.counts;
+	return s->counts;
+}
+
 /* Prints the counts since the previous interval (or the start). Its length is measured, from the clock
  * read just after the previous interval's reads to the one just after these, never the nominal -I: a
  * late wake-up or the last, partial interval still gives true rates. */
@@ -310,9 +323,8 @@ static int print_interval(struct stat_session *s, uint64_t started, uint64_t *la
 	if (err < 0)
 		return err;
 	uint64_t now = now_ns();
-	readings_fill(&s->rd);
 	struct report_sample sample = {
-		.counts = s->rd.counts,
+		.counts = fill_counts(s),
 		.timestamp = (double)(now - started) / 1e9,
 		.seconds = (double)(now - *last_tick) / 1e9,
 		.exit_status = -1,
@@ -414,7 +426,7 @@ static void record_run(struct stat_session *s, unsigned run, double seconds, dou
 {
 	size_t n = s->report.nr_events;
 	for (size_t i = 0; i < n; i++) {
-		const struct report_count *c = &s->rd.counts[i];
+		const struct report_count *c = &s->counts[i];
 		struct event_runs *e = &s->runs[i];
 		run_stats_add(&e->value, c->scaled);
 		run_stats_add(&e->raw, (double)c->value);
@@ -438,7 +450,7 @@ static void record_run(struct stat_session *s, unsigned run, double seconds, dou
 	if (s->run_signal || !s->killed_runs)
 		s->exit_status = exit_status;
 	struct report_sample sample = {
-		.counts = s->rd.counts, .timestamp = seconds, .seconds = seconds, .run = run,
+		.counts = s->counts, .timestamp = seconds, .seconds = seconds, .run = run,
 		.user = user, .sys = sys, .exit_status = exit_status,
 	};
 	if (!s->opt.quiet)
@@ -461,6 +473,11 @@ static int count_once(struct stat_session *s, unsigned run)
 	           .ignored = handlers ? signals_inherited_ignored() : 0);
 	if (command_target) {
 		t.kind = TALLY_TARGET_COMMAND;
+	} else if (s->cgroups.nr_lines) {
+		t.kind = TALLY_TARGET_CGROUPS;
+		t.cpus = o->all_cpus ? NULL : o->cpu_list;
+		t.cgroups = s->cgroups.names;
+		t.nr_cgroups = s->cgroups.nr_names;
 	} else if (system_wide(o)) {
 		t.kind = TALLY_TARGET_CPUS;
 		t.cpus = o->all_cpus ? NULL : o->cpu_list;
@@ -539,7 +556,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	}
 	/* Before the command is reaped: --per-thread labels its threads with their /proc comm, which goes
 	 * with the reaping. */
-	readings_fill(&s->rd);
+	fill_counts(s);
 	int exit_status = 0;
 	double user = 0, sys = 0;
 	s->run_signal = 0;
@@ -552,7 +569,7 @@ static int count_once(struct stat_session *s, unsigned run)
 		/* The tool events user_time and system_time of a command are exact (its rusage) only once it is
 		 * reaped; read before, they had /proc's clock ticks. The other counts are stopped: unchanged. */
 		if (has_tool_events(&s->report) && readings_take(&s->rd) == 0)
-			readings_fill(&s->rd);
+			fill_counts(s);
 		/* From the exec on, without tally's fork; with -D the window opened later, and tally's own
 		 * clock, started at the delay's end, is the one that covers it (as perf's does). Another
 		 * target's window opened before the command started: tally's clock covers it. */
@@ -572,16 +589,16 @@ static void finish(struct stat_session *s)
 		const struct event_runs *e = &s->runs[i];
 		struct report_count *m = &s->mean_counts[i];
 		if (runs == 1) {
-			*m = s->rd.counts[i];
+			*m = s->counts[i];
 		} else {
 			m->scaled = e->value.mean;
 			m->value = count_of(e->raw.mean);
 			m->enabled = count_of(e->enabled.mean);
 			m->running = count_of(e->running.mean);
 			m->status = e->worst;
-			m->reason = s->rd.counts[i].reason;
-			m->parts = s->rd.counts[i].parts;
-			m->nr_parts = s->rd.counts[i].nr_parts;
+			m->reason = s->counts[i].reason;
+			m->parts = s->counts[i].parts;
+			m->nr_parts = s->counts[i].nr_parts;
 		}
 		s->stddev[i] = run_stats_stddev(&e->value);
 	}
@@ -621,6 +638,7 @@ static int alloc_statistics(struct stat_session *s)
 static void session_free(struct stat_session *s)
 {
 	readings_free(&s->rd);
+	cgroup_lines_free(&s->cgroups);
 	tally_counter_free(s->counter);
 	tally_pmus_free(s->pmus);
 	close_results(s);
@@ -747,11 +765,24 @@ static int prepare(struct stat_session *s)
 		report_spec_error("");
 		return EXIT_USAGE;
 	}
-	if (describe_events(s) < 0 || alloc_statistics(s) < 0 ||
+	if (describe_events(s) < 0) {
+		fprintf(stderr, "tally stat: out of memory\n");
+		return EXIT_FAILED;
+	}
+	int planned = cgroup_lines_plan(&s->cgroups, o, s->counter, s->events);
+	if (planned == -1)
+		return EXIT_USAGE;
+	if (s->cgroups.nr_lines) {
+		s->report.events = s->cgroups.events;
+		s->report.nr_events = s->cgroups.nr_lines;
+		s->report.cgroups = true;
+	}
+	if (planned < 0 || alloc_statistics(s) < 0 ||
 	    readings_init(&s->rd, s->counter, o->aggregation, o->no_scale, s->lines) < 0) {
 		fprintf(stderr, "tally stat: out of memory\n");
 		return EXIT_FAILED;
 	}
+	s->rd.raw_parts = s->report.cgroups;
 	describe_target(s);
 	s->pin = pin_list(o->pin);
 	if (o->pin && !s->pin) {
