@@ -8,5 +8,6 @@ int command_stat(int argc, char **argv);
 int command_list(int argc, char **argv);
 int command_doctor(int argc, char **argv);
 int command_encode(int argc, char **argv);
+int command_exporter(int argc, char **argv);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tally: count CPU performance-monitoring events. `tally stat`, `tally list`, `tally doctor`, `tally encode`.
+ * tally: count CPU performance-monitoring events. `tally stat`, `tally list`, `tally doctor`, `tally encode`,
+ * `tally exporter`.
  *
  * tally never calls setlocale(): the C library stays in the "C" locale, so every number it prints uses
  * '.' as the decimal point whatever LC_ALL or LANG say (CSV and JSON readers depend on it).
@@ -37,6 +38,8 @@ static void usage(FILE *out)
 	      "  list [PATTERN] [--pfm] [--json]         the events usable on this machine\n"
 	      "  doctor [--json]                         what this machine allows, and how to fix what it does not\n"
 	      "  encode [--c|--json] SPEC                the perf_event_attr of each event, opening nothing\n"
+	      "  exporter [--listen HOST:PORT] [-e SPEC] [--cgroup NAMES] [--cgroups-under DIR]\n"
+	      "                                          serve counts per cgroup to Prometheus\n"
 	      "\n"
 	      "  tally <command> --help    options of one command\n"
 	      "  tally --version           the version\n"
@@ -82,6 +85,7 @@ int main(int argc, char **argv)
 		{ "list", command_list },
 		{ "doctor", command_doctor },
 		{ "encode", command_encode },
+		{ "exporter", command_exporter },
 	};
 	if (argc < 2) {
 		usage(stderr);
