@@ -169,6 +169,37 @@ pids=("${pids[@]/$exporter}")
 [ $status = 0 ] && grep -q "SIGTERM: stopping" "$WORK/exporter.log" && ok "SIGTERM: stopped with status 0" ||
 	fail "SIGTERM: status $status: $(tail -3 "$WORK/exporter.log")"
 
+# With CAP_PERFMON and no other privilege (the systemd unit's DynamicUser + AmbientCapabilities): a
+# cgroup is counted; without it, not counted, and the log says what to grant.
+nobody() { # CAPS: setpriv's arguments for user nobody with only these capabilities
+	echo --reuid=65534 --regid=65534 --clear-groups --inh-caps="-all$1" --ambient-caps="-all$1" --bounding-set="-all$1"
+}
+exporter_bin=$TALLY_BUILD/tools/tally-exporter
+if ! command -v setpriv >/dev/null 2>&1 || ! setpriv $(nobody "") test -x "$exporter_bin"; then
+	echo "SKIP (part): no setpriv, or $exporter_bin is not reachable by nobody: no CAP_PERFMON check"
+else
+	for caps in ",+perfmon" ""; do
+		# setpriv execs the exporter: $! is the exporter itself, which the signals below reach.
+		setpriv $(nobody "$caps") "$exporter_bin" --listen "127.0.0.1:$port" -e page-faults --cgroup "$top/a" \
+			--interval 100 2> "$WORK/perfmon.log" &
+		p=$!
+		pids+=("$p")
+		"$PY" "$HELPERS/scrape.py" wait "$url" 20
+		run_in "$top/a" $A_PAGES
+		if [ -n "$caps" ]; then
+			perfmon_counts() { local v; v=$(value tally_event_total "cgroup=$top/a,event=page-faults,pmu=software")
+				v=${v%.*}; [[ "$v" =~ ^[0-9]+$ ]] && (( v >= A_PAGES && v <= A_PAGES + 300 )); }
+			wait_for "CAP_PERFMON alone: $top/a counted" perfmon_counts && ok "CAP_PERFMON alone counts a cgroup"
+		else
+			explained() { [ "$(value tally_cgroup_up "cgroup=$top/a")" = 0.0 ] && grep -q "CAP_PERFMON" "$WORK/perfmon.log"; }
+			wait_for "without CAP_PERFMON: not counted, explained" explained &&
+				ok "without CAP_PERFMON: not counted, and the log says to grant it"
+		fi
+		kill -TERM "$p"
+		wait "$p"
+	done
+fi
+
 # The descriptor budget: cgroups that cannot fit under RLIMIT_NOFILE are refused with the arithmetic.
 many=$(for i in $(seq 1 40); do printf "%s," "$top/a"; done)
 (ulimit -n 150; "$TALLY" exporter --listen "127.0.0.1:$port" -e page-faults --cgroup "$top/a,$top/b,${top}-other,$many" \
