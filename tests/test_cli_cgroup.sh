@@ -13,35 +13,13 @@ source "$(dirname "$0")/cli_helpers/common.sh"
 A_PAGES=3000
 B_PAGES=7000
 
-[ "$(id -u)" = 0 ] || { echo "SKIP: making cgroups needs root"; exit 77; }
-mount=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-v1=$(awk '$9 == "cgroup" && $NF ~ /(^|,)perf_event(,|$)/ { print $5; exit }' /proc/self/mountinfo)
-mount=${v1:-$mount}
-[ -n "$mount" ] || { echo "SKIP: no cgroup hierarchy with perf_event is mounted"; exit 77; }
-command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler to build the workload"; exit 77; }
+source "$(dirname "$0")/cli_helpers/cgroups.sh"
 
 A=tally-cli-a-$$
 B=tally-cli-b-$$
 mkdir "$mount/$A" "$mount/$B" || { echo "SKIP: cannot make cgroups under $mount"; exit 77; }
 trap 'rmdir "$mount/$A" "$mount/$B" 2>/dev/null; rm -rf "$WORK"' EXIT
 
-cat > "$WORK/touch.c" <<'EOC'
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	long pages = argc > 1 ? atol(argv[1]) : 0, psz = sysconf(_SC_PAGESIZE);
-	char *p = mmap(0, pages * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return 1;
-	for (long i = 0; i < pages; i++)
-		((volatile char *)p)[i * psz] = 1;
-	return 0;
-}
-EOC
-cc -O1 -static -o "$WORK/touch" "$WORK/touch.c" 2>/dev/null || cc -O1 -o "$WORK/touch" "$WORK/touch.c" ||
-	{ echo "FAIL: cannot build the workload"; exit 1; }
 # The measured command: each workload joins its cgroup, then execs.
 workload="sh -c 'echo \$\$ > $mount/$A/cgroup.procs && exec $WORK/touch $A_PAGES' &
 sh -c 'echo \$\$ > $mount/$B/cgroup.procs && exec $WORK/touch $B_PAGES' & wait"

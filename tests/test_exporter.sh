@@ -22,11 +22,7 @@ for p in python3 /usr/bin/python3; do
 	"$p" -c 'import prometheus_client' 2>/dev/null && { PY=$p; break; }
 done
 [ -n "$PY" ] || skip "no python3 with prometheus_client (apt-get install python3-prometheus-client)"
-[ "$(id -u)" = 0 ] || skip "making cgroups needs root"
-v1=$(awk '$9 == "cgroup" && $NF ~ /(^|,)perf_event(,|$)/ { print $5; exit }' /proc/self/mountinfo)
-mount=${v1:-$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)}
-[ -n "$mount" ] || skip "no cgroup hierarchy with perf_event is mounted"
-command -v cc >/dev/null 2>&1 || skip "no C compiler to build the workload"
+source "$HELPERS/cgroups.sh"
 
 top=tally-exporter-$$
 mkdir "$mount/$top" "$mount/$top/a" "$mount/$top/b" "$mount/$top-other" ||
@@ -40,23 +36,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cat > "$WORK/touch.c" <<'EOC'
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	long pages = argc > 1 ? atol(argv[1]) : 0, psz = sysconf(_SC_PAGESIZE);
-	char *p = mmap(0, pages * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return 1;
-	for (long i = 0; i < pages; i++)
-		((volatile char *)p)[i * psz] = 1;
-	return 0;
-}
-EOC
-cc -O1 -static -o "$WORK/touch" "$WORK/touch.c" 2>/dev/null || cc -O1 -o "$WORK/touch" "$WORK/touch.c" ||
-	{ echo "FAIL: cannot build the workload"; exit 1; }
 run_in() { sh -c "echo \$\$ > '$mount/$1/cgroup.procs' && exec '$WORK/touch' $2"; }
 
 port=$((20000 + $$ % 20000))

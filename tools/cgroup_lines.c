@@ -128,17 +128,6 @@ int cgroup_lines_plan(struct cgroup_lines *cl, const struct stat_options *o, con
 	return o->for_each_cgroup ? plan_each(cl, o, counter, events) : 0;
 }
 
-static enum report_status status_of(enum tally_status s)
-{
-	switch (s) {
-	case TALLY_STATUS_EXACT: return REPORT_COUNTED;
-	case TALLY_STATUS_SCALED: return REPORT_SCALED;
-	case TALLY_STATUS_NOT_COUNTED: return REPORT_NOT_COUNTED;
-	case TALLY_STATUS_NOT_SUPPORTED: return REPORT_NOT_SUPPORTED;
-	}
-	return REPORT_NOT_COUNTED;
-}
-
 /* Room for every line's parts: at most as many as its event has. False without memory. */
 static bool room_for_parts(struct cgroup_lines *cl, const struct readings *rd)
 {
@@ -173,7 +162,7 @@ const struct report_count *cgroup_lines_fill(struct cgroup_lines *cl, const stru
 			const struct tally_part *p = &ev->parts[k];
 			if (p->cgroup < 0 || (size_t)p->cgroup != cl->cgroup[l])
 				continue;
-			enum report_status s = status_of(p->status);
+			enum report_status s = readings_status_of(p->status);
 			double scaled = rd->no_scale ? (double)p->value : (double)p->scaled;
 			c->value += p->value;
 			c->enabled += p->enabled;

@@ -77,6 +77,9 @@ int readings_interval(struct readings *rd);
  * PMU when no other parts are shown. */
 void readings_fill(struct readings *rd);
 
+/* The report's status of a library status. */
+enum report_status readings_status_of(enum tally_status s);
+
 /* The next interval begins at the window's start (a new run, or a counter reset). */
 void readings_restart(struct readings *rd);
 

@@ -112,22 +112,20 @@ static void status_family(FILE *out, const struct fleet *f)
 
 int exposition_write(FILE *out, const struct fleet *f, const struct exposition_info *info)
 {
-	bool per_cpu = info->per_cpu;
-	family(out, "tally_event_total", "counter",
-	       "Events counted: the sum over intervals of each interval's count scaled for multiplexing "
-	       "(delta value x delta enabled / delta running, per CPU), so it only grows and is right when "
-	       "counters are shared.");
-	event_family(out, f, per_cpu, SCALED);
-	family(out, "tally_event_value_total", "counter",
-	       "Events counted while on a hardware counter, not scaled: the raw value the kernel read.");
-	event_family(out, f, per_cpu, VALUE);
-	family(out, "tally_event_enabled_seconds_total", "counter",
-	       "Seconds the event was enabled (summed over CPUs; a cgroup's events are enabled while the "
-	       "cgroup runs on the CPU).");
-	event_family(out, f, per_cpu, ENABLED);
-	family(out, "tally_event_running_seconds_total", "counter",
-	       "Seconds the event was on a counter; below enabled when multiplexed.");
-	event_family(out, f, per_cpu, RUNNING);
+	static const char *const helps[] = {
+		/* Parenthesised: one string each (clang's -Wstring-concatenation asks). */
+		[SCALED] = ("Events counted: the sum over intervals of each interval's count scaled for multiplexing "
+		            "(delta value x delta enabled / delta running, per CPU), so it only grows and is right "
+		            "when counters are shared."),
+		[VALUE] = "Events counted while on a hardware counter, not scaled: the raw value the kernel read.",
+		[ENABLED] = ("Seconds the event was enabled (summed over CPUs; a cgroup's events are enabled while "
+		             "the cgroup runs on the CPU)."),
+		[RUNNING] = "Seconds the event was on a counter; below enabled when multiplexed.",
+	};
+	for (enum column col = SCALED; col <= RUNNING; col++) {
+		family(out, column_family[col], "counter", helps[col]);
+		event_family(out, f, info->per_cpu, col);
+	}
 	family(out, "tally_event_status", "gauge",
 	       "The event's status in the latest interval, 1 for the one it has: counted (ran all the time), "
 	       "scaled (multiplexed), not_counted (did not run), not_supported (cannot be counted here).");
