@@ -127,6 +127,8 @@ for i in $(seq 1 100); do rmdir "$mount/$top/c$i"; done
 wait_for "100 removed cgroups dropped" cgroups_up 2 && ok "the 100 removed cgroups were closed and their series dropped"
 wait "$hammer" && ok "8 concurrent scrapers, $(cat "$WORK/hammer.out") scrapes all answered" ||
 	fail "concurrent scrapes: $(cat "$WORK/hammer.out")"
+"$PY" "$HELPERS/scrape.py" slow "$url" 16 20 && ok "16 slow clients holding half a request: 20 scrapes answered" ||
+	fail "scrapes beside slow clients"
 samples | grep -q "c[0-9]" && fail "series of removed cgroups remain" || ok "no series of a removed cgroup remains"
 settled() { [ "$(fds)" = "$before" ]; }
 wait_for "descriptors back to $before (now $(fds))" settled && ok "descriptors back to $before after 100 cgroups"
@@ -177,6 +179,27 @@ else
 		kill -TERM "$p"
 		wait "$p"
 	done
+fi
+
+# HTTPS and basic authentication, through libmicrohttpd: a certificate made here, checked by the client.
+if command -v openssl >/dev/null 2>&1 &&
+	openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -days 2 \
+		-keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null; then
+	echo "scraper:s3cret" > "$WORK/auth"
+	"$TALLY" exporter --listen "127.0.0.1:$port" -e page-faults --tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem" \
+		--basic-auth-file "$WORK/auth" 2> "$WORK/tls.log" &
+	p=$!
+	pids+=("$p")
+	https=https://127.0.0.1:$port/metrics
+	status() { SCRAPE_CA=$WORK/cert.pem "$PY" "$HELPERS/scrape.py" status "$@" 2>/dev/null; }
+	answers() { [ "$(status "$https" scraper:s3cret)" = 200 ]; }
+	wait_for "HTTPS with the password" answers && ok "HTTPS: 200 with the password"
+	[ "$(status "$https")" = 401 ] && [ "$(status "$https" scraper:wrong)" = 401 ] &&
+		ok "HTTPS: 401 without the password and with a wrong one" || fail "basic authentication not enforced"
+	kill -TERM "$p"
+	wait "$p"
+else
+	echo "SKIP (part): no openssl to make a certificate: no HTTPS check"
 fi
 
 # The descriptor budget: cgroups that cannot fit under RLIMIT_NOFILE are refused with the arithmetic.
