@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <tally/common.h>
+
 #include "commands.h"
 
 int command_exporter(int argc, char **argv)
@@ -27,6 +29,6 @@ int command_exporter(int argc, char **argv)
 	argv[0] = "tally-exporter";
 	execvp("tally-exporter", argv);
 	fprintf(stderr, "tally exporter: cannot run tally-exporter (%s): it is built only where GNU libmicrohttpd "
-	        "was found (apt-get install libmicrohttpd-dev, then build again)\n", strerror(errno));
+	        "was found (apt-get install libmicrohttpd-dev, then build again)\n", tally_strerror(errno));
 	return 127;
 }

@@ -138,7 +138,7 @@ static int load_config(const struct exporter_options *o, struct fleet_config *ou
 		return fprintf(stderr, "tally exporter: out of memory\n"), -1;
 	char *text = o->config_path ? read_file(o->config_path) : NULL;
 	if (o->config_path && !text)
-		return fprintf(stderr, "tally exporter: cannot read %s: %s\n", o->config_path, strerror(errno)), -1;
+		return fprintf(stderr, "tally exporter: cannot read %s: %s\n", o->config_path, tally_strerror(errno)), -1;
 	int line_no = 0, status = 0;
 	for (char *line = text, *next; line && status == 0; line = next) {
 		next = strchr(line, '\n');
@@ -238,7 +238,7 @@ static int parse_options(int argc, char **argv, struct exporter_options *o)
 		case OPT_KEY:
 		case OPT_AUTH:
 			if (!(text = read_file(optarg))) {
-				fprintf(stderr, "tally exporter: cannot read %s: %s\n", optarg, strerror(errno));
+				fprintf(stderr, "tally exporter: cannot read %s: %s\n", optarg, tally_strerror(errno));
 				return 1;
 			}
 			if (c == OPT_CERT)
