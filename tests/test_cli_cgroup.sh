@@ -62,6 +62,13 @@ assert doc["schema_version"] == 3
 assert [e["cgroup"] for e in doc["events"]] == sys.argv[2:4], doc["events"]
 EOP
 
+python3 "$(dirname "$0")/cli_helpers/validate_json_schema.py" "${TALLY_SOURCE:-$(dirname "$0")/..}/docs/json-schema.json" \
+	"$WORK/g.json" && ok "JSON with cgroups valid against docs/json-schema.json" || fail "JSON schema"
+# The table's footnote names the cgroup of a line that did not count.
+"$TALLY" stat -a -e page-faults --for-each-cgroup "$A,$B" -- true 2> "$WORK/foot.txt"
+grep -q "page-faults in $B: it never ran in this cgroup" "$WORK/foot.txt" && ok "footnote names the cgroup" ||
+	fail "footnote: $(cat "$WORK/foot.txt")"
+
 # -A: per CPU lines of a cgroup, summing to its count.
 "$TALLY" stat -x, -A -a -e page-faults -G "$A" -- sh -c "$workload" 2> "$WORK/a.csv" || fail "-A -G failed"
 sum=$(awk -F, '$4 == "page-faults" && $5 == "'"$A"'" && $2 ~ /^[0-9]+$/ { s += $2 } END { print s + 0 }' "$WORK/a.csv")

@@ -95,6 +95,10 @@ static void print_footnotes(struct output *o, const struct report_count *counts)
 		any = true;
 		fprintf(o->out, " %s ", placeholder);
 		text_escape_write(o->out, r->events[i].name);
+		if (r->cgroups) { /* the line's cgroup, which tells apart the lines of one event */
+			fputs(" in ", o->out);
+			text_escape_write(o->out, r->events[i].cgroup && *r->events[i].cgroup ? r->events[i].cgroup : "every cgroup");
+		}
 		fputs(": ", o->out);
 		/* A reason quotes the event's name (and the kernel's words): escaped as the name is. */
 		text_escape_lines(o->out, counts[i].reason ? counts[i].reason : "no reason given");
