@@ -70,6 +70,22 @@ samples > /dev/null && ok "the exposition parses (python3-prometheus-client), HE
 grep -q '^# TYPE tally_event_total counter$' "$WORK/metrics.txt" && ok "tally_event_total is a counter" ||
 	fail "no counter TYPE for tally_event_total"
 wait_for "both cgroups under $top opened" cgroups_up 2 && ok "--cgroups-under found $top/a and $top/b"
+# A name with the characters a label value escapes (a quote and a backslash; cgroupfs refuses a line
+# feed): the parser reads it back as it is.
+weird='we"ird\x y'
+mkdir "$mount/$top/$weird"
+weird_back() { "$PY" - "$WORK/metrics.txt" "$top/$weird" <<'EOP'
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+names = {s.labels.get("cgroup") for f in text_string_to_metric_families(open(sys.argv[1]).read()) for s in f.samples}
+sys.exit(0 if sys.argv[2] in names else 1)
+EOP
+}
+escaped() { cgroups_up 3 && weird_back; }
+wait_for "a cgroup named with a quote and a backslash" escaped &&
+	ok "a cgroup named with a quote and a backslash: escaped, parsed back as it is"
+rmdir "$mount/$top/$weird"
+wait_for "the oddly named cgroup dropped" cgroups_up 2
 
 # A real Prometheus scraping every 100 ms.
 if command -v prometheus >/dev/null 2>&1; then
