@@ -205,12 +205,19 @@ int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t e
 			snprintf(err, err_len, "%s", n < 0 ? tally_last_error() : "the cgroup mount point is too long");
 			return -1;
 		}
-		size_t need = fleet_fds_per_target(f) * f->config.nr_cgroups + FD_RESERVE;
+		size_t distinct = 0;
+		for (size_t i = 0; i < f->config.nr_cgroups; i++) {
+			size_t k = 0;
+			while (k < i && strcmp(f->config.cgroups[k], f->config.cgroups[i]) != 0)
+				k++;
+			distinct += k == i;
+		}
+		size_t need = fleet_fds_per_target(f) * distinct + FD_RESERVE;
 		if (need > f->fd_limit) {
 			snprintf(err, err_len, "the %zu cgroups given need %zu descriptors (%zu each: events x %ld CPUs + "
 			         "the directory, and %d for HTTP), and RLIMIT_NOFILE allows %zu: raise LimitNOFILE= "
 			         "(ulimit -n), or count fewer events, CPUs (--cpus) or cgroups",
-			         f->config.nr_cgroups, need, fleet_fds_per_target(f), f->nr_cpus, FD_RESERVE, f->fd_limit);
+			         distinct, need, fleet_fds_per_target(f), f->nr_cpus, FD_RESERVE, f->fd_limit);
 			return -1;
 		}
 		for (size_t i = 0; i < f->config.nr_cgroups; i++) {
