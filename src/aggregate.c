@@ -75,12 +75,13 @@ void tly_aggregate_sum_parts(const struct tally_count *counts, size_t stride, co
 	tly_sum_result(&sum, r);
 }
 
-void tly_aggregate_part(const struct tally_count *count, const struct tly_window *window, int cpu, pid_t tid,
+void tly_aggregate_part(const struct tally_count *count, const struct tly_window *window, int cpu, pid_t tid, int cgroup,
                         struct tally_part *out)
 {
 	struct tally_count part = in_window(count, window);
 	out->cpu = cpu;
 	out->tid = tid;
+	out->cgroup = cgroup;
 	out->value = part.value;
 	out->enabled = part.enabled;
 	out->running = part.running;

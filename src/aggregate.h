@@ -62,7 +62,7 @@ static inline void tly_aggregate_parts(const struct tally_count *counts, size_t 
 }
 
 /* One part (a raw reading in its window) as the public API shows it. */
-void tly_aggregate_part(const struct tally_count *count, const struct tly_window *window, int cpu, pid_t tid,
+void tly_aggregate_part(const struct tally_count *count, const struct tly_window *window, int cpu, pid_t tid, int cgroup,
                         struct tally_part *out);
 
 /* Adds result r into acc (two results of one spec item, e.g. the cpu_core and cpu_atom halves of a

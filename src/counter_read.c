@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "out_array.h"
+#include "threadmap.h"
 
 #include <stdalign.h>
 #include <stddef.h>
@@ -255,8 +256,11 @@ int tally_counter_parts(const tally_counter *c, size_t i, struct tally_part *par
 	size_t nthreads = tally_threads_count(threads);
 	for (size_t s = 0; s < e->nr_counts && s < n; s++) {
 		struct tally_part p;
-		tly_aggregate_part(&e->counts[s * e->stride], &e->window[s], tally_cpus_at(cpus, s / nthreads),
-		                   tally_threads_at(threads, s % nthreads), &p);
+		pid_t tid;
+		int cgroup;
+		tly_threads_place(threads, s % nthreads, &tid, &cgroup);
+		tly_aggregate_part(&e->counts[s * e->stride], &e->window[s], tally_cpus_at(cpus, s / nthreads), tid,
+		                   cgroup, &p);
 		tly_out_put(tly_out_at(parts, s, elem_sz), elem_sz, &p, TLY_KNOWN_SIZE(tally_part));
 	}
 	return (int)e->nr_counts;

@@ -153,17 +153,28 @@ static int cpu_of(const tally_evsel *e, size_t slot)
 	return e->cpus->cpu[slot / e->grid.nthreads];
 }
 
+/* The task a slot counts: -1 (every task) for a cgroup's slot. */
 static pid_t tid_of(const tally_evsel *e, size_t slot)
 {
-	return e->threads->tid[slot % e->grid.nthreads];
+	return tally_threads_at(e->threads, slot % e->grid.nthreads);
+}
+
+static int cgroup_of(const tally_evsel *e, size_t slot)
+{
+	pid_t tid;
+	int cgroup;
+	tly_threads_place(e->threads, slot % e->grid.nthreads, &tid, &cgroup);
+	return cgroup;
 }
 
 int tly_evsel_failure_position(const struct tly_evsel_failure *f, char *buf, size_t len)
 {
-	char where_cpu[24] = "any CPU", where_tid[24] = "the opening thread";
+	char where_cpu[24] = "any CPU", where_tid[40] = "the opening thread";
 	if (f->cpu >= 0)
 		snprintf(where_cpu, sizeof(where_cpu), "cpu %d", f->cpu);
-	if (f->tid > 0)
+	if (f->cgroup >= 0)
+		snprintf(where_tid, sizeof(where_tid), "the target's cgroup #%d", f->cgroup);
+	else if (f->tid > 0)
 		snprintf(where_tid, sizeof(where_tid), "tid %d", (int)f->tid);
 	else if (f->tid < 0)
 		snprintf(where_tid, sizeof(where_tid), "every thread");
@@ -172,7 +183,9 @@ int tly_evsel_failure_position(const struct tly_evsel_failure *f, char *buf, siz
 
 static void append_position(const tally_evsel *e, size_t slot)
 {
-	struct tly_evsel_failure where = { .cpu = cpu_of(e, slot), .tid = tid_of(e, slot) };
+	struct tly_evsel_failure where = {
+		.cpu = cpu_of(e, slot), .tid = tid_of(e, slot), .cgroup = cgroup_of(e, slot)
+	};
 	char text[64];
 	tly_evsel_failure_position(&where, text, sizeof(text));
 	tly_error_append(" (at %s)", text);
@@ -193,6 +206,7 @@ static int report_failure(tally_evsel *e, size_t slot, enum tly_diag_op op, cons
 		.request = request,
 		.cpu = cpu_of(e, slot),
 		.tid = tid_of(e, slot),
+		.cgroup = cgroup_of(e, slot),
 		.fds_needed = e->grid.ncpus * e->grid.nthreads * (1 + e->leader->nr_members),
 		.read_size = e->read_size,
 	};
@@ -203,11 +217,11 @@ static int report_failure(tally_evsel *e, size_t slot, enum tly_diag_op op, cons
 	return -err;
 }
 
-static int open_retrying(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd)
+static int open_retrying(struct perf_event_attr *attr, pid_t tid, int cpu, int group_fd, unsigned long flags)
 {
 	int fd;
 	do
-		fd = tly_sys->perf_event_open(attr, tid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+		fd = tly_sys->perf_event_open(attr, tid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC | flags);
 	while (fd < 0 && errno == EINTR);
 	return fd;
 }
@@ -293,8 +307,10 @@ static int open_slot(tally_evsel *e, size_t slot)
 {
 	int group_fd = e->leader == e ? -1 : e->leader->grid.fd[slot];
 	int cpu = cpu_of(e, slot);
-	pid_t tid = tid_of(e, slot);
-	int fd = open_retrying(&e->attr, tid, cpu, group_fd);
+	/* A cgroup map's entry is the cgroup's directory descriptor, which the pid argument takes. */
+	pid_t tid = e->threads->tid[slot % e->grid.nthreads];
+	bool cgroup = e->threads->cgroups && tid >= 0;
+	int fd = open_retrying(&e->attr, tid, cpu, group_fd, cgroup ? PERF_FLAG_PID_CGROUP : 0);
 	if (fd < 0)
 		return report_failure(e, slot, TLY_DIAG_OPEN, NULL, errno);
 	e->grid.fd[slot] = fd;
@@ -303,8 +319,8 @@ static int open_slot(tally_evsel *e, size_t slot)
 		return report_failure(e, slot, TLY_DIAG_IOCTL, "PERF_EVENT_IOC_ID", errno);
 	e->grid.id[slot] = id;
 	*group_id_slot(e, slot) = id;
-	tly_log(TALLY_LOG_DEBUG, "opened '%s' on cpu %d, tid %d (group fd %d): fd %d, id %" PRIu64, e->name,
-	        cpu, (int)tid, group_fd, fd, id);
+	tly_log(TALLY_LOG_DEBUG, "opened '%s' on cpu %d, %s %d (group fd %d): fd %d, id %" PRIu64, e->name,
+	        cpu, cgroup ? "cgroup fd" : "tid", (int)tid, group_fd, fd, id);
 	return 0;
 }
 

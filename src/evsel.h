@@ -26,6 +26,7 @@ struct tly_evsel_failure {
 	 * ENOSPC. */
 	int cpu;                /* -1: any CPU */
 	pid_t tid;              /* 0: the opening thread; -1: every thread (CPU-wide) */
+	int cgroup;             /* the target's cgroup (its index) the slot counts; -1: none */
 	size_t fds_needed;      /* descriptors the evsel's group needs over its maps */
 	size_t read_size;       /* bytes a read of it offers */
 };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Snapshots of a counter (taken through the counter's own slot reads) and the scaled counts between two. */
 #include "snapshot.h"
+#include "threadmap.h"
 
 #include "counter.h"
 
@@ -56,7 +57,7 @@ static int check_pair(const tally_snapshot *before, const tally_snapshot *after,
  * another window (a reopened group, a start or reset in between) are not comparable: the event counted
  * from zero since, so `before` is taken as zero. */
 static struct tally_count part_delta(const tally_snapshot *before, const tally_snapshot *after, size_t i,
-                                     size_t s, int *cpu, pid_t *tid)
+                                     size_t s, const struct tly_snapshot_slot **where)
 {
 	const struct tly_snapshot_event *a = &after->ev[i], *b = &before->ev[i];
 	const struct tally_count *va = &after->counts[a->counts_at + s * a->stride];
@@ -69,8 +70,7 @@ static struct tally_count part_delta(const tally_snapshot *before, const tally_s
 		d.enabled = tly_window_since(ta->enabled, tb->enabled);
 		d.running = tly_window_since(ta->running, tb->running);
 	}
-	*cpu = ta->cpu;
-	*tid = ta->tid;
+	*where = ta;
 	return d;
 }
 
@@ -89,9 +89,8 @@ int tally_snapshot_delta(const tally_snapshot *before, const tally_snapshot *aft
 		const struct tly_snapshot_event *a = &after->ev[i];
 		struct tly_sum sum = { 0 };
 		for (size_t s = 0; s < a->nr_slots; s++) {
-			int cpu;
-			pid_t tid;
-			struct tally_count d = part_delta(before, after, i, s, &cpu, &tid);
+			const struct tly_snapshot_slot *at;
+			struct tally_count d = part_delta(before, after, i, s, &at);
 			tly_sum_add(&sum, &d);
 		}
 		struct tally_result r;
@@ -120,12 +119,11 @@ int tally_snapshot_delta_parts(const tally_snapshot *before, const tally_snapsho
 		return -TALLY_EOPTS;
 	const struct tly_snapshot_event *a = &after->ev[i];
 	for (size_t s = 0; s < a->nr_slots && s < n; s++) {
-		int cpu;
-		pid_t tid;
-		struct tally_count d = part_delta(before, after, i, s, &cpu, &tid);
+		const struct tly_snapshot_slot *at;
+		struct tally_count d = part_delta(before, after, i, s, &at);
 		struct tly_window times = { .enabled = d.enabled, .running = d.running };
 		struct tally_part p;
-		tly_aggregate_part(&d, &times, cpu, tid, &p);
+		tly_aggregate_part(&d, &times, at->cpu, at->tid, at->cgroup, &p);
 		tly_out_put(tly_out_at(parts, s, elem_sz), elem_sz, &p, TLY_KNOWN_SIZE(tally_part));
 	}
 	return (int)a->nr_slots;
@@ -159,7 +157,7 @@ static int snapshot_group(const tally_counter *c, size_t g, tally_snapshot *snap
 		if (err)
 			return err;
 		out->cpu = tally_cpus_at(cpus, slot / leader->nthreads);
-		out->tid = tally_threads_at(threads, slot % leader->nthreads);
+		tly_threads_place(threads, slot % leader->nthreads, &out->tid, &out->cgroup);
 	}
 	return 0;
 }

@@ -33,6 +33,7 @@ struct tly_snapshot_slot {
 	uint64_t enabled, running;
 	int cpu;
 	pid_t tid;
+	int cgroup;      /* the target's cgroup (its index); -1: none */
 };
 
 struct tally_snapshot {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "target.h"
 
+#include "cgroup.h"
 #include "cpumap.h"
 #include "error.h"
 #include "opts.h"
@@ -113,7 +114,6 @@ static int keep_tasks(struct tly_target *out, const pid_t *ids, size_t n)
 	return 0;
 }
 
-/* The thread map of a target; NULL (the calling thread) for TALLY_TARGET_THREAD. */
 /* What tally_target asks to launch. */
 static struct tly_launch launch_of(const struct tally_target *target)
 {
@@ -125,6 +125,40 @@ static struct tly_launch launch_of(const struct tally_target *target)
 	};
 }
 
+/* Opens the directory of every cgroup of a cgroup target, found in the hierarchy perf_event counts on,
+ * into a cgroup map. "" stays -1: no cgroup filter. */
+static int open_cgroups(const struct tally_target *target, struct tly_target *out)
+{
+	size_t n = TLY_OPT(target, nr_cgroups, 0);
+	const char *const *names = TLY_OPT(target, cgroups, NULL);
+	if (!n || !names)
+		return tly_error(-EINVAL, "cgroup target: no cgroups given (cgroups %p, nr_cgroups %zu)",
+		                 (const void *)names, n);
+	char mount[PATH_MAX];
+	int len = tally_cgroup_mount(mount, sizeof(mount));
+	if (len < 0)
+		return len;
+	if ((size_t)len >= sizeof(mount))
+		return tly_error(-ENAMETOOLONG, "the cgroup mount point is too long");
+	out->cgroup_fds = malloc(n * sizeof(*out->cgroup_fds));
+	if (!out->cgroup_fds)
+		return tly_error(-ENOMEM, "cgroup target: out of memory");
+	for (size_t i = 0; i < n; i++)
+		out->cgroup_fds[i] = -1;
+	out->nr_cgroups = n;
+	for (size_t i = 0; i < n; i++) {
+		if (!names[i])
+			return tly_error(-EINVAL, "cgroup target: cgroups[%zu] is NULL", i);
+		if (!names[i][0])
+			continue;
+		int err = tly_cgroup_open(mount, names[i], &out->cgroup_fds[i]);
+		if (err)
+			return err;
+	}
+	return tly_threads_cgroups(out->cgroup_fds, n, &out->threads);
+}
+
+/* The thread map of a target; NULL (the calling thread) for TALLY_TARGET_THREAD. */
 static int resolve_threads(const struct tally_target *target, struct tly_target *out)
 {
 	switch (out->kind) {
@@ -162,6 +196,8 @@ static int resolve_threads(const struct tally_target *target, struct tly_target 
 	}
 	case TALLY_TARGET_CPUS:
 		return tally_threads_any(&out->threads);
+	case TALLY_TARGET_CGROUPS:
+		return open_cgroups(target, out);
 	}
 	return tly_error(-EINVAL, "unknown target kind %d", (int)out->kind);
 }
@@ -186,7 +222,8 @@ int tly_target_resolve(const struct tally_target *target, const char *sysfs_root
 	if (!TLY_OPTS_VALID(target, tally_target))
 		return -TALLY_EOPTS;
 	out->kind = TLY_OPT(target, kind, TALLY_TARGET_THREAD);
-	out->cpu_wide = out->kind == TALLY_TARGET_CPUS;
+	/* The kernel takes a cgroup's events per CPU only (pid is the cgroup, cpu must be >= 0). */
+	out->cpu_wide = out->kind == TALLY_TARGET_CPUS || out->kind == TALLY_TARGET_CGROUPS;
 	out->enable_on_exec = tly_target_enables_on_exec(out->kind);
 	out->inherit = tly_target_inherits(out->kind, no_inherit);
 
@@ -303,6 +340,12 @@ void tly_target_fini(struct tly_target *target)
 	target->tasks = NULL;
 	target->task_fds = NULL;
 	target->nr_tasks = 0;
+	for (size_t i = 0; i < target->nr_cgroups; i++)
+		if (target->cgroup_fds[i] >= 0)
+			tly_sys->close(target->cgroup_fds[i]);
+	free(target->cgroup_fds);
+	target->cgroup_fds = NULL;
+	target->nr_cgroups = 0;
 	tly_command_end(&target->command);
 	tally_cpus_free(target->cpus);
 	tally_threads_free(target->threads);

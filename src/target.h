@@ -4,6 +4,7 @@
 #define TLY_TARGET_H
 
 #include "command.h"
+#include "cgroup.h"
 
 #include <poll.h>
 #include <stdbool.h>
@@ -24,6 +25,8 @@ struct tly_target {
 	int *task_fds;
 	struct pollfd *polls;    /* room to poll them all and a wake-up descriptor */
 	size_t nr_tasks;
+	int *cgroup_fds;         /* TALLY_TARGET_CGROUPS: each cgroup's directory (-1 for ""), nr_cgroups */
+	size_t nr_cgroups;
 };
 
 /* attr.inherit and attr.enable_on_exec for a target of this kind (what tly_target_resolve sets). */

@@ -13,8 +13,10 @@
 static tally_threads *threads_alloc(size_t nr)
 {
 	tally_threads *threads = malloc(sizeof(*threads) + nr * sizeof(threads->tid[0]));
-	if (threads)
+	if (threads) {
 		threads->nr = nr;
+		threads->cgroups = false;
+	}
 	return threads;
 }
 
@@ -55,8 +57,32 @@ int tally_threads_any(tally_threads **out)
 	return 0;
 }
 
+int tly_threads_cgroups(const int *fds, size_t n, tally_threads **out)
+{
+	*out = NULL;
+	if (n == 0)
+		return tly_error(-EINVAL, "cgroup map: no cgroups given");
+	tally_threads *threads = threads_alloc(n);
+	if (!threads)
+		return tly_error(-ENOMEM, "cgroup map: out of memory");
+	for (size_t i = 0; i < n; i++)
+		threads->tid[i] = fds[i];
+	threads->cgroups = true;
+	*out = threads;
+	return 0;
+}
+
+void tly_threads_place(const tally_threads *threads, size_t i, pid_t *tid, int *cgroup)
+{
+	bool cgroups = threads && threads->cgroups;
+	*tid = tally_threads_at(threads, i);
+	*cgroup = cgroups ? (int)i : -1;
+}
+
 int tly_threads_dup(const tally_threads *threads, tally_threads **out)
 {
+	if (threads && threads->cgroups)
+		return tly_threads_cgroups(threads->tid, threads->nr, out);
 	if (threads && threads->nr == 1 && threads->tid[0] == -1)
 		return tally_threads_any(out);
 	return threads ? tally_threads_new(threads->tid, threads->nr, out) : tally_threads_self(out);
@@ -156,7 +182,8 @@ pid_t tally_threads_at(const tally_threads *threads, size_t i)
 {
 	if (!threads)
 		return i == 0 ? 0 : -1;
-	return i < threads->nr ? threads->tid[i] : -1;
+	/* A cgroup map's entries are descriptors: its positions count every task (of the cgroup). */
+	return i < threads->nr && !threads->cgroups ? threads->tid[i] : -1;
 }
 
 void tally_threads_free(tally_threads *threads)

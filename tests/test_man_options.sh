@@ -11,9 +11,10 @@ tally="$TALLY_BUILD/tools/tally"
 
 # The line after each .TP, with roff's escaped hyphens made plain: "-e, --event SPEC" style items.
 items=$(awk 'prev == ".TP" { print } { prev = $0 }' "$man" | sed 's/\\-/-/g')
-# tally encode's options too (its --c is a long option of one letter).
+# tally encode's options too (its --c is a long option of one letter), and
 longs=
-for command in stat encode merge compare; do
+# tally exporter's, where it is built (libmicrohttpd found).
+for command in stat encode merge compare $([ -x "$TALLY_BUILD/tools/tally-exporter" ] && echo exporter); do
 	help=$("$tally" $command --help 2>&1 || true)
 	found=$(grep -oE '^ +(-[a-zA-Z], )?--[a-z-]+' <<<"$help" | grep -oE -- '--[a-z-]+')
 	[ -n "$found" ] || { echo "FAIL: no options found in tally $command --help"; exit 1; }

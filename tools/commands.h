@@ -10,5 +10,6 @@ int command_doctor(int argc, char **argv);
 int command_encode(int argc, char **argv);
 int command_merge(int argc, char **argv);
 int command_compare(int argc, char **argv);
+int command_exporter(int argc, char **argv);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tally: count CPU performance-monitoring events. `tally stat`, `tally list`, `tally doctor`, `tally encode`,
- * `tally merge`, `tally compare`.
+ * `tally merge`, `tally compare`, `tally exporter`.
  *
  * tally never calls setlocale(): the C library stays in the "C" locale, so every number it prints uses
  * '.' as the decimal point whatever LC_ALL or LANG say (CSV and JSON readers depend on it).
@@ -41,6 +41,8 @@ static void usage(FILE *out)
 	      "  merge [-j|-x SEP] FILE...               per-rank JSON results as one report (sum, mean, min, max)\n"
 	      "  compare [-r N] [-e SPEC] -- A ::: B     A against B, interleaved runs, with a 95% confidence\n"
 	      "  compare A.json B.json                   interval (Welch's t); or two saved tally stat -j -r files\n"
+	      "  exporter [--listen HOST:PORT] [-e SPEC] [--cgroup NAMES] [--cgroups-under DIR]\n"
+	      "                                          serve counts per cgroup to Prometheus\n"
 	      "\n"
 	      "  tally <command> --help    options of one command\n"
 	      "  tally --version           the version\n"
@@ -88,6 +90,7 @@ int main(int argc, char **argv)
 		{ "encode", command_encode },
 		{ "merge", command_merge },
 		{ "compare", command_compare },
+		{ "exporter", command_exporter },
 	};
 	if (argc < 2) {
 		usage(stderr);

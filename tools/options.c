@@ -44,6 +44,7 @@ enum long_only {
 	OPT_INTERVAL_COUNT,
 	OPT_SUMMARY,
 	OPT_NO_CSV_SUMMARY,
+	OPT_FOR_EACH_CGROUP,
 };
 
 static const struct option long_options[] = {
@@ -87,6 +88,8 @@ static const struct option long_options[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "regions", no_argument, NULL, OPT_REGIONS },
 	{ "metrics", required_argument, NULL, 'M' },
+	{ "cgroup", required_argument, NULL, 'G' },
+	{ "for-each-cgroup", required_argument, NULL, OPT_FOR_EACH_CGROUP },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -117,6 +120,9 @@ void options_print_stat_usage(FILE *out)
 	      "  -t, --tid TIDS           count existing threads (comma list)\n"
 	      "  -a, --all-cpus           count every CPU, system wide\n"
 	      "  -C, --cpu LIST           count these CPUs, system wide (e.g. 0-3,8)\n"
+	      "  -G, --cgroup NAMES       the preceding -e events count only in these cgroups, one name\n"
+	      "                           per event in order (one name: every event before it); -a or -C\n"
+	      "      --for-each-cgroup NAMES  every event once per cgroup (with -a or -C)\n"
 	      "  -A, --no-aggr            one figure per CPU\n"
 	      "      --per-thread         one figure per thread (with -p or -t)\n"
 	      "      --per-core           one figure per core (where topology is readable)\n"
@@ -204,6 +210,47 @@ static bool parse_cpus(const char *text, tally_cpus **cpus)
 	return tally_cpus_parse(text, cpus) == 0;
 }
 
+/* -G and --for-each-cgroup, perf's rules: cgroup events are per CPU, so the target is -a or -C. */
+static enum options_result check_cgroups(const struct stat_options *o, bool system_wide)
+{
+	const char *which = o->nr_cgroup_names ? "-G" : "--for-each-cgroup";
+	if (!o->nr_cgroup_names && !o->for_each_cgroup)
+		return OPTIONS_RUN;
+	if (o->nr_cgroup_names && o->for_each_cgroup)
+		return usage_error("-G and --for-each-cgroup cannot be used together");
+	if (!system_wide)
+		return usage_error("%s counts per CPU (the kernel's cgroup events): it needs -a or -C", which);
+	if (o->aggregation != AGGR_GLOBAL && o->aggregation != AGGR_NONE)
+		return usage_error("%s shows each cgroup's line, or with -A each CPU's: not with --per-*", which);
+	/* The metrics and per-PMU lines are computed from each event's own count, which a line per (event,
+	 * cgroup) does not keep yet. */
+	if (o->metrics || o->topdown_levels || o->per_pmu)
+		return usage_error("%s: not with -M, --topdown or --per-pmu yet (count the cgroups and the metrics "
+		                   "in two runs)", which);
+	return OPTIONS_RUN;
+}
+
+/* One -G: its names appended to those of the earlier ones (an empty name included: the event in its
+ * place counts everything, perf's -G a,,b). */
+static bool append_cgroups(struct stat_options *o, const char *list)
+{
+	if (!o->nr_cgroup_names)
+		o->nr_specs_before_g = strchr(list, ',') ? 0 : o->nr_specs;
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ",");
+		char **names = realloc(o->cgroup_names, (o->nr_cgroup_names + 1) * sizeof(*names));
+		if (!names)
+			return false;
+		o->cgroup_names = names;
+		if (!(names[o->nr_cgroup_names] = strndup(p, len)))
+			return false;
+		o->nr_cgroup_names++;
+		p += len;
+		if (!*p)
+			return true;
+	}
+}
+
 /* The checks of combinations, once every flag is known. */
 static enum options_result check_combinations(const struct stat_options *o)
 {
@@ -245,7 +292,7 @@ static enum options_result check_combinations(const struct stat_options *o)
 		return usage_error("%s needs -a or -C", per_unit[o->aggregation]);
 	if (o->delay_ms && !o->argv)
 		return usage_error("-D delays the start after the command starts: it needs a command");
-	return OPTIONS_RUN;
+	return check_cgroups(o, system_wide);
 }
 
 /* --topdown and --td-level: perf's metric groups TopdownL1 (and TopdownL2) added to -M's list. */
@@ -269,7 +316,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 	optind = 0;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+:e:M:r:I:x:jBo:p:t:aC:AiD:qvh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:M:r:I:x:jBo:p:t:aC:AiD:qvhG:", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (!*optarg)
@@ -316,6 +363,17 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		case 'B': o->no_big_num = true; break;
 		case OPT_BIG_NUM: o->no_big_num = false; break;
 		case OPT_REGIONS: o->regions = true; break;
+		case 'G':
+			if (!o->nr_specs)
+				return usage_error("-G names the cgroups of the -e events before it: give them first");
+			if (!append_cgroups(o, optarg))
+				return usage_error("out of memory");
+			break;
+		case OPT_FOR_EACH_CGROUP:
+			if (!*optarg)
+				return usage_error("--for-each-cgroup needs cgroup names");
+			o->for_each_cgroup = optarg;
+			break;
 		case 'o': o->output = optarg; break;
 		case OPT_APPEND: o->append = true; break;
 		case 'p':
@@ -412,5 +470,8 @@ void options_free(struct stat_options *o)
 	free(o->pids);
 	free(o->tids);
 	tally_cpus_free(o->pin);
+	for (size_t i = 0; i < o->nr_cgroup_names; i++)
+		free(o->cgroup_names[i]);
+	free(o->cgroup_names);
 	memset(o, 0, sizeof(*o));
 }

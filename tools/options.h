@@ -60,6 +60,14 @@ struct stat_options {
 	tally_cpus *pin;         /* --pin */
 	double duration;         /* --duration, seconds; 0 when unset */
 	char **argv;             /* the command, NULL-terminated (points into the caller's argv), or NULL */
+	/* -G: every name of every -G in order ("" for an empty one, perf's -G a,,b), malloc'd copies; the
+	 * j-th names the cgroup of the j-th event. nr_specs_before_g: when the first -G names one cgroup,
+	 * the number of -e specs before it, every event of which it names (perf's rule for -e a,b -G x);
+	 * else 0. */
+	char **cgroup_names;
+	size_t nr_cgroup_names;
+	size_t nr_specs_before_g;
+	const char *for_each_cgroup; /* --for-each-cgroup, as written */
 };
 
 /* What options_parse_stat decided. */

@@ -38,6 +38,10 @@ static void print_record(struct output *o, const struct output_reading *reading,
 	text_escape_field(out, e->unit, sep);
 	fputs(sep, out);
 	text_escape_field(out, line->name, sep);
+	if (r->cgroups) { /* perf 6.1: the cgroup after the event, empty for an event without one */
+		fputs(sep, out);
+		text_escape_field(out, e->cgroup ? e->cgroup : "", sep);
+	}
 	if (reading->stddev)
 		fprintf(out, "%s%.2f%%", sep, c->scaled > 0 ? 100.0 * line->stddev / c->scaled : 0.0);
 	fprintf(out, "%s%llu%s%.2f%s", sep, (unsigned long long)c->running, sep, output_percent_running(c), sep);
@@ -84,7 +88,9 @@ static void print_header(struct output *o, bool interval, bool with_stddev)
 		fprintf(o->out, "part%s", sep);
 	if (r->show_nr_cpus)
 		fprintf(o->out, "cpus%s", sep);
-	fprintf(o->out, "value%sunit%sevent%s", sep, sep, sep);
+	fprintf(o->out, "value%sunit%sevent%s%s", sep, sep, sep, r->cgroups ? "cgroup" : "");
+	if (r->cgroups)
+		fputs(sep, o->out);
 	if (with_stddev)
 		fprintf(o->out, "stddev%s", sep);
 	fprintf(o->out, "run_time_ns%spercent_running%smetric_value%smetric_unit\n", sep, sep, sep);

@@ -114,6 +114,8 @@ static void write_event(struct output *o, size_t i, const struct json_reading *r
 	const struct report_count *c = &rd->counts[i];
 	json_begin_object(w);
 	json_member_string(w, "name", e->name);
+	if (r->cgroups)
+		json_member_string(w, "cgroup", e->cgroup ? e->cgroup : "");
 	json_member_string(w, "canonical", e->canonical);
 	/* A summed line is no one PMU's: its PMUs are in "pmus". */
 	json_member_string(w, "pmu", e->summed ? NULL : e->pmu);

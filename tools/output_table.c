@@ -51,6 +51,10 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 	else if (line->part && r->show_nr_cpus)
 		fprintf(o->out, "%4s ", "");
 	print_value(o->out, r, e, line->name, c);
+	if (r->cgroups) { /* perf prints the cgroup after the event's name */
+		fputc(' ', o->out);
+		text_escape_write(o->out, e->cgroup ? e->cgroup : "");
+	}
 	struct tally_metric_value m;
 	if (line->metric_counts && report_comment(r, line->metric_counts, line->event, reading->seconds, &m))
 		fprintf(o->out, " # %8.3f %-20s", m.value, m.unit);
@@ -110,7 +114,8 @@ static void table_run(struct output *o, const struct report_sample *s)
 }
 
 /* The reason behind one line's <not counted> or <not supported>. */
-static void print_footnote(struct output *o, bool *any, const char *name, const struct report_count *c)
+static void print_footnote(struct output *o, bool *any, const struct report_event *e, const char *name,
+                           const struct report_count *c)
 {
 	const char *placeholder = output_status_placeholder(c->status);
 	if (!placeholder)
@@ -120,6 +125,10 @@ static void print_footnote(struct output *o, bool *any, const char *name, const 
 	*any = true;
 	fprintf(o->out, " %s ", placeholder);
 	text_escape_write(o->out, name);
+	if (o->report->cgroups) { /* the line's cgroup, which tells apart the lines of one event */
+		fputs(" in ", o->out);
+		text_escape_write(o->out, e->cgroup && *e->cgroup ? e->cgroup : "every cgroup");
+	}
 	fputs(": ", o->out);
 	/* A reason quotes the event's name (and the kernel's words): escaped as the name is. */
 	text_escape_lines(o->out, c->reason ? c->reason : "no reason given");
@@ -136,10 +145,10 @@ static void print_footnotes(struct output *o, const struct report_totals *t)
 	for (size_t i = 0; i < r->nr_events; i++) {
 		const struct report_event *e = &r->events[i];
 		if (!e->hidden && !left_out(e, &t->counts[i]))
-			print_footnote(o, &any, e->name, &t->counts[i]);
+			print_footnote(o, &any, e, e->name, &t->counts[i]);
 		for (size_t j = i; r->show_pmus && e->summed && j < r->nr_events; j++)
 			if (r->events[j].line == i)
-				print_footnote(o, &any, r->events[j].pmu_name, &t->pmu_counts[j]);
+				print_footnote(o, &any, &r->events[j], r->events[j].pmu_name, &t->pmu_counts[j]);
 	}
 	for (size_t k = 0; k < r->nr_metrics; k++) {
 		struct tally_metric_value m;

@@ -93,7 +93,7 @@ static int take_all_parts(struct readings *rd, const tally_snapshot *before, con
 {
 	for (size_t i = 0; i < rd->n; i++) {
 		rd->events[i].nr_parts = 0;
-		if (rd->aggregation != AGGR_GLOBAL) {
+		if (rd->aggregation != AGGR_GLOBAL || rd->raw_parts) {
 			int err = take_parts(rd, i, before, after);
 			if (err < 0)
 				return err;
@@ -142,7 +142,7 @@ int readings_interval(struct readings *rd)
 	return 0;
 }
 
-static enum report_status status_of(enum tally_status s)
+enum report_status readings_status_of(enum tally_status s)
 {
 	switch (s) {
 	case TALLY_STATUS_EXACT: return REPORT_COUNTED;
@@ -275,7 +275,7 @@ static int fill_parts(struct readings *rd, size_t i, size_t line, size_t *n)
 		const struct tally_part *p = &ev->parts[k];
 		bool thread = rd->aggregation == AGGR_THREAD;
 		struct report_part *into = line_part(into_ev, n, part_label(rd, &ev->labels[k], p), thread ? -1 : p->cpu,
-		                                     thread ? (int)p->tid : -1, status_of(p->status));
+		                                     thread ? (int)p->tid : -1, readings_status_of(p->status));
 		if (!into)
 			return -ENOMEM;
 		into->nr_cpus += !thread && (i == line || !line_has_cpu(rd, line, p->cpu));
@@ -339,7 +339,7 @@ void readings_fill(struct readings *rd)
 		c->enabled = r->enabled;
 		c->running = r->running;
 		c->scaled = rd->no_scale ? (double)r->value : (double)r->scaled;
-		c->status = status_of(r->status);
+		c->status = readings_status_of(r->status);
 		ev->reason[0] = '\0';
 		if (r->has_note)
 			snprintf(ev->reason, sizeof(ev->reason), "%s", tally_counter_note(rd->counter, i));

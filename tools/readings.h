@@ -41,6 +41,7 @@ struct readings {
 	size_t n;
 	enum stat_aggregation aggregation;
 	bool no_scale;
+	bool raw_parts;                   /* take the library's parts even for one figure per event (-G) */
 	/* The event whose line shows event i: i, or the first of its spec item when its PMUs are summed
 	 * (its count is then added to that line's). NULL: every event on its own line. */
 	const size_t *line;
@@ -77,6 +78,9 @@ int readings_interval(struct readings *rd);
 /* Fills rd->counts from `events` (a summed line holds the sum of its PMUs) and rd->pmu_counts (each
  * event's own count). */
 void readings_fill(struct readings *rd);
+
+/* The report's status of a library status. */
+enum report_status readings_status_of(enum tally_status s);
 
 /* The next interval begins at the window's start (a new run, or a counter reset). */
 void readings_restart(struct readings *rd);

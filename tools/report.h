@@ -62,6 +62,7 @@ struct report_event {
 	                            * "cpu_core/cycles/", "uncore_imc_0/cas_count_read/"; else its name */
 	bool optional;             /* one of the default events: the table leaves it out where it is not
 	                            * supported (report.note says why), CSV and JSON print it as perf does */
+	const char *cgroup;        /* -G, --for-each-cgroup: the cgroup the line counts ("" every task) */
 };
 
 /* One piece of an aggregated count: a CPU, a thread, a core, die or socket, or one PMU of a merged family
@@ -138,6 +139,9 @@ struct report {
 	const tally_events *list;
 	size_t nr_metrics;
 	const size_t *metrics;
+	bool cgroups;              /* -G or --for-each-cgroup: every line has a cgroup field, as perf's */
+	const size_t *line_event;  /* with cgroups: line -> the counter's event (list's index) */
+	const size_t *line_cgroup; /* with cgroups: line -> its cgroup's number */
 	/* --regions: the command's regions object (JSON text, "" when it wrote none); NULL without --regions. */
 	const char *regions;
 	/* Machine metadata for JSON. */

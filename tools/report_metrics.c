@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "report_metrics.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,22 +16,34 @@ static enum tally_status library_status(enum report_status status)
 	return TALLY_STATUS_NOT_SUPPORTED;
 }
 
+/* The line of event j in line l's cgroup (-G, --for-each-cgroup: a line per event and cgroup), or
+ * SIZE_MAX where the event is not counted in it. */
+static size_t cgroup_line(const struct report *r, size_t j, size_t l)
+{
+	for (size_t k = 0; k < r->nr_events; k++)
+		if (r->line_event[k] == j && r->line_cgroup[k] == r->line_cgroup[l])
+			return k;
+	return SIZE_MAX;
+}
+
 /* The reading as the library's sample: the counts' scaled values (means with -r) and statuses, keyed by
- * the report's events list. Returns false without memory (or without a list); free sample->values. */
-static bool make_sample(const struct report *r, const struct report_count *counts, double seconds,
+ * the report's events list. With cgroups, the counts of line l's cgroup (perf rates a cgroup's events over
+ * that cgroup's task-clock). Returns false without memory (or without a list); free sample->values. */
+static bool make_sample(const struct report *r, const struct report_count *counts, double seconds, size_t l,
                         struct tally_metric_sample *sample)
 {
-	size_t n = r->nr_events;
 	if (!r->list)
 		return false;
+	size_t n = r->line_event ? tally_events_count(r->list) : r->nr_events;
 	/* One block: the values, then the statuses (a double's alignment suits the enum). */
 	double *values = malloc((n ? n : 1) * (sizeof(double) + sizeof(enum tally_status)));
 	if (!values)
 		return false;
 	enum tally_status *statuses = (enum tally_status *)(values + n);
 	for (size_t i = 0; i < n; i++) {
-		values[i] = counts[i].scaled;
-		statuses[i] = library_status(counts[i].status);
+		size_t line = r->line_event ? cgroup_line(r, i, l) : i;
+		values[i] = line == SIZE_MAX ? 0 : counts[line].scaled;
+		statuses[i] = line == SIZE_MAX ? TALLY_STATUS_NOT_COUNTED : library_status(counts[line].status);
 	}
 	*sample = (struct tally_metric_sample){ .sz = sizeof(*sample), .events = r->list, .values = values,
 		                                .statuses = statuses, .n = n, .seconds = seconds };
@@ -42,9 +55,9 @@ bool report_comment(const struct report *r, const struct report_count *counts, s
 {
 	struct tally_metric_sample sample;
 	*v = (struct tally_metric_value){ .sz = sizeof(*v) };
-	if (!make_sample(r, counts, seconds, &sample))
+	if (!make_sample(r, counts, seconds, i, &sample))
 		return false;
-	int ret = tally_metric_comment(&sample, i, v);
+	int ret = tally_metric_comment(&sample, r->line_event ? r->line_event[i] : i, v);
 	free((double *)sample.values);
 	return ret == 1;
 }
@@ -58,7 +71,7 @@ void report_metric(const struct report *r, const struct report_count *counts, do
 	tally_metric_at(r->metrics[k], &info);
 	v->name = info.name;
 	snprintf(v->unit, sizeof(v->unit), "%s", info.unit);
-	if (!make_sample(r, counts, seconds, &sample)) {
+	if (!make_sample(r, counts, seconds, 0, &sample)) {
 		snprintf(v->reason, sizeof(v->reason), "out of memory");
 		return;
 	}
@@ -72,7 +85,7 @@ size_t report_metric_parts(const struct report *r, const struct report_count *co
                            size_t n)
 {
 	struct tally_metric_sample sample;
-	if (!make_sample(r, counts, 0, &sample))
+	if (!make_sample(r, counts, 0, 0, &sample))
 		return 0;
 	int nr = tally_metric_parts(&sample, r->metrics[k], pmus, n);
 	free((double *)sample.values);

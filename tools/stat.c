@@ -26,6 +26,7 @@
 #include <tally/metrics.h>
 #include <tally/rank.h>
 
+#include "cgroup_lines.h"
 #include "commands.h"
 #include "cpu_list.h"
 #include "default_events.h"
@@ -87,6 +88,8 @@ struct stat_session {
 	struct regions regions;       /* --regions: the file the command writes them to */
 	char *regions_text;
 	size_t *metrics;              /* -M: catalogue indices (tally_counter_metrics) */
+	struct cgroup_lines cgroups;  /* -G, --for-each-cgroup: a line per (event, cgroup) */
+	const struct report_count *counts; /* the shown lines' counts of the latest fill */
 };
 
 static uint64_t now_ns(void)
@@ -320,6 +323,23 @@ static bool child_exited(pid_t pid)
 	return info.si_pid == pid;
 }
 
+/* Each event's own count where a line sums several PMUs' (--per-pmu, JSON's pmus, the metrics of each
+ * PMU); none with -G and --for-each-cgroup, whose lines are (event, cgroup) pairs. */
+static const struct report_count *pmu_counts(const struct stat_session *s)
+{
+	return s->cgroups.nr_lines ? NULL : s->rd.pmu_counts;
+}
+
+/* The shown lines' counts of the latest reading: the counter's events, or with -G and --for-each-cgroup
+ * one line per event and cgroup. */
+static const struct report_count *fill_counts(struct stat_session *s)
+{
+	readings_fill(&s->rd);
+	s->counts = s->cgroups.nr_lines ? cgroup_lines_fill(&s->cgroups, &s->rd, s->opt.aggregation == AGGR_NONE)
+	                                : s->rd.counts;
+	return s->counts;
+}
+
 /* Prints the counts since the previous interval (or the start). Its length is measured, from the clock
  * read just after the previous interval's reads to the one just after these, never the nominal -I: a
  * late wake-up or the last, partial interval still gives true rates. */
@@ -329,10 +349,9 @@ static int print_interval(struct stat_session *s, uint64_t started, uint64_t *la
 	if (err < 0)
 		return err;
 	uint64_t now = now_ns();
-	readings_fill(&s->rd);
 	struct report_sample sample = {
-		.counts = s->rd.counts,
-		.pmu_counts = s->rd.pmu_counts,
+		.counts = fill_counts(s),
+		.pmu_counts = pmu_counts(s),
 		.timestamp = (double)(now - started) / 1e9,
 		.seconds = (double)(now - *last_tick) / 1e9,
 		.exit_status = -1,
@@ -459,8 +478,9 @@ static void record_run(struct stat_session *s, unsigned run, double seconds, dou
 {
 	size_t n = s->report.nr_events;
 	for (size_t i = 0; i < n; i++) {
-		add_run(&s->runs[i], run, &s->rd.counts[i]);
-		add_run(&s->pmu_runs[i], run, &s->rd.pmu_counts[i]);
+		add_run(&s->runs[i], run, &s->counts[i]);
+		if (pmu_counts(s))
+			add_run(&s->pmu_runs[i], run, &s->rd.pmu_counts[i]);
 	}
 	run_stats_add(&s->elapsed, seconds);
 	s->user += user;
@@ -478,7 +498,7 @@ static void record_run(struct stat_session *s, unsigned run, double seconds, dou
 	if (s->run_signal || !s->killed_runs)
 		s->exit_status = exit_status;
 	struct report_sample sample = {
-		.counts = s->rd.counts, .pmu_counts = s->rd.pmu_counts, .timestamp = seconds, .seconds = seconds, .run = run,
+		.counts = s->counts, .pmu_counts = pmu_counts(s), .timestamp = seconds, .seconds = seconds, .run = run,
 		.user = user, .sys = sys, .exit_status = exit_status,
 	};
 	if (!s->opt.quiet)
@@ -501,6 +521,11 @@ static int count_once(struct stat_session *s, unsigned run)
 	           .ignored = handlers ? signals_inherited_ignored() : 0);
 	if (command_target) {
 		t.kind = TALLY_TARGET_COMMAND;
+	} else if (s->cgroups.nr_lines) {
+		t.kind = TALLY_TARGET_CGROUPS;
+		t.cpus = o->all_cpus ? NULL : o->cpu_list;
+		t.cgroups = s->cgroups.names;
+		t.nr_cgroups = s->cgroups.nr_names;
 	} else if (system_wide(o)) {
 		t.kind = TALLY_TARGET_CPUS;
 		t.cpus = o->all_cpus ? NULL : o->cpu_list;
@@ -580,7 +605,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	}
 	/* Before the command is reaped: --per-thread labels its threads with their /proc comm, which goes
 	 * with the reaping. */
-	readings_fill(&s->rd);
+	fill_counts(s);
 	int exit_status = 0;
 	double user = 0, sys = 0;
 	s->run_signal = 0;
@@ -593,7 +618,7 @@ static int count_once(struct stat_session *s, unsigned run)
 		/* The tool events user_time and system_time of a command are exact (its rusage) only once it is
 		 * reaped; read before, they had /proc's clock ticks. The other counts are stopped: unchanged. */
 		if (has_tool_events(&s->report) && readings_take(&s->rd) == 0)
-			readings_fill(&s->rd);
+			fill_counts(s);
 		/* From the exec on, without tally's fork; with -D the window opened later, and tally's own
 		 * clock, started at the delay's end, is the one that covers it (as perf's does). Another
 		 * target's window opened before the command started: tally's clock covers it. */
@@ -630,14 +655,15 @@ static void finish(struct stat_session *s)
 	size_t n = s->report.nr_events;
 	unsigned runs = s->elapsed.n;
 	for (size_t i = 0; i < n; i++) {
-		mean_count(&s->runs[i], runs, &s->rd.counts[i], &s->mean_counts[i], &s->stddev[i]);
-		mean_count(&s->pmu_runs[i], runs, &s->rd.pmu_counts[i], &s->mean_pmu_counts[i], &s->pmu_stddev[i]);
+		mean_count(&s->runs[i], runs, &s->counts[i], &s->mean_counts[i], &s->stddev[i]);
+		if (pmu_counts(s))
+			mean_count(&s->pmu_runs[i], runs, &s->rd.pmu_counts[i], &s->mean_pmu_counts[i], &s->pmu_stddev[i]);
 	}
 	struct report_totals totals = {
 		.nr_runs = runs,
 		.counts = s->mean_counts,
 		.stddev = s->stddev,
-		.pmu_counts = s->mean_pmu_counts,
+		.pmu_counts = pmu_counts(s) ? s->mean_pmu_counts : NULL,
 		.pmu_stddev = s->pmu_stddev,
 		.elapsed = s->elapsed.mean,
 		.elapsed_stddev = run_stats_stddev(&s->elapsed),
@@ -676,6 +702,7 @@ static int alloc_statistics(struct stat_session *s)
 static void session_free(struct stat_session *s)
 {
 	readings_free(&s->rd);
+	cgroup_lines_free(&s->cgroups);
 	tally_counter_free(s->counter);
 	tally_pmus_free(s->pmus);
 	close_results(s);
@@ -844,15 +871,26 @@ static int prepare(struct stat_session *s)
 		report_spec_error("");
 		return EXIT_USAGE;
 	}
-	if (describe_metrics(s) < 0) {
+	if (describe_metrics(s) < 0 || describe_events(s) < 0) {
 		fprintf(stderr, "tally stat: out of memory\n");
 		return EXIT_FAILED;
 	}
-	if (describe_events(s) < 0 || alloc_statistics(s) < 0 ||
+	int planned = cgroup_lines_plan(&s->cgroups, o, s->counter, s->events);
+	if (planned == -1)
+		return EXIT_USAGE;
+	if (s->cgroups.nr_lines) {
+		s->report.events = s->cgroups.events;
+		s->report.nr_events = s->cgroups.nr_lines;
+		s->report.cgroups = true;
+		s->report.line_event = s->cgroups.event;
+		s->report.line_cgroup = s->cgroups.cgroup;
+	}
+	if (planned < 0 || alloc_statistics(s) < 0 ||
 	    readings_init(&s->rd, s->counter, o->aggregation, o->no_scale, s->lines) < 0) {
 		fprintf(stderr, "tally stat: out of memory\n");
 		return EXIT_FAILED;
 	}
+	s->rd.raw_parts = s->report.cgroups;
 	describe_target(s);
 	s->pin = pin_list(o->pin);
 	if (o->pin && !s->pin) {

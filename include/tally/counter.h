@@ -99,6 +99,9 @@ enum tally_target_kind {
 	TALLY_TARGET_TIDS,    /* exactly the threads tids[0 .. nr_tids) (a repeated tid counts once) */
 	TALLY_TARGET_COMMAND, /* argv, launched by tally; counted from its exec on, children and threads too */
 	TALLY_TARGET_CPUS,    /* everything on the CPUs `cpus` ("0-3,8"; NULL: all online), system-wide */
+	TALLY_TARGET_CGROUPS, /* (0.4) the tasks of cgroups[0 .. nr_cgroups) (and of the cgroups below each)
+	                       * while they run on the CPUs `cpus` (NULL: all online): one part per cgroup
+	                       * and CPU (tally_part.cgroup); see tally/cgroup.h for the names */
 };
 
 struct tally_target {
@@ -129,8 +132,14 @@ struct tally_target {
 	                           * catches no signal when it opens the counter: a handler of the caller's
 	                           * would run in the child if its signal came between the child's
 	                           * unblocking and its exec. tally stat opens before it installs its own. */
+	const char *const *cgroups; /* (0.4) TALLY_TARGET_CGROUPS: cgroup names (tally/cgroup.h), each
+	                           * counted on its own; a repeated name counts twice. "" counts every task
+	                           * on the CPUs, no cgroup filter (perf stat -G a,,b). The events are opened
+	                           * per CPU with PERF_FLAG_PID_CGROUP on each cgroup's directory: events x
+	                           * CPUs x cgroups descriptors */
+	size_t nr_cgroups;
 };
-#define tally_target__last_field inherit_signals
+#define tally_target__last_field nr_cgroups
 
 /* Opens every event on the target (NULL: the calling thread), disabled. Events of a PMU with a cpumask
  * (uncore-style) open only on the CPUs that mask names. A command (target->argv) is forked here and
@@ -220,8 +229,10 @@ struct tally_part {
 	pid_t tid;           /* 0: the calling thread; -1: every task (CPU-wide) */
 	uint64_t value, enabled, running, scaled;
 	enum tally_status status;
+	int cgroup;          /* (0.4) TALLY_TARGET_CGROUPS: the index of the part's cgroup in the target's
+	                      * cgroups (tid is then -1); -1 for any other target */
 };
-#define tally_part__last_field status
+#define tally_part__last_field cgroup
 
 /* The parts of event i from the latest read into parts[0 .. n), elements of elem_sz bytes (pass
  * sizeof(parts[0])). Returns the number of parts the event has (which may exceed n: call again with more

@@ -43,7 +43,8 @@ TALLY_API int tally_thread_name(pid_t tid, char *buf, size_t len);
 /* Number of entries (1 for the dummy map). NULL counts as the dummy map. */
 TALLY_API size_t tally_threads_count(const tally_threads *threads);
 
-/* The tid/pid at index i (0 for the dummy map). i must be below tally_threads_count(); beyond it, -1. */
+/* The tid/pid at index i (0 for the dummy map). i must be below tally_threads_count(); beyond it, -1.
+ * An evsel open on a cgroup target (TALLY_TARGET_CGROUPS) has one entry per cgroup, each -1 (every task). */
 TALLY_API pid_t tally_threads_at(const tally_threads *threads, size_t i);
 
 TALLY_API void tally_threads_free(tally_threads *threads);

@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# tally stat -G and --for-each-cgroup against perf stat -G on the same workloads: two cgroups made here
+# (root, on the hierarchy perf_event counts on), each running a static program that touches a known
+# number of fresh pages, launched by the measured command itself so that every fault falls in the
+# window. Checks perf's rules and messages (-G needs -a/-C and events before it; one name for every
+# event before it; --for-each-cgroup's cgroup-major order), the cgroup field of the CSV at perf 6.1's
+# place (after the event), the JSON member, the per-CPU lines of -A, and the explained errors.
+# Tolerance: a page-fault count is the pages touched plus the exec's own (loader, stack, vDSO): at least
+# the pages, at most 300 more; tally and perf within 1% + 32 of each other.
+set -u
+source "$(dirname "$0")/cli_helpers/common.sh"
+A_PAGES=3000
+B_PAGES=7000
+
+source "$(dirname "$0")/cli_helpers/cgroups.sh"
+
+A=tally-cli-a-$$
+B=tally-cli-b-$$
+mkdir "$mount/$A" "$mount/$B" || { echo "SKIP: cannot make cgroups under $mount"; exit 77; }
+trap 'rmdir "$mount/$A" "$mount/$B" 2>/dev/null; rm -rf "$WORK"' EXIT
+
+# The measured command: each workload joins its cgroup, then execs.
+workload="sh -c 'echo \$\$ > $mount/$A/cgroup.procs && exec $WORK/touch $A_PAGES' &
+sh -c 'echo \$\$ > $mount/$B/cgroup.procs && exec $WORK/touch $B_PAGES' & wait"
+
+in_range() { # NAME VALUE PAGES
+	if [[ "$2" =~ ^[0-9]+$ ]] && (( $2 >= $3 && $2 <= $3 + 300 )); then
+		ok "$1: $2 page faults for $3 pages"
+	else
+		fail "$1: '$2' page faults for $3 pages"
+	fi
+}
+field() { awk -F, -v e="$2" -v g="$3" '$3 == e && $4 == g { print $'"$4"' }' "$1"; }
+
+# --for-each-cgroup, CSV: value,unit,event,cgroup,run time,% running,metric value,metric unit.
+"$TALLY" stat -x, -a -e page-faults --for-each-cgroup "$A,$B" -- sh -c "$workload" 2> "$WORK/each.csv" ||
+	fail "--for-each-cgroup failed: $(cat "$WORK/each.csv")"
+in_range "--for-each-cgroup $A" "$(field "$WORK/each.csv" page-faults "$A" 1)" $A_PAGES
+in_range "--for-each-cgroup $B" "$(field "$WORK/each.csv" page-faults "$B" 1)" $B_PAGES
+[ "$(awk -F, '{ print $4 }' "$WORK/each.csv" | tr '\n' ' ')" = "$A $B " ] && ok "cgroup-major order, cgroup in field 4" ||
+	fail "order or field: $(cat "$WORK/each.csv")"
+
+# -G: one name for every event before it; the event after it counts everything (an empty field).
+"$TALLY" stat -x, -a -e page-faults,task-clock -G "$B" -e page-faults -- sh -c "$workload" 2> "$WORK/g.csv" ||
+	fail "-G failed: $(cat "$WORK/g.csv")"
+in_range "-G $B" "$(field "$WORK/g.csv" page-faults "$B" 1)" $B_PAGES
+tc=$(field "$WORK/g.csv" task-clock "$B" 1)
+[[ "$tc" =~ ^[0-9.]+$ ]] && ok "-G one name for both events before it (task-clock $tc msec in $B)" ||
+	fail "task-clock in $B: '$tc'"
+all=$(field "$WORK/g.csv" page-faults "" 1)
+[[ "$all" =~ ^[0-9]+$ ]] && (( all >= A_PAGES + B_PAGES )) && ok "the event after -G counts every task ($all)" ||
+	fail "system-wide page-faults after -G: '$all'"
+
+# -G a,b: positional; JSON carries the cgroup.
+"$TALLY" stat -j -a -e page-faults,page-faults -G "$A,$B" -- sh -c "$workload" 2> "$WORK/g.json" ||
+	fail "-G -j failed"
+python3 - "$WORK/g.json" "$A" "$B" <<'EOP' && ok "JSON: a cgroup member per event, schema 3" || fail "JSON: $(head -c 400 "$WORK/g.json")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["schema_version"] == 3
+assert [e["cgroup"] for e in doc["events"]] == sys.argv[2:4], doc["events"]
+EOP
+
+python3 "$(dirname "$0")/cli_helpers/validate_json_schema.py" "${TALLY_SOURCE:-$(dirname "$0")/..}/docs/json-schema.json" \
+	"$WORK/g.json" && ok "JSON with cgroups valid against docs/json-schema.json" || fail "JSON schema"
+# The table's footnote names the cgroup of a line that did not count.
+"$TALLY" stat -a -e page-faults --for-each-cgroup "$A,$B" -- true 2> "$WORK/foot.txt"
+grep -q "page-faults in $B: it never ran in this cgroup" "$WORK/foot.txt" && ok "footnote names the cgroup" ||
+	fail "footnote: $(cat "$WORK/foot.txt")"
+
+# -A: per CPU lines of a cgroup, summing to its count.
+"$TALLY" stat -x, -A -a -e page-faults -G "$A" -- sh -c "$workload" 2> "$WORK/a.csv" || fail "-A -G failed"
+sum=$(awk -F, '$4 == "page-faults" && $5 == "'"$A"'" && $2 ~ /^[0-9]+$/ { s += $2 } END { print s + 0 }' "$WORK/a.csv")
+in_range "-A -G $A (sum over CPUs)" "$sum" $A_PAGES
+
+# perf stat -G on the same workload: the same counts, the same fields.
+if command -v perf >/dev/null 2>&1; then
+	perf stat -x, -a -e page-faults --for-each-cgroup "$A,$B" -- sh -c "$workload" 2> "$WORK/perf.csv"
+	for g in "$A:$A_PAGES" "$B:$B_PAGES"; do
+		name=${g%%:*}
+		p=$(field "$WORK/perf.csv" page-faults "$name" 1)
+		t=$(field "$WORK/each.csv" page-faults "$name" 1)
+		in_range "perf stat --for-each-cgroup $name" "$p" "${g##*:}"
+		if [[ "$p" =~ ^[0-9]+$ && "$t" =~ ^[0-9]+$ ]] && (( (p > t ? p - t : t - p) <= p / 100 + 32 )); then
+			ok "tally $t and perf $p agree for $name"
+		else
+			fail "tally '$t' and perf '$p' for $name"
+		fi
+	done
+	pf=$(awk -F, 'NR == 1 { print NF }' "$WORK/perf.csv")
+	tf=$(awk -F, 'NR == 1 { print NF }' "$WORK/each.csv")
+	[ "$pf" = "$tf" ] && ok "CSV has perf's $pf fields" || fail "CSV fields: tally $tf, perf $pf"
+else
+	echo "note: perf is not installed: no comparison"
+fi
+
+# perf's rules and the explained errors.
+expect_error() { # STATUS TEXT ARGS...
+	local want=$1 text=$2
+	shift 2
+	"$TALLY" stat "$@" 2> "$WORK/err"
+	local got=$?
+	if [ $got = "$want" ] && grep -qF -- "$text" "$WORK/err"; then ok "$* -> $want: $text"; else
+		fail "$* -> $got: $(cat "$WORK/err")"; fi
+}
+expect_error 2 "needs -a or -C" -e page-faults -G "$A" -- true
+expect_error 2 "-G names the cgroups of the -e events before it" -a -G "$A" -e page-faults -- true
+expect_error 2 "cannot be used together" -a -e page-faults -G "$A" --for-each-cgroup "$A" -- true
+expect_error 2 "for 1 event" -a -e page-faults -G "$A,$B" -- true
+expect_error 1 "does not exist" -a -e page-faults -G tally-no-such-cgroup -- true
+finish

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The exporter's counting: one counter per cgroup (a TALLY_TARGET_CGROUPS target of one cgroup, so that
+ * cgroups come and go, and fail, each on its own), or one for the whole machine without cgroups. Every
+ * update takes a snapshot of each counter and adds the interval's scaled difference, part by part
+ * (tally_snapshot_delta_parts), to running totals: a total only grows, and is right under multiplexing
+ * interval by interval, where the window's cumulative extrapolation (value x enabled / running since the
+ * start) can fall when the ratio changes.
+ */
+#ifndef TALLY_EXPORTER_FLEET_H
+#define TALLY_EXPORTER_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tally/counter.h>
+#include <tally/snapshot.h>
+
+/* Running totals of one event at one part (a CPU) of one target. */
+struct fleet_total {
+	int cpu;
+	uint64_t value, enabled, running;   /* raw differences summed; times in ns */
+	double scaled;                      /* the scaled differences summed */
+};
+
+/* One counted cgroup (or the machine). */
+struct fleet_target {
+	char *name;                 /* the cgroup as given or found ("system.slice/x.service"); NULL: machine */
+	tally_counter *counter;     /* NULL while it cannot be opened (error says why) */
+	tally_snapshot *snap[2];    /* the last taken (base) and the next */
+	int base;                   /* index of the snapshot the next interval starts from */
+	struct fleet_total *totals; /* [event * nr_parts + part] */
+	enum tally_status *status;  /* [event]: of the latest interval; NOT_SUPPORTED from the open */
+	size_t nr_parts;            /* parts per event: one per CPU */
+	int *cpus;                  /* [part]: its CPU */
+	char error[512];            /* why it is not counting ("" while it is) */
+	size_t fds;                 /* descriptors it holds */
+	bool seen;                  /* found by the latest scan of --cgroups-under */
+	bool logged;                /* its error was said (once per failure) */
+	bool from_scan;             /* found under --cgroups-under (dropped when its directory goes) */
+};
+
+struct fleet_config {
+	char *spec;                 /* the events */
+	char **cgroups;             /* --cgroup, as given */
+	size_t nr_cgroups;
+	char **under;               /* --cgroups-under directories */
+	size_t nr_under;
+	char *cpus;                 /* CPU list, NULL for all online */
+};
+
+struct fleet {
+	struct fleet_config config;
+	char mount[4096];           /* the cgroup hierarchy's mount point ("" when unused) */
+	struct fleet_target **targets;
+	size_t nr_targets, cap;
+	size_t nr_events;           /* of the spec (tally_counter_count) */
+	tally_counter *model;       /* the spec parsed once: names, PMUs, units of the events */
+	long nr_cpus;
+	size_t fd_limit;            /* RLIMIT_NOFILE's soft limit after raising it to the hard one */
+	size_t fds_used;            /* by the open targets */
+	size_t skipped;             /* cgroups of the latest scan left closed for want of descriptors */
+	char budget_note[512];      /* why, when any was */
+	uint64_t scans, updates;
+};
+
+/* Parses the spec and opens every target of config (cgroups of --cgroup, those found under
+ * --cgroups-under, or the machine). A --cgroup that cannot be opened is kept with its error (it is
+ * retried at each scan); an unusable spec, no cgroup hierarchy, or a budget that cannot fit even the
+ * given cgroups fail with a message in err. Takes config (freed by fleet_free). */
+int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t err_len);
+
+/* The callers serialise every call on one fleet (the exporter's lock: scrapes come from several HTTP
+ * threads). */
+
+/* Adds every target's interval since its last update to its totals. */
+void fleet_update(struct fleet *f);
+
+/* --cgroups-under: opens the cgroups that appeared, closes those whose directory is gone (their series
+ * are dropped), and retries the --cgroup ones that could not be opened. */
+void fleet_scan(struct fleet *f);
+
+/* A new configuration with the same events and CPUs (SIGHUP): the --cgroup targets no longer given are
+ * closed, new ones opened, and the scan follows the new --cgroups-under; the totals of the targets that
+ * stay go on. Takes config. */
+void fleet_reconfigure(struct fleet *f, struct fleet_config *config);
+
+/* Whether two configurations count the same events on the same CPUs (else a reload starts afresh). */
+bool fleet_config_same_counting(const struct fleet_config *a, const struct fleet_config *b);
+
+/* Descriptors one cgroup needs: events x CPUs, and its directory. */
+size_t fleet_fds_per_target(const struct fleet *f);
+
+void fleet_free(struct fleet *f);
+void fleet_config_free(struct fleet_config *c);
+
+#endif
