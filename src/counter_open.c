@@ -7,6 +7,7 @@
 #include "diagnose.h"
 #include "error.h"
 #include "group_read.h"
+#include "opts.h"
 #include "sys.h"
 
 #include <stdio.h>
@@ -390,16 +391,14 @@ int tly_counter_plan_init(const tally_counter *c, struct tly_plan *plan)
 	return err;
 }
 
-int tally_counter_open(tally_counter *c, const struct tally_target *target)
+/* How many times an open of every thread of the system is tried again, without the threads that exited
+ * since the listing (the kernel's ESRCH): a busy machine ends threads all the time. */
+#define ALL_THREADS_ATTEMPTS 16
+
+/* Every event back to its state before any open: no note, error or group, the attr as parsed (a user-only
+ * retry of a previous open may have narrowed it). */
+static void reset_events(tally_counter *c)
 {
-	if (!c)
-		return tly_error(-EINVAL, "tally_counter_open: NULL counter");
-	if (c->open)
-		return tly_counter_fail(c, tly_error(-TALLY_ESTATE, "tally_counter_open: the counter is already open"));
-	/* Failures the open recovers from (retries, unsupported events that read as such) must not show in
-	 * tally_last_error() when it succeeds. */
-	struct tly_error_saved before;
-	tly_error_save(&before);
 	for (size_t i = 0; i < c->nr; i++) {
 		struct event *e = &c->ev[i];
 		e->note[0] = '\0';
@@ -408,19 +407,20 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 		e->user_only = false;
 		e->lost_leader = NULL;
 		e->group = -1;
-		/* Back to the attr as parsed: a user-only retry of the previous open may have narrowed it. */
 		struct tally_event_info info = { .sz = sizeof(info) };
 		if (tally_events_at(c->events, i, &info) == 0)
 			e->attr = *info.attr;
 	}
 	/* Facts are probed anew for each open: the machine's settings may have changed in between. */
 	c->facts = (struct tly_facts_cache){ .sysfs_root = c->sysfs_root };
-	int err = tly_target_resolve(target, c->sysfs_root, c->no_inherit, &c->target);
-	if (err)
-		return tly_counter_fail(c, err);
-	tly_counter_user_prepare(c);
+}
 
-	err = tly_counter_plan_init(c, &c->plan);
+/* Plans and opens every group on the resolved target. On failure nothing of it stays open (the target
+ * does) and the last error says why. */
+static int open_groups(tally_counter *c)
+{
+	tly_counter_user_prepare(c);
+	int err = tly_counter_plan_init(c, &c->plan);
 	if (!err)
 		err = alloc_counts(c);
 	if (!err)
@@ -436,9 +436,40 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 		err = nothing_opened(c);
 	if (err) {
 		/* Keep the explanation: closing may log but must not overwrite it. */
-		tly_counter_fail(c, err);
+		struct tly_error_saved why;
+		tly_error_save(&why);
 		close_events(c);
 		tly_plan_fini(&c->plan);
+		tly_error_restore(&why);
+	}
+	return err;
+}
+
+int tally_counter_open(tally_counter *c, const struct tally_target *target)
+{
+	if (!c)
+		return tly_error(-EINVAL, "tally_counter_open: NULL counter");
+	if (c->open)
+		return tly_counter_fail(c, tly_error(-TALLY_ESTATE, "tally_counter_open: the counter is already open"));
+	/* Failures the open recovers from (retries, unsupported events that read as such) must not show in
+	 * tally_last_error() when it succeeds. */
+	struct tly_error_saved before;
+	tly_error_save(&before);
+	reset_events(c);
+	int err = tly_target_resolve(target, c->sysfs_root, c->no_inherit, &c->target);
+	if (err)
+		return tly_counter_fail(c, err);
+	err = open_groups(c);
+	/* Every thread of the system: one that exited between the listing and its open is left out, and the
+	 * rest opened again (perf drops it from its thread map the same way). */
+	for (int attempt = 1; err == -ESRCH && c->target.kind == TALLY_TARGET_ALL_THREADS &&
+	                      attempt < ALL_THREADS_ATTEMPTS && tly_target_prune_gone(&c->target) > 0;
+	     attempt++) {
+		reset_events(c);
+		err = open_groups(c);
+	}
+	if (err) {
+		tly_counter_fail(c, err);
 		tly_target_fini(&c->target);
 		return err;
 	}

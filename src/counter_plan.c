@@ -69,7 +69,7 @@ int tally_counter_plan(tally_counter *c, enum tally_target_kind kind, size_t k, 
 	int err = tly_info_check(info, "tally_planned_event");
 	if (err)
 		return err;
-	if (kind < TALLY_TARGET_THREAD || kind > TALLY_TARGET_CGROUPS)
+	if (kind < TALLY_TARGET_THREAD || kind > TALLY_TARGET_ALL_THREADS)
 		return tly_error(-EINVAL, "tally_counter_plan: unknown target kind %d", (int)kind);
 	if (k >= c->nr)
 		return tly_error(-ERANGE, "tally_counter_plan: index %zu is past the %zu events", k, c->nr);

@@ -198,6 +198,8 @@ static int resolve_threads(const struct tally_target *target, struct tly_target 
 		return tally_threads_any(&out->threads);
 	case TALLY_TARGET_CGROUPS:
 		return open_cgroups(target, out);
+	case TALLY_TARGET_ALL_THREADS:
+		return tly_threads_system(&out->threads);
 	}
 	return tly_error(-EINVAL, "unknown target kind %d", (int)out->kind);
 }
@@ -363,4 +365,32 @@ int tly_target_event_cpus(const struct tly_target *target, const char *mask, tal
 	if (!mask)
 		return tly_cpus_dup(target->cpus, out);
 	return tally_cpus_intersect_mask(target->cpus, mask, out);
+}
+
+/* Whether thread tid is gone for perf_event_open(2): no /proc/<tid>, or a zombie (exited, not yet reaped:
+ * the kernel answers ESRCH for a task whose perf context was torn down at its exit). */
+static bool thread_gone(pid_t tid)
+{
+	char path[40], text[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	int n = tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_WHOLE);
+	if (n < 0)
+		return n == -ENOENT || n == -ESRCH;
+	/* "tid (comm) S ...": the state follows the last ')' (a comm may hold parentheses). */
+	const char *paren = strrchr(text, ')');
+	return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+size_t tly_target_prune_gone(struct tly_target *target)
+{
+	tally_threads *t = target->threads;
+	if (!t || t->cgroups)
+		return 0;
+	size_t kept = 0;
+	for (size_t i = 0; i < t->nr; i++)
+		if (!thread_gone(t->tid[i]))
+			t->tid[kept++] = t->tid[i];
+	size_t dropped = t->nr - kept;
+	t->nr = kept;
+	return kept ? dropped : 0;
 }

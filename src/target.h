@@ -39,6 +39,10 @@ bool tly_target_enables_on_exec(enum tally_target_kind kind);
 int tly_target_resolve(const struct tally_target *target, const char *sysfs_root, bool no_inherit,
                        struct tly_target *out);
 
+/* Drops from the target's threads those that no longer exist (TALLY_TARGET_ALL_THREADS, after the
+ * kernel's ESRCH). Returns how many were dropped. */
+size_t tly_target_prune_gone(struct tly_target *target);
+
 /* The target's CPU time so far, ns in user and system mode, for the tool events user_time and
  * system_time (a tly_tool_cpu_time_fn on the target; the sources are in target_cputime.c). */
 int tly_target_cpu_time(void *target, uint64_t *user_ns, uint64_t *system_ns, bool *ended);

@@ -177,6 +177,10 @@ int tly_target_cpu_time(void *arg, uint64_t *user, uint64_t *system, bool *ended
 		/* Several cgroups, each its own part, and one tool position: no single answer, and a sum of
 		 * their cpu.stat would count a cgroup nested in another twice. The tool events read 0. */
 		return -EOPNOTSUPP;
+	case TALLY_TARGET_ALL_THREADS:
+		/* Every thread of the system, each its own part, and one tool position: the sum would be the
+		 * machine's (-a's), which is not what a part of this target counts. The tool events read 0. */
+		return -EOPNOTSUPP;
 	}
 	return -EINVAL;
 }

@@ -207,3 +207,61 @@ int tally_thread_name(pid_t tid, char *buf, size_t len)
 		snprintf(buf, len, "%s", comm);
 	return n;
 }
+
+/* Appends the threads of process pid to *all (room *cap, used *nr); a process gone meanwhile adds none. */
+static int append_process(pid_t pid, tally_threads **all, size_t *cap)
+{
+	tally_threads *one;
+	int err = tally_threads_of_pid(pid, &one);
+	if (err == -ESRCH || err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	if ((*all)->nr + one->nr > *cap) {
+		size_t bigger = 2 * (*cap + one->nr);
+		tally_threads *grown = realloc(*all, sizeof(**all) + bigger * sizeof(pid_t));
+		if (!grown) {
+			tally_threads_free(one);
+			return tly_error(-ENOMEM, "thread map: out of memory");
+		}
+		*all = grown;
+		*cap = bigger;
+	}
+	memcpy((*all)->tid + (*all)->nr, one->tid, one->nr * sizeof(pid_t));
+	(*all)->nr += one->nr;
+	tally_threads_free(one);
+	return 0;
+}
+
+int tly_threads_system(tally_threads **out)
+{
+	*out = NULL;
+	DIR *dir = tly_sys->opendir("/proc");
+	if (!dir)
+		return tly_error(-errno, "cannot list the processes (/proc): %s", tally_strerror(errno));
+	size_t cap = 256;
+	tally_threads *all = threads_alloc(cap);
+	int err = all ? 0 : tly_error(-ENOMEM, "thread map: out of memory");
+	if (all)
+		all->nr = 0;
+	while (!err) {
+		errno = 0;
+		struct dirent *entry = tly_sys->readdir(dir);
+		if (!entry) {
+			if (errno)
+				err = tly_error(-errno, "cannot list the processes (/proc): %s", tally_strerror(errno));
+			break;
+		}
+		pid_t pid;
+		if (parse_tid(entry->d_name, &pid))
+			err = append_process(pid, &all, &cap);
+	}
+	tly_sys->closedir(dir);
+	if (err) {
+		free(all);
+		return err;
+	}
+	all->nr = tly_tids_sort_unique(all->tid, all->nr);
+	*out = all;
+	return 0;
+}

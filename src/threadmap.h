@@ -25,6 +25,10 @@ void tly_threads_place(const tally_threads *threads, size_t i, pid_t *tid, int *
 /* A copy of threads (NULL: the dummy map). */
 int tly_threads_dup(const tally_threads *threads, tally_threads **out);
 
+/* Every thread of every process in /proc now, sorted (TALLY_TARGET_ALL_THREADS). A process that exits
+ * while it is listed is left out. -ENOMEM, or the error of listing /proc itself. */
+int tly_threads_system(tally_threads **out);
+
 /* Sorts tids[0 .. n) and drops repeats; returns how many distinct tids remain at the front. */
 size_t tly_tids_sort_unique(pid_t *tids, size_t n);
 

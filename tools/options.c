@@ -281,10 +281,10 @@ static enum options_result check_combinations(const struct stat_options *o)
 	if (o->aggregation == AGGR_NONE && !system_wide)
 		return usage_error("-A needs -a or -C (one figure per CPU)");
 	/* The kernel sums a command's threads and children into one count (inherit), and perf 6.1 refuses
-	 * the mode there too; -a --per-thread, which perf 6.1 counts by opening every thread of the system
-	 * that exists at the start, is not implemented: refused rather than printed as one row. */
-	if (o->aggregation == AGGR_THREAD && !attached)
-		return usage_error("--per-thread counts the threads of existing processes: it needs -p or -t "
+	 * the mode there too; with -a, as perf 6.1, every thread of the system that exists at the start
+	 * (TALLY_TARGET_ALL_THREADS). A CPU list has no threads of its own to split by. */
+	if (o->aggregation == AGGR_THREAD && !attached && !o->all_cpus)
+		return usage_error("--per-thread counts the threads of existing processes: it needs -p, -t or -a "
 		                   "(a command's threads are counted together, as in perf)");
 	static const char *const per_unit[] = { [AGGR_CORE] = "--per-core", [AGGR_SOCKET] = "--per-socket",
 		                                        [AGGR_DIE] = "--per-die", [AGGR_NODE] = "--per-node" };

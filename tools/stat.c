@@ -521,6 +521,8 @@ static int count_once(struct stat_session *s, unsigned run)
 	           .ignored = handlers ? signals_inherited_ignored() : 0);
 	if (command_target) {
 		t.kind = TALLY_TARGET_COMMAND;
+	} else if (o->aggregation == AGGR_THREAD && o->all_cpus) {
+		t.kind = TALLY_TARGET_ALL_THREADS; /* perf stat -a --per-thread */
 	} else if (s->cgroups.nr_lines) {
 		t.kind = TALLY_TARGET_CGROUPS;
 		t.cpus = o->all_cpus ? NULL : o->cpu_list;

@@ -102,6 +102,9 @@ enum tally_target_kind {
 	TALLY_TARGET_CGROUPS, /* (0.4) the tasks of cgroups[0 .. nr_cgroups) (and of the cgroups below each)
 	                       * while they run on the CPUs `cpus` (NULL: all online): one part per cgroup
 	                       * and CPU (tally_part.cgroup); see tally/cgroup.h for the names */
+	TALLY_TARGET_ALL_THREADS, /* (0.4) every thread of the system that exists when the counter opens,
+	                       * each its own part (perf stat -a --per-thread); threads made later are not
+	                       * counted, and one that exits before its events are open is left out */
 };
 
 struct tally_target {
