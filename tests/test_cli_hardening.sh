@@ -95,9 +95,11 @@ grep -q "^sh-$victim,.*task-clock,.*,CPUs utilized\$" "$WORK/err" && grep -q "^s
 # --- --per-thread where the kernel cannot split the threads: refused, as perf 6.1 does ------------------
 rm -f "$WORK/created"
 run_tally "--per-thread with a command" 2 -- stat --per-thread -e task-clock -- touch "$WORK/created"
-expect_err "--per-thread .* needs -p or -t" "--per-thread with a command: explained"
+expect_err "--per-thread .* needs -p, -t or -a" "--per-thread with a command: explained"
 [ -e "$WORK/created" ] && fail "--per-thread: the command ran" || ok "--per-thread: nothing ran"
-run_tally "-a --per-thread" 2 -- stat -a --per-thread -e task-clock -- true
+run_tally "-a --per-thread" 0 -- stat -a --per-thread -x, -e task-clock -- true
+grep -q "^tally-[0-9]*,[0-9.]*,msec,task-clock," "$WORK/err" && ok "-a --per-thread: every thread, tally's own among them" ||
+	fail "-a --per-thread: $(cat "$WORK/err")"
 run_tally "-C 0 --per-thread" 2 -- stat -C 0 --per-thread -e task-clock --duration 0.1
 
 # --- -p / -t: ids that name no other process are usage errors --------------------------------------------

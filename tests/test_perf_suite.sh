@@ -29,8 +29,6 @@ stat_bpf_counters_cgrp.sh:all		--bpf-counters: tally counts with perf_event_open
 "
 # Open gaps (issue 14): each must still fail here.
 GAP="
-stat+csv_output.sh:check_per_thread	--per-thread -a (every thread of the system)
-stat+json_output.sh:check_per_thread	--per-thread -a (every thread of the system)
 "
 
 scripts="stat.sh stat+csv_output.sh stat+csv_summary.sh stat+json_output.sh stat+shadow_stat.sh

@@ -328,6 +328,26 @@ static void merge_count(struct report_count *into, const struct report_count *c)
 		into->reason = c->reason;
 }
 
+/* Busiest first (the scaled count), as perf sorts -a --per-thread. */
+static int busier_first(const void *a, const void *b)
+{
+	double x = ((const struct report_part *)a)->scaled, y = ((const struct report_part *)b)->scaled;
+	return (x < y) - (x > y);
+}
+
+/* -a --per-thread: of every thread of the system, those that ran in the reading (a thread that did not
+ * has no enabled time: its events run only while it does), busiest first, as perf 6.1 prints them. */
+static void keep_threads_that_ran(struct report_count *c)
+{
+	struct report_part *parts = (struct report_part *)c->parts;
+	size_t kept = 0;
+	for (size_t k = 0; k < c->nr_parts; k++)
+		if (parts[k].value || parts[k].enabled || parts[k].running)
+			parts[kept++] = parts[k];
+	c->nr_parts = kept;
+	qsort(parts, kept, sizeof(parts[0]), busier_first);
+}
+
 void readings_fill(struct readings *rd)
 {
 	for (size_t i = 0; i < rd->n; i++) {
@@ -356,4 +376,6 @@ void readings_fill(struct readings *rd)
 	for (size_t i = 0; i < rd->n; i++)
 		if (line_of(rd, i) != i)
 			merge_count(&rd->counts[line_of(rd, i)], &rd->counts[i]);
+	for (size_t i = 0; rd->all_threads && i < rd->n; i++)
+		keep_threads_that_ran(&rd->counts[i]);
 }

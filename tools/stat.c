@@ -906,6 +906,7 @@ static int prepare(struct stat_session *s)
 		fprintf(stderr, "tally stat: cannot write %s: %s\n", s->output, tally_strerror(errno));
 		return EXIT_USAGE;
 	}
+	s->rd.all_threads = o->aggregation == AGGR_THREAD && o->all_cpus;
 	s->report.show_parts = o->aggregation != AGGR_GLOBAL;
 	s->report.show_nr_cpus = o->aggregation >= AGGR_CORE;
 	s->report.show_pmus = o->per_pmu;
