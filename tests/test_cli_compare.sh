@@ -125,4 +125,12 @@ refused compare "other events" "has 1 events where a.json has 2" a.json ev.json
 refused compare "no :::" "two commands separated by ::: are needed" -- true
 refused compare "-r 1" "-r 1: the runs of each command, 2 to" -r 1 -- true ::: true
 refused compare "-r with saved documents" "-r and -e are for running commands" -r 3 a.json b.json
+# The commands own stdout (what they print stays theirs): -o FILE keeps the report apart, so that -j gives a
+# JSON document even when the commands print.
+"$TALLY" compare -j -o printed.json -r 2 -e page-faults -- echo A ::: echo B >printed.out 2>err
+st=$?
+[ $st -eq 0 ] && [ "$(tr -d '\n' <printed.out)" = "ABAB" ] && python3 -c 'import json; json.load(open("printed.json"))' &&
+	ok "-o FILE: the report in FILE, the commands' output alone on stdout" ||
+	fail "-o: $st, stdout '$(cat printed.out)', file '$(head -c 200 printed.json)', $(cat err)"
+refused compare "-o into a directory" "cannot write ." -o . -- true ::: true
 finish

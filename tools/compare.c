@@ -22,6 +22,7 @@
 #include "event_unit.h"
 #include "json_writer.h"
 #include "result_file.h"
+#include "stream.h"
 #include "text_escape.h"
 #include "welch.h"
 
@@ -55,7 +56,7 @@ static const char *const side_name[2] = { "A", "B" };
 
 static int usage(FILE *out, int status)
 {
-	fputs("usage: tally compare [-r N] [-e SPEC] [-j] [--fail-on-worse] -- CMD_A... ::: CMD_B...\n"
+	fputs("usage: tally compare [-r N] [-e SPEC] [-j] [-o FILE] [--fail-on-worse] -- CMD_A... ::: CMD_B...\n"
 	      "       tally compare [-j] [--fail-on-worse] A.json B.json\n"
 	      "  runs A and B interleaved (A B A B ...) N times each, or reads two tally stat -j -r N documents,\n"
 	      "  and per event gives both means, the change B - A with its 95% confidence interval (Welch's t)\n"
@@ -63,6 +64,7 @@ static int usage(FILE *out, int status)
 	      "  -r, --repeat N     runs of each command (default 5; at least 2)\n"
 	      "  -e, --event SPEC   events to count (default: tally stat's)\n"
 	      "  -j, --json         one JSON document with every figure\n"
+	      "  -o, --output FILE  the report into FILE (stdout is the commands')\n"
 	      "      --fail-on-worse  exit 1 when B counts more of an event than A (95% confidence)\n"
 	      "  -h, --help         this help\n",
 	      out);
@@ -404,15 +406,16 @@ int command_compare(int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "fail-on-worse", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct compare c = { .runs = DEFAULT_RUNS };
-	const char *spec = NULL;
+	const char *spec = NULL, *output = NULL;
 	bool json = false, fail_on_worse = false, repeat_given = false;
 	optind = 1;
-	for (int opt; (opt = getopt_long(argc, argv, "+r:e:jh", longs, NULL)) != -1;) {
+	for (int opt; (opt = getopt_long(argc, argv, "+r:e:jo:h", longs, NULL)) != -1;) {
 		char *end;
 		unsigned long n;
 		switch (opt) {
@@ -427,6 +430,7 @@ int command_compare(int argc, char **argv)
 			break;
 		case 'e': spec = optarg; break;
 		case 'j': json = true; break;
+		case 'o': output = optarg; break;
 		case 'W': fail_on_worse = true; break;
 		case 'h': return usage(stdout, 0);
 		default: return usage(stderr, EXIT_USAGE);
@@ -438,12 +442,18 @@ int command_compare(int argc, char **argv)
 		fputs("tally compare: -r and -e are for running commands; saved results have their own\n", stderr);
 		return EXIT_USAGE;
 	}
+	if (!saved && split_commands(&c, nargs, argv + optind) < 0)
+		return EXIT_USAGE;
+	/* Opened before anything runs, as tally stat's -o: a FILE that cannot be written is a usage error. */
+	FILE *out = output ? fopen(output, "we") : stdout;
+	if (!out) {
+		fprintf(stderr, "tally compare: cannot write %s: %s\n", output, tally_strerror(errno));
+		return EXIT_USAGE;
+	}
 	if (saved) {
 		c.files[0] = argv[optind];
 		c.files[1] = argv[optind + 1];
 		status = read_saved(&c, 0) < 0 || read_saved(&c, 1) < 0 ? EXIT_USAGE : 0;
-	} else if (split_commands(&c, nargs, argv + optind) < 0) {
-		return EXIT_USAGE;
 	} else {
 		status = run_live(&c, spec);
 	}
@@ -456,9 +466,18 @@ int command_compare(int argc, char **argv)
 	}
 	if (status == 0) {
 		if (json)
-			write_json(&c, stdout);
+			write_json(&c, out);
 		else
-			write_table(&c, stdout);
+			write_table(&c, out);
+	}
+	if (out != stdout) {
+		int err = stream_flush(out);
+		if (fclose(out) != 0 && err == 0)
+			err = errno;
+		if (err && !status) {
+			fprintf(stderr, "tally compare: cannot write the results to %s: %s\n", output, stream_strerror(err));
+			status = EXIT_FAILED;
+		}
 	}
 	compare_free(&c);
 	return status ? status : fail_on_worse && worse ? EXIT_WORSE : 0;
