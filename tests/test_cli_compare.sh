@@ -133,4 +133,11 @@ st=$?
 	ok "-o FILE: the report in FILE, the commands' output alone on stdout" ||
 	fail "-o: $st, stdout '$(cat printed.out)', file '$(head -c 200 printed.json)', $(cat err)"
 refused compare "-o into a directory" "cannot write ." -o . -- true ::: true
+# Saved documents of different run counts: each side's own count, in the table and the JSON.
+python3 -c 'import json; d = json.load(open("b.json")); d["runs"] = d["runs"][:3]; json.dump(d, open("b3.json", "w"))'
+"$TALLY" compare a.json b3.json >runs.txt 2>err && grep -q "^ tally compare: 5 runs of A, 3 of B, from saved results$" runs.txt &&
+	"$TALLY" compare -j a.json b3.json | python3 -c '
+import json, sys; d = json.load(sys.stdin)
+assert d["a"]["runs"] == 5 and d["b"]["runs"] == 3 and "runs" not in d, d' &&
+	ok "saved documents of 5 and 3 runs: said per side" || fail "runs per side: $(cat runs.txt err)"
 finish

@@ -50,6 +50,7 @@ struct compare {
 	size_t nr_events;
 	struct compare_event *events;
 	unsigned failed_runs[2];   /* runs whose command exited non-zero */
+	unsigned done[2];          /* runs each side has: two saved documents may differ */
 };
 
 static const char *const side_name[2] = { "A", "B" };
@@ -168,6 +169,7 @@ static int run_live(struct compare *c, const char *spec)
 			if (code < 0 || record_run(c, side, results) < 0)
 				status = EXIT_FAILED;
 			c->failed_runs[side] += code != 0;
+			c->done[side]++;
 		}
 	free(results);
 	tally_counter_free(counter);
@@ -194,6 +196,7 @@ static int read_saved(struct compare *c, int side)
 		result_file_error("compare", file, "no runs (a document of tally stat -j -r N)");
 	else
 		status = 0;
+	c->done[side] = status == 0 ? (unsigned)runs->n : 0;
 	for (size_t k = 0; status == 0 && k < runs->n; k++) {
 		const struct json_value *events = json_member(&runs->items[k], "events");
 		size_t n = events && events->type == JSON_ARRAY ? events->n : 0;
@@ -257,8 +260,12 @@ static void print_command(FILE *out, int side, const struct compare *c)
 
 static void write_table(const struct compare *c, FILE *out)
 {
-	fprintf(out, "\n tally compare: %u run%s of each, %s\n", c->runs, c->runs == 1 ? "" : "s",
-	        c->files[0] ? "from saved results" : "interleaved (A B A B ...)");
+	fprintf(out, "\n tally compare: %u run%s of ", c->done[0], c->done[0] == 1 ? "" : "s");
+	if (c->done[0] == c->done[1])
+		fputs("each", out);
+	else
+		fprintf(out, "A, %u of B", c->done[1]);
+	fprintf(out, ", %s\n", c->files[0] ? "from saved results" : "interleaved (A B A B ...)");
 	print_command(out, 0, c);
 	print_command(out, 1, c);
 	fputs(" change = (mean B - mean A) / mean A, with its 95% confidence interval by Welch's t-test (unequal\n"
@@ -293,7 +300,7 @@ static void write_table(const struct compare *c, FILE *out)
 	for (int side = 0; side < 2; side++)
 		if (c->failed_runs[side])
 			fprintf(out, "\n note: %s exited non-zero in %u of %u runs\n", side_name[side], c->failed_runs[side],
-			        c->runs);
+			        c->done[side]);
 	fputc('\n', out);
 }
 
@@ -320,11 +327,11 @@ static void write_json(const struct compare *c, FILE *out)
 	json_member_int(&w, "compare_version", 1);
 	json_member_string(&w, "test", "Welch's two-sample t-test (unequal variances), two-sided");
 	json_member_double(&w, "confidence", CONFIDENCE);
-	json_member_uint(&w, "runs", c->runs);
 	json_member_bool(&w, "interleaved", c->files[0] == NULL);
 	for (int side = 0; side < 2; side++) {
 		json_key(&w, side ? "b" : "a");
 		json_begin_object(&w);
+		json_member_uint(&w, "runs", c->done[side]);
 		if (c->files[side]) {
 			json_member_string(&w, "file", c->files[side]);
 		} else {
