@@ -140,4 +140,20 @@ python3 -c 'import json; d = json.load(open("b.json")); d["runs"] = d["runs"][:3
 import json, sys; d = json.load(sys.stdin)
 assert d["a"]["runs"] == 5 and d["b"]["runs"] == 3 and "runs" not in d, d' &&
 	ok "saved documents of 5 and 3 runs: said per side" || fail "runs per side: $(cat runs.txt err)"
+# A signal ends the comparison as it ends tally stat: passed on to the running command (never left running
+# on its own), the runs done before it reported, 128 + the signal as the status. B's second run signals
+# tally itself (its parent), deterministically: A ran twice, B once to the end.
+rm -f mark
+"$TALLY" compare -r 5 -e page-faults -- true ::: sh -c 'if [ -e mark ]; then kill -INT $PPID; exec sleep 5; fi; touch mark' \
+	>int.txt 2>err
+st=$?
+[ $st -eq 130 ] && grep -q "^ tally compare: 2 runs of A, 1 of B, interleaved" int.txt && grep -q "interrupted by SIGINT" int.txt &&
+	ok "SIGINT: the runs before it reported, exit 130" || fail "SIGINT: status $st, $(cat int.txt err)"
+rm -f mark pid
+"$TALLY" compare -r 5 -e page-faults -- true ::: sh -c 'if [ -e mark ]; then echo $$ >pid; kill -TERM $PPID; exec sleep 30; fi; touch mark' \
+	>term.txt 2>err
+st=$?
+[ $st -eq 143 ] && [ -s pid ] && ! kill -0 "$(cat pid)" 2>/dev/null &&
+	ok "SIGTERM to tally alone: passed on to the command, which is not left running" ||
+	{ fail "SIGTERM: status $st, command $(cat pid) still running: $(cat term.txt err)"; kill "$(cat pid)" 2>/dev/null; }
 finish

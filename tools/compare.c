@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@
 #include "event_unit.h"
 #include "json_writer.h"
 #include "result_file.h"
+#include "signals.h"
 #include "stream.h"
 #include "text_escape.h"
 #include "welch.h"
@@ -50,7 +52,8 @@ struct compare {
 	size_t nr_events;
 	struct compare_event *events;
 	unsigned failed_runs[2];   /* runs whose command exited non-zero */
-	unsigned done[2];          /* runs each side has: two saved documents may differ */
+	unsigned done[2];          /* runs each side has: two saved documents may differ, an interrupt too */
+	int interrupted;           /* the signal that ended the runs early (SIGINT, SIGTERM, ...), or 0 */
 };
 
 static const char *const side_name[2] = { "A", "B" };
@@ -80,17 +83,43 @@ static int add_value(struct compare_event *e, int side, double v, unsigned capac
 	return 0;
 }
 
+/* Waits for the command to exit. A signal that ends tally is passed on to the command, which would
+ * otherwise run on unsupervised (Ctrl-C reaches it too; a signal sent to tally alone does not), a second
+ * one as SIGKILL; the first is kept to end the runs with. */
+static void wait_for_command(struct compare *c, pid_t child)
+{
+	unsigned forwarded = 0;
+	while (child > 0 && !signals_child_exited(child)) {
+		int signo = signals_wait(-1);
+		if (!signals_ends_run(signo))
+			continue;
+		if (!c->interrupted)
+			c->interrupted = signo;
+		kill(child, forwarded++ ? SIGKILL : signo);
+	}
+}
+
 /* One run of one side: open on the command, start, wait, read, close. Returns the command's exit code, or
  * -1 after a message. */
 static int run_once(struct compare *c, tally_counter *counter, int side, struct tally_result *results)
 {
-	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = c->argv[side], .inherit_signals = true);
+	/* As tally stat's runs: the first command inherits tally's parent's dispositions untouched; the
+	 * handlers go in once it is forked, and later commands start with the ignored ones. */
+	bool handlers = signals_installed();
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = c->argv[side], .inherit_signals = !handlers,
+	           .ignored = handlers ? signals_inherited_ignored() : 0);
 	if (tally_counter_open(counter, &t) < 0) {
 		fprintf(stderr, "tally compare: %s: %s\n", side_name[side], tally_counter_last_error(counter));
 		return -1;
 	}
+	if (signals_install() < 0) {
+		fprintf(stderr, "tally compare: cannot install signal handlers: %s\n", tally_strerror(errno));
+		tally_counter_close(counter);
+		return -1;
+	}
 	struct tally_exit ex = { 0 };
 	int err = tally_counter_start(counter);
+	wait_for_command(c, tally_counter_pid(counter));
 	int waited = tally_counter_wait(counter, &ex, sizeof(ex));
 	if (err == 0 && waited == 0) {
 		tally_counter_stop(counter);
@@ -163,9 +192,12 @@ static int run_live(struct compare *c, const char *spec)
 		fputs("tally compare: out of memory\n", stderr);
 		status = EXIT_FAILED;
 	}
-	for (unsigned run = 0; run < c->runs && !status; run++)
-		for (int side = 0; side < 2 && !status; side++) {
+	for (unsigned run = 0; run < c->runs && !status && !c->interrupted; run++)
+		for (int side = 0; side < 2 && !status && !c->interrupted; side++) {
 			int code = run_once(c, counter, side, results);
+			/* The run a signal cut short is left out: its counts stop wherever the signal fell. */
+			if (c->interrupted)
+				break;
 			if (code < 0 || record_run(c, side, results) < 0)
 				status = EXIT_FAILED;
 			c->failed_runs[side] += code != 0;
@@ -301,6 +333,9 @@ static void write_table(const struct compare *c, FILE *out)
 		if (c->failed_runs[side])
 			fprintf(out, "\n note: %s exited non-zero in %u of %u runs\n", side_name[side], c->failed_runs[side],
 			        c->done[side]);
+	if (c->interrupted)
+		fprintf(out, "\n (interrupted by SIG%s: the runs before it; the one it cut short left out)\n",
+		        sigabbrev_np(c->interrupted));
 	fputc('\n', out);
 }
 
@@ -328,6 +363,7 @@ static void write_json(const struct compare *c, FILE *out)
 	json_member_string(&w, "test", "Welch's two-sample t-test (unequal variances), two-sided");
 	json_member_double(&w, "confidence", CONFIDENCE);
 	json_member_bool(&w, "interleaved", c->files[0] == NULL);
+	json_member_bool(&w, "interrupted", c->interrupted != 0);
 	for (int side = 0; side < 2; side++) {
 		json_key(&w, side ? "b" : "a");
 		json_begin_object(&w);
@@ -487,5 +523,7 @@ int command_compare(int argc, char **argv)
 		}
 	}
 	compare_free(&c);
+	if (status == 0 && c.interrupted)
+		status = 128 + c.interrupted;
 	return status ? status : fail_on_worse && worse ? EXIT_WORSE : 0;
 }

@@ -310,16 +310,6 @@ static bool has_tool_events(const struct report *r)
 	return false;
 }
 
-static bool child_exited(pid_t pid)
-{
-	siginfo_t info;
-	memset(&info, 0, sizeof(info));
-	/* WNOWAIT: only look; the library, which launched the child, reaps it. */
-	if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0)
-		return errno == ECHILD;
-	return info.si_pid == pid;
-}
-
 /* Prints the counts since the previous interval (or the start). Its length is measured, from the clock
  * read just after the previous interval's reads to the one just after these, never the nominal -I: a
  * late wake-up or the last, partial interval still gives true rates. */
@@ -387,7 +377,7 @@ static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, u
 	*at_tick = false;
 	unsigned ticks = 0;
 	for (;;) {
-		if (child > 0 && child_exited(child))
+		if (child > 0 && signals_child_exited(child))
 			return 0;
 		if (child <= 0 && s->interrupted)
 			return 0;
@@ -549,7 +539,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	if (o->delay_ms) {
 		/* -D: let the command run unobserved, then take the zero point. */
 		uint64_t end = started_ns + (uint64_t)o->delay_ms * 1000000u;
-		for (uint64_t now = now_ns(); now < end && !(child > 0 && child_exited(child)) && !s->interrupted;
+		for (uint64_t now = now_ns(); now < end && !(child > 0 && signals_child_exited(child)) && !s->interrupted;
 		     now = now_ns())
 			on_signal(s, signals_wait((int)((end - now + 999999) / 1000000)), child);
 		/* The counter's reset begins a new window (counts and enabled/running times from zero), which
