@@ -114,4 +114,9 @@ PY
 "$TALLY" list >"$WORK/all" 2>&1
 grep -q "tally list --metrics lists the" "$WORK/all" && ok "tally list points to --metrics" || fail "tally list: no pointer"
 
+# Each -M adds to the list, as each of perf's does (perf 6.1 parses every -M; later ones append them).
+"$TALLY" stat -x, -M IPC -M CPI --topdown -- true 2>"$WORK/two"
+grep -q ",IPC," "$WORK/two" && grep -q ",CPI," "$WORK/two" && grep -q ",tma_retiring," "$WORK/two" &&
+	ok "-M IPC -M CPI --topdown: all three" || fail "two -M: $(cat "$WORK/two")"
+
 finish
