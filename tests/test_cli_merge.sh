@@ -93,6 +93,9 @@ PY
 "$TALLY" merge out.*.json >table
 grep -q "3 counted, 1 not-counted" table && grep -q "^ host node-b (2 ranks):" table &&
 	ok "table: per-host blocks and the status mix" || fail "mix table: $(cat table)"
+"$TALLY" merge -x, out.*.json >mix.csv
+awk -F, 'NF != 14 { bad = 1 } END { exit bad }' mix.csv && grep -q "^all,,page-faults,,3,.*,3 counted; 1 not-counted$" mix.csv &&
+	ok "merge -x,: a status mix stays one field" || fail "mix csv: $(cat mix.csv)"
 
 # Region output of four ranks, merged by name.
 PROG=$TALLY_BUILD/examples/regions
