@@ -221,8 +221,6 @@ static enum options_result check_combinations(const struct stat_options *o)
 		return usage_error("-p and -t: choose one");
 	if (o->interval_count && !o->interval_ms)
 		return usage_error("--interval-count needs -I");
-	if (o->summary && !o->interval_ms)
-		return usage_error("--summary needs -I (without it the totals are all there is)");
 	if (o->repeat > 1 && !o->argv)
 		return usage_error("-r needs a command to run again");
 	if (o->repeat > 1 && o->interval_ms)
