@@ -35,6 +35,13 @@ for line in lines:
     float(d["counter-value"])
 assert json.loads(lines[0])["unit"] == "msec" and json.loads(lines[1])["event"] == "page-faults"
 PY
+# With -r, perf 6.1's "variance" (the relative stddev in %, as the table's +- figure) after "event".
+"$TALLY" stat --json-format=perf -r 3 -e page-faults -- true 2>"$WORK/j"
+python3 - "$WORK/j" <<'PY' && ok "--json-format=perf -r: variance as perf's" || fail "perf JSON -r: $(cat "$WORK/j")"
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+assert list(d)[:4] == ["counter-value", "unit", "event", "variance"] and d["variance"] >= 0, d
+PY
 "$TALLY" stat --json-format=perf -A -a -e cpu-clock -I 50 --interval-count 1 2>"$WORK/j"
 python3 - "$WORK/j" <<'PY' && ok "--json-format=perf -A -I: interval and cpu keys first" || fail "perf JSON -A: $(cat "$WORK/j")"
 import json, sys
