@@ -119,4 +119,9 @@ grep -q "tally list --metrics lists the" "$WORK/all" && ok "tally list points to
 grep -q ",IPC," "$WORK/two" && grep -q ",CPI," "$WORK/two" && grep -q ",tma_retiring," "$WORK/two" &&
 	ok "-M IPC -M CPI --topdown: all three" || fail "two -M: $(cat "$WORK/two")"
 
+# A name with a control byte is echoed escaped, not sent to the terminal.
+"$TALLY" stat -M "$(printf 'x\033[31m')" -- true 2>"$WORK/esc"
+[ $? -eq 2 ] && grep -q "'x\\\\x1b\[31m'" "$WORK/esc" && ! grep -q "$(printf '\033')" "$WORK/esc" &&
+	ok "-M with an escape byte: escaped in the message" || fail "-M escape: $(od -c "$WORK/esc" | head -5)"
+
 finish

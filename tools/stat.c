@@ -827,7 +827,10 @@ static int prepare(struct stat_session *s)
 		err = tally_counter_new(default_events_spec(true, system_wide(o)), &copts, &s->counter);
 	}
 	if (err == -ENOENT && o->metrics) {
-		fprintf(stderr, "tally stat: -M: %s\n", tally_last_error());
+		/* The message quotes the name as given: escaped, as the event spec's are. */
+		fputs("tally stat: -M: ", stderr);
+		text_escape_lines(stderr, tally_last_error());
+		fputc('\n', stderr);
 		return EXIT_USAGE;
 	}
 	if (err < 0) {
