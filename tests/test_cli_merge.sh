@@ -93,6 +93,11 @@ PY
 "$TALLY" merge out.*.json >table
 grep -q "3 counted, 1 not-counted" table && grep -q "^ host node-b (2 ranks):" table &&
 	ok "table: per-host blocks and the status mix" || fail "mix table: $(cat table)"
+# An event no rank could open reads <not supported>, as tally stat says it, not <not counted>.
+for r in 0 1; do SLURM_PROCID=$r SLURM_NTASKS=2 "$TALLY" stat -j -o "ns.$r.json" -e page-faults,cycles -- true; done
+"$TALLY" merge ns.0.json ns.1.json >ns.txt 2>err
+grep -Eq "^ +<not supported> +cycles +2 not-supported$" ns.txt && ! grep -q "not counted" ns.txt &&
+	ok "an event no rank supports: <not supported>" || fail "not supported: $(cat ns.txt err)"
 "$TALLY" merge -x, out.*.json >mix.csv
 awk -F, 'NF != 14 { bad = 1 } END { exit bad }' mix.csv && grep -q "^all,,page-faults,,3,.*,3 counted; 1 not-counted$" mix.csv &&
 	ok "merge -x,: a status mix stays one field" || fail "mix csv: $(cat mix.csv)"

@@ -59,7 +59,9 @@ static void table_line(FILE *out, const struct merge *m, long region, size_t i, 
 		sd[NUMBER_FORMAT_MAX], min_at[64] = "", max_at[64] = "", mix[128];
 	status_mix(st, ", ", mix, sizeof(mix));
 	if (st->n == 0) {
-		fprintf(out, "%18s %-6s ", "<not counted>", unit);
+		/* As tally stat says it: <not supported> when no rank could open the event at all. */
+		bool opened = st->status[REPORT_NOT_COUNTED] > 0;
+		fprintf(out, "%18s %-6s ", opened ? "<not counted>" : "<not supported>", unit);
 		text_escape_pad(out, event_of(m, region, i), 24);
 		fprintf(out, " %s\n", mix);
 		return;
