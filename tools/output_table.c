@@ -79,7 +79,7 @@ static void print_metric(struct output *o, const struct output_reading *reading,
 	if (reading->timestamp)
 		fprintf(o->out, "%16s ", reading->timestamp);
 	if (r->show_parts)
-		fprintf(o->out, "%16s ", "");
+		fprintf(o->out, "%16s", ""); /* the part's column, as text_escape_pad fills it on the events' lines */
 	if (r->show_nr_cpus)
 		fprintf(o->out, "%4s ", "");
 	fprintf(o->out, "%18s %-4s ", text, "");
