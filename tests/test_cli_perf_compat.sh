@@ -112,4 +112,16 @@ TALLY_SYSFS_ROOT=$root "$TALLY" stat -x, --per-core -a -e cpu-clock -- sleep 0.0
 "$TALLY" list --raw-dump tool | grep -qw duration_time && ok "list --raw-dump tool" || fail "raw-dump tool"
 "$TALLY" list --raw-dump bogus >/dev/null 2>"$WORK/e"
 [ $? = 2 ] && grep -q "not 'bogus'" "$WORK/e" && ok "list --raw-dump bogus is refused" || fail "$(cat "$WORK/e")"
+# -I with parts: the header names the part's column (as perf's: CPU, core and cpus, socket, ...) and its
+# "counts" ends where the values do.
+for agg in "-A:CPU" "--per-core:core cpus" "--per-socket:socket cpus"; do
+	"$TALLY" stat -a "${agg%%:*}" -I 50 --interval-count 1 -e task-clock 2>"$WORK/h"
+	python3 - "$WORK/h" "${agg#*:}" <<'PY' && ok "-I ${agg%%:*}: the header over its columns" || fail "-I ${agg%%:*} header: $(cat "$WORK/h")"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+head, row = lines[0], lines[1]
+assert head.split()[2:-3] == sys.argv[2].split(), head
+assert head.index("counts") + len("counts") == re.search(r"\S+(?= msec task-clock)", row).end(), (head, row)
+PY
+done
 finish
