@@ -133,6 +133,12 @@ st=$?
 	ok "-o FILE: the report in FILE, the commands' output alone on stdout" ||
 	fail "-o: $st, stdout '$(cat printed.out)', file '$(head -c 200 printed.json)', $(cat err)"
 refused compare "-o into a directory" "cannot write ." -o . -- true ::: true
+# -o naming one of the saved documents: the documents are read before the report is written over it.
+cp b.json b2.json
+"$TALLY" compare -j -o b2.json a.json b2.json 2>err && python3 -c '
+import json; d = json.load(open("b2.json")); pf = d["events"][0]
+assert pf["b"]["values"] == [1001] * 5 and pf["verdict"] == "more", pf' &&
+	ok "-o over a saved document: read first" || fail "-o over an input: $(cat err; head -c 300 b2.json)"
 # Saved documents of different run counts: each side's own count, in the table and the JSON.
 python3 -c 'import json; d = json.load(open("b.json")); d["runs"] = d["runs"][:3]; json.dump(d, open("b3.json", "w"))'
 "$TALLY" compare a.json b3.json >runs.txt 2>err && grep -q "^ tally compare: 5 runs of A, 3 of B, from saved results$" runs.txt &&

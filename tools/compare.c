@@ -479,7 +479,7 @@ int command_compare(int argc, char **argv)
 		default: return usage(stderr, EXIT_USAGE);
 		}
 	}
-	int nargs = argc - optind, status;
+	int nargs = argc - optind, status = 0;
 	bool saved = nargs == 2 && strcmp(argv[optind], ":::") != 0 && strcmp(argv[optind + 1], ":::") != 0;
 	if (saved && (spec || repeat_given)) {
 		fputs("tally compare: -r and -e are for running commands; saved results have their own\n", stderr);
@@ -487,19 +487,21 @@ int command_compare(int argc, char **argv)
 	}
 	if (!saved && split_commands(&c, nargs, argv + optind) < 0)
 		return EXIT_USAGE;
-	/* Opened before anything runs, as tally stat's -o: a FILE that cannot be written is a usage error. */
-	FILE *out = output ? fopen(output, "we") : stdout;
-	if (!out) {
-		fprintf(stderr, "tally compare: cannot write %s: %s\n", output, tally_strerror(errno));
-		return EXIT_USAGE;
-	}
 	if (saved) {
+		/* Read before -o is opened: FILE may be one of them. */
 		c.files[0] = argv[optind];
 		c.files[1] = argv[optind + 1];
 		status = read_saved(&c, 0) < 0 || read_saved(&c, 1) < 0 ? EXIT_USAGE : 0;
-	} else {
-		status = run_live(&c, spec);
 	}
+	/* Opened before anything runs, as tally stat's -o: a FILE that cannot be written is a usage error. */
+	FILE *out = status == 0 && output ? fopen(output, "we") : stdout;
+	if (!out) {
+		fprintf(stderr, "tally compare: cannot write %s: %s\n", output, tally_strerror(errno));
+		out = stdout;
+		status = EXIT_USAGE;
+	}
+	if (!saved && status == 0)
+		status = run_live(&c, spec);
 	bool worse = false;
 	for (size_t i = 0; status == 0 && i < c.nr_events; i++) {
 		struct compare_event *e = &c.events[i];
