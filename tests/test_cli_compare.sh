@@ -125,4 +125,41 @@ refused compare "other events" "has 1 events where a.json has 2" a.json ev.json
 refused compare "no :::" "two commands separated by ::: are needed" -- true
 refused compare "-r 1" "-r 1: the runs of each command, 2 to" -r 1 -- true ::: true
 refused compare "-r with saved documents" "-r and -e are for running commands" -r 3 a.json b.json
+# The commands own stdout (what they print stays theirs): -o FILE keeps the report apart, so that -j gives a
+# JSON document even when the commands print.
+"$TALLY" compare -j -o printed.json -r 2 -e page-faults -- echo A ::: echo B >printed.out 2>err
+st=$?
+[ $st -eq 0 ] && [ "$(tr -d '\n' <printed.out)" = "ABAB" ] && python3 -c 'import json; json.load(open("printed.json"))' &&
+	ok "-o FILE: the report in FILE, the commands' output alone on stdout" ||
+	fail "-o: $st, stdout '$(cat printed.out)', file '$(head -c 200 printed.json)', $(cat err)"
+refused compare "-o into a directory" "cannot write ." -o . -- true ::: true
+# -o naming one of the saved documents: the documents are read before the report is written over it.
+cp b.json b2.json
+"$TALLY" compare -j -o b2.json a.json b2.json 2>err && python3 -c '
+import json; d = json.load(open("b2.json")); pf = d["events"][0]
+assert pf["b"]["values"] == [1001] * 5 and pf["verdict"] == "more", pf' &&
+	ok "-o over a saved document: read first" || fail "-o over an input: $(cat err; head -c 300 b2.json)"
+# Saved documents of different run counts: each side's own count, in the table and the JSON.
+python3 -c 'import json; d = json.load(open("b.json")); d["runs"] = d["runs"][:3]; json.dump(d, open("b3.json", "w"))'
+"$TALLY" compare a.json b3.json >runs.txt 2>err && grep -q "^ tally compare: 5 runs of A, 3 of B, from saved results$" runs.txt &&
+	"$TALLY" compare -j a.json b3.json | python3 -c '
+import json, sys; d = json.load(sys.stdin)
+assert d["a"]["runs"] == 5 and d["b"]["runs"] == 3 and "runs" not in d, d' &&
+	ok "saved documents of 5 and 3 runs: said per side" || fail "runs per side: $(cat runs.txt err)"
+# A signal ends the comparison as it ends tally stat: passed on to the running command (never left running
+# on its own), the runs done before it reported, 128 + the signal as the status. B's second run signals
+# tally itself (its parent), deterministically: A ran twice, B once to the end.
+rm -f mark
+"$TALLY" compare -r 5 -e page-faults -- true ::: sh -c 'if [ -e mark ]; then kill -INT $PPID; exec sleep 5; fi; touch mark' \
+	>int.txt 2>err
+st=$?
+[ $st -eq 130 ] && grep -q "^ tally compare: 2 runs of A, 1 of B, interleaved" int.txt && grep -q "interrupted by SIGINT" int.txt &&
+	ok "SIGINT: the runs before it reported, exit 130" || fail "SIGINT: status $st, $(cat int.txt err)"
+rm -f mark pid
+"$TALLY" compare -r 5 -e page-faults -- true ::: sh -c 'if [ -e mark ]; then echo $$ >pid; kill -TERM $PPID; exec sleep 30; fi; touch mark' \
+	>term.txt 2>err
+st=$?
+[ $st -eq 143 ] && [ -s pid ] && ! kill -0 "$(cat pid)" 2>/dev/null &&
+	ok "SIGTERM to tally alone: passed on to the command, which is not left running" ||
+	{ fail "SIGTERM: status $st, command $(cat pid) still running: $(cat term.txt err)"; kill "$(cat pid)" 2>/dev/null; }
 finish

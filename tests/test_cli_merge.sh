@@ -93,6 +93,14 @@ PY
 "$TALLY" merge out.*.json >table
 grep -q "3 counted, 1 not-counted" table && grep -q "^ host node-b (2 ranks):" table &&
 	ok "table: per-host blocks and the status mix" || fail "mix table: $(cat table)"
+# An event no rank could open reads <not supported>, as tally stat says it, not <not counted>.
+for r in 0 1; do SLURM_PROCID=$r SLURM_NTASKS=2 "$TALLY" stat -j -o "ns.$r.json" -e page-faults,cycles -- true; done
+"$TALLY" merge ns.0.json ns.1.json >ns.txt 2>err
+grep -Eq "^ +<not supported> +cycles +2 not-supported$" ns.txt && ! grep -q "not counted" ns.txt &&
+	ok "an event no rank supports: <not supported>" || fail "not supported: $(cat ns.txt err)"
+"$TALLY" merge -x, out.*.json >mix.csv
+awk -F, 'NF != 14 { bad = 1 } END { exit bad }' mix.csv && grep -q "^all,,page-faults,,3,.*,3 counted; 1 not-counted$" mix.csv &&
+	ok "merge -x,: a status mix stays one field" || fail "mix csv: $(cat mix.csv)"
 
 # Region output of four ranks, merged by name.
 PROG=$TALLY_BUILD/examples/regions
@@ -135,6 +143,15 @@ refused merge "an old schema alone" "v2.json: a tally stat -j document of versio
 refused merge "an empty file" "empty.json: not JSON: no JSON document (the file is empty or blank)" good.0.json empty.json
 echo 'page-faults 12' >text.json
 refused merge "text that is not JSON" "text.json: not JSON: unexpected character 'p' at line 1, column 1" text.json
+# A byte that is no printable character is named, not written to the terminal (an escape sequence, a NUL
+# that would cut the message).
+printf '\033]0;owned\007' >esc.json
+refused merge "a file of control bytes" "esc.json: not JSON: unexpected byte 0x1b at line 1, column 1" esc.json
+printf '\000x' >nul.json
+refused merge "a file starting with NUL" "nul.json: not JSON: unexpected byte 0x00 at line 1, column 1" nul.json
+printf '{"\\u001b[31m": 1, "\\u001b[31m": 2}' >member.json
+refused merge "a control character quoted from the file" 'member.json: not JSON: a second member named "\\x1b\[31m"' member.json
+grep -q "$(printf '\033')" "$WORK/refused.err" && fail "the file's escape byte reached the terminal: $(od -c "$WORK/refused.err")"
 refused merge "a missing file" "nothere.json: cannot open: No such file or directory" good.0.json nothere.json
 refused merge "a file given twice" "good.0.json and good.0.json both hold rank 0" good.0.json good.0.json
 SLURM_PROCID=5 SLURM_NTASKS=4 SLURM_JOB_ID=77 "$TALLY" stat -j -o ev.json -e page-faults -- true

@@ -114,4 +114,27 @@ PY
 "$TALLY" list >"$WORK/all" 2>&1
 grep -q "tally list --metrics lists the" "$WORK/all" && ok "tally list points to --metrics" || fail "tally list: no pointer"
 
+# Each -M adds to the list, as each of perf's does (perf 6.1 parses every -M; later ones append them).
+"$TALLY" stat -x, -M IPC -M CPI --topdown -- true 2>"$WORK/two"
+grep -q ",IPC," "$WORK/two" && grep -q ",CPI," "$WORK/two" && grep -q ",tma_retiring," "$WORK/two" &&
+	ok "-M IPC -M CPI --topdown: all three" || fail "two -M: $(cat "$WORK/two")"
+
+# A name with a control byte is echoed escaped, not sent to the terminal.
+"$TALLY" stat -M "$(printf 'x\033[31m')" -- true 2>"$WORK/esc"
+[ $? -eq 2 ] && grep -q "'x\\\\x1b\[31m'" "$WORK/esc" && ! grep -q "$(printf '\033')" "$WORK/esc" &&
+	ok "-M with an escape byte: escaped in the message" || fail "-M escape: $(od -c "$WORK/esc" | head -5)"
+
+# With parts (-A), the metric's value ends in the events' value column.
+"$TALLY" stat -a -A -M cs_per_second -- true 2>"$WORK/parts"
+python3 - "$WORK/parts" <<'PY' && ok "-A: the metric line's value aligned with the events'" || fail "-A alignment: $(cat "$WORK/parts")"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+def value_end(line, name):
+    m = re.search(r"(\S+)\s+" + name + r"\b", line)
+    return m.end(1)
+event = [value_end(l, "context-switches") for l in lines if l.startswith("CPU") and "context-switches" in l]
+metric = [value_end(l, "cs_per_second") for l in lines if "cs_per_second" in l and "#" in l]
+assert event and metric and set(metric) == {event[0]}, (event, metric)
+PY
+
 finish

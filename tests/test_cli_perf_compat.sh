@@ -35,6 +35,13 @@ for line in lines:
     float(d["counter-value"])
 assert json.loads(lines[0])["unit"] == "msec" and json.loads(lines[1])["event"] == "page-faults"
 PY
+# With -r, perf 6.1's "variance" (the relative stddev in %, as the table's +- figure) after "event".
+"$TALLY" stat --json-format=perf -r 3 -e page-faults -- true 2>"$WORK/j"
+python3 - "$WORK/j" <<'PY' && ok "--json-format=perf -r: variance as perf's" || fail "perf JSON -r: $(cat "$WORK/j")"
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+assert list(d)[:4] == ["counter-value", "unit", "event", "variance"] and d["variance"] >= 0, d
+PY
 "$TALLY" stat --json-format=perf -A -a -e cpu-clock -I 50 --interval-count 1 2>"$WORK/j"
 python3 - "$WORK/j" <<'PY' && ok "--json-format=perf -A -I: interval and cpu keys first" || fail "perf JSON -A: $(cat "$WORK/j")"
 import json, sys
@@ -66,8 +73,13 @@ fi
 "$TALLY" stat -e page-faults -I 50 --summary -- sleep 0.12 2>"$WORK/s"
 grep -q "Performance counter stats for 'sleep 0.12'" "$WORK/s" && [ "$(grep -c 'page-faults' "$WORK/s")" -ge 3 ] &&
 	ok "--summary in the table: the totals block after the intervals" || fail "table summary: $(cat "$WORK/s")"
-"$TALLY" stat --summary -- true 2>"$WORK/e"
-[ $? = 2 ] && grep -q -- "--summary needs -I" "$WORK/e" && ok "--summary without -I is refused" || fail "$(cat "$WORK/e")"
+# Without -I, as perf 6.1: the table as ever, CSV's records with the summary field (a script that always
+# passes --summary keeps working).
+"$TALLY" stat --summary -e page-faults -- sh -c 'exit 3' 2>"$WORK/e"
+st=$?
+"$TALLY" stat --summary -x, -e page-faults -- true 2>"$WORK/c"
+[ $st = 3 ] && grep -q " page-faults" "$WORK/e" && grep -Eq '^ {9}summary,[0-9]+,,page-faults,' "$WORK/c" &&
+	ok "--summary without -I: accepted, CSV's summary field as perf's" || fail "summary without -I: $st $(cat "$WORK/e" "$WORK/c")"
 "$TALLY" stat -e cpu-clock -x, --duration 0.05 2>"$WORK/s"
 grep -q "^[0-9.]*,msec,cpu-clock," "$WORK/s" && ok "no command, no target: system wide" || fail "no target: $(cat "$WORK/s")"
 
@@ -100,4 +112,16 @@ TALLY_SYSFS_ROOT=$root "$TALLY" stat -x, --per-core -a -e cpu-clock -- sleep 0.0
 "$TALLY" list --raw-dump tool | grep -qw duration_time && ok "list --raw-dump tool" || fail "raw-dump tool"
 "$TALLY" list --raw-dump bogus >/dev/null 2>"$WORK/e"
 [ $? = 2 ] && grep -q "not 'bogus'" "$WORK/e" && ok "list --raw-dump bogus is refused" || fail "$(cat "$WORK/e")"
+# -I with parts: the header names the part's column (as perf's: CPU, core and cpus, socket, ...) and its
+# "counts" ends where the values do.
+for agg in "-A:CPU" "--per-core:core cpus" "--per-socket:socket cpus"; do
+	"$TALLY" stat -a "${agg%%:*}" -I 50 --interval-count 1 -e task-clock 2>"$WORK/h"
+	python3 - "$WORK/h" "${agg#*:}" <<'PY' && ok "-I ${agg%%:*}: the header over its columns" || fail "-I ${agg%%:*} header: $(cat "$WORK/h")"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+head, row = lines[0], lines[1]
+assert head.split()[2:-3] == sys.argv[2].split(), head
+assert head.index("counts") + len("counts") == re.search(r"\S+(?= msec task-clock)", row).end(), (head, row)
+PY
+done
 finish

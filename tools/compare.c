@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,8 @@
 #include "event_unit.h"
 #include "json_writer.h"
 #include "result_file.h"
+#include "signals.h"
+#include "stream.h"
 #include "text_escape.h"
 #include "welch.h"
 
@@ -49,13 +52,15 @@ struct compare {
 	size_t nr_events;
 	struct compare_event *events;
 	unsigned failed_runs[2];   /* runs whose command exited non-zero */
+	unsigned done[2];          /* runs each side has: two saved documents may differ, an interrupt too */
+	int interrupted;           /* the signal that ended the runs early (SIGINT, SIGTERM, ...), or 0 */
 };
 
 static const char *const side_name[2] = { "A", "B" };
 
 static int usage(FILE *out, int status)
 {
-	fputs("usage: tally compare [-r N] [-e SPEC] [-j] [--fail-on-worse] -- CMD_A... ::: CMD_B...\n"
+	fputs("usage: tally compare [-r N] [-e SPEC] [-j] [-o FILE] [--fail-on-worse] -- CMD_A... ::: CMD_B...\n"
 	      "       tally compare [-j] [--fail-on-worse] A.json B.json\n"
 	      "  runs A and B interleaved (A B A B ...) N times each, or reads two tally stat -j -r N documents,\n"
 	      "  and per event gives both means, the change B - A with its 95% confidence interval (Welch's t)\n"
@@ -63,6 +68,7 @@ static int usage(FILE *out, int status)
 	      "  -r, --repeat N     runs of each command (default 5; at least 2)\n"
 	      "  -e, --event SPEC   events to count (default: tally stat's)\n"
 	      "  -j, --json         one JSON document with every figure\n"
+	      "  -o, --output FILE  the report into FILE (stdout is the commands')\n"
 	      "      --fail-on-worse  exit 1 when B counts more of an event than A (95% confidence)\n"
 	      "  -h, --help         this help\n",
 	      out);
@@ -77,17 +83,43 @@ static int add_value(struct compare_event *e, int side, double v, unsigned capac
 	return 0;
 }
 
+/* Waits for the command to exit. A signal that ends tally is passed on to the command, which would
+ * otherwise run on unsupervised (Ctrl-C reaches it too; a signal sent to tally alone does not), a second
+ * one as SIGKILL; the first is kept to end the runs with. */
+static void wait_for_command(struct compare *c, pid_t child)
+{
+	unsigned forwarded = 0;
+	while (child > 0 && !signals_child_exited(child)) {
+		int signo = signals_wait(-1);
+		if (!signals_ends_run(signo))
+			continue;
+		if (!c->interrupted)
+			c->interrupted = signo;
+		kill(child, forwarded++ ? SIGKILL : signo);
+	}
+}
+
 /* One run of one side: open on the command, start, wait, read, close. Returns the command's exit code, or
  * -1 after a message. */
 static int run_once(struct compare *c, tally_counter *counter, int side, struct tally_result *results)
 {
-	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = c->argv[side], .inherit_signals = true);
+	/* As tally stat's runs: the first command inherits tally's parent's dispositions untouched; the
+	 * handlers go in once it is forked, and later commands start with the ignored ones. */
+	bool handlers = signals_installed();
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = c->argv[side], .inherit_signals = !handlers,
+	           .ignored = handlers ? signals_inherited_ignored() : 0);
 	if (tally_counter_open(counter, &t) < 0) {
 		fprintf(stderr, "tally compare: %s: %s\n", side_name[side], tally_counter_last_error(counter));
 		return -1;
 	}
+	if (signals_install() < 0) {
+		fprintf(stderr, "tally compare: cannot install signal handlers: %s\n", tally_strerror(errno));
+		tally_counter_close(counter);
+		return -1;
+	}
 	struct tally_exit ex = { 0 };
 	int err = tally_counter_start(counter);
+	wait_for_command(c, tally_counter_pid(counter));
 	int waited = tally_counter_wait(counter, &ex, sizeof(ex));
 	if (err == 0 && waited == 0) {
 		tally_counter_stop(counter);
@@ -160,12 +192,16 @@ static int run_live(struct compare *c, const char *spec)
 		fputs("tally compare: out of memory\n", stderr);
 		status = EXIT_FAILED;
 	}
-	for (unsigned run = 0; run < c->runs && !status; run++)
-		for (int side = 0; side < 2 && !status; side++) {
+	for (unsigned run = 0; run < c->runs && !status && !c->interrupted; run++)
+		for (int side = 0; side < 2 && !status && !c->interrupted; side++) {
 			int code = run_once(c, counter, side, results);
+			/* The run a signal cut short is left out: its counts stop wherever the signal fell. */
+			if (c->interrupted)
+				break;
 			if (code < 0 || record_run(c, side, results) < 0)
 				status = EXIT_FAILED;
 			c->failed_runs[side] += code != 0;
+			c->done[side]++;
 		}
 	free(results);
 	tally_counter_free(counter);
@@ -192,6 +228,7 @@ static int read_saved(struct compare *c, int side)
 		result_file_error("compare", file, "no runs (a document of tally stat -j -r N)");
 	else
 		status = 0;
+	c->done[side] = status == 0 ? (unsigned)runs->n : 0;
 	for (size_t k = 0; status == 0 && k < runs->n; k++) {
 		const struct json_value *events = json_member(&runs->items[k], "events");
 		size_t n = events && events->type == JSON_ARRAY ? events->n : 0;
@@ -255,8 +292,12 @@ static void print_command(FILE *out, int side, const struct compare *c)
 
 static void write_table(const struct compare *c, FILE *out)
 {
-	fprintf(out, "\n tally compare: %u run%s of each, %s\n", c->runs, c->runs == 1 ? "" : "s",
-	        c->files[0] ? "from saved results" : "interleaved (A B A B ...)");
+	fprintf(out, "\n tally compare: %u run%s of ", c->done[0], c->done[0] == 1 ? "" : "s");
+	if (c->done[0] == c->done[1])
+		fputs("each", out);
+	else
+		fprintf(out, "A, %u of B", c->done[1]);
+	fprintf(out, ", %s\n", c->files[0] ? "from saved results" : "interleaved (A B A B ...)");
 	print_command(out, 0, c);
 	print_command(out, 1, c);
 	fputs(" change = (mean B - mean A) / mean A, with its 95% confidence interval by Welch's t-test (unequal\n"
@@ -291,7 +332,10 @@ static void write_table(const struct compare *c, FILE *out)
 	for (int side = 0; side < 2; side++)
 		if (c->failed_runs[side])
 			fprintf(out, "\n note: %s exited non-zero in %u of %u runs\n", side_name[side], c->failed_runs[side],
-			        c->runs);
+			        c->done[side]);
+	if (c->interrupted)
+		fprintf(out, "\n (interrupted by SIG%s: the runs before it; the one it cut short left out)\n",
+		        sigabbrev_np(c->interrupted));
 	fputc('\n', out);
 }
 
@@ -318,11 +362,12 @@ static void write_json(const struct compare *c, FILE *out)
 	json_member_int(&w, "compare_version", 1);
 	json_member_string(&w, "test", "Welch's two-sample t-test (unequal variances), two-sided");
 	json_member_double(&w, "confidence", CONFIDENCE);
-	json_member_uint(&w, "runs", c->runs);
 	json_member_bool(&w, "interleaved", c->files[0] == NULL);
+	json_member_bool(&w, "interrupted", c->interrupted != 0);
 	for (int side = 0; side < 2; side++) {
 		json_key(&w, side ? "b" : "a");
 		json_begin_object(&w);
+		json_member_uint(&w, "runs", c->done[side]);
 		if (c->files[side]) {
 			json_member_string(&w, "file", c->files[side]);
 		} else {
@@ -404,15 +449,16 @@ int command_compare(int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "fail-on-worse", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct compare c = { .runs = DEFAULT_RUNS };
-	const char *spec = NULL;
+	const char *spec = NULL, *output = NULL;
 	bool json = false, fail_on_worse = false, repeat_given = false;
 	optind = 1;
-	for (int opt; (opt = getopt_long(argc, argv, "+r:e:jh", longs, NULL)) != -1;) {
+	for (int opt; (opt = getopt_long(argc, argv, "+r:e:jo:h", longs, NULL)) != -1;) {
 		char *end;
 		unsigned long n;
 		switch (opt) {
@@ -427,26 +473,35 @@ int command_compare(int argc, char **argv)
 			break;
 		case 'e': spec = optarg; break;
 		case 'j': json = true; break;
+		case 'o': output = optarg; break;
 		case 'W': fail_on_worse = true; break;
 		case 'h': return usage(stdout, 0);
 		default: return usage(stderr, EXIT_USAGE);
 		}
 	}
-	int nargs = argc - optind, status;
+	int nargs = argc - optind, status = 0;
 	bool saved = nargs == 2 && strcmp(argv[optind], ":::") != 0 && strcmp(argv[optind + 1], ":::") != 0;
 	if (saved && (spec || repeat_given)) {
 		fputs("tally compare: -r and -e are for running commands; saved results have their own\n", stderr);
 		return EXIT_USAGE;
 	}
+	if (!saved && split_commands(&c, nargs, argv + optind) < 0)
+		return EXIT_USAGE;
 	if (saved) {
+		/* Read before -o is opened: FILE may be one of them. */
 		c.files[0] = argv[optind];
 		c.files[1] = argv[optind + 1];
 		status = read_saved(&c, 0) < 0 || read_saved(&c, 1) < 0 ? EXIT_USAGE : 0;
-	} else if (split_commands(&c, nargs, argv + optind) < 0) {
-		return EXIT_USAGE;
-	} else {
-		status = run_live(&c, spec);
 	}
+	/* Opened before anything runs, as tally stat's -o: a FILE that cannot be written is a usage error. */
+	FILE *out = status == 0 && output ? fopen(output, "we") : stdout;
+	if (!out) {
+		fprintf(stderr, "tally compare: cannot write %s: %s\n", output, tally_strerror(errno));
+		out = stdout;
+		status = EXIT_USAGE;
+	}
+	if (!saved && status == 0)
+		status = run_live(&c, spec);
 	bool worse = false;
 	for (size_t i = 0; status == 0 && i < c.nr_events; i++) {
 		struct compare_event *e = &c.events[i];
@@ -456,10 +511,21 @@ int command_compare(int argc, char **argv)
 	}
 	if (status == 0) {
 		if (json)
-			write_json(&c, stdout);
+			write_json(&c, out);
 		else
-			write_table(&c, stdout);
+			write_table(&c, out);
+	}
+	if (out != stdout) {
+		int err = stream_flush(out);
+		if (fclose(out) != 0 && err == 0)
+			err = errno;
+		if (err && !status) {
+			fprintf(stderr, "tally compare: cannot write the results to %s: %s\n", output, stream_strerror(err));
+			status = EXIT_FAILED;
+		}
 	}
 	compare_free(&c);
+	if (status == 0 && c.interrupted)
+		status = 128 + c.interrupted;
 	return status ? status : fail_on_worse && worse ? EXIT_WORSE : 0;
 }

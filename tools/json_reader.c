@@ -330,7 +330,10 @@ static int value(struct reader *r, struct json_value *v)
 	default:
 		if (c == '-' || is_digit(c))
 			return number(r, v);
-		return fail(r, c < 0 ? "no value" : "unexpected character '%c'", c);
+		if (c < 0)
+			return fail(r, "no value");
+		/* Any other byte by its number: the message goes to a terminal, the file's bytes must not. */
+		return c > ' ' && c < 0x7f ? fail(r, "unexpected character '%c'", c) : fail(r, "unexpected byte 0x%02x", c);
 	}
 }
 

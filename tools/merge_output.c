@@ -15,14 +15,15 @@
 #include "number_format.h"
 #include "text_escape.h"
 
-/* "4 counted", "3 counted, 1 not-counted": every status any rank had, never only the best. */
-static void status_mix(const struct merge_stat *st, char *text, size_t cap)
+/* "4 counted", "3 counted, 1 not-counted": every status any rank had, never only the best; joined by
+ * `join` (CSV's "; ", so that a comma separator does not split the field). */
+static void status_mix(const struct merge_stat *st, const char *join, char *text, size_t cap)
 {
 	size_t len = 0;
 	text[0] = '\0';
 	for (enum report_status s = REPORT_COUNTED; s <= REPORT_NOT_SUPPORTED && len < cap; s++)
 		if (st->status[s])
-			len += (size_t)snprintf(text + len, cap - len, "%s%u %s", len ? ", " : "", st->status[s],
+			len += (size_t)snprintf(text + len, cap - len, "%s%u %s", len ? join : "", st->status[s],
 			                        report_status_name(s));
 }
 
@@ -56,9 +57,11 @@ static void table_line(FILE *out, const struct merge *m, long region, size_t i, 
 	bool decimals = *unit != '\0';
 	char sum[NUMBER_FORMAT_MAX], mean[NUMBER_FORMAT_MAX], min[NUMBER_FORMAT_MAX], max[NUMBER_FORMAT_MAX],
 		sd[NUMBER_FORMAT_MAX], min_at[64] = "", max_at[64] = "", mix[128];
-	status_mix(st, mix, sizeof(mix));
+	status_mix(st, ", ", mix, sizeof(mix));
 	if (st->n == 0) {
-		fprintf(out, "%18s %-6s ", "<not counted>", unit);
+		/* As tally stat says it: <not supported> when no rank could open the event at all. */
+		bool opened = st->status[REPORT_NOT_COUNTED] > 0;
+		fprintf(out, "%18s %-6s ", opened ? "<not counted>" : "<not supported>", unit);
 		text_escape_pad(out, event_of(m, region, i), 24);
 		fprintf(out, " %s\n", mix);
 		return;
@@ -136,7 +139,7 @@ static void csv_line(FILE *out, const char *sep, const struct merge *m, const st
 	struct merge_stat st;
 	char mix[128], min_at[64] = "", max_at[64] = "";
 	merge_stat_of(m, sc, region, i, &st);
-	status_mix(&st, mix, sizeof(mix));
+	status_mix(&st, "; ", mix, sizeof(mix));
 	if (st.n) {
 		merge_rank_label(st.min_at, min_at, sizeof(min_at));
 		merge_rank_label(st.max_at, max_at, sizeof(max_at));
@@ -155,7 +158,9 @@ static void csv_line(FILE *out, const char *sep, const struct merge *m, const st
 	fprintf(out, "%s%.15g%s", sep, st.stddev, sep);
 	if (!isnan(st.imbalance))
 		fprintf(out, "%.6f", st.imbalance);
-	fprintf(out, "%s%s\n", sep, mix);
+	fputs(sep, out);
+	text_escape_field(out, mix, sep);
+	fputc('\n', out);
 }
 
 static void write_csv(const struct merge *m, const char *sep, FILE *out)

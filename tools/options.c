@@ -268,8 +268,6 @@ static enum options_result check_combinations(const struct stat_options *o)
 		return usage_error("-p and -t: choose one");
 	if (o->interval_count && !o->interval_ms)
 		return usage_error("--interval-count needs -I");
-	if (o->summary && !o->interval_ms)
-		return usage_error("--summary needs -I (without it the totals are all there is)");
 	if (o->repeat > 1 && !o->argv)
 		return usage_error("-r needs a command to run again");
 	if (o->repeat > 1 && o->interval_ms)
@@ -295,16 +293,22 @@ static enum options_result check_combinations(const struct stat_options *o)
 	return check_cgroups(o, system_wide);
 }
 
+/* Adds a comma list to -M's: each -M adds its own, as each of perf's does, and --topdown its groups. */
+static bool append_metrics(struct stat_options *o, const char *list)
+{
+	char *joined;
+	if (asprintf(&joined, "%s%s%s", o->metrics ? o->metrics : "", o->metrics ? "," : "", list) < 0)
+		return false;
+	free(o->metrics_list);
+	o->metrics_list = joined;
+	o->metrics = joined;
+	return true;
+}
+
 /* --topdown and --td-level: perf's metric groups TopdownL1 (and TopdownL2) added to -M's list. */
 static bool add_topdown_groups(struct stat_options *o)
 {
-	const char *groups = o->topdown_levels >= 2 ? "TopdownL1,TopdownL2" : "TopdownL1";
-	if (asprintf(&o->metrics_list, "%s%s%s", o->metrics ? o->metrics : "", o->metrics ? "," : "", groups) < 0) {
-		o->metrics_list = NULL;
-		return false;
-	}
-	o->metrics = o->metrics_list;
-	return true;
+	return append_metrics(o, o->topdown_levels >= 2 ? "TopdownL1,TopdownL2" : "TopdownL1");
 }
 
 enum options_result options_parse_stat(int argc, char **argv, struct stat_options *o)
@@ -327,7 +331,8 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		case 'M':
 			if (!*optarg)
 				return usage_error("-M needs a metric or metric group name (tally list --metrics)");
-			o->metrics = optarg;
+			if (!append_metrics(o, optarg))
+				return usage_error("out of memory");
 			break;
 		case 'r':
 			if (!parse_unsigned(optarg, 1, 100000, &o->repeat))

@@ -23,7 +23,7 @@ struct stat_options {
 	char *events;            /* the -e specs joined with ',' (malloc'd), NULL for the defaults */
 	const char **specs;      /* each -e as given (malloc'd array into argv): each must parse alone */
 	size_t nr_specs;
-	const char *metrics;     /* -M as given (a later -M replaces it, as in perf), NULL for none */
+	const char *metrics;     /* the -M lists joined with ',' (metrics_list), NULL for none */
 	unsigned repeat;         /* -r, at least 1 */
 	unsigned interval_ms;    /* -I, 0 when off */
 	unsigned interval_count; /* --interval-count, 0: no limit */

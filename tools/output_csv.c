@@ -124,10 +124,11 @@ static void csv_finish(struct output *o, const struct report_totals *t)
 	const struct report *r = o->report;
 	if (o->intervals && !r->summary)
 		return;
+	/* perf's --summary: the totals in the time field's place, padded as its timestamps are; perf 6.1 puts
+	 * it there without -I too. */
+	const char *timestamp = r->summary && r->csv_summary_field ? "         summary" : NULL;
 	if (r->csv_header && !o->intervals)
-		print_header(o, false, t->nr_runs > 1);
-	/* perf's --summary: the totals in the time field's place, padded as its timestamps are. */
-	const char *timestamp = o->intervals && r->csv_summary_field ? "         summary" : NULL;
+		print_header(o, timestamp != NULL, t->nr_runs > 1);
 	struct output_reading reading = { t->counts, t->elapsed, timestamp, t->nr_runs > 1 ? t->stddev : NULL,
 		                          t->pmu_counts, t->nr_runs > 1 ? t->pmu_stddev : NULL };
 	output_each_line(o, &reading, print_record);

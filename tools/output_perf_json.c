@@ -48,6 +48,9 @@ static void print_object(struct output *o, const struct output_reading *reading,
 		fprintf(out, "\"counter-value\" : \"%f\", ", output_display_value(e, c));
 	member_string(out, "unit", e->unit);
 	member_string(out, "event", line->name);
+	/* perf 6.1 with -r: the relative stddev in %, the table's "+-" figure. */
+	if (reading->stddev)
+		fprintf(out, "\"variance\" : %.2f, ", c->scaled > 0 ? 100.0 * line->stddev / c->scaled : 0.0);
 	fprintf(out, "\"event-runtime\" : %llu, \"pcnt-running\" : %.2f, ", (unsigned long long)c->running,
 	        output_percent_running(c));
 	struct tally_metric_value m;
@@ -85,7 +88,8 @@ static void perf_json_finish(struct output *o, const struct report_totals *t)
 {
 	if (o->intervals && !o->report->summary)
 		return;
-	struct output_reading reading = { t->counts, t->elapsed, NULL, NULL, t->pmu_counts, NULL };
+	struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL, t->pmu_counts,
+		                          t->nr_runs > 1 ? t->pmu_stddev : NULL };
 	output_each_line(o, &reading, print_object);
 }
 

@@ -83,7 +83,7 @@ static void print_metric(struct output *o, const struct output_reading *reading,
 	if (reading->timestamp)
 		fprintf(o->out, "%16s ", reading->timestamp);
 	if (r->show_parts)
-		fprintf(o->out, "%16s ", "");
+		fprintf(o->out, "%16s", ""); /* the part's column, as text_escape_pad fills it on the events' lines */
 	if (r->show_nr_cpus)
 		fprintf(o->out, "%4s ", "");
 	fprintf(o->out, "%18s %-4s ", text, "");
@@ -98,8 +98,17 @@ static void table_begin(struct output *o)
 
 static void table_interval(struct output *o, const struct report_sample *s)
 {
-	if (o->intervals++ == 0)
-		fprintf(o->out, "#%15s %18s %-4s %s\n", "time", "counts", "unit", "events");
+	if (o->intervals++ == 0) {
+		/* Over the columns print_line fills, the part's named as perf names it. */
+		const struct report *r = o->report;
+		fprintf(o->out, "#%15s ", "time");
+		const char *key = r->part_key ? r->part_key : "cpu";
+		if (r->show_parts)
+			fprintf(o->out, "%-16s", strcmp(key, "cpu") == 0 ? "CPU" : strcmp(key, "thread") == 0 ? "comm-tid" : key);
+		if (r->show_nr_cpus)
+			fprintf(o->out, "%4s ", "cpus");
+		fprintf(o->out, "%18s %-4s %s\n", "counts", "unit", "events");
+	}
 	char timestamp[32];
 	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };

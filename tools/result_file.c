@@ -10,17 +10,27 @@
 
 #include <tally/common.h>
 
+#include "text_escape.h"
+
 /* Result files are small (one stat document, or a program's regions); a bigger one is not a result. */
 #define RESULT_FILE_MAX (256u << 20)
 
 int result_file_error(const char *command, const char *file, const char *fmt, ...)
 {
+	/* The file's name and what the message quotes from it (event names, member names) are outside text on
+	 * its way to a terminal: escaped. */
+	char *text;
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "tally %s: %s: ", command, file);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
 	va_end(ap);
+	fprintf(stderr, "tally %s: ", command);
+	text_escape_write(stderr, file);
+	fputs(": ", stderr);
+	text_escape_write(stderr, text ? text : fmt);
+	fputc('\n', stderr);
+	free(text);
 	return -1;
 }
 

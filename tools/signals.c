@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The self-pipe: a signal handler can reach nothing else. Process-wide by nature (signals are). */
@@ -97,4 +98,14 @@ int signals_fd(void)
 bool signals_ends_run(int signo)
 {
 	return signo == SIGINT || signo == SIGTERM || signo == SIGHUP || signo == SIGPIPE;
+}
+
+bool signals_child_exited(pid_t pid)
+{
+	siginfo_t info;
+	memset(&info, 0, sizeof(info));
+	/* WNOWAIT: only look; the library, which launched the child, reaps it. */
+	if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno == ECHILD;
+	return info.si_pid == pid;
 }

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Installs the handlers (SA_RESTART), except for a SIGHUP that is ignored already (nohup: it stays
  * ignored), and creates the pipe; once. Returns 0 or -errno. tally stat installs them once its first
@@ -36,5 +37,9 @@ int signals_fd(void);
 
 /* Whether signo is one of those that end tally stat (INT, TERM, HUP, PIPE). */
 bool signals_ends_run(int signo);
+
+/* Whether the child pid has exited (the SIGCHLD that wakes signals_wait may be another child's, or come
+ * before the exit is visible): looks without reaping it, which is for the library that launched it. */
+bool signals_child_exited(pid_t pid);
 
 #endif

@@ -313,16 +313,6 @@ static bool has_tool_events(const struct report *r)
 	return false;
 }
 
-static bool child_exited(pid_t pid)
-{
-	siginfo_t info;
-	memset(&info, 0, sizeof(info));
-	/* WNOWAIT: only look; the library, which launched the child, reaps it. */
-	if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0)
-		return errno == ECHILD;
-	return info.si_pid == pid;
-}
-
 /* Each event's own count where a line sums several PMUs' (--per-pmu, JSON's pmus, the metrics of each
  * PMU); none with -G and --for-each-cgroup, whose lines are (event, cgroup) pairs. */
 static const struct report_count *pmu_counts(const struct stat_session *s)
@@ -406,7 +396,7 @@ static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, u
 	*at_tick = false;
 	unsigned ticks = 0;
 	for (;;) {
-		if (child > 0 && child_exited(child))
+		if (child > 0 && signals_child_exited(child))
 			return 0;
 		if (child <= 0 && s->interrupted)
 			return 0;
@@ -576,7 +566,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	if (o->delay_ms) {
 		/* -D: let the command run unobserved, then take the zero point. */
 		uint64_t end = started_ns + (uint64_t)o->delay_ms * 1000000u;
-		for (uint64_t now = now_ns(); now < end && !(child > 0 && child_exited(child)) && !s->interrupted;
+		for (uint64_t now = now_ns(); now < end && !(child > 0 && signals_child_exited(child)) && !s->interrupted;
 		     now = now_ns())
 			on_signal(s, signals_wait((int)((end - now + 999999) / 1000000)), child);
 		/* The counter's reset begins a new window (counts and enabled/running times from zero), which
@@ -866,7 +856,10 @@ static int prepare(struct stat_session *s)
 		err = tally_counter_new(default_events_spec(true, system_wide(o)), &copts, &s->counter);
 	}
 	if (err == -ENOENT && o->metrics) {
-		fprintf(stderr, "tally stat: -M: %s\n", tally_last_error());
+		/* The message quotes the name as given: escaped, as the event spec's are. */
+		fputs("tally stat: -M: ", stderr);
+		text_escape_lines(stderr, tally_last_error());
+		fputc('\n', stderr);
 		return EXIT_USAGE;
 	}
 	if (err < 0) {
