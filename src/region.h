@@ -10,9 +10,22 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-/* One event of one region on one thread: Welford's running mean and sum of squared deviations, so the
- * standard deviation needs no second pass and threads combine exactly (Chan et al.). */
+/* One event of one region on one thread, as the calls add to it: sums only, so that a call costs a few
+ * adds and compares per event; the read makes the mean and the standard deviation of them
+ * (tly_region_stats_of). The squares are those of each call's difference from the thread's first counted
+ * call (first): exact in 128 bits (calls differing by 2^63 or more, centuries of counting, would wrap),
+ * and free of the cancellation of a plain sum of squares where calls differ little from each other and
+ * much from zero, the common case (the same loop every call). */
 struct tly_region_acc {
+	uint64_t sum, min, max, counted, first;
+	unsigned __int128 squares;
+	double ratio;
+	enum tally_status status;
+};
+
+/* What a read makes of the accs of one region's event: over threads, Chan et al.'s combination of their
+ * means and sums of squared deviations, exact for any split of the calls. */
+struct tly_region_stats {
 	uint64_t sum, min, max, counted;
 	double mean, m2, ratio;
 	enum tally_status status;
@@ -21,7 +34,7 @@ struct tly_region_acc {
 /* One region on one thread. depth counts begins not yet ended: only the outermost pair is measured. */
 struct tly_region_rec {
 	uint64_t *begin; /* the outermost begin's reading (after acc, in one block) */
-	uint64_t t0, depth, calls, wall_ns, stray_ends;
+	uint64_t depth, calls, wall_ns, stray_ends;
 	bool armed; /* the begin's reading was taken */
 	struct tly_region_acc acc[];
 };
@@ -74,8 +87,10 @@ struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t);
  * off when subtract. */
 void tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout *l, const uint64_t *begin,
                         const uint64_t *end, const uint64_t *overhead, bool subtract);
-void tly_region_acc_merge(struct tly_region_acc *total, const struct tly_region_acc *part);
 void tly_region_acc_init(struct tly_region_acc *acc, size_t n);
+/* Adds a thread's acc to the statistics over threads (from tly_region_stats_init). */
+void tly_region_stats_init(struct tly_region_stats *stats, size_t n);
+void tly_region_stats_add(struct tly_region_stats *total, const struct tly_region_acc *part);
 double tly_region_sqrt(double x);
 
 /* The set's default spec when the caller gives none (documented in tally/region.h). */

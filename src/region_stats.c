@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Per-call statistics of a region's events: added call by call, merged over threads. */
+/* Per-call statistics of a region's events: sums added call by call, made means and deviations and merged
+ * over threads when read. */
 #include "region.h"
 
 #include "aggregate.h"
@@ -8,6 +9,12 @@ void tly_region_acc_init(struct tly_region_acc *acc, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		acc[i] = (struct tly_region_acc){ .min = UINT64_MAX, .status = TALLY_STATUS_NOT_COUNTED };
+}
+
+void tly_region_stats_init(struct tly_region_stats *stats, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		stats[i] = (struct tly_region_stats){ .min = UINT64_MAX, .status = TALLY_STATUS_NOT_COUNTED };
 }
 
 /* A status over several calls or threads: not supported wins (the event never opened), then scaled (one
@@ -23,16 +30,18 @@ static enum tally_status status_merge(enum tally_status a, enum tally_status b)
 	return TALLY_STATUS_NOT_COUNTED;
 }
 
-/* One counted call of one event: its scaled delta v (the overhead taken off when asked). */
+/* One counted call of one event: its scaled delta v (the overhead taken off when asked). The first
+ * counted call is the one whose count the squares are taken from (first). */
 static inline __attribute__((always_inline)) void acc_count(struct tly_region_acc *acc, uint64_t v,
                                                             uint64_t overhead, bool subtract)
 {
 	if (subtract)
 		v = v > overhead ? v - overhead : 0;
-	double prev_mean = acc->mean;
+	if (__builtin_expect(acc->counted == 0, 0))
+		acc->first = v;
+	int64_t d = (int64_t)(v - acc->first);
+	acc->squares += (unsigned __int128)((__int128)d * d);
 	acc->counted++;
-	acc->mean += ((double)v - prev_mean) / (double)(int64_t)acc->counted; /* calls fit 63 bits */
-	acc->m2 += ((double)v - prev_mean) * ((double)v - acc->mean);
 	acc->sum = acc->sum + v < acc->sum ? UINT64_MAX : acc->sum + v;
 	acc->min = v < acc->min ? v : acc->min;
 	acc->max = v > acc->max ? v : acc->max;
@@ -57,8 +66,9 @@ static __attribute__((noinline)) void group_scaled(struct tly_region_acc *acc, c
 		uint64_t v;
 		tally_count_scale(&d, &v);
 		acc[i].status = status_merge(acc[i].status, status);
+		bool first = acc[i].counted == 0;
 		acc_count(&acc[i], v, overhead[i], subtract);
-		if (acc[i].counted == 1 || ratio < acc[i].ratio)
+		if (first || ratio < acc[i].ratio)
 			acc[i].ratio = ratio;
 	}
 }
@@ -92,14 +102,28 @@ void tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout 
 	}
 }
 
-void tly_region_acc_merge(struct tly_region_acc *total, const struct tly_region_acc *part)
+/* A thread's mean and sum of squared deviations from its sums: with D the sum of the calls' differences
+ * from the first (sum - counted x first), m2 = squares - D^2 / counted, in 128 bits while the sum did not
+ * saturate. */
+static void acc_moments(const struct tly_region_acc *a, double *mean, double *m2)
+{
+	unsigned __int128 n = a->counted;
+	__int128 diff = (__int128)a->sum - (__int128)(n * a->first);
+	unsigned __int128 dd = (unsigned __int128)(diff * diff);
+	*mean = (double)a->first + (double)diff / (double)n;
+	*m2 = a->squares >= dd / n ? (double)(a->squares - dd / n) - (double)(dd % n) / (double)n : 0;
+}
+
+void tly_region_stats_add(struct tly_region_stats *total, const struct tly_region_acc *part)
 {
 	total->status = status_merge(total->status, part->status);
 	if (part->counted == 0)
 		return;
+	double mean, m2;
+	acc_moments(part, &mean, &m2);
 	uint64_t n = total->counted + part->counted;
-	double d = part->mean - total->mean;
-	total->m2 += part->m2 + d * d * (double)total->counted * (double)part->counted / (double)n;
+	double d = mean - total->mean;
+	total->m2 += m2 + d * d * (double)total->counted * (double)part->counted / (double)n;
 	total->mean += d * (double)part->counted / (double)n;
 	total->ratio = total->counted == 0 || part->ratio < total->ratio ? part->ratio : total->ratio;
 	total->counted = n;

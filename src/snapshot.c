@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int tly_snapshot_alloc(const void *owner, size_t nr_events, size_t max_slots, tally_snapshot **out)
 {
@@ -228,6 +229,7 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 		tly_raw_layout_free(&l);
 		return tly_error(-ENOMEM, "out of memory");
 	}
+	l.size = TLY_RAW_NOW + 1;
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
 		const size_t *m = tly_plan_members(&c->plan, g);
 		const struct event *leader = &c->ev[m[0]];
@@ -250,6 +252,10 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 			.user = leader->backend == TLY_READ_USER && !ev->tool && !leader->has_bases &&
 			                1 + ev->nr_members == size ? leader->user : NULL,
 		};
+		/* The kernel gives time_zero with cap_user_time (which user reads need) unless the event has its
+		 * own clockid (x86 and arm64's arch_perf_update_userpage), which tally never asks. */
+		if (l.groups[g].user && !l.clock && (l.groups[g].user->pages[0]->capabilities & TLY_CAP_USER_TIME_ZERO))
+			l.clock = l.groups[g].user->pages[0];
 		l.size += 3 + 2 * size;
 	}
 	for (size_t i = 0; i < c->nr; i++)
@@ -257,6 +263,15 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 			l.unsupported[l.nr_unsupported++] = i;
 	*out = l;
 	return 0;
+}
+
+uint64_t tly_raw_now(const struct tly_raw_layout *l)
+{
+	if (l->clock)
+		return tly_page_now(l->clock, tly_arch_read_clock);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* the vDSO: no system call */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 int tly_counter_read_raw_slot(tally_counter *c, const struct tly_raw_layout *l, const struct tly_raw_group *gr,

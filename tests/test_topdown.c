@@ -158,9 +158,9 @@ static const int8_t td_layout[4] = { TLY_READ_SLOTS, TLY_TD_RETIRING, TLY_TD_BE_
 static enum tly_user_outcome read_td(uint64_t values[4], uint64_t *running)
 {
 	tly_page *pages[4] = { &td_page[0], &td_page[1], &td_page[2], &td_page[3] };
-	uint64_t enabled;
+	uint64_t enabled, now;
 	return tly_mmap_read_topdown(pages, 4, td_layout, regs_read_pmc, regs_read_clock, UINT32_MAX, values, 1,
-	                             &enabled, running);
+	                             &enabled, running, &now);
 }
 
 /* rdpmc of (1 << 30) | 3 and 1 << 29 through the pages' own indexes, the registers taken as they are
