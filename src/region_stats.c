@@ -30,15 +30,16 @@ static enum tally_status status_merge(enum tally_status a, enum tally_status b)
 	return TALLY_STATUS_NOT_COUNTED;
 }
 
-/* One counted call of one event: its scaled delta v (the overhead taken off when asked). The first
- * counted call is the one whose count the squares are taken from (first). */
-static inline __attribute__((always_inline)) void acc_count(struct tly_region_acc *acc, uint64_t v,
-                                                            uint64_t overhead, bool subtract)
+/* The scaled delta v of a call, less the overhead when asked. */
+static inline uint64_t less_overhead(uint64_t v, uint64_t overhead, bool subtract)
 {
-	if (subtract)
-		v = v > overhead ? v - overhead : 0;
-	if (__builtin_expect(acc->counted == 0, 0))
-		acc->first = v;
+	return subtract ? (v > overhead ? v - overhead : 0) : v;
+}
+
+/* One counted call of one event: v, less the overhead when asked; the squares are taken from the first
+ * counted call's (acc->first, which the caller sets at that call). */
+static inline __attribute__((always_inline)) void acc_count(struct tly_region_acc *acc, uint64_t v)
+{
 	int64_t d = (int64_t)(v - acc->first);
 	acc->squares += (unsigned __int128)((__int128)d * d);
 	acc->counted++;
@@ -66,8 +67,11 @@ static __attribute__((noinline)) void group_scaled(struct tly_region_acc *acc, c
 		uint64_t v;
 		tally_count_scale(&d, &v);
 		acc[i].status = status_merge(acc[i].status, status);
+		v = less_overhead(v, overhead[i], subtract);
 		bool first = acc[i].counted == 0;
-		acc_count(&acc[i], v, overhead[i], subtract);
+		if (first)
+			acc[i].first = v;
+		acc_count(&acc[i], v);
 		if (first || ratio < acc[i].ratio)
 			acc[i].ratio = ratio;
 	}
@@ -91,13 +95,15 @@ void tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout 
 		const uint64_t *b = begin + gr->at + 3, *e = end + gr->at + 3;
 		for (size_t k = 0; k < gr->nr; k++) {
 			struct tly_region_acc *a = &acc[gr->members[k]];
-			acc_count(a, tly_window_since(e[2 * k], b[2 * k]), overhead[gr->members[k]], subtract);
+			uint64_t v = less_overhead(tly_window_since(e[2 * k], b[2 * k]), overhead[gr->members[k]], subtract);
 			/* Only the first counted call changes them: every ratio is at most 1, and an exact call
 			 * changes no status but not counted (which a counted call never leaves). */
-			if (a->counted == 1) {
+			if (__builtin_expect(a->counted == 0, 0)) {
+				a->first = v;
 				a->ratio = 1.0;
 				a->status = status_merge(a->status, TALLY_STATUS_EXACT);
 			}
+			acc_count(a, v);
 		}
 	}
 }
