@@ -76,6 +76,12 @@ int tly_user_group_topdown_syscall(struct tly_user_group *u, struct tally_count 
  * negative code. */
 int tly_user_group_topdown_begin(struct tly_user_group *u, struct tally_count *counts);
 
+/* tly_user_group_read_strided of a topdown group (the reads and tly_user_group_topdown_fold), without
+ * counting the read: out of line, so that the inlined reads of other groups carry none of its
+ * per-member decisions (the compiler otherwise merges both passes into one that makes them). */
+bool tly_user_group_read_topdown(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t *enabled,
+                                 uint64_t *running, uint64_t *now);
+
 /* Unmaps and frees; NULL is a no-op. */
 void tly_user_group_free(struct tly_user_group *u);
 
@@ -88,11 +94,9 @@ tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t s
 {
 	if (tly_thread_token != u->owner)
 		return false;
-	if (u->td) {
-		if (tly_mmap_read_topdown((tly_page *const *)u->pages, u->n, u->td, tly_arch_read_pmc, tly_arch_read_clock,
-		                          TLY_USER_MAX_INDEX, values, stride, enabled, running, now) != TLY_USER_OK)
+	if (__builtin_expect(u->td != NULL, 0)) {
+		if (!tly_user_group_read_topdown(u, values, stride, enabled, running, now))
 			return false;
-		tly_user_group_topdown_fold(u, values, stride, *running);
 	} else if (tly_mmap_read_strided((tly_page *const *)u->pages, u->n, tly_arch_read_pmc, tly_arch_read_clock,
 	                                 TLY_USER_MAX_INDEX, values, stride, enabled, running, now) != TLY_USER_OK) {
 		return false;
