@@ -253,8 +253,12 @@ static __attribute__((noinline)) int read_values_through_results(tally_counter *
 
 /* The lean path of read_user_groups without results: every group read from user space straight into
  * values (its members side by side there), and where each ran all its window, the values are the
- * results' scaled values already. Anything else (as read_user_groups', and a group whose members are
- * not side by side or not all within n) reads through results. */
+ * results' scaled values already. It ran all its window when the difference of its enabled and running
+ * times is what it was at the window's start: a difference that the times as of the page's latest
+ * update give as well as extrapolated ones, so the read computes no time at all (a window of no time
+ * yet, which tally_counter_read calls not counted, then reads the counts so far: the group is on its
+ * counters). Anything else (as read_user_groups', and a group whose members are not side by side or
+ * not all within n) reads through results. */
 int tally_counter_read_values(tally_counter *c, uint64_t *values, size_t n)
 {
 	if (!c || (n && !values))
@@ -268,12 +272,10 @@ int tally_counter_read_values(tally_counter *c, uint64_t *values, size_t n)
 		struct event *leader = &c->ev[first];
 		uint64_t enabled, running, now;
 		if (!leader->contiguous || first + leader->stride > n || leader->has_bases ||
-		    !tly_user_group_read_strided(leader->user, values + first, 1, &enabled, &running, &now))
+		    !tly_user_group_read_strided(leader->user, values + first, 1, false, &enabled, &running, &now))
 			return read_values_through_results(c, values, n);
 		const struct tly_window *w = leader->window;
-		enabled = tly_window_since(enabled, w->start_enabled);
-		running = tly_window_since(running, w->start_running);
-		if (running != enabled || !running || leader->nr_counts != 1)
+		if (enabled - running != w->start_enabled - w->start_running || leader->nr_counts != 1)
 			return read_values_through_results(c, values, n);
 	}
 	return (int)(n < c->nr ? n : c->nr);

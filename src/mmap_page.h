@@ -27,6 +27,7 @@
 #include "topdown.h"
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <tally/evsel.h>
 
@@ -104,7 +105,7 @@ static inline uint64_t tly_page_short_cycles(uint64_t caps, uint64_t cyc, uint64
 
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_pmc_fn read_pmc,
-                   tly_read_clock_fn read_clock, uint32_t max_index, uint64_t *values, size_t stride,
+                   tly_read_clock_fn read_clock, uint32_t max_index, uint64_t *values, size_t stride, bool times,
                    uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
 	tly_page *lead = pages[0];
@@ -112,11 +113,11 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 		uint32_t seq_sum = __atomic_load_n(&lead->lock, __ATOMIC_ACQUIRE), odd = seq_sum;
 		uint64_t caps = lead->capabilities;
 		uint64_t time_enabled = lead->time_enabled, time_running = lead->time_running;
-		uint64_t cyc = read_clock();
-		uint64_t time_offset = lead->time_offset, time_zero = lead->time_zero, time_cycles = lead->time_cycles,
-			 time_mask = lead->time_mask;
-		uint32_t time_mult = lead->time_mult;
-		uint16_t time_shift = lead->time_shift;
+		uint64_t cyc = times ? read_clock() : 0;
+		uint64_t time_offset = times ? lead->time_offset : 0, time_zero = times ? lead->time_zero : 0,
+			 time_cycles = times ? lead->time_cycles : 0, time_mask = times ? lead->time_mask : 0;
+		uint32_t time_mult = times ? lead->time_mult : 0;
+		uint16_t time_shift = times ? lead->time_shift : 0;
 		for (size_t k = 0; k < n; k++) {
 			tly_page *pc = pages[k];
 			if (k) {
@@ -143,6 +144,11 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 			continue;
 		if (!(caps & TLY_CAP_USER_TIME))
 			return TLY_USER_NO_TIME;
+		if (!times) {
+			*enabled = time_enabled;
+			*running = time_running;
+			return TLY_USER_OK;
+		}
 		uint64_t clock = tly_page_clock_ns(tly_page_short_cycles(caps, cyc, time_cycles, time_mask), time_mult,
 		                                   time_shift);
 		*enabled = time_enabled + time_offset + clock;
@@ -178,11 +184,11 @@ static inline uint64_t tly_page_now(tly_page *pc, tly_read_clock_fn read_clock)
 /* The core of a group read where every member is read by the protocol (tly_mmap_read_pass without td). */
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
-                      uint32_t max_index, uint64_t *values, size_t stride, uint64_t *enabled, uint64_t *running,
-                      uint64_t *now)
+                      uint32_t max_index, uint64_t *values, size_t stride, bool times, uint64_t *enabled,
+                      uint64_t *running, uint64_t *now)
 {
-	return tly_mmap_read_pass(pages, n, NULL, read_pmc, read_clock, max_index, values, stride, enabled, running,
-	                          now);
+	return tly_mmap_read_pass(pages, n, NULL, read_pmc, read_clock, max_index, values, stride, times, enabled,
+	                          running, now);
 }
 
 /* A group led by Intel's slots with metric events (td as tly_mmap_read_pass's, td[0] TLY_READ_SLOTS),
@@ -195,7 +201,7 @@ tly_mmap_read_topdown(tly_page *const *pages, size_t n, const int8_t *td, tly_re
                       uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
 	enum tly_user_outcome r = tly_mmap_read_pass(pages, n, td, read_pmc, read_clock, max_index, values, stride,
-	                                             enabled, running, now);
+	                                             true, enabled, running, now);
 	for (size_t k = 1; r == TLY_USER_OK && k < n; k++)
 		if (td[k] >= 0)
 			values[k * stride] = tly_topdown_value(values[0], values[k * stride], (enum tly_topdown_metric)td[k]);
@@ -210,7 +216,7 @@ tly_mmap_read_values(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc,
 {
 	uint64_t now;
 	return tly_mmap_read_strided(pages, n, read_pmc, read_clock, max_index, (uint64_t *)counts,
-	                             sizeof(*counts) / sizeof(counts->value), enabled, running, &now);
+	                             sizeof(*counts) / sizeof(counts->value), true, enabled, running, &now);
 }
 
 /* Completes the counts of a group read from user space (values in place) as read(2) gives them: the

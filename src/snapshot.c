@@ -281,6 +281,8 @@ int tly_counter_read_raw_slot(tally_counter *c, const struct tly_raw_layout *l, 
 	if (err)
 		return tly_counter_fail(c, err);
 	buf[0] = gr->nr;
+	buf[1] += gr->window->start_enabled;
+	buf[2] += gr->window->start_running;
 	for (size_t k = 0; k < gr->nr; k++) {
 		buf[3 + 2 * k] = l->block[k].value;
 		buf[4 + 2 * k] = l->block[k].id;

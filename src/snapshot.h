@@ -51,7 +51,8 @@ int tly_snapshot_alloc(const void *owner, size_t nr_events, size_t max_slots, ta
  * that each read is the group reads and nothing else. A reading is one block of u64s: its moment (u64
  * TLY_RAW_NOW, ns of the layout's clock), then every group in the
  * kernel's group layout (nr; enabled; running; value and id of each member: PERF_FORMAT_GROUP | ID | both
- * times), its times since the window began. A group read with read(2) lands there as it is, and one
+ * times), its times as the kernel counts them (not since the window began: a region takes the difference
+ * of two readings, in which the window's start cancels). A group read with read(2) lands there as it is, and one
  * read from user space by the thread that opened it writes its values and times there itself; any other
  * (a tool event, a singleton, counts with bases, a user-space read that falls back) is read through the
  * counter's slot read and written there in that layout. */
@@ -95,9 +96,10 @@ struct tly_raw_layout {
 int tly_raw_layout_new(const struct tally_counter *c, struct tly_raw_layout *out);
 void tly_raw_layout_free(struct tly_raw_layout *l);
 
-/* Group gr through the counter's slot read, written in the kernel's layout at buf: the other kinds of
- * group, and a read(2) that was not a whole group in order (the slot read retries, matches by id or
- * explains). 0, or the failure (as tally_counter_snapshot's). */
+/* Group gr through the counter's slot read, written in the kernel's layout at buf (the times as the
+ * kernel's: the window's start added back to the slot read's): the other kinds of group, and a read(2)
+ * that was not a whole group in order (the slot read retries, matches by id or explains). 0, or the
+ * failure (as tally_counter_snapshot's). */
 int tly_counter_read_raw_slot(struct tally_counter *c, const struct tly_raw_layout *l, const struct tly_raw_group *gr,
                               uint64_t *buf);
 
@@ -118,17 +120,12 @@ static inline __attribute__((always_inline)) int tly_counter_read_raw(struct tal
 			uint64_t differ = buf[0] ^ gr->nr;
 			for (size_t k = 0; k < gr->nr; k++)
 				differ |= buf[4 + 2 * k] ^ gr->ids[k];
-			if (__builtin_expect(got == (ssize_t)gr->bytes && !differ, 1)) {
-				buf[1] = tly_window_since(buf[1], gr->window->start_enabled);
-				buf[2] = tly_window_since(buf[2], gr->window->start_running);
+			if (__builtin_expect(got == (ssize_t)gr->bytes && !differ, 1))
 				continue;
-			}
 		}
-		if (gr->user && tly_user_group_read_strided(gr->user, buf + 3, 2, &buf[1], &buf[2], &reading[TLY_RAW_NOW])) {
-			buf[1] = tly_window_since(buf[1], gr->window->start_enabled);
-			buf[2] = tly_window_since(buf[2], gr->window->start_running);
+		if (gr->user &&
+		    tly_user_group_read_strided(gr->user, buf + 3, 2, true, &buf[1], &buf[2], &reading[TLY_RAW_NOW]))
 			continue;
-		}
 		int err = tly_counter_read_raw_slot(c, l, gr, buf);
 		if (err)
 			return err;

@@ -86,11 +86,13 @@ bool tly_user_group_read_topdown(struct tly_user_group *u, uint64_t *values, siz
 void tly_user_group_free(struct tly_user_group *u);
 
 /* The group read from user space: each member's value into values[k x stride], the group's times into
- * *enabled, *running and the perf clock into *now (mmap_page.h); false, with nothing counted, when it
- * cannot (another thread, a member off its counter...): tly_user_group_read then reads it and says why. */
+ * *enabled, *running and the perf clock into *now (mmap_page.h; without times, a constant false, the
+ * times of the page's latest update and no clock: a topdown group gives them extrapolated all the same);
+ * false, with nothing counted, when it cannot (another thread, a member off its counter...):
+ * tly_user_group_read then reads it and says why. */
 static inline __attribute__((always_inline)) bool
-tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t *enabled,
-                            uint64_t *running, uint64_t *now)
+tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
+                            uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
 	if (tly_thread_token != u->owner)
 		return false;
@@ -98,7 +100,7 @@ tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t s
 		if (!tly_user_group_read_topdown(u, values, stride, enabled, running, now))
 			return false;
 	} else if (tly_mmap_read_strided((tly_page *const *)u->pages, u->n, tly_arch_read_pmc, tly_arch_read_clock,
-	                                 TLY_USER_MAX_INDEX, values, stride, enabled, running, now) != TLY_USER_OK) {
+	                                 TLY_USER_MAX_INDEX, values, stride, times, enabled, running, now) != TLY_USER_OK) {
 		return false;
 	}
 	u->user_reads++;
@@ -111,8 +113,8 @@ static inline bool tly_user_group_read_values(struct tly_user_group *u, struct t
                                               uint64_t *enabled, uint64_t *running)
 {
 	uint64_t now;
-	return tly_user_group_read_strided(u, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value), enabled,
-	                                   running, &now);
+	return tly_user_group_read_strided(u, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value), true,
+	                                   enabled, running, &now);
 }
 
 /* Reads the group into counts (value, enabled, running, id of each member, as read(2) gives them) from

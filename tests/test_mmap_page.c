@@ -202,12 +202,18 @@ static void time_extrapolation_matches_reference(void)
 		CHECK_INT(read_sim(1, &c), TLY_USER_OK);
 		CHECK_U64(c.enabled, 7000000 + delta);
 		CHECK_U64(c.running, 3000000 + delta);
-		uint64_t now = 0, value, enabled, running, want = p->time_zero + (delta - cases[i].time_offset);
+		uint64_t now = 0, value, enabled = 0, running = 0, want = p->time_zero + (delta - cases[i].time_offset);
 		tly_page *pages[1] = { p };
-		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, UINT32_MAX, &value, 1, &enabled,
-		                                &running, &now),
+		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, UINT32_MAX, &value, 1, true,
+		                                &enabled, &running, &now),
 		          TLY_USER_OK);
 		CHECK_U64(now, want);
+		/* Without times: those of the page's latest update, whose difference is the extrapolated one's. */
+		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, UINT32_MAX, &value, 1, false,
+		                                &enabled, &running, &now),
+		          TLY_USER_OK);
+		CHECK_U64(enabled, 7000000);
+		CHECK_U64(running, 3000000);
 		CHECK_U64(tly_page_now(p, sim_read_clock), want);
 		p->cap_user_time_zero = 0;
 		CHECK_U64(tly_page_now(p, sim_read_clock), 0);

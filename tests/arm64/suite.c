@@ -875,6 +875,39 @@ static void fast_read_exact(void)
 	tally_counter_free(c);
 }
 
+/* tally_counter_read_values from user space around loops of every length: the values of two reads differ
+ * by exactly the loop's instructions (plus the same constant at every length), cycles 2^S x, and no read
+ * went through read(2). */
+static void fast_read_values_exact(void)
+{
+	const struct loop_shape *shape = &loop_shapes[0];
+	tally_counter *c = counter_open("{instructions:u,cycles:u}", NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_result r[2];
+	/* The first read after an open notes the number of parts (tally_counter_read_values reads through
+	 * results until then). */
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	uint64_t before = read_info(c, 0).syscall_reads, base = 0, v0[2], v1[2];
+	for (size_t l = 0; l < NR_LENGTHS; l++) {
+		CHECK_INT(tally_counter_read_values(c, v0, 2), 2);
+		shape->run(lengths[l]);
+		CHECK_INT(tally_counter_read_values(c, v1, 2), 2);
+		uint64_t insns = v1[0] - v0[0], cycles = v1[1] - v0[1];
+		if (l == 0)
+			base = insns;
+		expect_u64(insns - base, shape->insns_per_iter * (lengths[l] - lengths[0]),
+		           "values: instructions(%" PRIu64 ") - instructions(%" PRIu64 ")", lengths[l], lengths[0]);
+		expect_u64(cycles, cycles_per_insn * insns, "values: n=%" PRIu64 ": cycles = %" PRIu64 " x instructions",
+		           lengths[l], cycles_per_insn);
+	}
+	expect_u64(read_info(c, 0).syscall_reads - before, 0, "tally_counter_read_values through read(2)");
+	printf("  %" PRIu64 " instructions between two tally_counter_read_values around an empty loop\n",
+	       base - shape->insns_per_iter);
+	tally_counter_free(c);
+}
+
 /* perf_user_access=0: the same results through read(2), with the reason. */
 static void fast_read_without_user_access(void)
 {
@@ -2098,6 +2131,7 @@ static const struct harness_case pmu_cases[] = {
 	{"cli_stat_default_events", cli_stat_default_events},
 	{"cli_doctor_pmu", cli_doctor_pmu},
 	{"fast_read_exact", fast_read_exact},
+	{"fast_read_values_exact", fast_read_values_exact},
 	{"fast_read_agrees_with_read2", fast_read_agrees_with_read2},
 	{"fast_read_multiplexed", fast_read_multiplexed},
 	{"fast_read_cost", fast_read_cost},
