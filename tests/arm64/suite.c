@@ -1155,13 +1155,14 @@ static void fast_read_cost(void)
 	      values[1] > -0.5 && values[1] < 0.5);
 	/* The user instructions are deterministic under -icount (the same binary counts the same every boot),
 	 * so their ratios to the minimal reader are held, as ceilings that a change making the lean paths of
-	 * counter_read.c take the general one again would break. tally_counter_read_values: 277 against 182,
-	 * 1.52x; the issue's goal of 1.10x is not reached: per member the pass costs 27 instructions (the
-	 * seqlock, the index and capability checks, the register's computed branch, the sign extension, the
-	 * store), the group's times once, and the checks of the counter, the group (its thread, its window,
-	 * whether it ran all of it) and the re-read of every lock some 150 more. tally_counter_read: 407,
-	 * 2.24x (2.82x before its lean path): each of the 4 results of 72 bytes costs about 30 more. */
-	CHECK(values[0] <= 1.55 * minimal[0]);
+	 * counter_read.c take the general one again would break. tally_counter_read_values: 239 against 182,
+	 * 1.31x (277 while it extrapolated the times to tell whether the group ran all its window); the
+	 * issue's goal of 1.10x is not reached: per member the pass costs 27 instructions (the seqlock, the
+	 * index and capability checks, the register's computed branch, the sign extension, the store), and
+	 * the checks of the counter and of the group (its thread, its layout, whether it ran all its window)
+	 * and the re-read of every lock some 130 more. tally_counter_read: 407, 2.24x (2.82x before its lean
+	 * path): each of the 4 results of 72 bytes costs about 30 more. */
+	CHECK(values[0] <= 1.35 * minimal[0]);
 	CHECK(tally_user[0] <= 2.30 * minimal[0]);
 	CHECK(values[0] < tally_user[0]);
 	CHECK(tally_user[0] < syscall_read[0] + syscall_read[1]);
@@ -1421,11 +1422,13 @@ static void region_cost(void)
 	 * thousands and a clock_gettime outside the vDSO hundreds. */
 	CHECK(region[1] > -0.5 && region[1] < 0.5);
 	CHECK(region[0] > 0 && (double)overhead < region[0]);
-	/* User instructions are the same every boot (819 against 364: 2.25x, with sums-only statistics and the
-	 * wall time from the reads' own clock; 899, 2.48x, with Welford's statistics and clock_gettime; 3.14x
-	 * while begin and end read the user-space groups through the counter's slot read): held under 2.3x,
-	 * the goal being 1.20x. */
-	CHECK(region[0] <= 2.3 * 2 * minimal[0]);
+	/* User instructions are the same every boot (742 against 364: 2.04x, with sums-only statistics inline
+	 * at the end, readings in the kernel's times and the wall time from the reads' own clock; 899, 2.48x,
+	 * with Welford's statistics, window-relative readings and clock_gettime; 3.14x while begin and end
+	 * read the user-space groups through the counter's slot read): held under 2.1x, the goal being 1.20x.
+	 * What is left: the two passes (about 150 each), 4 events' sums, squares, min and max (about 30 each
+	 * per call), the record's lookup and nesting on both sides, the read's layout loop. */
+	CHECK(region[0] <= 2.1 * 2 * minimal[0]);
 out:
 	minimal_group_close(&g);
 	tally_region_set_free(s);
