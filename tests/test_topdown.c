@@ -448,7 +448,9 @@ static tally_counter *open_simulated(const char *spec, bool no_packing)
 	opened[0] = '\0';
 	opens_alone = 0;
 	fault_install();
-	struct tly_sys table = *tly_sys;
+	/* Static: the counter calls through it until close_simulated, long after this function returns. */
+	static struct tly_sys table;
+	table = *tly_sys;
 	table.perf_event_open = topdown_kernel_open;
 	table.read = topdown_kernel_read;
 	table.mmap = topdown_kernel_mmap;
