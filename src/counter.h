@@ -52,6 +52,8 @@ struct event {
 	uint64_t epoch;              /* the counter's number of its current window (snapshots compare it) */
 	bool has_bases;              /* a leader's: some count of its group was not zero at the window's start
 	                              * (what exited children added), so reads subtract counter->bases */
+	bool contiguous;             /* a leader's: its group's members are events leader .. leader + size - 1,
+	                              * so tally_counter_read_values reads them straight into its values */
 	/* In the order of their fields of struct tally_result, so that a result copies them in a few moves
 	 * (counter_read.c checks it). */
 	int error;                   /* not supported: the open's code */
@@ -102,6 +104,7 @@ struct tally_counter {
 	 * before it added to the event (child_count, unchanged since 2.6.31), so that part of a reading is
 	 * taken relative to the reading at the window's start, as the times are. */
 	uint64_t *bases;
+	struct tally_result *value_results; /* nr: tally_counter_read_values' results where it reads them */
 	size_t max_slots;
 	char *notes;
 	uint64_t epochs;              /* windows begun so far, over every open: numbers each new one */

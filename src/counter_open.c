@@ -321,9 +321,11 @@ static void close_events(tally_counter *c)
 	free(c->counts);
 	free(c->windows);
 	free(c->bases);
+	free(c->value_results);
 	c->counts = NULL;
 	c->windows = NULL;
 	c->bases = NULL;
+	c->value_results = NULL;
 }
 
 /* Room for the readings and windows of every event: at most every CPU of the target times every thread
@@ -334,7 +336,8 @@ static int alloc_counts(tally_counter *c)
 	c->counts = calloc(c->nr * c->max_slots, sizeof(*c->counts));
 	c->windows = calloc(c->nr * c->max_slots, sizeof(*c->windows));
 	c->bases = calloc(c->nr * c->max_slots, sizeof(*c->bases));
-	if (!c->counts || !c->windows || !c->bases)
+	c->value_results = calloc(c->nr ? c->nr : 1, sizeof(*c->value_results));
+	if (!c->counts || !c->windows || !c->bases || !c->value_results)
 		return tly_error(-ENOMEM, "out of memory");
 	return 0;
 }

@@ -242,6 +242,46 @@ int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n,
 	return read_without_user_groups(c, results, n, elem_sz);
 }
 
+/* tally_counter_read_values' way for what its lean path does not read: tally_counter_read into the
+ * counter's results, their scaled values copied. Out of line, as read_user_rest. */
+static __attribute__((noinline)) int read_values_through_results(tally_counter *c, uint64_t *values, size_t n)
+{
+	int got = tally_counter_read(c, c->value_results, n < c->nr ? n : c->nr, sizeof(*c->value_results));
+	for (int i = 0; i < got; i++)
+		values[i] = c->value_results[i].scaled;
+	return got;
+}
+
+/* The lean path of read_user_groups without results: every group read from user space straight into
+ * values (its members side by side there), and where each ran all its window, the values are the
+ * results' scaled values already. It ran all its window when the difference of its enabled and running
+ * times is what it was at the window's start: a difference that the times as of the page's latest
+ * update give as well as extrapolated ones, so the read computes no time at all (a window of no time
+ * yet, which tally_counter_read calls not counted, then reads the counts so far: the group is on its
+ * counters). Anything else (as read_user_groups', and a group whose members are not side by side or
+ * not all within n) reads through results. */
+int tally_counter_read_values(tally_counter *c, uint64_t *values, size_t n)
+{
+	if (!c || (n && !values))
+		return tly_error(-EINVAL, "tally_counter_read_values: NULL counter or values");
+	if (!c->open)
+		return tly_counter_not_open(c, "tally_counter_read_values");
+	if (c->user_groups != c->plan.nr_groups || c->plan.nr != c->nr || !c->user_groups)
+		return read_values_through_results(c, values, n);
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
+		size_t first = tly_plan_members(&c->plan, g)[0];
+		struct event *leader = &c->ev[first];
+		uint64_t enabled, running, now;
+		if (!leader->contiguous || first + leader->stride > n || leader->has_bases ||
+		    !tly_user_group_read_strided(leader->user, values + first, 1, false, &enabled, &running, &now))
+			return read_values_through_results(c, values, n);
+		const struct tly_window *w = leader->window;
+		if (enabled - running != w->start_enabled - w->start_running || leader->nr_counts != 1)
+			return read_values_through_results(c, values, n);
+	}
+	return (int)(n < c->nr ? n : c->nr);
+}
+
 int tally_counter_parts(const tally_counter *c, size_t i, struct tally_part *parts, size_t n, size_t elem_sz)
 {
 	if (!c || i >= c->nr || (n && !parts))

@@ -100,6 +100,9 @@ void tly_counter_user_setup(tally_counter *c, size_t g)
 	struct event *leader = &c->ev[m[0]];
 	leader->backend = TLY_READ_SYSCALL;
 	leader->user = NULL;
+	leader->contiguous = true;
+	for (size_t k = 1; k < size; k++)
+		leader->contiguous &= m[k] == m[0] + k;
 	/* From each event's own reason again: a group reopened in another shape (split at a read) decides anew. */
 	bool all = true;
 	for (size_t k = 0; k < size; k++) {

@@ -27,6 +27,7 @@
 #include "topdown.h"
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <tally/evsel.h>
 
@@ -36,6 +37,7 @@ typedef const volatile struct perf_event_mmap_page tly_page;
  * of x86 and arm64; test_mmap_page checks these against the bitfields). */
 #define TLY_CAP_USER_RDPMC ((uint64_t)1 << 2)
 #define TLY_CAP_USER_TIME ((uint64_t)1 << 3)
+#define TLY_CAP_USER_TIME_ZERO ((uint64_t)1 << 4)
 #define TLY_CAP_USER_TIME_SHORT ((uint64_t)1 << 5)
 
 /* Passes over a group before giving up on it for this read (read(2) then answers): a pass is retried
@@ -64,14 +66,20 @@ static inline int64_t tly_sign_extend(uint64_t v, unsigned width)
 	return (int64_t)(v << shift) >> shift;
 }
 
-/* Nanoseconds from the page's latest update to the clock reading cyc: the uapi header's formula, with
- * cyc split at time_shift so that cyc * time_mult never overflows (time_shift is at most 32). */
-static inline uint64_t tly_page_time_delta(uint64_t cyc, uint64_t time_offset, uint32_t time_mult,
-                                           uint16_t time_shift)
+/* The clock reading cyc in nanoseconds by the page's time_mult and time_shift: the uapi header's formula,
+ * with cyc split at time_shift so that cyc * time_mult never overflows (time_shift is at most 32). Plus
+ * time_offset, the time since the page's latest update; plus time_zero, the kernel's perf clock. */
+static inline uint64_t tly_page_clock_ns(uint64_t cyc, uint32_t time_mult, uint16_t time_shift)
 {
 	unsigned shift = time_shift & 63;
 	uint64_t quot = cyc >> shift, rem = cyc & (((uint64_t)1 << shift) - 1);
-	return time_offset + quot * time_mult + ((rem * time_mult) >> shift);
+	return quot * time_mult + ((rem * time_mult) >> shift);
+}
+
+/* cyc reduced as cap_user_time_short asks (arm64: the counter's valid bits above time_cycles). */
+static inline uint64_t tly_page_short_cycles(uint64_t caps, uint64_t cyc, uint64_t time_cycles, uint64_t time_mask)
+{
+	return caps & TLY_CAP_USER_TIME_SHORT ? time_cycles + ((cyc - time_cycles) & time_mask) : cyc;
 }
 
 /* The core of a group read: each member's value into values[k x stride] (nothing else there is
@@ -97,18 +105,19 @@ static inline uint64_t tly_page_time_delta(uint64_t cyc, uint64_t time_offset, u
 
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_pmc_fn read_pmc,
-                   tly_read_clock_fn read_clock, uint32_t max_index, uint64_t *values, size_t stride,
-                   uint64_t *enabled, uint64_t *running)
+                   tly_read_clock_fn read_clock, uint32_t max_index, uint64_t *values, size_t stride, bool times,
+                   uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
 	tly_page *lead = pages[0];
 	for (unsigned pass = 0; pass < TLY_USER_TRIES; pass++) {
 		uint32_t seq_sum = __atomic_load_n(&lead->lock, __ATOMIC_ACQUIRE), odd = seq_sum;
 		uint64_t caps = lead->capabilities;
 		uint64_t time_enabled = lead->time_enabled, time_running = lead->time_running;
-		uint64_t cyc = read_clock();
-		uint64_t time_offset = lead->time_offset, time_cycles = lead->time_cycles, time_mask = lead->time_mask;
-		uint32_t time_mult = lead->time_mult;
-		uint16_t time_shift = lead->time_shift;
+		uint64_t cyc = times ? read_clock() : 0;
+		uint64_t time_offset = times ? lead->time_offset : 0, time_zero = times ? lead->time_zero : 0,
+			 time_cycles = times ? lead->time_cycles : 0, time_mask = times ? lead->time_mask : 0;
+		uint32_t time_mult = times ? lead->time_mult : 0;
+		uint16_t time_shift = times ? lead->time_shift : 0;
 		for (size_t k = 0; k < n; k++) {
 			tly_page *pc = pages[k];
 			if (k) {
@@ -135,22 +144,51 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 			continue;
 		if (!(caps & TLY_CAP_USER_TIME))
 			return TLY_USER_NO_TIME;
-		if (caps & TLY_CAP_USER_TIME_SHORT)
-			cyc = time_cycles + ((cyc - time_cycles) & time_mask);
-		uint64_t delta = tly_page_time_delta(cyc, time_offset, time_mult, time_shift);
-		*enabled = time_enabled + delta;
-		*running = time_running + delta;
+		if (!times) {
+			*enabled = time_enabled;
+			*running = time_running;
+			return TLY_USER_OK;
+		}
+		uint64_t clock = tly_page_clock_ns(tly_page_short_cycles(caps, cyc, time_cycles, time_mask), time_mult,
+		                                   time_shift);
+		*enabled = time_enabled + time_offset + clock;
+		*running = time_running + time_offset + clock;
+		*now = time_zero + clock;
 		return TLY_USER_OK;
 	}
 	return TLY_USER_BUSY;
 }
 
+/* The page's perf clock now alone (tly_mmap_read_pass's *now), whatever the state of its counter: the
+ * clock of a region whose group read fell back to read(2). 0 without cap_user_time_zero. The lock is odd
+ * or moves only while the kernel updates the page, a few instructions on another CPU or an interrupt
+ * here: the loop ends as perf's own readers' do. */
+static inline uint64_t tly_page_now(tly_page *pc, tly_read_clock_fn read_clock)
+{
+	for (;;) {
+		uint32_t seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
+		uint64_t caps = pc->capabilities, time_zero = pc->time_zero, time_cycles = pc->time_cycles,
+			 time_mask = pc->time_mask;
+		uint32_t time_mult = pc->time_mult;
+		uint16_t time_shift = pc->time_shift;
+		uint64_t cyc = read_clock();
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (pc->lock == seq && !(seq & 1))
+			return caps & TLY_CAP_USER_TIME_ZERO
+			               ? time_zero + tly_page_clock_ns(tly_page_short_cycles(caps, cyc, time_cycles, time_mask),
+			                                               time_mult, time_shift)
+			               : 0;
+	}
+}
+
 /* The core of a group read where every member is read by the protocol (tly_mmap_read_pass without td). */
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
-                      uint32_t max_index, uint64_t *values, size_t stride, uint64_t *enabled, uint64_t *running)
+                      uint32_t max_index, uint64_t *values, size_t stride, bool times, uint64_t *enabled,
+                      uint64_t *running, uint64_t *now)
 {
-	return tly_mmap_read_pass(pages, n, NULL, read_pmc, read_clock, max_index, values, stride, enabled, running);
+	return tly_mmap_read_pass(pages, n, NULL, read_pmc, read_clock, max_index, values, stride, times, enabled,
+	                          running, now);
 }
 
 /* A group led by Intel's slots with metric events (td as tly_mmap_read_pass's, td[0] TLY_READ_SLOTS),
@@ -160,10 +198,10 @@ tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_topdown(tly_page *const *pages, size_t n, const int8_t *td, tly_read_pmc_fn read_pmc,
                       tly_read_clock_fn read_clock, uint32_t max_index, uint64_t *values, size_t stride,
-                      uint64_t *enabled, uint64_t *running)
+                      uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
-	enum tly_user_outcome r =
-		tly_mmap_read_pass(pages, n, td, read_pmc, read_clock, max_index, values, stride, enabled, running);
+	enum tly_user_outcome r = tly_mmap_read_pass(pages, n, td, read_pmc, read_clock, max_index, values, stride,
+	                                             true, enabled, running, now);
 	for (size_t k = 1; r == TLY_USER_OK && k < n; k++)
 		if (td[k] >= 0)
 			values[k * stride] = tly_topdown_value(values[0], values[k * stride], (enum tly_topdown_metric)td[k]);
@@ -176,8 +214,9 @@ static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_values(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
                      uint32_t max_index, struct tally_count *counts, uint64_t *enabled, uint64_t *running)
 {
+	uint64_t now;
 	return tly_mmap_read_strided(pages, n, read_pmc, read_clock, max_index, (uint64_t *)counts,
-	                             sizeof(*counts) / sizeof(counts->value), enabled, running);
+	                             sizeof(*counts) / sizeof(counts->value), true, enabled, running, &now);
 }
 
 /* Completes the counts of a group read from user space (values in place) as read(2) gives them: the

@@ -10,9 +10,23 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-/* One event of one region on one thread: Welford's running mean and sum of squared deviations, so the
- * standard deviation needs no second pass and threads combine exactly (Chan et al.). */
+/* One event of one region on one thread, as the calls add to it: sums only, so that a call costs a few
+ * adds and compares per event; the read makes the mean and the standard deviation of them
+ * (tly_region_stats_add). The squares are summed in 128 bits and the deviations made of them in integers
+ * (squares - sum^2 / counted), exact, free of the cancellation a floating-point sum of squares suffers
+ * where calls differ little from each other and much from zero (the same loop every call), as long as
+ * the squares stay below 2^128 (a million calls of 2^44 events each, hours of counting apiece). The
+ * fields a call updates lie in pairs, for paired loads and stores. */
 struct tly_region_acc {
+	uint64_t counted, sum, min, max;
+	unsigned __int128 squares;
+	double ratio;
+	enum tally_status status;
+};
+
+/* What a read makes of the accs of one region's event: over threads, Chan et al.'s combination of their
+ * means and sums of squared deviations, exact for any split of the calls. */
+struct tly_region_stats {
 	uint64_t sum, min, max, counted;
 	double mean, m2, ratio;
 	enum tally_status status;
@@ -21,7 +35,7 @@ struct tly_region_acc {
 /* One region on one thread. depth counts begins not yet ended: only the outermost pair is measured. */
 struct tly_region_rec {
 	uint64_t *begin; /* the outermost begin's reading (after acc, in one block) */
-	uint64_t t0, depth, calls, wall_ns, stray_ends;
+	uint64_t depth, calls, wall_ns, stray_ends;
 	bool armed; /* the begin's reading was taken */
 	struct tly_region_acc acc[];
 };
@@ -69,13 +83,55 @@ struct tly_region_thread *tly_region_thread(tally_region_set *set);
 /* A record with room for the set's events and the thread's reading (free() frees it). */
 struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t);
 
+/* One counted call of one event: its count v. */
+static inline __attribute__((always_inline)) void tly_region_acc_count(struct tly_region_acc *acc, uint64_t v)
+{
+	acc->counted++;
+	acc->sum = acc->sum + v < acc->sum ? UINT64_MAX : acc->sum + v;
+	acc->squares += (unsigned __int128)v * v;
+	acc->min = v < acc->min ? v : acc->min;
+	acc->max = v > acc->max ? v : acc->max;
+}
+
+/* A call of group gr that did not run all its window (or not at all), the first call that counted, or
+ * any call with the overhead subtracted: per member, tally_snapshot_delta's scaling of one part
+ * (tally_count_scale, tly_sum_result's ratio), less the overhead when asked. Out of the common path's
+ * way. */
+void tly_region_group_call(struct tly_region_acc *acc, const struct tly_raw_group *gr, const uint64_t *begin,
+                           const uint64_t *end, const uint64_t *overhead, bool subtract);
+
 /* Adds one call, read at its begin and its end (laid out as l says), to the events' statistics: per
- * event the scaled difference of the readings (tally_snapshot_delta's of one position), overhead[i] taken
- * off when subtract. */
-void tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout *l, const uint64_t *begin,
-                        const uint64_t *end, const uint64_t *overhead, bool subtract);
-void tly_region_acc_merge(struct tly_region_acc *total, const struct tly_region_acc *part);
+ * event the scaled difference of the readings (tally_snapshot_delta's of one part: tly_sum_add,
+ * tly_sum_result), overhead[i] taken off when subtract, fused with the statistics so that the end of a
+ * region stores nothing in between; inline in the end of a region. A group's members share its times
+ * and are counted in the same calls, so whether they ran all the window (exact, ratio 1: the common case)
+ * and whether the call is their first counted one (which alone changes an exact call's status and ratio:
+ * every ratio is at most 1, and an exact call changes no status but not counted) are decided once per
+ * group. */
+static inline __attribute__((always_inline)) void
+tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout *l, const uint64_t *begin,
+                   const uint64_t *end, const uint64_t *overhead, bool subtract)
+{
+	for (size_t u = 0; u < l->nr_unsupported; u++)
+		acc[l->unsupported[u]].status = TALLY_STATUS_NOT_SUPPORTED;
+	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
+		uint64_t enabled = tly_window_since(end[gr->at + 1], begin[gr->at + 1]);
+		uint64_t running = tly_window_since(end[gr->at + 2], begin[gr->at + 2]);
+		if (__builtin_expect(running != enabled || running == 0 || subtract || acc[gr->members[0]].counted == 0,
+		                     0)) {
+			tly_region_group_call(acc, gr, begin, end, overhead, subtract);
+			continue;
+		}
+		const uint64_t *b = begin + gr->at + 3, *e = end + gr->at + 3;
+		for (size_t k = 0; k < gr->nr; k++)
+			tly_region_acc_count(&acc[gr->members[k]], tly_window_since(e[2 * k], b[2 * k]));
+	}
+}
+
 void tly_region_acc_init(struct tly_region_acc *acc, size_t n);
+/* Adds a thread's acc to the statistics over threads (from tly_region_stats_init). */
+void tly_region_stats_init(struct tly_region_stats *stats, size_t n);
+void tly_region_stats_add(struct tly_region_stats *total, const struct tly_region_acc *part);
 double tly_region_sqrt(double x);
 
 /* The set's default spec when the caller gives none (documented in tally/region.h). */

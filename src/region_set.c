@@ -11,7 +11,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Empty regions measured at set-up; their smallest per-call count is the overhead (the smallest is the one
@@ -19,13 +18,6 @@
 #define CALIBRATION_WARMUP 4
 #define CALIBRATION_CALLS 64
 #define DEFAULT_MAX_REGIONS 256
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* the vDSO: no system call */
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int counter_make(const tally_region_set *s, const char *spec, tally_counter **out)
 {
@@ -97,7 +89,6 @@ static inline void rec_begin(struct tly_region_thread *t, struct tly_region_rec 
 {
 	if (rec->depth++ > 0)
 		return;
-	rec->t0 = now_ns();
 	rec->armed = tly_counter_read_raw(t->counter, &t->layout, rec->begin) == 0;
 }
 
@@ -110,12 +101,12 @@ static inline void rec_end(struct tly_region_thread *t, struct tly_region_rec *r
 	if (--rec->depth > 0)
 		return;
 	bool taken = tly_counter_read_raw(t->counter, &t->layout, t->end) == 0;
-	uint64_t wall = now_ns() - rec->t0;
 	if (!taken || !rec->armed)
 		return;
 	const tally_region_set *s = t->set;
 	rec->calls++;
-	rec->wall_ns += wall;
+	/* The readings' own moments (snapshot.h): the clock a user-space read already reads. */
+	rec->wall_ns += t->end[TLY_RAW_NOW] - rec->begin[TLY_RAW_NOW];
 	tly_region_acc_add(rec->acc, &t->layout, rec->begin, t->end, s->overhead, s->subtract);
 }
 
@@ -475,7 +466,7 @@ static struct tly_region_thread *thread_at(const tally_region_set *s, size_t k)
 
 /* One thread's part of a region into the totals. */
 static void add_thread(const tally_region_set *s, const struct tly_region_thread *t, size_t region,
-                       struct tally_region_info *info, struct tly_region_acc *acc)
+                       struct tally_region_info *info, struct tly_region_stats *stats)
 {
 	if (t->error[0] && !info->error[0])
 		info->error = t->error;
@@ -487,7 +478,7 @@ static void add_thread(const tally_region_set *s, const struct tly_region_thread
 	info->open += rec->depth;
 	info->stray_ends += rec->stray_ends;
 	for (size_t i = 0; i < s->nr_events; i++)
-		tly_region_acc_merge(&acc[i], &rec->acc[i]);
+		tly_region_stats_add(&stats[i], &rec->acc[i]);
 }
 
 int tally_region_set_read(const tally_region_set *s, size_t region, size_t thread, struct tally_region_info *info,
@@ -504,22 +495,22 @@ int tally_region_set_read(const tally_region_set *s, size_t region, size_t threa
 	if (region >= tally_region_set_regions(s) ||
 	    (thread != TALLY_REGION_ALL_THREADS && thread >= tally_region_set_threads(s)))
 		return tly_error(-ERANGE, "%s: no region %zu or thread %zu", __func__, region, thread);
-	struct tly_region_acc *acc = calloc(s->nr_events ? s->nr_events : 1, sizeof(*acc));
-	if (!acc)
+	struct tly_region_stats *stats = calloc(s->nr_events ? s->nr_events : 1, sizeof(*stats));
+	if (!stats)
 		return tly_error(-ENOMEM, "out of memory");
-	tly_region_acc_init(acc, s->nr_events);
+	tly_region_stats_init(stats, s->nr_events);
 	struct tally_region_info in = { .sz = sizeof(in), .name = s->region_names[region], .error = s->error };
 	if (thread == TALLY_REGION_ALL_THREADS) {
 		for (const struct tly_region_thread *t = thread_at(s, 0); t;
 		     t = atomic_load_explicit(&t->next, memory_order_acquire))
-			add_thread(s, t, region, &in, acc);
+			add_thread(s, t, region, &in, stats);
 	} else {
 		const struct tly_region_thread *t = thread_at(s, thread);
 		in.tid = t->tid;
-		add_thread(s, t, region, &in, acc);
+		add_thread(s, t, region, &in, stats);
 	}
 	for (size_t i = 0; i < n && i < s->nr_events; i++) {
-		const struct tly_region_acc *a = &acc[i];
+		const struct tly_region_stats *a = &stats[i];
 		struct tally_region_event e = {
 			.sum = a->sum, .min = a->counted ? a->min : 0, .max = a->max, .mean = a->mean,
 			.stddev = a->counted ? tly_region_sqrt(a->m2 / (double)a->counted) : 0, .counted = a->counted,
@@ -528,7 +519,7 @@ int tally_region_set_read(const tally_region_set *s, size_t region, size_t threa
 		};
 		tly_out_put(tly_out_at(events, i, elem_sz), elem_sz, &e, TLY_KNOWN_SIZE(tally_region_event));
 	}
-	free(acc);
+	free(stats);
 	err = TLY_INFO_COPY(info, &in, tally_region_info);
 	return err != 0 ? err : (int)s->nr_events;
 }

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Per-call statistics of a region's events: added call by call, merged over threads. */
+/* Per-call statistics of a region's events: sums added call by call (inline in region.h, but for the calls
+ * that scale, subtract or count first), made means and deviations and merged
+ * over threads when read. */
 #include "region.h"
 
 #include "aggregate.h"
@@ -8,6 +10,12 @@ void tly_region_acc_init(struct tly_region_acc *acc, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		acc[i] = (struct tly_region_acc){ .min = UINT64_MAX, .status = TALLY_STATUS_NOT_COUNTED };
+}
+
+void tly_region_stats_init(struct tly_region_stats *stats, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		stats[i] = (struct tly_region_stats){ .min = UINT64_MAX, .status = TALLY_STATUS_NOT_COUNTED };
 }
 
 /* A status over several calls or threads: not supported wins (the event never opened), then scaled (one
@@ -23,26 +31,8 @@ static enum tally_status status_merge(enum tally_status a, enum tally_status b)
 	return TALLY_STATUS_NOT_COUNTED;
 }
 
-/* One counted call of one event: its scaled delta v (the overhead taken off when asked). */
-static inline __attribute__((always_inline)) void acc_count(struct tly_region_acc *acc, uint64_t v,
-                                                            uint64_t overhead, bool subtract)
-{
-	if (subtract)
-		v = v > overhead ? v - overhead : 0;
-	double prev_mean = acc->mean;
-	acc->counted++;
-	acc->mean += ((double)v - prev_mean) / (double)(int64_t)acc->counted; /* calls fit 63 bits */
-	acc->m2 += ((double)v - prev_mean) * ((double)v - acc->mean);
-	acc->sum = acc->sum + v < acc->sum ? UINT64_MAX : acc->sum + v;
-	acc->min = v < acc->min ? v : acc->min;
-	acc->max = v > acc->max ? v : acc->max;
-}
-
-/* A call of group gr that did not run all its window (or not at all): per member, tally_snapshot_delta's
- * scaling of one part (tally_count_scale, tly_sum_result's ratio). Out of the common path's way. */
-static __attribute__((noinline)) void group_scaled(struct tly_region_acc *acc, const struct tly_raw_group *gr,
-                                                   const uint64_t *begin, const uint64_t *end,
-                                                   const uint64_t *overhead, bool subtract)
+void tly_region_group_call(struct tly_region_acc *acc, const struct tly_raw_group *gr, const uint64_t *begin,
+                           const uint64_t *end, const uint64_t *overhead, bool subtract)
 {
 	uint64_t enabled = tly_window_since(end[gr->at + 1], begin[gr->at + 1]);
 	uint64_t running = tly_window_since(end[gr->at + 2], begin[gr->at + 2]);
@@ -56,50 +46,36 @@ static __attribute__((noinline)) void group_scaled(struct tly_region_acc *acc, c
 			                 .running = running };
 		uint64_t v;
 		tally_count_scale(&d, &v);
+		if (subtract)
+			v = v > overhead[i] ? v - overhead[i] : 0;
 		acc[i].status = status_merge(acc[i].status, status);
-		acc_count(&acc[i], v, overhead[i], subtract);
-		if (acc[i].counted == 1 || ratio < acc[i].ratio)
+		if (acc[i].counted == 0 || ratio < acc[i].ratio)
 			acc[i].ratio = ratio;
+		tly_region_acc_count(&acc[i], v);
 	}
 }
 
-/* Per event, what tally_snapshot_delta gives for one part (tly_sum_add, tly_sum_result), fused with the
- * statistics so that the end of a region stores nothing in between. A group's members share its times,
- * so whether they ran all the window (exact, ratio 1: the common case) is decided once per group. */
-void tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout *l, const uint64_t *begin,
-                        const uint64_t *end, const uint64_t *overhead, bool subtract)
+/* A thread's mean and sum of squared deviations from its sums: m2 = squares - sum^2 / counted, in
+ * integers (sum^2 fits 128 bits). */
+static void acc_moments(const struct tly_region_acc *a, double *mean, double *m2)
 {
-	for (size_t u = 0; u < l->nr_unsupported; u++)
-		acc[l->unsupported[u]].status = TALLY_STATUS_NOT_SUPPORTED;
-	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
-		uint64_t enabled = tly_window_since(end[gr->at + 1], begin[gr->at + 1]);
-		uint64_t running = tly_window_since(end[gr->at + 2], begin[gr->at + 2]);
-		if (__builtin_expect(running != enabled || running == 0, 0)) {
-			group_scaled(acc, gr, begin, end, overhead, subtract);
-			continue;
-		}
-		const uint64_t *b = begin + gr->at + 3, *e = end + gr->at + 3;
-		for (size_t k = 0; k < gr->nr; k++) {
-			struct tly_region_acc *a = &acc[gr->members[k]];
-			acc_count(a, tly_window_since(e[2 * k], b[2 * k]), overhead[gr->members[k]], subtract);
-			/* Only the first counted call changes them: every ratio is at most 1, and an exact call
-			 * changes no status but not counted (which a counted call never leaves). */
-			if (a->counted == 1) {
-				a->ratio = 1.0;
-				a->status = status_merge(a->status, TALLY_STATUS_EXACT);
-			}
-		}
-	}
+	unsigned __int128 q = (unsigned __int128)a->sum * a->sum;
+	*mean = (double)a->sum / (double)a->counted;
+	*m2 = a->squares >= q / a->counted
+	              ? (double)(a->squares - q / a->counted) - (double)(q % a->counted) / (double)a->counted
+	              : 0;
 }
 
-void tly_region_acc_merge(struct tly_region_acc *total, const struct tly_region_acc *part)
+void tly_region_stats_add(struct tly_region_stats *total, const struct tly_region_acc *part)
 {
 	total->status = status_merge(total->status, part->status);
 	if (part->counted == 0)
 		return;
+	double mean, m2;
+	acc_moments(part, &mean, &m2);
 	uint64_t n = total->counted + part->counted;
-	double d = part->mean - total->mean;
-	total->m2 += part->m2 + d * d * (double)total->counted * (double)part->counted / (double)n;
+	double d = mean - total->mean;
+	total->m2 += m2 + d * d * (double)total->counted * (double)part->counted / (double)n;
 	total->mean += d * (double)part->counted / (double)n;
 	total->ratio = total->counted == 0 || part->ratio < total->ratio ? part->ratio : total->ratio;
 	total->counted = n;

@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int tly_snapshot_alloc(const void *owner, size_t nr_events, size_t max_slots, tally_snapshot **out)
 {
@@ -226,6 +227,7 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 		tly_raw_layout_free(&l);
 		return tly_error(-ENOMEM, "out of memory");
 	}
+	l.size = TLY_RAW_NOW + 1;
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
 		const size_t *m = tly_plan_members(&c->plan, g);
 		const struct event *leader = &c->ev[m[0]];
@@ -248,6 +250,10 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 			.user = leader->backend == TLY_READ_USER && !ev->tool && !leader->has_bases &&
 			                1 + ev->nr_members == size ? leader->user : NULL,
 		};
+		/* The kernel gives time_zero with cap_user_time (which user reads need) unless the event has its
+		 * own clockid (x86 and arm64's arch_perf_update_userpage), which tally never asks. */
+		if (l.groups[g].user && !l.clock && (l.groups[g].user->pages[0]->capabilities & TLY_CAP_USER_TIME_ZERO))
+			l.clock = l.groups[g].user->pages[0];
 		l.size += 3 + 2 * size;
 	}
 	for (size_t i = 0; i < c->nr; i++)
@@ -257,6 +263,15 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 	return 0;
 }
 
+uint64_t tly_raw_now(const struct tly_raw_layout *l)
+{
+	if (l->clock)
+		return tly_page_now(l->clock, tly_arch_read_clock);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* the vDSO: no system call */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int tly_counter_read_raw_slot(tally_counter *c, const struct tly_raw_layout *l, const struct tly_raw_group *gr,
                               uint64_t *buf)
 {
@@ -264,6 +279,8 @@ int tly_counter_read_raw_slot(tally_counter *c, const struct tly_raw_layout *l, 
 	if (err)
 		return tly_counter_fail(c, err);
 	buf[0] = gr->nr;
+	buf[1] += gr->window->start_enabled;
+	buf[2] += gr->window->start_running;
 	for (size_t k = 0; k < gr->nr; k++) {
 		buf[3 + 2 * k] = l->block[k].value;
 		buf[4 + 2 * k] = l->block[k].id;

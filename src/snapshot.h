@@ -49,9 +49,11 @@ struct tally_snapshot {
 int tly_snapshot_alloc(const void *owner, size_t nr_events, size_t max_slots, tally_snapshot **out);
 
 /* A counter read at one (cpu, thread) position again and again (the regions' hot path), laid out once so
- * that each read is the group reads and nothing else. A reading is one block of u64s: every group in the
+ * that each read is the group reads and nothing else. A reading is one block of u64s: its moment (u64
+ * TLY_RAW_NOW, ns of the layout's clock), then every group in the
  * kernel's group layout (nr; enabled; running; value and id of each member: PERF_FORMAT_GROUP | ID | both
- * times), its times since the window began. A group read with read(2) lands there as it is, and one
+ * times), its times as the kernel counts them (not since the window began: a region takes the difference
+ * of two readings, in which the window's start cancels). A group read with read(2) lands there as it is, and one
  * read from user space by the thread that opened it writes its values and times there itself; any other
  * (a tool event, a singleton, counts with bases, a user-space read that falls back) is read through the
  * counter's slot read and written there in that layout. */
@@ -72,8 +74,15 @@ struct tly_raw_group {
 	struct tly_user_group *user;
 };
 
+/* Where a reading holds its moment: ns of the kernel's perf clock (sched_clock, time_zero of the pages)
+ * that a group's read from user space computes anyway, where the layout has such a group (then clock is
+ * its leader's page, which gives the moment when the group's read falls back to read(2)); else of
+ * CLOCK_MONOTONIC. One clock per layout, so that two readings' moments always compare. */
+#define TLY_RAW_NOW 0
+
 struct tly_raw_layout {
 	size_t size;          /* u64s of a reading */
+	tly_page *clock;      /* the page whose perf clock the moments are in, or NULL: CLOCK_MONOTONIC */
 	size_t nr_groups;
 	struct tly_raw_group *groups;
 	size_t *order;        /* the groups' members, group after group */
@@ -88,11 +97,15 @@ struct tly_raw_layout {
 int tly_raw_layout_new(const struct tally_counter *c, struct tly_raw_layout *out);
 void tly_raw_layout_free(struct tly_raw_layout *l);
 
-/* Group gr through the counter's slot read, written in the kernel's layout at buf: the other kinds of
- * group, and a read(2) that was not a whole group in order (the slot read retries, matches by id or
- * explains). 0, or the failure (as tally_counter_snapshot's). */
+/* Group gr through the counter's slot read, written in the kernel's layout at buf (the times as the
+ * kernel's: the window's start added back to the slot read's): the other kinds of group, and a read(2)
+ * that was not a whole group in order (the slot read retries, matches by id or explains). 0, or the
+ * failure (as tally_counter_snapshot's). */
 int tly_counter_read_raw_slot(struct tally_counter *c, const struct tly_raw_layout *l, const struct tly_raw_group *gr,
                               uint64_t *buf);
+
+/* The moment of a reading in the layout's clock, read by itself: a reading whose groups did not give it. */
+uint64_t tly_raw_now(const struct tly_raw_layout *l);
 
 /* Every group of c read once into reading (l->size u64s). 0, or the failure (as tally_counter_snapshot's).
  * Inline: a region's begin and end are this and their arithmetic, held to the cost of bare reads. */
@@ -100,6 +113,7 @@ static inline __attribute__((always_inline)) int tly_counter_read_raw(struct tal
                                                                    const struct tly_raw_layout *l,
                                                                    uint64_t *reading)
 {
+	reading[TLY_RAW_NOW] = 0;
 	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
 		uint64_t *buf = reading + gr->at;
 		if (__builtin_expect(gr->fd >= 0, 1)) {
@@ -107,21 +121,19 @@ static inline __attribute__((always_inline)) int tly_counter_read_raw(struct tal
 			uint64_t differ = buf[0] ^ gr->nr;
 			for (size_t k = 0; k < gr->nr; k++)
 				differ |= buf[4 + 2 * k] ^ gr->ids[k];
-			if (__builtin_expect(got == (ssize_t)gr->bytes && !differ, 1)) {
-				buf[1] = tly_window_since(buf[1], gr->window->start_enabled);
-				buf[2] = tly_window_since(buf[2], gr->window->start_running);
+			if (__builtin_expect(got == (ssize_t)gr->bytes && !differ, 1))
 				continue;
-			}
 		}
-		if (gr->user && tly_user_group_read_strided(gr->user, buf + 3, 2, &buf[1], &buf[2])) {
-			buf[1] = tly_window_since(buf[1], gr->window->start_enabled);
-			buf[2] = tly_window_since(buf[2], gr->window->start_running);
+		if (gr->user &&
+		    tly_user_group_read_strided(gr->user, buf + 3, 2, true, &buf[1], &buf[2], &reading[TLY_RAW_NOW]))
 			continue;
-		}
 		int err = tly_counter_read_raw_slot(c, l, gr, buf);
 		if (err)
 			return err;
 	}
+	/* Every user-space group read gives the same clock (the perf clock is one per machine). */
+	if (__builtin_expect(!l->clock || !reading[TLY_RAW_NOW], 0))
+		reading[TLY_RAW_NOW] = tly_raw_now(l);
 	return 0;
 }
 

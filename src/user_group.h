@@ -76,25 +76,31 @@ int tly_user_group_topdown_syscall(struct tly_user_group *u, struct tally_count 
  * negative code. */
 int tly_user_group_topdown_begin(struct tly_user_group *u, struct tally_count *counts);
 
+/* tly_user_group_read_strided of a topdown group (the reads and tly_user_group_topdown_fold), without
+ * counting the read: out of line, so that the inlined reads of other groups carry none of its
+ * per-member decisions (the compiler otherwise merges both passes into one that makes them). */
+bool tly_user_group_read_topdown(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t *enabled,
+                                 uint64_t *running, uint64_t *now);
+
 /* Unmaps and frees; NULL is a no-op. */
 void tly_user_group_free(struct tly_user_group *u);
 
-/* The group read from user space: each member's value into values[k x stride] and the group's times
- * into *enabled, *running; false, with nothing counted, when it cannot (another thread, a member off its
- * counter...): tly_user_group_read then reads it and says why. */
+/* The group read from user space: each member's value into values[k x stride], the group's times into
+ * *enabled, *running and the perf clock into *now (mmap_page.h; without times, a constant false, the
+ * times of the page's latest update and no clock: a topdown group gives them extrapolated all the same);
+ * false, with nothing counted, when it cannot (another thread, a member off its counter...):
+ * tly_user_group_read then reads it and says why. */
 static inline __attribute__((always_inline)) bool
-tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t *enabled,
-                            uint64_t *running)
+tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
+                            uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
 	if (tly_thread_token != u->owner)
 		return false;
-	if (u->td) {
-		if (tly_mmap_read_topdown((tly_page *const *)u->pages, u->n, u->td, tly_arch_read_pmc, tly_arch_read_clock,
-		                          TLY_USER_MAX_INDEX, values, stride, enabled, running) != TLY_USER_OK)
+	if (__builtin_expect(u->td != NULL, 0)) {
+		if (!tly_user_group_read_topdown(u, values, stride, enabled, running, now))
 			return false;
-		tly_user_group_topdown_fold(u, values, stride, *running);
 	} else if (tly_mmap_read_strided((tly_page *const *)u->pages, u->n, tly_arch_read_pmc, tly_arch_read_clock,
-	                                 TLY_USER_MAX_INDEX, values, stride, enabled, running) != TLY_USER_OK) {
+	                                 TLY_USER_MAX_INDEX, values, stride, times, enabled, running, now) != TLY_USER_OK) {
 		return false;
 	}
 	u->user_reads++;
@@ -106,8 +112,9 @@ tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t s
 static inline bool tly_user_group_read_values(struct tly_user_group *u, struct tally_count *counts,
                                               uint64_t *enabled, uint64_t *running)
 {
-	return tly_user_group_read_strided(u, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value), enabled,
-	                                   running);
+	uint64_t now;
+	return tly_user_group_read_strided(u, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value), true,
+	                                   enabled, running, &now);
 }
 
 /* Reads the group into counts (value, enabled, running, id of each member, as read(2) gives them) from
@@ -118,10 +125,10 @@ static inline int tly_user_group_read(struct tly_user_group *u, tally_evsel *lea
 	enum tly_user_outcome r = TLY_USER_BUSY;
 	bool here = tly_thread_token == u->owner;
 	if (here && u->td) {
-		uint64_t enabled, running;
+		uint64_t enabled, running, now;
 		r = tly_mmap_read_topdown((tly_page *const *)u->pages, u->n, u->td, tly_arch_read_pmc, tly_arch_read_clock,
 		                          TLY_USER_MAX_INDEX, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value),
-		                          &enabled, &running);
+		                          &enabled, &running, &now);
 		if (r == TLY_USER_OK) {
 			tly_user_group_topdown_fold(u, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value), running);
 			tly_mmap_complete(counts, u->n, &leader->group_ids[slot * u->n], enabled, running);

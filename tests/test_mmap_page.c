@@ -106,6 +106,9 @@ static void capability_bits_match_the_header(void)
 	p.capabilities = 0;
 	p.cap_user_time_short = 1;
 	CHECK_U64(p.capabilities, TLY_CAP_USER_TIME_SHORT);
+	p.capabilities = 0;
+	p.cap_user_time_zero = 1;
+	CHECK_U64(p.capabilities, TLY_CAP_USER_TIME_ZERO);
 }
 
 /* A counter reprogrammed 20 counts below its wrap counts 40 across it: every width reads the exact count
@@ -154,7 +157,8 @@ static void index_zero_and_capabilities_fall_back(void)
 /* Time extrapolation against values computed independently, in 128-bit arithmetic from the definition
  * (ns = time_offset + cyc x time_mult / 2^time_shift, rounded down), with clocks large enough that
  * cyc x time_mult overflows 64 bits: x86's TSC form, and arm64's short form (a 56-bit CNTVCT that
- * wrapped since time_cycles). */
+ * wrapped since time_cycles). The perf clock the pass gives a region's wall time (time_zero in place of
+ * time_offset) is the same reading, from the pass and from the page alone (tly_page_now). */
 static void time_extrapolation_matches_reference(void)
 {
 	static const struct {
@@ -182,7 +186,9 @@ static void time_extrapolation_matches_reference(void)
 		p->time_shift = cases[i].shift;
 		p->time_enabled = 7000000;
 		p->time_running = 3000000; /* multiplexed: both advance while on a counter */
+		p->time_zero = 1000000000000ull * (i + 1);
 		fill_caps(p, true, true, cases[i].time_short);
+		p->cap_user_time_zero = 1;
 		atomic_store(&clock_now, cases[i].cyc);
 		unsigned __int128 cyc = cases[i].cyc;
 		if (cases[i].time_short) {
@@ -196,6 +202,21 @@ static void time_extrapolation_matches_reference(void)
 		CHECK_INT(read_sim(1, &c), TLY_USER_OK);
 		CHECK_U64(c.enabled, 7000000 + delta);
 		CHECK_U64(c.running, 3000000 + delta);
+		uint64_t now = 0, value, enabled = 0, running = 0, want = p->time_zero + (delta - cases[i].time_offset);
+		tly_page *pages[1] = { p };
+		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, UINT32_MAX, &value, 1, true,
+		                                &enabled, &running, &now),
+		          TLY_USER_OK);
+		CHECK_U64(now, want);
+		/* Without times: those of the page's latest update, whose difference is the extrapolated one's. */
+		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, UINT32_MAX, &value, 1, false,
+		                                &enabled, &running, &now),
+		          TLY_USER_OK);
+		CHECK_U64(enabled, 7000000);
+		CHECK_U64(running, 3000000);
+		CHECK_U64(tly_page_now(p, sim_read_clock), want);
+		p->cap_user_time_zero = 0;
+		CHECK_U64(tly_page_now(p, sim_read_clock), 0);
 	}
 }
 

@@ -44,8 +44,11 @@ static void each_event_is_tally_snapshot_delta_s(void)
 	CHECK_U64(acc[1].sum, 130);
 	CHECK_U64(acc[1].min, 10);
 	CHECK_U64(acc[1].max, 120);
-	CHECK(acc[1].mean == 65.0);
-	CHECK(acc[1].m2 == 6050.0);
+	struct tly_region_stats stats;
+	tly_region_stats_init(&stats, 1);
+	tly_region_stats_add(&stats, &acc[1]);
+	CHECK(stats.mean == 65.0);
+	CHECK(stats.m2 == 6050.0);
 	CHECK(acc[1].ratio == 0.25);
 	CHECK_INT(acc[3].status, TALLY_STATUS_NOT_SUPPORTED);
 	CHECK_U64(acc[3].counted, 0);
@@ -64,11 +67,47 @@ static void the_overhead_is_subtracted_when_asked(void)
 	CHECK_U64(acc[1].min, 0);
 }
 
+/* The means and deviations a read makes of the calls' sums: exact where the calls differ little from each
+ * other and much from zero (a plain sum of squares loses them in rounding), and the same for any split of
+ * the calls over threads. */
+static void statistics_from_sums_are_exact(void)
+{
+	static const struct tly_raw_group one[] = { { .members = order, .at = 0, .nr = 1 } };
+	const struct tly_raw_layout l = { .size = 5, .nr_groups = 1, .groups = (struct tly_raw_group *)one,
+		                          .order = (size_t *)order };
+	const uint64_t base = 1000000000000000ull, deltas[] = { 3, 5, 4, 8, 5, 5 };
+	uint64_t overhead[1] = { 0 };
+	struct tly_region_acc whole, parts[3];
+	tly_region_acc_init(&whole, 1);
+	tly_region_acc_init(parts, 3);
+	for (size_t k = 0; k < 6; k++) {
+		const uint64_t begin[5] = { 0, 1, 1, 0, 0 }, end[5] = { 0, 2, 2, base + deltas[k], 0 };
+		tly_region_acc_add(&whole, &l, begin, end, overhead, false);
+		tly_region_acc_add(&parts[k / 2], &l, begin, end, overhead, false);
+	}
+	struct tly_region_stats one_thread, three_threads;
+	tly_region_stats_init(&one_thread, 1);
+	tly_region_stats_init(&three_threads, 1);
+	tly_region_stats_add(&one_thread, &whole);
+	for (size_t k = 0; k < 3; k++)
+		tly_region_stats_add(&three_threads, &parts[k]);
+	/* deltas: mean 5, squared deviations 4 + 0 + 1 + 9 + 0 + 0 = 14 */
+	CHECK(one_thread.mean == (double)(base + 5));
+	CHECK(one_thread.m2 == 14.0);
+	CHECK(three_threads.m2 == 14.0);
+	CHECK(three_threads.mean == one_thread.mean);
+	CHECK_U64(three_threads.counted, 6);
+	CHECK_U64(three_threads.min, base + 3);
+	CHECK_U64(three_threads.max, base + 8);
+	CHECK_INT(three_threads.status, TALLY_STATUS_EXACT);
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
 		{ "each_event_is_tally_snapshot_delta_s", each_event_is_tally_snapshot_delta_s },
 		{ "the_overhead_is_subtracted_when_asked", the_overhead_is_subtracted_when_asked },
+		{ "statistics_from_sums_are_exact", statistics_from_sums_are_exact },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);

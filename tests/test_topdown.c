@@ -158,9 +158,9 @@ static const int8_t td_layout[4] = { TLY_READ_SLOTS, TLY_TD_RETIRING, TLY_TD_BE_
 static enum tly_user_outcome read_td(uint64_t values[4], uint64_t *running)
 {
 	tly_page *pages[4] = { &td_page[0], &td_page[1], &td_page[2], &td_page[3] };
-	uint64_t enabled;
+	uint64_t enabled, now;
 	return tly_mmap_read_topdown(pages, 4, td_layout, regs_read_pmc, regs_read_clock, UINT32_MAX, values, 1,
-	                             &enabled, running);
+	                             &enabled, running, &now);
 }
 
 /* rdpmc of (1 << 30) | 3 and 1 << 29 through the pages' own indexes, the registers taken as they are
@@ -448,7 +448,9 @@ static tally_counter *open_simulated(const char *spec, bool no_packing)
 	opened[0] = '\0';
 	opens_alone = 0;
 	fault_install();
-	struct tly_sys table = *tly_sys;
+	/* Static: the counter calls through it until close_simulated, long after this function returns. */
+	static struct tly_sys table;
+	table = *tly_sys;
 	table.perf_event_open = topdown_kernel_open;
 	table.read = topdown_kernel_read;
 	table.mmap = topdown_kernel_mmap;

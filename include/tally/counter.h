@@ -226,6 +226,16 @@ struct tally_result {
 TALLY_API int tally_counter_read(tally_counter *counter, struct tally_result *results, size_t n,
                                  size_t elem_sz);
 
+/* Reads every event's value into values[0 .. n): values[i] is what tally_counter_read gives as
+ * results[i].scaled (the count where the event ran all its window, else extrapolated to it; 0 when not
+ * counted or not supported), from the same reads with the same fallbacks, without building results:
+ * where every group is read from user space and ran all its window, the read is the registers' reads and
+ * little else (a window with no time in it yet, which tally_counter_read reports not counted, then
+ * reads the counts so far). Statuses, ratios and notes come from tally_counter_read, and
+ * tally_counter_parts gives the parts of the latest read that built results. Returns the number of values written, or a negative code
+ * (not open: -TALLY_ESTATE). (0.4) */
+TALLY_API int tally_counter_read_values(tally_counter *counter, uint64_t *values, size_t n);
+
 /* One (CPU, thread) position of an event in the latest read. New fields come at the end. */
 struct tally_part {
 	int cpu;             /* -1: any CPU (the event follows its threads) */

@@ -875,6 +875,39 @@ static void fast_read_exact(void)
 	tally_counter_free(c);
 }
 
+/* tally_counter_read_values from user space around loops of every length: the values of two reads differ
+ * by exactly the loop's instructions (plus the same constant at every length), cycles 2^S x, and no read
+ * went through read(2). */
+static void fast_read_values_exact(void)
+{
+	const struct loop_shape *shape = &loop_shapes[0];
+	tally_counter *c = counter_open("{instructions:u,cycles:u}", NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_result r[2];
+	/* The first read after an open notes the number of parts (tally_counter_read_values reads through
+	 * results until then). */
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	uint64_t before = read_info(c, 0).syscall_reads, base = 0, v0[2], v1[2];
+	for (size_t l = 0; l < NR_LENGTHS; l++) {
+		CHECK_INT(tally_counter_read_values(c, v0, 2), 2);
+		shape->run(lengths[l]);
+		CHECK_INT(tally_counter_read_values(c, v1, 2), 2);
+		uint64_t insns = v1[0] - v0[0], cycles = v1[1] - v0[1];
+		if (l == 0)
+			base = insns;
+		expect_u64(insns - base, shape->insns_per_iter * (lengths[l] - lengths[0]),
+		           "values: instructions(%" PRIu64 ") - instructions(%" PRIu64 ")", lengths[l], lengths[0]);
+		expect_u64(cycles, cycles_per_insn * insns, "values: n=%" PRIu64 ": cycles = %" PRIu64 " x instructions",
+		           lengths[l], cycles_per_insn);
+	}
+	expect_u64(read_info(c, 0).syscall_reads - before, 0, "tally_counter_read_values through read(2)");
+	printf("  %" PRIu64 " instructions between two tally_counter_read_values around an empty loop\n",
+	       base - shape->insns_per_iter);
+	tally_counter_free(c);
+}
+
 /* perf_user_access=0: the same results through read(2), with the reason. */
 static void fast_read_without_user_access(void)
 {
@@ -969,12 +1002,13 @@ struct read_cost {
 	volatile struct perf_event_mmap_page **pages;
 	size_t nr;
 	unsigned reads;
+	bool values; /* tally_counter_read_values of c */
 };
 
 static void count_reads(const struct read_cost *rc, unsigned reads, uint64_t out[2])
 {
 	struct tally_result r[8], mr[2];
-	uint64_t v, e, run;
+	uint64_t v, e, run, values[8];
 	CHECK_INT(tally_counter_start(rc->m), 0);
 	for (unsigned i = 0; i < reads; i++) {
 		if (rc->set) {
@@ -982,6 +1016,8 @@ static void count_reads(const struct read_cost *rc, unsigned reads, uint64_t out
 			tally_region_end_id(rc->set, rc->id);
 		} else if (rc->snap)
 			tally_counter_snapshot(rc->c, rc->snap);
+		else if (rc->values)
+			tally_counter_read_values(rc->c, values, rc->nr);
 		else if (rc->c)
 			tally_counter_read(rc->c, r, rc->nr, sizeof(r[0]));
 		else
@@ -1081,38 +1117,54 @@ static void fast_read_cost(void)
 		goto out;
 	/* One reader's events counting at a time, with the measuring pair: 6 events on 6 counters and the
 	 * cycle counter, none multiplexed. */
-	double tally_user[2], snapshot[2], minimal[2], syscall_read[2];
+	double tally_user[2], snapshot[2], minimal[2], syscall_read[2], values[2];
 	struct tally_result warm[NR_COST];
+	uint64_t warm_values[NR_COST];
 	tally_snapshot *snap = NULL;
 	CHECK_INT(tally_snapshot_new(fast, &snap), 0);
 	CHECK_INT(tally_counter_start(fast), 0);
 	CHECK_INT(tally_counter_read(fast, warm, NR_COST, sizeof(warm[0])), NR_COST);
 	per_read(&(struct read_cost){.m = m, .c = fast, .nr = NR_COST, .reads = 1000}, tally_user);
 	per_read(&(struct read_cost){.m = m, .c = fast, .snap = snap, .nr = NR_COST, .reads = 1000}, snapshot);
+	per_read(&(struct read_cost){.m = m, .c = fast, .values = true, .nr = NR_COST, .reads = 1000}, values);
 	tally_snapshot_free(snap);
 	expect_u64(read_info(fast, 0).syscall_reads, 0, "reads of the fast counter through read(2)");
+	/* Stopped (read with read(2) then: index 0), the values are the results' scaled values, exact. */
 	CHECK_INT(tally_counter_stop(fast), 0);
+	CHECK_INT(tally_counter_read_values(fast, warm_values, NR_COST), NR_COST);
+	CHECK_INT(tally_counter_read(fast, warm, NR_COST, sizeof(warm[0])), NR_COST);
+	for (size_t k = 0; k < NR_COST; k++) {
+		expect_u64(warm_values[k], warm[k].value, "tally_counter_read_values of a stopped counter");
+		CHECK_INT(warm[k].status, TALLY_STATUS_EXACT);
+	}
 	minimal_read_cost(&g, m, minimal);
 	CHECK_INT(tally_counter_start(slow), 0);
 	CHECK_INT(tally_counter_read(slow, warm, NR_COST, sizeof(warm[0])), NR_COST);
 	per_read(&(struct read_cost){.m = m, .c = slow, .nr = NR_COST, .reads = 1000}, syscall_read);
 	printf("  per 4-event read (user + kernel instructions): minimal reader %.1f + %.3f; from user space "
-	       "tally_counter_read %.1f + %.3f (%.3fx the minimal reader), tally_counter_snapshot %.1f + %.3f (%.3fx); "
-	       "through read(2) tally_counter_read %.1f + %.1f\n", minimal[0], minimal[1], tally_user[0], tally_user[1],
+	       "tally_counter_read_values %.1f + %.3f (%.3fx the minimal reader, goal 1.10x), "
+	       "tally_counter_read %.1f + %.3f (%.3fx), tally_counter_snapshot %.1f + %.3f (%.3fx); "
+	       "through read(2) tally_counter_read %.1f + %.1f\n", minimal[0], minimal[1], values[0], values[1],
+	       values[0] / minimal[0], tally_user[0], tally_user[1],
 	       tally_user[0] / minimal[0], snapshot[0], snapshot[1], snapshot[0] / minimal[0], syscall_read[0],
 	       syscall_read[1]);
 	/* No kernel instruction: what the kernel runs around the measured loop (the measuring pair's own start
 	 * and stop) varies by a few dozen instructions from round to round, under 0.05 per read, while one
 	 * read(2) costs thousands. */
-	CHECK(tally_user[1] > -0.5 && tally_user[1] < 0.5 && snapshot[1] > -0.5 && snapshot[1] < 0.5);
+	CHECK(tally_user[1] > -0.5 && tally_user[1] < 0.5 && snapshot[1] > -0.5 && snapshot[1] < 0.5 &&
+	      values[1] > -0.5 && values[1] < 0.5);
 	/* The user instructions are deterministic under -icount (the same binary counts the same every boot),
-	 * so their ratio to the minimal reader is held, as a ceiling that a change making the lean path of
-	 * counter_read.c take the general one again would break (measured 405 against 179: 2.26x; it was
-	 * 2.82x before that path). The issue's goal of 1.10x is not reached: per member the read costs what
-	 * the minimal reader's does less its time arithmetic (seqlock, index and capability checks, the
-	 * register, the sign extension: about 32 instructions), and each of the 4 results of 72 bytes about
-	 * 20 more, which the minimal reader does not build. */
+	 * so their ratios to the minimal reader are held, as ceilings that a change making the lean paths of
+	 * counter_read.c take the general one again would break. tally_counter_read_values: 239 against 182,
+	 * 1.31x (277 while it extrapolated the times to tell whether the group ran all its window); the
+	 * issue's goal of 1.10x is not reached: per member the pass costs 27 instructions (the seqlock, the
+	 * index and capability checks, the register's computed branch, the sign extension, the store), and
+	 * the checks of the counter and of the group (its thread, its layout, whether it ran all its window)
+	 * and the re-read of every lock some 130 more. tally_counter_read: 407, 2.24x (2.82x before its lean
+	 * path): each of the 4 results of 72 bytes costs about 30 more. */
+	CHECK(values[0] <= 1.35 * minimal[0]);
 	CHECK(tally_user[0] <= 2.30 * minimal[0]);
+	CHECK(values[0] < tally_user[0]);
 	CHECK(tally_user[0] < syscall_read[0] + syscall_read[1]);
 	CHECK(syscall_read[1] > 100);
 out:
@@ -1370,9 +1422,13 @@ static void region_cost(void)
 	 * thousands and a clock_gettime outside the vDSO hundreds. */
 	CHECK(region[1] > -0.5 && region[1] < 0.5);
 	CHECK(region[0] > 0 && (double)overhead < region[0]);
-	/* User instructions are the same every boot (899 against 362: 2.48x; 3.14x while begin and end read
-	 * the user-space groups through the counter's slot read): held under 2.6x, the goal being 1.20x. */
-	CHECK(region[0] <= 2.6 * 2 * minimal[0]);
+	/* User instructions are the same every boot (742 against 364: 2.04x, with sums-only statistics inline
+	 * at the end, readings in the kernel's times and the wall time from the reads' own clock; 899, 2.48x,
+	 * with Welford's statistics, window-relative readings and clock_gettime; 3.14x while begin and end
+	 * read the user-space groups through the counter's slot read): held under 2.1x, the goal being 1.20x.
+	 * What is left: the two passes (about 150 each), 4 events' sums, squares, min and max (about 30 each
+	 * per call), the record's lookup and nesting on both sides, the read's layout loop. */
+	CHECK(region[0] <= 2.1 * 2 * minimal[0]);
 out:
 	minimal_group_close(&g);
 	tally_region_set_free(s);
@@ -2081,6 +2137,7 @@ static const struct harness_case pmu_cases[] = {
 	{"cli_stat_default_events", cli_stat_default_events},
 	{"cli_doctor_pmu", cli_doctor_pmu},
 	{"fast_read_exact", fast_read_exact},
+	{"fast_read_values_exact", fast_read_values_exact},
 	{"fast_read_agrees_with_read2", fast_read_agrees_with_read2},
 	{"fast_read_multiplexed", fast_read_multiplexed},
 	{"fast_read_cost", fast_read_cost},
