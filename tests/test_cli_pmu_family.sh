@@ -9,14 +9,7 @@
 # PMU's shape (one CPU per package) with counts this machine has.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
-if [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ]; then
-	echo "SKIP: needs CPUs 0 and 1"
-	exit 77
-fi
-if ! "$TALLY" stat -a -e cpu-clock --duration 0.01 >/dev/null 2>&1; then
-	echo "SKIP: CPU-wide events are refused here (perf_event_paranoid)"
-	exit 77
-fi
+require_two_cpus_counted_wide
 
 root=$WORK/sys
 devices=$root/bus/event_source/devices

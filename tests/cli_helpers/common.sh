@@ -26,3 +26,16 @@ refused() {
 	[ $st -eq 2 ] && [ ! -s "$WORK/refused.out" ] && grep -q -- "$pattern" "$WORK/refused.err" && ok "refused: $name" ||
 		fail "$name: status $st, stdout '$(head -c 200 "$WORK/refused.out")', stderr '$(cat "$WORK/refused.err")'"
 }
+
+# require_two_cpus_counted_wide: SKIP (77) unless CPUs 0 and 1 are online and CPU-wide events may be opened
+# (perf_event_paranoid), what the tests of per-CPU and per-topology output need.
+require_two_cpus_counted_wide() {
+	if [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ]; then
+		echo "SKIP: needs CPUs 0 and 1"
+		exit 77
+	fi
+	if ! "$TALLY" stat -a -e cpu-clock --duration 0.01 >/dev/null 2>&1; then
+		echo "SKIP: CPU-wide events are refused here (perf_event_paranoid)"
+		exit 77
+	fi
+}
