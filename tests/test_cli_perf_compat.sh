@@ -98,6 +98,20 @@ TALLY_SYSFS_ROOT=$root "$TALLY" stat -x, --per-core -a -e cpu-clock -- sleep 0.0
 "$TALLY" stat --per-node -e cpu-clock -- true 2>"$WORK/e"
 [ $? = 2 ] && grep -q -- "--per-node needs -a or -C" "$WORK/e" && ok "--per-node without -a is refused" || fail "$(cat "$WORK/e")"
 
+# --metric-only: the metrics alone, a column each (perf's flag); without -M, perf's Default ones.
+"$TALLY" stat --metric-only -M CPUs_utilized,page_faults_per_second -- true 2>"$WORK/m"
+grep -qE '^ +CPUs_utilized +page_faults_per_second$' "$WORK/m" && grep -qE '^ +[0-9.]+ +[0-9.]+$' "$WORK/m" &&
+	! grep -q "task-clock" "$WORK/m" && ok "--metric-only: names over values, no event lines" || fail "metric-only: $(cat "$WORK/m")"
+"$TALLY" stat --metric-only -x, --csv-header -M CPUs_utilized,page_faults_per_second -I 50 -- sleep 0.12 2>"$WORK/m"
+[ "$(head -1 "$WORK/m")" = "time,CPUs_utilized,page_faults_per_second" ] &&
+	[ "$(awk -F, 'NR > 1 { print NF }' "$WORK/m" | sort -u)" = 3 ] && [ "$(wc -l <"$WORK/m")" -ge 3 ] &&
+	ok "--metric-only -x, -I: a header, then one record per interval" || fail "metric-only CSV: $(cat "$WORK/m")"
+"$TALLY" stat --metric-only -- true 2>"$WORK/m"
+grep -q "CPUs_utilized" "$WORK/m" && ok "--metric-only without -M: the Default metrics" || fail "metric-only default: $(cat "$WORK/m")"
+"$TALLY" stat --metric-only -e task-clock -- touch "$WORK/ran" 2>"$WORK/e"
+[ $? = 2 ] && [ ! -e "$WORK/ran" ] && grep -q "name them with -M" "$WORK/e" &&
+	ok "--metric-only with -e alone is refused before anything runs" || fail "metric-only -e: $(cat "$WORK/e")"
+
 # tally list --raw-dump: names only, one line.
 "$TALLY" list --raw-dump sw >"$WORK/l"
 [ "$(wc -l <"$WORK/l")" = 1 ] && grep -qw page-faults "$WORK/l" && ! grep -q cpu_core "$WORK/l" &&

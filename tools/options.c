@@ -30,6 +30,7 @@ enum long_only {
 	OPT_PER_NODE,
 	OPT_NO_MERGE,
 	OPT_PER_PMU,
+	OPT_METRIC_ONLY,
 	OPT_TOPDOWN,
 	OPT_TD_LEVEL,
 	OPT_NO_SCALE,
@@ -74,6 +75,7 @@ static const struct option long_options[] = {
 	{ "per-node", no_argument, NULL, OPT_PER_NODE },
 	{ "no-merge", no_argument, NULL, OPT_NO_MERGE },
 	{ "per-pmu", no_argument, NULL, OPT_PER_PMU },
+	{ "metric-only", no_argument, NULL, OPT_METRIC_ONLY },
 	{ "topdown", no_argument, NULL, OPT_TOPDOWN },
 	{ "td-level", required_argument, NULL, OPT_TD_LEVEL },
 	{ "no-inherit", no_argument, NULL, 'i' },
@@ -101,6 +103,8 @@ void options_print_stat_usage(FILE *out)
 	      "  -e, --event SPEC         events to count (repeatable; perf's syntax)\n"
 	      "  -M, --metrics LIST       metrics or metric groups to compute (perf's names: IPC,TopdownL1;\n"
 	      "                           tally list --metrics); their events are counted as groups\n"
+	      "      --metric-only        only the -M metrics (without -M and -e: perf's Default ones),\n"
+	      "                           one column each\n"
 	      "      --topdown            Intel's top-down level 1 (-M TopdownL1: retiring, bad speculation,\n"
 	      "                           frontend bound, backend bound)\n"
 	      "      --td-level N         top-down levels 1 to N (2: TopdownL2 too; 0: the deepest, 2)\n"
@@ -266,6 +270,8 @@ static enum options_result check_combinations(const struct stat_options *o)
 		return usage_error("-p/-t and -a/-C name two different targets: choose one");
 	if (o->nr_pids && o->nr_tids)
 		return usage_error("-p and -t: choose one");
+	if (o->metric_only && !o->metrics)
+		return usage_error("--metric-only prints metrics: name them with -M (tally list --metrics)");
 	if (o->interval_count && !o->interval_ms)
 		return usage_error("--interval-count needs -I");
 	if (o->repeat > 1 && !o->argv)
@@ -407,6 +413,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		case OPT_PER_NODE: o->aggregation = AGGR_NODE; break;
 		case OPT_NO_MERGE: o->no_merge = true; break;
 		case OPT_PER_PMU: o->per_pmu = true; break;
+		case OPT_METRIC_ONLY: o->metric_only = true; break;
 		case OPT_TOPDOWN:
 			if (!o->topdown_levels)
 				o->topdown_levels = 1;
@@ -460,6 +467,9 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 	if (optind < argc)
 		o->argv = argv + optind;
 	if (o->topdown_levels && !add_topdown_groups(o))
+		return usage_error("out of memory");
+	/* --metric-only without -M: the metrics perf prints beside the default events. */
+	if (o->metric_only && !o->metrics && !o->events && !append_metrics(o, "Default"))
 		return usage_error("out of memory");
 	/* Nothing named: the whole system, as perf stat counts it, until a signal or --duration. */
 	if (!o->argv && !o->nr_pids && !o->nr_tids && !o->cpu_list)

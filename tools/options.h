@@ -48,6 +48,7 @@ struct stat_options {
 	bool no_scale;           /* --no-scale */
 	bool no_merge;           /* --no-merge: each PMU of a summed event (cpu_core, cpu_atom; uncore_imc_0,
 	                          * _1, ...) on its own line */
+	bool metric_only;        /* --metric-only: the metrics alone, one column each */
 	bool per_pmu;            /* --per-pmu: a summed event's PMUs on lines of their own under the sum */
 	/* --topdown (1), --td-level N: how many top-down levels (perf's TopdownL1, TopdownL2) to add to -M;
 	 * 0 for none. */

@@ -155,3 +155,48 @@ void output_each_metric(struct output *o, const struct output_reading *reading, 
 		}
 	}
 }
+
+/* The width of a metric's column in the table: its name's, at least a value's. */
+static int metric_width(const char *name)
+{
+	int n = (int)strlen(name);
+	return n > 15 ? n : 15;
+}
+
+static void metric_cell(struct output *o, const struct output_reading *reading, const char *name,
+                        const struct tally_metric_value *m)
+{
+	const char *sep = o->report->separator;
+	(void)reading;
+	bool header = o->row_header;
+	if (sep) {
+		fputs(o->row_cells++ ? sep : "", o->out);
+		if (header)
+			text_escape_field(o->out, name, sep);
+		else if (m->available)
+			fprintf(o->out, "%.3f", m->value);
+		return;
+	}
+	if (header)
+		fprintf(o->out, " %*s", metric_width(name), name);
+	else if (m->available)
+		fprintf(o->out, " %*.3f", metric_width(name), m->value);
+	else
+		fprintf(o->out, " %*s", metric_width(name), "-");
+}
+
+void output_metric_row(struct output *o, const struct output_reading *reading, bool header)
+{
+	const char *sep = o->report->separator;
+	o->row_header = header;
+	o->row_cells = 0;
+	if (reading->timestamp) {
+		if (sep)
+			fprintf(o->out, "%s", header ? "time" : reading->timestamp);
+		else
+			fprintf(o->out, "%16s", header ? "#           time" : reading->timestamp);
+		o->row_cells = 1;
+	}
+	output_each_metric(o, reading, metric_cell);
+	fputc('\n', o->out);
+}

@@ -30,6 +30,8 @@ struct output {
 	const struct report *report;
 	unsigned intervals;        /* interval readings written so far */
 	unsigned runs;             /* run readings written so far */
+	bool row_header;           /* output_metric_row: the names, not the values */
+	unsigned row_cells;        /* output_metric_row: fields written on the line */
 	struct json_writer json;   /* the JSON writer's state */
 };
 
@@ -79,6 +81,11 @@ typedef void (*output_metric_fn)(struct output *o, const struct output_reading *
 /* Calls fn for every metric asked for with -M (report.metrics), summed over a hybrid machine's core PMUs,
  * and with --per-pmu then for each PMU's value of it, named "IPC [cpu_core]". */
 void output_each_metric(struct output *o, const struct output_reading *reading, output_metric_fn fn);
+
+/* --metric-only: one line of the metrics of a reading, a column each (the table: right-aligned under
+ * their names; CSV: fields), or with header their names; after the reading's timestamp when it has one.
+ * Not available: "-" in the table, an empty field in CSV. */
+void output_metric_row(struct output *o, const struct output_reading *reading, bool header);
 
 /* Every event's count of the part labelled `label` (a count with no value where an event has no such
  * part) into into[0 .. nr_events): what a part's metric is computed from. hint: the part's position in

@@ -102,15 +102,29 @@ static void csv_begin(struct output *o)
 		output_rank_line(o->out, o->report);
 }
 
+/* A reading's records: the events' and the -M metrics', or with --metric-only one record of the metrics
+ * (their names first when header). */
+static void print_reading(struct output *o, const struct output_reading *reading, bool header)
+{
+	if (o->report->metric_only) {
+		if (header)
+			output_metric_row(o, reading, true);
+		output_metric_row(o, reading, false);
+		return;
+	}
+	output_each_line(o, reading, print_record);
+	output_each_metric(o, reading, print_metric_record);
+}
+
 static void csv_interval(struct output *o, const struct report_sample *s)
 {
-	if (o->intervals++ == 0 && o->report->csv_header)
+	bool first = o->intervals++ == 0;
+	if (first && o->report->csv_header && !o->report->metric_only)
 		print_header(o, true, false);
 	char timestamp[32];
 	snprintf(timestamp, sizeof(timestamp), "%16.9f", s->timestamp); /* padded as perf pads it */
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
-	output_each_line(o, &reading, print_record);
-	output_each_metric(o, &reading, print_metric_record);
+	print_reading(o, &reading, first && o->report->csv_header);
 }
 
 static void csv_run(struct output *o, const struct report_sample *s)
@@ -127,12 +141,11 @@ static void csv_finish(struct output *o, const struct report_totals *t)
 	/* perf's --summary: the totals in the time field's place, padded as its timestamps are; perf 6.1 puts
 	 * it there without -I too. */
 	const char *timestamp = r->summary && r->csv_summary_field ? "         summary" : NULL;
-	if (r->csv_header && !o->intervals)
+	if (r->csv_header && !o->intervals && !r->metric_only)
 		print_header(o, timestamp != NULL, t->nr_runs > 1);
 	struct output_reading reading = { t->counts, t->elapsed, timestamp, t->nr_runs > 1 ? t->stddev : NULL,
 		                          t->pmu_counts, t->nr_runs > 1 ? t->pmu_stddev : NULL };
-	output_each_line(o, &reading, print_record);
-	output_each_metric(o, &reading, print_metric_record);
+	print_reading(o, &reading, r->csv_header && !o->intervals);
 }
 
 const struct output_ops output_csv_ops = {

@@ -98,6 +98,15 @@ static void table_begin(struct output *o)
 
 static void table_interval(struct output *o, const struct report_sample *s)
 {
+	if (o->report->metric_only) {
+		char timestamp[32];
+		snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
+		struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
+		if (o->intervals++ == 0)
+			output_metric_row(o, &reading, true);
+		output_metric_row(o, &reading, false);
+		return;
+	}
 	if (o->intervals++ == 0) {
 		/* Over the columns print_line fills, the part's named as perf names it. */
 		const struct report *r = o->report;
@@ -151,7 +160,8 @@ static void print_footnotes(struct output *o, const struct report_totals *t)
 {
 	const struct report *r = o->report;
 	bool any = false;
-	for (size_t i = 0; i < r->nr_events; i++) {
+	/* --metric-only: no event is shown, so only the metrics say why they are not available. */
+	for (size_t i = 0; !r->metric_only && i < r->nr_events; i++) {
 		const struct report_event *e = &r->events[i];
 		if (!e->hidden && !left_out(e, &t->counts[i]))
 			print_footnote(o, &any, e, e->name, &t->counts[i]);
@@ -185,8 +195,13 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		fputs(":\n\n", o->out);
 		struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL,
 			                          t->pmu_counts, t->nr_runs > 1 ? t->pmu_stddev : NULL };
-		output_each_line(o, &reading, print_line);
-		output_each_metric(o, &reading, print_metric);
+		if (r->metric_only) {
+			output_metric_row(o, &reading, true);
+			output_metric_row(o, &reading, false);
+		} else {
+			output_each_line(o, &reading, print_line);
+			output_each_metric(o, &reading, print_metric);
+		}
 	}
 	print_footnotes(o, t);
 	if (totals) {

@@ -125,6 +125,7 @@ struct report {
 	const char *note;          /* one line shown before the results (e.g. why hardware events are missing) */
 	bool show_parts;           /* -A, --per-thread, --per-core/-socket/-die/-node */
 	bool show_nr_cpus;         /* --per-core/-socket/-die/-node: a part's CPU count after its label */
+	bool metric_only;          /* --metric-only: the -M metrics alone, a column each, no event lines */
 	bool show_pmus;            /* --per-pmu: a summed line's PMUs, each on a line of its own, follow it */
 	bool verbose;
 	bool no_big_num;           /* -B: the table groups no digits */
