@@ -76,3 +76,64 @@ int tally_cpu_topology(const char *sysfs_root, int cpu, struct tally_cpu_topolog
 	t.node = cpu_node(root, cpu);
 	return TLY_INFO_COPY(out, &t, tally_cpu_topology);
 }
+
+/* One integer file of cache index k of cpu: 0, or a negative errno. */
+static int read_cache_int(const char *root, int cpu, int k, const char *file, int *value)
+{
+	char path[PATH_MAX], text[32];
+	int len = snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cache/index%d/%s", root, cpu, k, file);
+	if (len < 0 || (size_t)len >= sizeof(path))
+		return -ENAMETOOLONG;
+	int n = tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_WHOLE);
+	if (n < 0)
+		return n;
+	char *end;
+	long v = strtol(text, &end, 10);
+	if (end == text || *end != '\0' || v < 0 || v > INT_MAX)
+		return -TALLY_ESYSFS;
+	*value = (int)v;
+	return 0;
+}
+
+/* Whether cache index k of cpu holds data (a data or unified cache, not an instruction cache). */
+static bool cache_holds_data(const char *root, int cpu, int k)
+{
+	char path[PATH_MAX], type[32];
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cache/index%d/type", root, cpu, k);
+	return tly_sysfs_read(path, type, sizeof(type), TLY_SYSFS_WHOLE) > 0 && strcmp(type, "Instruction") != 0;
+}
+
+/* The kernel lists a CPU's caches as index0, index1, ... with no gap; a few more than any CPU has. */
+#define MAX_CACHE_INDEX 16
+
+int tally_cpu_cache_id(const char *sysfs_root, int cpu, int level, int *id, int *level_out)
+{
+	if (!id || cpu < 0 || level < 0 || level > 4)
+		return tly_error(-EINVAL, "tally_cpu_cache_id: CPU %d, level %d (0 to 4), id %p", cpu, level, (void *)id);
+	const char *root = sysfs_root ? sysfs_root : tly_default_sysfs_root();
+	int best = -1, best_level = 0;
+	for (int k = 0; k < MAX_CACHE_INDEX; k++) {
+		int l;
+		int err = read_cache_int(root, cpu, k, "level", &l);
+		if (err == -ENOENT)
+			break;
+		if (err || !cache_holds_data(root, cpu, k))
+			continue;
+		if (level ? l == level : l > best_level) {
+			best = k;
+			best_level = l;
+		}
+	}
+	if (best < 0)
+		return level ? tly_error(-ENOENT, "CPU %d: no L%d data cache in %s/devices/system/cpu/cpu%d/cache", cpu,
+		                         level, root, cpu)
+		             : tly_error(-ENOENT, "CPU %d: no data cache in %s/devices/system/cpu/cpu%d/cache", cpu, root,
+		                         cpu);
+	int err = read_cache_int(root, cpu, best, "id", id);
+	if (err)
+		return tly_error(err == -ENOENT ? -ENOENT : err, "CPU %d: its L%d cache has no id (index%d/id: kernel "
+		                 "5.0 and later)", cpu, best_level, best);
+	if (level_out)
+		*level_out = best_level;
+	return 0;
+}

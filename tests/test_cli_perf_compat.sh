@@ -87,6 +87,25 @@ for n in 0 1; do
 	echo "$n" >"$root/devices/system/cpu/cpu$n/topology/core_id"
 done
 echo 0-1 >"$root/devices/system/cpu/online"
+# Caches: each CPU its own L1d, L1i and L2, one L3 for both (index<K>: level, type, id).
+cache() { # cpu index level type id
+	local d=$root/devices/system/cpu/cpu$1/cache/index$2
+	mkdir -p "$d" && echo "$3" >"$d/level" && echo "$4" >"$d/type" && echo "$5" >"$d/id"
+}
+for n in 0 1; do
+	cache $n 0 1 Data $n; cache $n 1 1 Instruction $n; cache $n 2 2 Unified $n; cache $n 3 3 Unified 0
+done
+TALLY_SYSFS_ROOT=$root "$TALLY" stat -x, --per-cache -a -e cpu-clock -- sleep 0.02 2>"$WORK/n"
+[ "$(cut -d, -f1,2 "$WORK/n" | tr '\n' ' ')" = "S0-D0-L3-ID0,2 " ] && ok "--per-cache: the highest level, one L3 of two CPUs" ||
+	fail "--per-cache: $(cat "$WORK/n")"
+TALLY_SYSFS_ROOT=$root "$TALLY" stat -x, --per-cache=L2 -a -e cpu-clock -- sleep 0.02 2>"$WORK/n"
+[ "$(cut -d, -f1,2 "$WORK/n" | tr '\n' ' ')" = "S0-D0-L2-ID0,1 S0-D0-L2-ID1,1 " ] && ok "--per-cache=L2: each CPU's own" ||
+	fail "--per-cache=L2: $(cat "$WORK/n")"
+TALLY_SYSFS_ROOT=$root "$TALLY" stat -x, --per-cache=L1 -a -e cpu-clock -- sleep 0.02 2>"$WORK/n"
+grep -q "^S0-D0-L1-ID1,1," "$WORK/n" && ok "--per-cache=L1: the data cache, not the instruction one" ||
+	fail "--per-cache=L1: $(cat "$WORK/n")"
+"$TALLY" stat --per-cache=L5 -a -e cpu-clock --duration 0.01 2>"$WORK/e"
+[ $? = 2 ] && grep -q "L1 to L4" "$WORK/e" && ok "--per-cache=L5 is refused" || fail "$(cat "$WORK/e")"
 TALLY_SYSFS_ROOT=$root "$TALLY" stat -x, --per-node -a -e cpu-clock -- sleep 0.02 2>"$WORK/n"
 [ "$(cut -d, -f1,2 "$WORK/n" | sort | tr '\n' ' ')" = "N0,1 N1,1 " ] && ok "--per-node: N0 and N1, one CPU each" ||
 	fail "--per-node: $(cat "$WORK/n")"

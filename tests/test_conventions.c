@@ -136,6 +136,10 @@ static void null_maps(void)
 	CHECK_EINVAL(tally_cpus_parse("0", NULL), "tally_cpus_parse");
 	CHECK_EINVAL(tally_cpus_online(NULL, NULL), "tally_cpus_online");
 	CHECK_EINVAL(tally_cpu_topology(NULL, 0, NULL), "tally_cpu_topology");
+	int id;
+	CHECK_EINVAL(tally_cpu_cache_id(NULL, 0, 0, NULL, NULL), "tally_cpu_cache_id");
+	CHECK_EINVAL(tally_cpu_cache_id(NULL, 0, 5, &id, NULL), "tally_cpu_cache_id");
+	CHECK_EINVAL(tally_cpu_cache_id(NULL, -1, 0, &id, NULL), "tally_cpu_cache_id");
 	(void)topology;
 	CHECK_EINVAL(tally_cpus_any(NULL), "tally_cpus_any");
 	CHECK_EINVAL(tally_cpus_intersect_mask(NULL, NULL, &cpus), "tally_cpus_intersect_mask");

@@ -28,6 +28,7 @@ enum long_only {
 	OPT_PER_SOCKET,
 	OPT_PER_DIE,
 	OPT_PER_NODE,
+	OPT_PER_CACHE,
 	OPT_NO_MERGE,
 	OPT_PER_PMU,
 	OPT_METRIC_ONLY,
@@ -73,6 +74,7 @@ static const struct option long_options[] = {
 	{ "per-socket", no_argument, NULL, OPT_PER_SOCKET },
 	{ "per-die", no_argument, NULL, OPT_PER_DIE },
 	{ "per-node", no_argument, NULL, OPT_PER_NODE },
+	{ "per-cache", optional_argument, NULL, OPT_PER_CACHE },
 	{ "no-merge", no_argument, NULL, OPT_NO_MERGE },
 	{ "per-pmu", no_argument, NULL, OPT_PER_PMU },
 	{ "metric-only", no_argument, NULL, OPT_METRIC_ONLY },
@@ -133,6 +135,7 @@ void options_print_stat_usage(FILE *out)
 	      "      --per-socket         one figure per socket (package)\n"
 	      "      --per-die            one figure per die\n"
 	      "      --per-node           one figure per NUMA node\n"
+	      "      --per-cache[=L2]     one figure per cache (L1 to L4; default the highest level)\n"
 	      "      --no-merge           an event counted on several PMUs (cpu_core and cpu_atom,\n"
 	      "                           uncore_imc/...) one line per PMU, not summed\n"
 	      "      --per-pmu            the sum, then each PMU's part on a line of its own\n"
@@ -291,7 +294,8 @@ static enum options_result check_combinations(const struct stat_options *o)
 		return usage_error("--per-thread counts the threads of existing processes: it needs -p, -t or -a "
 		                   "(a command's threads are counted together, as in perf)");
 	static const char *const per_unit[] = { [AGGR_CORE] = "--per-core", [AGGR_SOCKET] = "--per-socket",
-		                                        [AGGR_DIE] = "--per-die", [AGGR_NODE] = "--per-node" };
+		                                        [AGGR_DIE] = "--per-die", [AGGR_NODE] = "--per-node",
+		                                        [AGGR_CACHE] = "--per-cache" };
 	if (o->aggregation >= AGGR_CORE && !system_wide)
 		return usage_error("%s needs -a or -C", per_unit[o->aggregation]);
 	if (o->delay_ms && !o->argv)
@@ -411,6 +415,15 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		case OPT_PER_SOCKET: o->aggregation = AGGR_SOCKET; break;
 		case OPT_PER_DIE: o->aggregation = AGGR_DIE; break;
 		case OPT_PER_NODE: o->aggregation = AGGR_NODE; break;
+		case OPT_PER_CACHE:
+			o->aggregation = AGGR_CACHE;
+			o->cache_level = 0;
+			if (optarg && !((optarg[0] == 'L' || optarg[0] == 'l') && optarg[1] >= '1' && optarg[1] <= '4' &&
+			                !optarg[2]) && !(optarg[0] >= '1' && optarg[0] <= '4' && !optarg[1]))
+				return usage_error("--per-cache wants a cache level L1 to L4, not '%s'", optarg);
+			if (optarg)
+				o->cache_level = optarg[strlen(optarg) - 1] - '0';
+			break;
 		case OPT_NO_MERGE: o->no_merge = true; break;
 		case OPT_PER_PMU: o->per_pmu = true; break;
 		case OPT_METRIC_ONLY: o->metric_only = true; break;

@@ -153,6 +153,18 @@ enum report_status readings_status_of(enum tally_status s)
 	return REPORT_NOT_COUNTED;
 }
 
+/* --per-cache's label, perf 6.3's: the package, die, level and id of the cache the CPU uses ("S0-D0-L3-ID2";
+ * a CPU without that cache: its own, "CPU5"). */
+static void cache_label(const struct readings *rd, int cpu, const struct tally_cpu_topology *t, int die, char *label,
+                        size_t len)
+{
+	int id, level;
+	if (tally_cpu_cache_id(NULL, cpu, rd->cache_level, &id, &level) == 0)
+		snprintf(label, len, "S%d-D%d-L%d-ID%d", t->package, die, level, id);
+	else
+		snprintf(label, len, "CPU%d", cpu);
+}
+
 /* The label and grouping key of a part under the chosen aggregation. */
 static void part_key(const struct readings *rd, const struct tally_part *p, char *label, size_t len)
 {
@@ -161,7 +173,8 @@ static void part_key(const struct readings *rd, const struct tally_part *p, char
 	case AGGR_CORE:
 	case AGGR_SOCKET:
 	case AGGR_DIE:
-	case AGGR_NODE: {
+	case AGGR_NODE:
+	case AGGR_CACHE: {
 		bool placed = p->cpu >= 0 && tally_cpu_topology(NULL, p->cpu, &topology) == 0;
 		/* perf numbers a die within its package; a kernel without die_id (before 5.2) has one per
 		 * package. */
@@ -172,6 +185,8 @@ static void part_key(const struct readings *rd, const struct tally_part *p, char
 			snprintf(label, len, "S%d-D%d-C%d", topology.package, die, topology.core);
 		else if (rd->aggregation == AGGR_NODE)
 			snprintf(label, len, "N%d", topology.node);
+		else if (rd->aggregation == AGGR_CACHE)
+			cache_label(rd, p->cpu, &topology, die, label, len);
 		else if (rd->aggregation == AGGR_SOCKET)
 			snprintf(label, len, "S%d", topology.package);
 		else

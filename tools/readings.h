@@ -42,6 +42,7 @@ struct readings {
 	enum stat_aggregation aggregation;
 	bool no_scale;
 	bool raw_parts;                   /* take the library's parts even for one figure per event (-G) */
+	int cache_level;                  /* --per-cache: the level (0: each CPU's highest) */
 	bool all_threads;                 /* -a --per-thread: as perf, only the threads that ran, busiest first */
 	/* The event whose line shows event i: i, or the first of its spec item when its PMUs are summed
 	 * (its count is then added to that line's). NULL: every event on its own line. */

@@ -900,6 +900,7 @@ static int prepare(struct stat_session *s)
 		return EXIT_USAGE;
 	}
 	s->rd.all_threads = o->aggregation == AGGR_THREAD && o->all_cpus;
+	s->rd.cache_level = o->cache_level;
 	s->report.show_parts = o->aggregation != AGGR_GLOBAL;
 	s->report.show_nr_cpus = o->aggregation >= AGGR_CORE;
 	s->report.show_pmus = o->per_pmu;
@@ -910,7 +911,7 @@ static int prepare(struct stat_session *s)
 	s->report.csv_summary_field = !o->no_csv_summary;
 	static const char *const part_keys[] = { [AGGR_NONE] = "cpu", [AGGR_THREAD] = "thread", [AGGR_CORE] = "core",
 		                                 [AGGR_SOCKET] = "socket", [AGGR_DIE] = "die",
-		                                 [AGGR_NODE] = "node" };
+		                                 [AGGR_NODE] = "node", [AGGR_CACHE] = "cache" };
 	s->report.part_key = part_keys[o->aggregation];
 	s->report.csv_header = o->csv_header;
 	s->report.separator = o->separator;

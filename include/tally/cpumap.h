@@ -40,6 +40,13 @@ struct tally_cpu_topology {
 #define tally_cpu_topology__last_field node
 TALLY_API int tally_cpu_topology(const char *sysfs_root, int cpu, struct tally_cpu_topology *out);
 
+/* (0.4) The id of the data or unified cache of `level` (1 to 4) that CPU cpu uses, from
+ * <sysfs_root>/devices/system/cpu/cpu<N>/cache/index<K>/{level,type,id}: the CPUs that share a cache share
+ * its id (perf stat --per-cache). level 0: the highest level the CPU has; *level_out (optional) receives
+ * the level looked up. -ENOENT when the CPU has no such cache (or the kernel no id file, before 5.0), with
+ * a last-error text; -EINVAL for a bad level or cpu. Thread-safe. */
+TALLY_API int tally_cpu_cache_id(const char *sysfs_root, int cpu, int level, int *id, int *level_out);
+
 /* The dummy map {-1}: events open on "any CPU" and follow their threads. */
 TALLY_API int tally_cpus_any(tally_cpus **out);
 
