@@ -157,7 +157,8 @@ static struct report intel_report(bool show_pmus)
 	if (!intel_list)
 		intel_list = fixture_list("hybrid", "cycles,instructions,task-clock");
 	return (struct report){ .nr_events = NR, .events = intel_events, .target = "'x'", .target_kind = "command",
-		                .separator = ",", .show_pmus = show_pmus, .list = intel_list };
+		                .separator = ",", .show_pmus = show_pmus, .list = intel_list,
+		                .numbers = { ",", "." } };
 }
 
 /* The table: the sums alone, or each followed by its PMUs with their own figures. */
@@ -299,7 +300,7 @@ static void arm64_clusters(void)
 		               .counts = counts, .pmu_counts = pmu };
 	readings_fill(&rd);
 	struct report r = { .nr_events = NR_ARM, .events = arm_events, .target = "'x'", .target_kind = "command",
-		            .separator = ";", .show_pmus = true };
+		            .separator = ";", .show_pmus = true, .numbers = { ",", "." } };
 	char *text = render(&output_csv_ops, &r, counts, pmu);
 	CHECK_CONTAINS(text, "1000;;cycles;2000;100.00;");
 	CHECK_CONTAINS(text, "400;;armv8_cortex_a53/cycles/;1000;100.00;");

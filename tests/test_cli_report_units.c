@@ -17,6 +17,7 @@
 #include "../tools/text_escape.c"
 #include "../tools/utf8.c"
 #include "../tools/json_writer.c"
+#include "../tools/number_format.c"
 #include "../tools/output.c"
 #include "../tools/report_metrics.c"
 #include "../tools/output_json.c"

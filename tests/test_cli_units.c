@@ -16,27 +16,34 @@
 #include "../tools/json_writer.c"
 #include "../tools/number_format.c"
 
+static const struct number_style en = { ",", "." }, de = { ".", "," }, plain = { "", "." };
+
 static void test_grouped(void)
 {
 	char buf[NUMBER_FORMAT_MAX];
-	CHECK_STR(number_format_grouped(0, true, buf, sizeof(buf)), "0");
-	CHECK_STR(number_format_grouped(999, true, buf, sizeof(buf)), "999");
-	CHECK_STR(number_format_grouped(1000, true, buf, sizeof(buf)), "1,000");
-	CHECK_STR(number_format_grouped(1234567, true, buf, sizeof(buf)), "1,234,567");
-	CHECK_STR(number_format_grouped(UINT64_MAX, true, buf, sizeof(buf)), "18,446,744,073,709,551,615");
+	CHECK_STR(number_format_grouped(0, &en, buf, sizeof(buf)), "0");
+	CHECK_STR(number_format_grouped(999, &en, buf, sizeof(buf)), "999");
+	CHECK_STR(number_format_grouped(1000, &en, buf, sizeof(buf)), "1,000");
+	CHECK_STR(number_format_grouped(1234567, &en, buf, sizeof(buf)), "1,234,567");
+	CHECK_STR(number_format_grouped(UINT64_MAX, &en, buf, sizeof(buf)), "18,446,744,073,709,551,615");
 	char tiny[6];
-	CHECK_STR(number_format_grouped(1234567, true, tiny, sizeof(tiny)), "1,234");
-	CHECK_STR(number_format_grouped(1234567, false, buf, sizeof(buf)), "1234567");
-	CHECK_STR(number_format_grouped_double(-9876543.25, 2, false, buf, sizeof(buf)), "-9876543.25");
+	CHECK_STR(number_format_grouped(1234567, &en, tiny, sizeof(tiny)), "1,234");
+	CHECK_STR(number_format_grouped(1234567, &plain, buf, sizeof(buf)), "1234567");
+	CHECK_STR(number_format_grouped(1234567, &de, buf, sizeof(buf)), "1.234.567");
+	CHECK_STR(number_format_grouped_double(-9876543.25, 2, &plain, buf, sizeof(buf)), "-9876543.25");
 }
 
 static void test_grouped_double(void)
 {
 	char buf[NUMBER_FORMAT_MAX];
-	CHECK_STR(number_format_grouped_double(0.5, 2, true, buf, sizeof(buf)), "0.50");
-	CHECK_STR(number_format_grouped_double(1234.567, 2, true, buf, sizeof(buf)), "1,234.57");
-	CHECK_STR(number_format_grouped_double(-9876543.2, 1, true, buf, sizeof(buf)), "-9,876,543.2");
-	CHECK_STR(number_format_grouped_double(1e6, 0, true, buf, sizeof(buf)), "1,000,000");
+	CHECK_STR(number_format_grouped_double(0.5, 2, &en, buf, sizeof(buf)), "0.50");
+	CHECK_STR(number_format_grouped_double(1234.567, 2, &en, buf, sizeof(buf)), "1,234.57");
+	CHECK_STR(number_format_grouped_double(-9876543.2, 1, &en, buf, sizeof(buf)), "-9,876,543.2");
+	CHECK_STR(number_format_grouped_double(1e6, 0, &en, buf, sizeof(buf)), "1,000,000");
+	/* de_DE: '.' groups, ',' is the point, as perf prints it there. */
+	CHECK_STR(number_format_grouped_double(1234567.891, 2, &de, buf, sizeof(buf)), "1.234.567,89");
+	CHECK_STR(number_format_fixed(1234567.891, 3, &de, buf, sizeof(buf)), "1234567,891");
+	CHECK_STR(number_format_fixed(0.001310628, 9, &en, buf, sizeof(buf)), "0.001310628");
 }
 
 static char *json_of(void (*write)(struct json_writer *w))

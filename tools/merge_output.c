@@ -43,15 +43,17 @@ static size_t events_in(const struct merge *m, long region)
 }
 
 /* A display value: counts grouped without decimals, msec and scaled units with two. */
-static void number(double v, bool decimals, char *text, size_t cap)
+static void number(double v, bool decimals, const struct number_style *ns, char *text, size_t cap)
 {
 	if (decimals)
-		number_format_grouped_double(v, 2, true, text, cap);
+		number_format_grouped_double(v, 2, ns, text, cap);
 	else
-		number_format_grouped(count_of(v), true, text, cap);
+		number_format_grouped(count_of(v), ns, text, cap);
 }
 
-static void table_line(FILE *out, const struct merge *m, long region, size_t i, const struct merge_stat *st)
+/* One event's line of the table; numbers in the locale's style (ns), as tally stat's table. */
+static void table_line(FILE *out, const struct merge *m, long region, size_t i, const struct merge_stat *st,
+                       const struct number_style *ns)
 {
 	const char *unit = unit_of(m, region, i);
 	bool decimals = *unit != '\0';
@@ -66,11 +68,11 @@ static void table_line(FILE *out, const struct merge *m, long region, size_t i, 
 		fprintf(out, " %s\n", mix);
 		return;
 	}
-	number(st->sum, decimals, sum, sizeof(sum));
-	number_format_grouped_double(st->mean, decimals ? 2 : 1, true, mean, sizeof(mean));
-	number(st->min, decimals, min, sizeof(min));
-	number(st->max, decimals, max, sizeof(max));
-	number_format_grouped_double(st->stddev, decimals ? 2 : 1, true, sd, sizeof(sd));
+	number(st->sum, decimals, ns, sum, sizeof(sum));
+	number_format_grouped_double(st->mean, decimals ? 2 : 1, ns, mean, sizeof(mean));
+	number(st->min, decimals, ns, min, sizeof(min));
+	number(st->max, decimals, ns, max, sizeof(max));
+	number_format_grouped_double(st->stddev, decimals ? 2 : 1, ns, sd, sizeof(sd));
 	merge_rank_label(st->min_at, min_at, sizeof(min_at));
 	merge_rank_label(st->max_at, max_at, sizeof(max_at));
 	fprintf(out, "%18s %-6s ", sum, unit);
@@ -79,11 +81,11 @@ static void table_line(FILE *out, const struct merge *m, long region, size_t i, 
 	if (isnan(st->imbalance))
 		fprintf(out, " %9s", "-");
 	else
-		fprintf(out, " %9.3f", st->imbalance);
+		fprintf(out, " %9s", number_format_fixed(st->imbalance, 3, ns, sum, sizeof(sum)));
 	fprintf(out, "  %s\n", mix);
 }
 
-static void table_scope(FILE *out, const struct merge *m, const struct merge_scope *sc)
+static void table_scope(FILE *out, const struct merge *m, const struct merge_scope *sc, const struct number_style *ns)
 {
 	fputs(sc->host ? "\n host " : "\n all ranks", out);
 	if (sc->host)
@@ -94,7 +96,7 @@ static void table_scope(FILE *out, const struct merge *m, const struct merge_sco
 	struct merge_stat st;
 	for (size_t i = 0; i < events_in(m, -1); i++) {
 		merge_stat_of(m, sc, -1, i, &st);
-		table_line(out, m, -1, i, &st);
+		table_line(out, m, -1, i, &st, ns);
 	}
 	for (size_t g = 0; g < m->nr_region_names; g++) {
 		merge_stat_of(m, sc, (long)g, 0, &st);
@@ -103,13 +105,15 @@ static void table_scope(FILE *out, const struct merge *m, const struct merge_sco
 		fprintf(out, ": %" PRIu64 " calls\n", st.calls);
 		for (size_t i = 0; i < events_in(m, (long)g); i++) {
 			merge_stat_of(m, sc, (long)g, i, &st);
-			table_line(out, m, (long)g, i, &st);
+			table_line(out, m, (long)g, i, &st, ns);
 		}
 	}
 }
 
 static void write_table(const struct merge *m, FILE *out)
 {
+	struct number_style ns;
+	number_style_of_locale(&ns, true);
 	fprintf(out, "\n tally merge: %zu file%s", m->nr_ranks, m->nr_ranks == 1 ? "" : "s");
 	if (m->size >= 0)
 		fprintf(out, ", %zu of %ld ranks", (size_t)m->size - m->missing, m->size);
@@ -126,10 +130,10 @@ static void write_table(const struct merge *m, FILE *out)
 	if (m->missing)
 		fprintf(out, " (%zu rank%s of the job have no file: the sums leave them out)\n", m->missing,
 		        m->missing == 1 ? "" : "s");
-	table_scope(out, m, &m->scopes[0]);
+	table_scope(out, m, &m->scopes[0], &ns);
 	/* One host's block would repeat the all-ranks block line for line. */
 	for (size_t h = 1; m->nr_scopes > 2 && h < m->nr_scopes; h++)
-		table_scope(out, m, &m->scopes[h]);
+		table_scope(out, m, &m->scopes[h], &ns);
 	fputc('\n', out);
 }
 

@@ -180,7 +180,8 @@ static void metric_cell(struct output *o, const struct output_reading *reading, 
 	if (header)
 		fprintf(o->out, " %*s", metric_width(name), name);
 	else if (m->available)
-		fprintf(o->out, " %*.3f", metric_width(name), m->value);
+		fprintf(o->out, " %*s", metric_width(name),
+		        number_format_fixed(m->value, 3, &o->report->numbers, (char[NUMBER_FORMAT_MAX]){ 0 }, NUMBER_FORMAT_MAX));
 	else
 		fprintf(o->out, " %*s", metric_width(name), "-");
 }

@@ -17,16 +17,15 @@ static bool left_out(const struct report_event *e, const struct report_count *c)
 static void print_value(FILE *out, const struct report *r, const struct report_event *e, const char *name,
                         const struct report_count *c)
 {
-	bool group = !r->no_big_num;
 	char text[NUMBER_FORMAT_MAX];
 	const char *placeholder = output_status_placeholder(c->status);
 	if (placeholder)
 		snprintf(text, sizeof(text), "%s", placeholder);
 	else if (output_display_decimals(e))
-		number_format_grouped_double(output_display_value(e, c), output_display_decimals(e), group,
+		number_format_grouped_double(output_display_value(e, c), output_display_decimals(e), &r->numbers,
 		                             text, sizeof(text));
 	else
-		number_format_grouped(count_of(c->scaled), group, text, sizeof(text));
+		number_format_grouped(count_of(c->scaled), &r->numbers, text, sizeof(text));
 	fprintf(out, "%18s ", text);
 	text_escape_pad(out, e->unit, 4);
 	fputc(' ', out);
@@ -40,6 +39,7 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 	const struct report *r = o->report;
 	const struct report_event *e = &r->events[line->event];
 	const struct report_count *c = line->count;
+	char text[NUMBER_FORMAT_MAX];
 	if (left_out(e, &reading->counts[line->event]))
 		return;
 	if (reading->timestamp)
@@ -57,13 +57,14 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 	}
 	struct tally_metric_value m;
 	if (line->metric_counts && report_comment(r, line->metric_counts, line->event, reading->seconds, &m))
-		fprintf(o->out, " # %8.3f %-20s", m.value, m.unit);
+		fprintf(o->out, " # %8s %-20s", number_format_fixed(m.value, 3, &r->numbers, text, sizeof(text)), m.unit);
 	else if (output_status_placeholder(c->status) == NULL)
 		fprintf(o->out, "   %8s %-20s", "", "");
 	if (reading->stddev && !line->part)
-		fprintf(o->out, " ( +- %5.2f%% )", c->scaled > 0 ? 100.0 * line->stddev / c->scaled : 0.0);
+		fprintf(o->out, " ( +- %5s%% )", number_format_fixed(c->scaled > 0 ? 100.0 * line->stddev / c->scaled : 0.0,
+		                                                      2, &r->numbers, text, sizeof(text)));
 	if (c->status == REPORT_SCALED)
-		fprintf(o->out, "  (%.2f%%)", output_percent_running(c));
+		fprintf(o->out, "  (%s%%)", number_format_fixed(output_percent_running(c), 2, &r->numbers, text, sizeof(text)));
 	if (r->verbose && e->encoding)
 		fprintf(o->out, "  [%s]", e->encoding);
 	fputc('\n', o->out);
@@ -77,7 +78,7 @@ static void print_metric(struct output *o, const struct output_reading *reading,
 	const struct report *r = o->report;
 	char text[NUMBER_FORMAT_MAX];
 	if (m->available)
-		number_format_grouped_double(m->value, 2, !r->no_big_num, text, sizeof(text));
+		number_format_grouped_double(m->value, 2, &r->numbers, text, sizeof(text));
 	else
 		snprintf(text, sizeof(text), "<not available>");
 	if (reading->timestamp)
@@ -100,7 +101,7 @@ static void table_interval(struct output *o, const struct report_sample *s)
 {
 	if (o->report->metric_only) {
 		char timestamp[32];
-		snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
+		number_format_fixed(s->timestamp, 9, &o->report->numbers, timestamp, sizeof(timestamp));
 		struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
 		if (o->intervals++ == 0)
 			output_metric_row(o, &reading, true);
@@ -119,7 +120,7 @@ static void table_interval(struct output *o, const struct report_sample *s)
 		fprintf(o->out, "%18s %-4s %s\n", "counts", "unit", "events");
 	}
 	char timestamp[32];
-	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
+	number_format_fixed(s->timestamp, 9, &o->report->numbers, timestamp, sizeof(timestamp));
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
 	output_each_line(o, &reading, print_line);
 	output_each_metric(o, &reading, print_metric);
@@ -205,15 +206,21 @@ static void table_finish(struct output *o, const struct report_totals *t)
 	}
 	print_footnotes(o, t);
 	if (totals) {
+		const struct number_style *ns = &r->numbers;
+		char a[NUMBER_FORMAT_MAX], b[NUMBER_FORMAT_MAX], c[NUMBER_FORMAT_MAX];
 		if (t->nr_runs > 1)
-			fprintf(o->out, "\n %17.6f +- %.6f seconds time elapsed  ( +- %5.2f%% )\n", t->elapsed,
-			        t->elapsed_stddev, t->elapsed > 0 ? 100.0 * t->elapsed_stddev / t->elapsed : 0);
+			fprintf(o->out, "\n %17s +- %s seconds time elapsed  ( +- %5s%% )\n",
+			        number_format_fixed(t->elapsed, 6, ns, a, sizeof(a)),
+			        number_format_fixed(t->elapsed_stddev, 6, ns, b, sizeof(b)),
+			        number_format_fixed(t->elapsed > 0 ? 100.0 * t->elapsed_stddev / t->elapsed : 0, 2, ns, c,
+			                            sizeof(c)));
 		else
-			fprintf(o->out, "\n %17.9f seconds time elapsed\n", t->elapsed);
+			fprintf(o->out, "\n %17s seconds time elapsed\n", number_format_fixed(t->elapsed, 9, ns, a, sizeof(a)));
 		/* The command's CPU times, as perf prints them: only when the command is what was counted (with
 		 * -a, -C, -p or -t it only set the duration). */
 		if (strcmp(r->target_kind, "command") == 0 && t->nr_runs == 1)
-			fprintf(o->out, "\n %17.9f seconds user\n %17.9f seconds sys\n", t->user, t->sys);
+			fprintf(o->out, "\n %17s seconds user\n %17s seconds sys\n", number_format_fixed(t->user, 9, ns, a, sizeof(a)),
+			        number_format_fixed(t->sys, 9, ns, b, sizeof(b)));
 	}
 	if (t->nr_runs > 1 && t->killed_runs)
 		fprintf(o->out, "\n (%u of %u runs killed by a signal: their counts are in the mean)\n", t->killed_runs,

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "number_format.h"
+
 #include <tally/events.h>
 
 enum report_status {
@@ -128,7 +130,7 @@ struct report {
 	bool metric_only;          /* --metric-only: the -M metrics alone, a column each, no event lines */
 	bool show_pmus;            /* --per-pmu: a summed line's PMUs, each on a line of its own, follow it */
 	bool verbose;
-	bool no_big_num;           /* -B: the table groups no digits */
+	struct number_style numbers; /* the table's: the locale's thousands separator (none with -B) and point */
 	bool summary;              /* --summary: the totals are printed after the intervals too */
 	bool csv_summary_field;    /* with summary, CSV's totals carry "summary" in the time field */
 	const char *part_key;      /* what a part is, as perf's JSON names it: "cpu", "core", "socket", "die",

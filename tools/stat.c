@@ -905,7 +905,7 @@ static int prepare(struct stat_session *s)
 	s->report.show_nr_cpus = o->aggregation >= AGGR_CORE;
 	s->report.show_pmus = o->per_pmu;
 	s->report.verbose = o->verbose;
-	s->report.no_big_num = o->no_big_num;
+	number_style_of_locale(&s->report.numbers, !o->no_big_num);
 	s->report.metric_only = o->metric_only;
 	s->report.summary = o->summary;
 	s->report.csv_summary_field = !o->no_csv_summary;
