@@ -10,6 +10,7 @@
 #include "../tools/json_reader.c"
 #include "../tools/merge_input.c"
 #include "../tools/result_file.c"
+#include "../tools/text_escape.c"
 #include "../tools/utf8.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

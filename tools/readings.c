@@ -352,15 +352,16 @@ static int busier_first(const void *a, const void *b)
 
 /* -a --per-thread: of every thread of the system, those that ran in the reading (a thread that did not
  * has no enabled time: its events run only while it does), busiest first, as perf 6.1 prints them. */
-static void keep_threads_that_ran(struct report_count *c)
+static void keep_threads_that_ran(struct event_reading *ev, struct report_count *c)
 {
-	struct report_part *parts = (struct report_part *)c->parts;
+	struct report_part *parts = ev->report_parts; /* what c->parts shows (fill_all_parts) */
 	size_t kept = 0;
 	for (size_t k = 0; k < c->nr_parts; k++)
 		if (parts[k].value || parts[k].enabled || parts[k].running)
 			parts[kept++] = parts[k];
 	c->nr_parts = kept;
-	qsort(parts, kept, sizeof(parts[0]), busier_first);
+	if (kept > 1)
+		qsort(parts, kept, sizeof(parts[0]), busier_first);
 }
 
 void readings_fill(struct readings *rd)
@@ -392,5 +393,5 @@ void readings_fill(struct readings *rd)
 		if (line_of(rd, i) != i)
 			merge_count(&rd->counts[line_of(rd, i)], &rd->counts[i]);
 	for (size_t i = 0; rd->all_threads && i < rd->n; i++)
-		keep_threads_that_ran(&rd->counts[i]);
+		keep_threads_that_ran(&rd->events[i], &rd->counts[i]);
 }

@@ -1897,7 +1897,7 @@ static void cli_stat_default_events_without_pmu(void)
 	char out[4096];
 	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "--", "/loop", "1000", NULL), 0);
 	CHECK_CONTAINS(out, "note: no hardware PMU");
-	CHECK(strstr(out, " instructions") == NULL && strstr(out, " cycles") == NULL);
+	CHECK(strstr(out, "<not supported>") == NULL); /* the note says it once, for every hardware event */
 
 	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "--", "/loop", "1000", NULL), 0);
 	struct csv_row row;
