@@ -9,9 +9,9 @@ bool tly_hybrid(const struct tally_pmus *pmus)
 	return tally_pmus_core_count(pmus) > 1;
 }
 
-static bool is_x86_core_pmu(const char *name)
+bool tly_x86_core_pmu(const char *name)
 {
-	return strcmp(name, "cpu") == 0 || strncmp(name, "cpu_", 4) == 0;
+	return name && (strcmp(name, "cpu") == 0 || strncmp(name, "cpu_", 4) == 0);
 }
 
 /* ARMv8 PMUv3 architectural event numbers for the generic events, as the kernel's armv8_pmuv3_perf_map
@@ -57,7 +57,7 @@ static unsigned arm64_event(uint32_t type, uint64_t config)
 int tly_generic_for_pmu(const struct tally_pmus *pmus, const struct tally_pmu *pmu, uint32_t type,
                         uint64_t config, struct perf_event_attr *attr)
 {
-	if (is_x86_core_pmu(pmu->name)) {
+	if (tly_x86_core_pmu(pmu->name)) {
 		attr->type = type;
 		attr->config = config;
 		if (tly_hybrid(pmus))
@@ -80,7 +80,7 @@ bool tly_counts_generic(const struct tly_event *ev, uint32_t type, uint64_t conf
 	const struct perf_event_attr *a = &ev->attr;
 	if (a->type == type)
 		return (a->config & GENERIC_ID_MASK) == config;
-	if (!ev->per_core_pmu || !ev->pmu || is_x86_core_pmu(ev->pmu) || a->type < PERF_TYPE_MAX)
+	if (!ev->per_core_pmu || !ev->pmu || tly_x86_core_pmu(ev->pmu) || a->type < PERF_TYPE_MAX)
 		return false;
 	unsigned event = arm64_event(type, config);
 	return event && a->config == event;

@@ -13,6 +13,10 @@
 /* Several core PMUs: generic events and raw codes are expanded once per core PMU. */
 bool tly_hybrid(const struct tally_pmus *pmus);
 
+/* Whether the PMU named name (NULL: none) is an x86 core PMU: "cpu", or "cpu_core"/"cpu_atom" on hybrid
+ * parts. */
+bool tly_x86_core_pmu(const char *name);
+
 /* Encodes a generic event (type PERF_TYPE_HARDWARE or PERF_TYPE_HW_CACHE, config) for one core PMU into
  * attr->type and attr->config. x86 core PMUs ("cpu", "cpu_core", "cpu_atom") keep the generic type and,
  * on a hybrid machine, carry the PMU's type in config[63:32] (kernel 5.13+). Other core PMUs (arm64

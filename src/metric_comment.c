@@ -14,7 +14,6 @@
 
 #include <linux/perf_event.h>
 #include <stdio.h>
-#include <string.h>
 
 /* A generic event, or a core PMU's attr of it (hybrid.c: on hybrid x86 the PMU's type in config[63:32], an
  * arm64 cluster's own type and event number); a partner must be of the same PMU (same type and upper half). */
@@ -111,7 +110,7 @@ static bool comment(const struct tally_metric_sample *s, size_t i, struct tally_
 		return false;
 	/* perf 6.1 prints nothing beside its tool events: they are times already, a rate of them means
 	 * nothing. */
-	if (e->pmu && strcmp(e->pmu, "tool") == 0)
+	if (e->tool != TLY_TOOL_NONE)
 		return false;
 	add_input(v, s, i);
 	if (is_clock(e)) {

@@ -70,12 +70,6 @@ bool tly_metric_counted(enum tally_status status)
 	return status == TALLY_STATUS_EXACT || status == TALLY_STATUS_SCALED;
 }
 
-/* x86's core PMUs: "cpu", and "cpu_core"/"cpu_atom" on hybrid parts. */
-static bool core_pmu(const char *pmu)
-{
-	return pmu && (strcmp(pmu, "cpu") == 0 || strncmp(pmu, "cpu_", 4) == 0);
-}
-
 static bool matches(const struct tly_metric_term *t, const struct tly_event *info)
 {
 	const struct perf_event_attr *a = &info->attr;
@@ -83,7 +77,7 @@ static bool matches(const struct tly_metric_term *t, const struct tly_event *inf
 	case TLY_METRIC_HW: return tly_counts_generic(info, PERF_TYPE_HARDWARE, t->config);
 	case TLY_METRIC_CACHE: return tly_counts_generic(info, PERF_TYPE_HW_CACHE, t->config);
 	case TLY_METRIC_SW: return a->type == PERF_TYPE_SOFTWARE && a->config == t->config;
-	case TLY_METRIC_CORE: return a->type >= PERF_TYPE_RAW && a->config == t->config && core_pmu(info->pmu);
+	case TLY_METRIC_CORE: return a->type >= PERF_TYPE_RAW && a->config == t->config && tly_x86_core_pmu(info->pmu);
 	}
 	return false;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* CPU topology from sysfs: which package, die and core a CPU belongs to. */
+/* CPU topology from sysfs: which package, die, core and NUMA node a CPU belongs to, and its caches' ids. */
 #include "error.h"
 #include "opts.h"
 #include "pmu.h"
+#include "sys.h"
 #include "sysfs_file.h"
 
 #include <dirent.h>
@@ -13,22 +14,28 @@
 #include <string.h>
 #include <tally/evlist.h>
 
-/* One topology file of a CPU as an int: 0, a negative errno when it cannot be read, or -TALLY_ESYSFS. */
-static int read_topology(const char *root, int cpu, const char *file, int *value, char *path, size_t size)
+/* An integer sysfs file of at least min: 0, a negative errno when it cannot be read, or -TALLY_ESYSFS. */
+static int read_int(const char *path, long min, int *value)
 {
 	char text[32];
-	int len = snprintf(path, size, "%s/devices/system/cpu/cpu%d/topology/%s", root, cpu, file);
-	if (len < 0 || (size_t)len >= size)
-		return -ENAMETOOLONG;
 	int n = tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_WHOLE);
 	if (n < 0)
 		return n;
 	char *end;
 	long v = strtol(text, &end, 10);
-	if (end == text || *end != '\0' || v < INT_MIN || v > INT_MAX)
+	if (end == text || *end != '\0' || v < min || v > INT_MAX)
 		return -TALLY_ESYSFS;
 	*value = (int)v;
 	return 0;
+}
+
+/* One topology file of a CPU as an int (its path in path): as read_int, or -ENAMETOOLONG. */
+static int read_topology(const char *root, int cpu, const char *file, int *value, char *path, size_t size)
+{
+	int len = snprintf(path, size, "%s/devices/system/cpu/cpu%d/topology/%s", root, cpu, file);
+	if (len < 0 || (size_t)len >= size)
+		return -ENAMETOOLONG;
+	return read_int(path, INT_MIN, value);
 }
 
 /* The NUMA node of a CPU: sysfs links devices/system/cpu/cpu<N>/node<M> to it (CONFIG_NUMA); without the
@@ -37,9 +44,9 @@ static int cpu_node(const char *root, int cpu)
 {
 	char path[PATH_MAX];
 	int len = snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d", root, cpu);
-	DIR *dir = len > 0 && (size_t)len < sizeof(path) ? opendir(path) : NULL;
+	DIR *dir = len > 0 && (size_t)len < sizeof(path) ? tly_sys->opendir(path) : NULL;
 	int node = 0;
-	for (struct dirent *d; dir && (d = readdir(dir));) {
+	for (struct dirent *d; dir && (d = tly_sys->readdir(dir));) {
 		char *end;
 		if (strncmp(d->d_name, "node", 4) != 0 || d->d_name[4] < '0' || d->d_name[4] > '9')
 			continue;
@@ -50,7 +57,7 @@ static int cpu_node(const char *root, int cpu)
 		}
 	}
 	if (dir)
-		closedir(dir);
+		tly_sys->closedir(dir);
 	return node;
 }
 
@@ -80,19 +87,11 @@ int tally_cpu_topology(const char *sysfs_root, int cpu, struct tally_cpu_topolog
 /* One integer file of cache index k of cpu: 0, or a negative errno. */
 static int read_cache_int(const char *root, int cpu, int k, const char *file, int *value)
 {
-	char path[PATH_MAX], text[32];
+	char path[PATH_MAX];
 	int len = snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cache/index%d/%s", root, cpu, k, file);
 	if (len < 0 || (size_t)len >= sizeof(path))
 		return -ENAMETOOLONG;
-	int n = tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_WHOLE);
-	if (n < 0)
-		return n;
-	char *end;
-	long v = strtol(text, &end, 10);
-	if (end == text || *end != '\0' || v < 0 || v > INT_MAX)
-		return -TALLY_ESYSFS;
-	*value = (int)v;
-	return 0;
+	return read_int(path, 0, value);
 }
 
 /* Whether cache index k of cpu holds data (a data or unified cache, not an instruction cache). */

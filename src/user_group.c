@@ -166,14 +166,15 @@ void tly_user_group_topdown_fold(struct tly_user_group *u, uint64_t *values, siz
 		(void)topdown_reset(u, values, stride, running);
 }
 
-bool tly_user_group_read_topdown(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t *enabled,
-                                 uint64_t *running, uint64_t *now)
+enum tly_user_outcome tly_user_group_read_topdown(struct tly_user_group *u, uint64_t *values, size_t stride,
+                                                  uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
-	if (tly_mmap_read_topdown((tly_page *const *)u->pages, u->n, u->td, tly_arch_read_pmc, tly_arch_read_clock,
-	                          TLY_USER_MAX_INDEX, values, stride, enabled, running, now) != TLY_USER_OK)
-		return false;
-	tly_user_group_topdown_fold(u, values, stride, *running);
-	return true;
+	enum tly_user_outcome r = tly_mmap_read_topdown((tly_page *const *)u->pages, u->n, u->td, tly_arch_read_pmc,
+	                                                tly_arch_read_clock, TLY_USER_MAX_INDEX, values, stride, enabled,
+	                                                running, now);
+	if (r == TLY_USER_OK)
+		tly_user_group_topdown_fold(u, values, stride, *running);
+	return r;
 }
 
 int tly_user_group_topdown_syscall(struct tly_user_group *u, struct tally_count *counts)

@@ -76,11 +76,12 @@ int tly_user_group_topdown_syscall(struct tly_user_group *u, struct tally_count 
  * negative code. */
 int tly_user_group_topdown_begin(struct tly_user_group *u, struct tally_count *counts);
 
-/* tly_user_group_read_strided of a topdown group (the reads and tly_user_group_topdown_fold), without
- * counting the read: out of line, so that the inlined reads of other groups carry none of its
- * per-member decisions (the compiler otherwise merges both passes into one that makes them). */
-bool tly_user_group_read_topdown(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t *enabled,
-                                 uint64_t *running, uint64_t *now);
+/* The read of a topdown group from user space (tly_mmap_read_topdown, then tly_user_group_topdown_fold),
+ * without counting the read; its outcome. Out of line, for tly_user_group_read_strided and
+ * tly_user_group_read alike, so that the inlined reads of other groups carry none of its per-member
+ * decisions (the compiler otherwise merges both passes into one that makes them). */
+enum tly_user_outcome tly_user_group_read_topdown(struct tly_user_group *u, uint64_t *values, size_t stride,
+                                                  uint64_t *enabled, uint64_t *running, uint64_t *now);
 
 /* Unmaps and frees; NULL is a no-op. */
 void tly_user_group_free(struct tly_user_group *u);
@@ -97,7 +98,7 @@ tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t s
 	if (tly_thread_token != u->owner)
 		return false;
 	if (__builtin_expect(u->td != NULL, 0)) {
-		if (!tly_user_group_read_topdown(u, values, stride, enabled, running, now))
+		if (tly_user_group_read_topdown(u, values, stride, enabled, running, now) != TLY_USER_OK)
 			return false;
 	} else if (tly_mmap_read_strided((tly_page *const *)u->pages, u->n, tly_arch_read_pmc, tly_arch_read_clock,
 	                                 TLY_USER_MAX_INDEX, values, stride, times, enabled, running, now) != TLY_USER_OK) {
@@ -126,13 +127,10 @@ static inline int tly_user_group_read(struct tly_user_group *u, tally_evsel *lea
 	bool here = tly_thread_token == u->owner;
 	if (here && u->td) {
 		uint64_t enabled, running, now;
-		r = tly_mmap_read_topdown((tly_page *const *)u->pages, u->n, u->td, tly_arch_read_pmc, tly_arch_read_clock,
-		                          TLY_USER_MAX_INDEX, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value),
-		                          &enabled, &running, &now);
-		if (r == TLY_USER_OK) {
-			tly_user_group_topdown_fold(u, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value), running);
+		r = tly_user_group_read_topdown(u, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value), &enabled,
+		                                &running, &now);
+		if (r == TLY_USER_OK)
 			tly_mmap_complete(counts, u->n, &leader->group_ids[slot * u->n], enabled, running);
-		}
 	} else if (here) {
 		r = tly_mmap_read_group((tly_page *const *)u->pages, u->n, &leader->group_ids[slot * u->n],
 		                        tly_arch_read_pmc, tly_arch_read_clock, TLY_USER_MAX_INDEX, counts);

@@ -16,7 +16,7 @@ unset TALLY_OUTPUT SLURM_PROCID SLURM_NTASKS SLURM_JOB_ID PMI_RANK PMI_SIZE PMIX
 # As root (the CI runs so), in a container without a network: shared memory between local ranks only.
 MPI=("$MPIRUN" --oversubscribe --allow-run-as-root --mca btl self,vader -n 4)
 
-"$MPICC" -O1 -o touch "$TALLY_SOURCE/tests/touch_pages.c" || { fail "mpicc touch_pages.c"; finish; }
+"$MPICC" -O1 -o touch "$TALLY_SOURCE/tests/cli_helpers/touch_pages.c" || { fail "mpicc touch_pages.c"; finish; }
 PAGES=2000
 "$TALLY" stat -j -o one.json -e page-faults -- ./touch $PAGES
 "${MPI[@]}" "$TALLY" stat -j -o "out.%r.json" -e page-faults -- ./touch $PAGES >mpirun.out 2>&1

@@ -205,6 +205,19 @@ static void topology_from_fake_sysfs(void)
 	CHECK_INT(t.package, 0);
 	CHECK_INT(t.die, -1);
 	CHECK_INT(t.core, 7);
+	/* The NUMA node: a node<M> entry under the CPU's directory (sysfs links it), else node 0; looked up
+	 * through the syscall table as every sysfs access is. */
+	char node[PATH_MAX];
+	snprintf(node, sizeof(node), "%s/devices/system/cpu/cpu0/node1", root);
+	CHECK_INT(mkdir(node, 0755), 0);
+	fault_install();
+	CHECK_INT(tally_cpu_topology(root, 0, &t), 0);
+	CHECK_INT(t.node, 1);
+	CHECK_INT(fault_calls(FAULT_OPENDIR), 1);
+	CHECK_INT(fault_calls(FAULT_CLOSEDIR), 1);
+	fault_uninstall();
+	CHECK_INT(tally_cpu_topology(root, 1, &t), 0);
+	CHECK_INT(t.node, 0);
 	/* A CPU without topology files, and one whose file is not a number. */
 	CHECK_INT(tally_cpu_topology(root, 2, &t), -ENOENT);
 	CHECK_CONTAINS(tally_last_error(), "cpu2/topology/physical_package_id");

@@ -412,11 +412,7 @@ static int raw_tracepoint(const char *system, const char *event, void *arg)
 static bool metric_here(const tally_pmus *pmus, size_t i, struct tally_metric_info *info)
 {
 	info->sz = sizeof(*info);
-	tally_events *events = NULL;
-	TALLY_OPTS(tally_parse_opts, opts, .pmus = pmus);
-	bool here = tally_metric_at(i, info) == 0 && tally_events_parse(info->events, &opts, &events) == 0;
-	tally_events_free(events);
-	return here;
+	return tally_metric_at(i, info) == 0 && events_exist(pmus, info->events);
 }
 
 /* Whether the ';'-separated groups hold the group of len bytes at g. */

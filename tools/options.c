@@ -309,8 +309,7 @@ static bool append_metrics(struct stat_options *o, const char *list)
 	char *joined;
 	if (asprintf(&joined, "%s%s%s", o->metrics ? o->metrics : "", o->metrics ? "," : "", list) < 0)
 		return false;
-	free(o->metrics_list);
-	o->metrics_list = joined;
+	free(o->metrics);
 	o->metrics = joined;
 	return true;
 }
@@ -493,7 +492,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 void options_free(struct stat_options *o)
 {
 	free(o->events);
-	free(o->metrics_list);
+	free(o->metrics);
 	free(o->specs);
 	free(o->pids);
 	free(o->tids);

@@ -24,7 +24,8 @@ struct stat_options {
 	char *events;            /* the -e specs joined with ',' (malloc'd), NULL for the defaults */
 	const char **specs;      /* each -e as given (malloc'd array into argv): each must parse alone */
 	size_t nr_specs;
-	const char *metrics;     /* the -M lists joined with ',' (metrics_list), NULL for none */
+	char *metrics;           /* the -M lists joined with ',', the top-down groups added (malloc'd), NULL for
+	                          * none */
 	unsigned repeat;         /* -r, at least 1 */
 	unsigned interval_ms;    /* -I, 0 when off */
 	unsigned interval_count; /* --interval-count, 0: no limit */
@@ -55,7 +56,6 @@ struct stat_options {
 	/* --topdown (1), --td-level N: how many top-down levels (perf's TopdownL1, TopdownL2) to add to -M;
 	 * 0 for none. */
 	unsigned topdown_levels;
-	char *metrics_list;      /* -M's list with the top-down groups added (malloc'd), or NULL */
 	unsigned delay_ms;       /* -D */
 	bool quiet;              /* -q */
 	bool verbose;            /* -v */

@@ -10,6 +10,7 @@
 #include <tally/common.h>
 
 #include "output.h"
+#include "readings.h"
 #include "report_metrics.h"
 
 static void write_metric(struct json_writer *w, const struct report *r, const struct report_count *counts, size_t i,
@@ -146,17 +147,6 @@ static void write_event(struct output *o, size_t i, const struct json_reading *r
 	json_end_object(w);
 }
 
-static const char *library_status_name(enum tally_status status)
-{
-	switch (status) {
-	case TALLY_STATUS_EXACT: return "counted";
-	case TALLY_STATUS_SCALED: return "scaled";
-	case TALLY_STATUS_NOT_COUNTED: return "not-counted";
-	case TALLY_STATUS_NOT_SUPPORTED: return "not-supported";
-	}
-	return "unknown";
-}
-
 /* A metric's value (null when not available, with the reason) and the inputs it was computed from, each
  * summed over the events taken. */
 static void write_metric_members(struct json_writer *w, const struct tally_metric_value *m)
@@ -181,7 +171,7 @@ static void write_metric_members(struct json_writer *w, const struct tally_metri
 			json_double(w, in->value);
 		else
 			json_null(w);
-		json_member_string(w, "status", in->found ? library_status_name(in->status) : "missing");
+		json_member_string(w, "status", in->found ? report_status_name(readings_status_of(in->status)) : "missing");
 		json_end_object(w);
 	}
 	json_end_array(w);

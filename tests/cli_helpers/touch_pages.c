@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The cgroup tests' workload: touches argv[1] fresh anonymous pages, one write each (one page fault). */
+/* `touch_pages N`: touches N fresh anonymous pages, one write each (one page fault): the workload of the
+ * cgroup tests (cli_helpers/cgroups.sh) and of tests/test_cli_mpi.sh. */
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
