@@ -178,7 +178,7 @@ const char *tally_read_reason_str(enum tally_read_reason reason)
 	case TALLY_READ_REASON_NO_PMU:
 		return "not a hardware counter";
 	case TALLY_READ_REASON_TOPDOWN:
-		return "topdown events are read with read(2) only";
+		return "topdown events (unused since 0.4: topdown groups are read from user space too)";
 	case TALLY_READ_REASON_RDPMC_SYSFS:
 		return "/sys/bus/event_source/devices/cpu/rdpmc is 0";
 	case TALLY_READ_REASON_USER_ACCESS:
