@@ -72,8 +72,11 @@ static void check(const tally_pmus *pmus, const char *spec, size_t len)
 		TALLY_OPTS(tally_parse_opts, again_opts, .pmus = pmus);
 		tally_events *again = NULL;
 		REQUIRE(tally_events_parse(ev->canonical, &again_opts, &again) == 0);
-		REQUIRE(tally_events_count(again) == 1);
-		REQUIRE(same_attr(&again->v[0].attr, &ev->attr));
+		/* A topdown metric event alone comes back led by the slots event the parser adds (the kernel
+		 * opens a metric only in a slots-led group): the metric is then the second event. */
+		size_t at = ev->topdown == TLY_TOPDOWN_METRIC ? 1 : 0;
+		REQUIRE(tally_events_count(again) == at + 1);
+		REQUIRE(same_attr(&again->v[at].attr, &ev->attr));
 		tally_events_free(again);
 	}
 	tally_events_free(events);
