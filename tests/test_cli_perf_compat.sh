@@ -131,6 +131,17 @@ grep -q "CPUs_utilized" "$WORK/m" && ok "--metric-only without -M: the Default m
 [ $? = 2 ] && [ ! -e "$WORK/ran" ] && grep -q "name them with -M" "$WORK/e" &&
 	ok "--metric-only with -e alone is refused before anything runs" || fail "metric-only -e: $(cat "$WORK/e")"
 
+"$TALLY" stat --metric-only -A -a -M CPUs_utilized --duration 0.05 2>"$WORK/e"
+[ $? = 2 ] && grep -q "not with -A" "$WORK/e" && ok "--metric-only -A is refused (the parts would be left out)" ||
+	fail "metric-only -A: $(cat "$WORK/e")"
+# -M in perf's JSON: the metric an object of its own, as perf prints it; perf's lint accepts it.
+"$TALLY" stat --json-format=perf -M CPUs_utilized -e task-clock -- true 2>"$WORK/j"
+tail -1 "$WORK/j" | grep -qE '^\{"metric-value" : [0-9.]+, "metric-unit" : "CPUs_utilized"\}$' &&
+	ok "--json-format=perf -M: the metric's own object" || fail "perf JSON -M: $(cat "$WORK/j")"
+if [ -f "$lint" ]; then
+	python3 "$lint" --no-args <"$WORK/j" >/dev/null 2>&1 && ok "perf's lint accepts it" || fail "lint refuses -M lines"
+fi
+
 # tally list --raw-dump: names only, one line.
 "$TALLY" list --raw-dump sw >"$WORK/l"
 [ "$(wc -l <"$WORK/l")" = 1 ] && grep -qw page-faults "$WORK/l" && ! grep -q cpu_core "$WORK/l" &&

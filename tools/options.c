@@ -275,6 +275,9 @@ static enum options_result check_combinations(const struct stat_options *o)
 		return usage_error("-p and -t: choose one");
 	if (o->metric_only && !o->metrics)
 		return usage_error("--metric-only prints metrics: name them with -M (tally list --metrics)");
+	/* Its columns are the totals' metrics: parts or PMUs would be silently left out. */
+	if (o->metric_only && (o->aggregation != AGGR_GLOBAL || o->per_pmu))
+		return usage_error("--metric-only prints the totals' metrics: not with -A, --per-* or --per-pmu");
 	if (o->interval_count && !o->interval_ms)
 		return usage_error("--interval-count needs -I");
 	if (o->repeat > 1 && !o->argv)

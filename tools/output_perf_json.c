@@ -64,6 +64,21 @@ static void print_object(struct output *o, const struct output_reading *reading,
 	}
 }
 
+/* A -M metric as perf prints one: an object of its own, the value and the metric's name as the unit;
+ * none where it is not available (perf's JSON has no field for the reason). */
+static void print_metric_object(struct output *o, const struct output_reading *reading, const char *name,
+                                const struct tally_metric_value *m)
+{
+	if (!m->available)
+		return;
+	fputc('{', o->out);
+	if (reading->timestamp)
+		fprintf(o->out, "\"interval\" : %s, ", reading->timestamp);
+	fprintf(o->out, "\"metric-value\" : %f, \"metric-unit\" : \"", m->value);
+	json_escape(o->out, name, strlen(name));
+	fputs("\"}\n", o->out);
+}
+
 static void perf_json_begin(struct output *o)
 {
 	(void)o;
@@ -76,6 +91,7 @@ static void perf_json_interval(struct output *o, const struct report_sample *s)
 	snprintf(timestamp, sizeof(timestamp), "%.9f", s->timestamp);
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
 	output_each_line(o, &reading, print_object);
+	output_each_metric(o, &reading, print_metric_object);
 }
 
 static void perf_json_run(struct output *o, const struct report_sample *s)
@@ -91,6 +107,7 @@ static void perf_json_finish(struct output *o, const struct report_totals *t)
 	struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL, t->pmu_counts,
 		                          t->nr_runs > 1 ? t->pmu_stddev : NULL };
 	output_each_line(o, &reading, print_object);
+	output_each_metric(o, &reading, print_metric_object);
 }
 
 const struct output_ops output_perf_json_ops = {
