@@ -50,6 +50,24 @@ static void json_count(FILE *f, long n)
 		fputs("null", f);
 }
 
+/* Text of the caller's or the environment's (a region's name, TALLY_EVENTS, TALLY_METRICS, a host name) in
+ * the table, which a terminal shows: control bytes as \xHH and a backslash as \\, so that no escape
+ * sequence reaches the terminal and no line is broken; then spaces up to width columns (bytes counted). */
+static void table_text(FILE *f, const char *s, int width)
+{
+	int n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			n += fprintf(f, "\\x%02x", *p);
+		else if (*p == '\\')
+			n += fprintf(f, "\\\\");
+		else
+			n += fputc(*p, f) != EOF;
+	}
+	for (; n < width; n++)
+		fputc(' ', f);
+}
+
 /* A CSV field: quoted, quotes doubled, when it holds a separator, a quote or a line break. */
 static void csv_string(FILE *f, const char *s)
 {
@@ -117,12 +135,15 @@ static void table_named(FILE *f, const struct row *r, const char *tid)
 {
 	for (size_t k = 0; k < r->nr_named; k++) {
 		const struct tally_metric_value *m = &r->named[k];
-		fprintf(f, "%-20s %8s %10" PRIu64 " %12.3f  %-20s ", r->info.name, tid, r->info.calls,
-		        (double)r->info.wall_ns / 1e6, m->name);
-		if (m->available)
+		table_text(f, r->info.name, 20);
+		fprintf(f, " %8s %10" PRIu64 " %12.3f  %-20s ", tid, r->info.calls, (double)r->info.wall_ns / 1e6, m->name);
+		if (m->available) {
 			fprintf(f, "%14.3f  # %s\n", m->value, m->unit);
-		else
-			fprintf(f, "%14s  # %s: %s\n", "<not available>", m->unit, m->reason);
+		} else {
+			fprintf(f, "%14s  # %s: ", "<not available>", m->unit);
+			table_text(f, m->reason, 0);
+			fputc('\n', f);
+		}
 	}
 }
 
@@ -200,18 +221,26 @@ static void table_header(const tally_region_set *s, FILE *f)
 {
 	struct tally_rank r;
 	rank_of(&r);
-	fprintf(f, "# tally regions, pid %d, events %s", (int)getpid(), s->spec ? s->spec : "");
+	fprintf(f, "# tally regions, pid %d, events ", (int)getpid());
+	table_text(f, s->spec ? s->spec : "", 0);
 	if (r.rank >= 0)
 		fprintf(f, ", rank %ld", r.rank);
 	if (r.rank >= 0 && r.size >= 0)
 		fprintf(f, " of %ld", r.size);
-	if (r.rank >= 0)
-		fprintf(f, " on %s", r.host);
-	if (r.job[0])
-		fprintf(f, ", job %s", r.job);
+	if (r.rank >= 0) {
+		fputs(" on ", f);
+		table_text(f, r.host, 0);
+	}
+	if (r.job[0]) {
+		fputs(", job ", f);
+		table_text(f, r.job, 0);
+	}
 	fputc('\n', f);
-	if (s->error[0])
-		fprintf(f, "# not counting: %s\n", s->error);
+	if (s->error[0]) {
+		fputs("# not counting: ", f);
+		table_text(f, s->error, 0);
+		fputc('\n', f);
+	}
 	if (s->refused)
 		fprintf(f, "# %" PRIu64 " region call(s) not counted: their names came after the %zu the set holds\n",
 		        (uint64_t)s->refused, s->max_regions);
@@ -227,15 +256,23 @@ static void table_row(const tally_region_set *s, FILE *f, const struct row *r)
 {
 	char tid[16];
 	snprintf(tid, sizeof(tid), r->info.tid ? "%d" : "all", (int)r->info.tid);
-	if (r->info.open || r->info.stray_ends)
-		fprintf(f, "# region '%s' (thread %s): %" PRIu64 " begin(s) without an end, %" PRIu64
-		        " end(s) without a begin\n", r->info.name, tid, r->info.open, r->info.stray_ends);
-	if (s->nr_events == 0)
-		fprintf(f, "%-20s %8s %10" PRIu64 "  not counted: %s\n", r->info.name, tid, r->info.calls, s->error);
+	if (r->info.open || r->info.stray_ends) {
+		fputs("# region '", f);
+		table_text(f, r->info.name, 0);
+		fprintf(f, "' (thread %s): %" PRIu64 " begin(s) without an end, %" PRIu64 " end(s) without a begin\n",
+		        tid, r->info.open, r->info.stray_ends);
+	}
+	if (s->nr_events == 0) {
+		table_text(f, r->info.name, 20);
+		fprintf(f, " %8s %10" PRIu64 "  not counted: ", tid, r->info.calls);
+		table_text(f, s->error, 0);
+		fputc('\n', f);
+	}
 	for (size_t i = 0; i < s->nr_events; i++) {
 		const struct tally_region_event *e = &r->ev[i];
-		fprintf(f, "%-20s %8s %10" PRIu64 " %12.3f  %-20s %14" PRIu64 " %14.1f %12.1f %12" PRIu64
-		        " %12" PRIu64 "  %s", r->info.name, tid, r->info.calls, (double)r->info.wall_ns / 1e6,
+		table_text(f, r->info.name, 20);
+		fprintf(f, " %8s %10" PRIu64 " %12.3f  %-20s %14" PRIu64 " %14.1f %12.1f %12" PRIu64
+		        " %12" PRIu64 "  %s", tid, r->info.calls, (double)r->info.wall_ns / 1e6,
 		        tally_region_set_event_name(s, i), e->sum, e->mean, e->stddev, e->min, e->max,
 		        status_text(e->status));
 		if (e->status == TALLY_STATUS_SCALED)

@@ -85,4 +85,10 @@ PY
 python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["regions"] is None' "$WORK/none.json" &&
 	ok "stat --regions -j: null when the command used no region" || fail "no regions: $(cat "$WORK/none.json")"
 ls "${TMPDIR:-/tmp}"/tally-regions-* >/dev/null 2>&1 && fail "a temporary file is left" || ok "no temporary file left"
+
+# What the environment brings (TALLY_EVENTS, TALLY_METRICS) reaches the table escaped: no escape sequence or
+# broken line on the terminal.
+TALLY_EVENTS=$'page-faults,\e[31m' TALLY_METRICS=$'\e[32m' "$PROG" 3 >/dev/null 2>"$WORK/esc"
+! grep -q $'\e' "$WORK/esc" && grep -q 'x1b\[31m' "$WORK/esc" && [ "$(grep -c '^# not counting: ' "$WORK/esc")" = 1 ] &&
+	ok "control bytes from the environment are escaped in the table" || fail "escape: $(cat -v "$WORK/esc")"
 finish
