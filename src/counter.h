@@ -83,6 +83,15 @@ struct event {
 	bool weak;                   /* its {...} group is weak (:W): tally may split it */
 };
 
+/* One group as tally_counter_read_values' lean path reads it (counter_user.c keeps them true). */
+struct tly_lean_group {
+	struct tly_user_group *user;
+	size_t first;       /* its leader's event index: its members' values lie side by side from there */
+	uint64_t start_gap; /* enabled - running at its window's start: a read that finds the same ran it all */
+	bool ok;            /* the lean path may read it now: not topdown, members side by side, no bases,
+	                     * read once since it opened (its results have their one part) */
+};
+
 struct tally_counter {
 	tally_events *events;
 	struct event *ev;
@@ -110,6 +119,10 @@ struct tally_counter {
 	uint64_t epochs;              /* windows begun so far, over every open: numbers each new one */
 	size_t user_groups;           /* open groups read from user space (TLY_READ_USER): when that is every
 	                               * group and every event is in one, reads take counter_read.c's lean path */
+	/* tally_counter_read_values' lean path: every group (nr_lean of them, lean has room for nr) where each
+	 * is read from user space and every event is in one, else nr_lean is 0 (tly_counter_lean_refresh). */
+	struct tly_lean_group *lean;
+	size_t nr_lean;
 	struct tly_facts_cache facts; /* for explaining failures: probed once per open, at the first one */
 	/* tally_counter_plan's, made at its first call: the plan every open starts from, and each planned
 	 * event's attr (in plan order) for the target kind of the latest call. */
@@ -193,6 +206,10 @@ void tly_counter_user_setup(tally_counter *c, size_t g);
 
 /* Group g is about to close: its pages go. */
 void tly_counter_user_drop(tally_counter *c, size_t g);
+
+/* Makes c->lean and c->nr_lean true again, from what they are made of (the groups' backends, layout,
+ * bases, window starts and reads): after every change of one of these, never on a read's lean path. */
+void tly_counter_lean_refresh(tally_counter *c);
 
 /* Group g was enabled for `enabled` ns in the latest read but never ran: every member gets the
  * explanation and, when tally packed the group, it is split in halves and reopened. *next is the group

@@ -322,6 +322,9 @@ static void close_events(tally_counter *c)
 	free(c->windows);
 	free(c->bases);
 	free(c->value_results);
+	free(c->lean);
+	c->lean = NULL;
+	c->nr_lean = 0;
 	c->counts = NULL;
 	c->windows = NULL;
 	c->bases = NULL;
@@ -337,7 +340,8 @@ static int alloc_counts(tally_counter *c)
 	c->windows = calloc(c->nr * c->max_slots, sizeof(*c->windows));
 	c->bases = calloc(c->nr * c->max_slots, sizeof(*c->bases));
 	c->value_results = calloc(c->nr ? c->nr : 1, sizeof(*c->value_results));
-	if (!c->counts || !c->windows || !c->bases || !c->value_results)
+	c->lean = calloc(c->nr ? c->nr : 1, sizeof(*c->lean)); /* a group has one event at least */
+	if (!c->counts || !c->windows || !c->bases || !c->value_results || !c->lean)
 		return tly_error(-ENOMEM, "out of memory");
 	return 0;
 }

@@ -35,9 +35,11 @@ static inline __attribute__((always_inline)) int read_group(tally_counter *c, si
 		running += w->running;
 	}
 	/* Only the first read after an open changes it (from 0). */
-	if (leader->nr_counts != slots)
+	if (leader->nr_counts != slots) {
 		for (size_t k = 0; k < size; k++)
 			c->ev[m[k]].nr_counts = slots;
+		tly_counter_lean_refresh(c);
+	}
 	leader->idle_enabled = running == 0 ? enabled : 0;
 	*any_idle |= leader->idle_enabled != 0;
 	return 0;
@@ -142,9 +144,11 @@ static __attribute__((noinline)) int read_user_rest(tally_counter *c, size_t g0,
 		struct event *leader = &c->ev[m[0]];
 		size_t size = tly_plan_size(&c->plan, g);
 		if (g == g0 && read) {
-			if (leader->nr_counts != 1)
+			if (leader->nr_counts != 1) {
 				for (size_t k = 0; k < size; k++)
 					c->ev[m[k]].nr_counts = 1;
+				tly_counter_lean_refresh(c);
+			}
 			const struct tly_window *w = leader->window;
 			leader->idle_enabled = w->running == 0 ? w->enabled : 0;
 			any_idle |= leader->idle_enabled != 0;
@@ -252,34 +256,39 @@ static __attribute__((noinline)) int read_values_through_results(tally_counter *
 	return got;
 }
 
-/* The lean path of read_user_groups without results: every group read from user space straight into
- * values (its members side by side there), and where each ran all its window, the values are the
- * results' scaled values already. It ran all its window when the difference of its enabled and running
- * times is what it was at the window's start: a difference that the times as of the page's latest
- * update give as well as extrapolated ones, so the read computes no time at all (a window of no time
- * yet, which tally_counter_read calls not counted, then reads the counts so far: the group is on its
- * counters). Anything else (as read_user_groups', and a group whose members are not side by side or
- * not all within n) reads through results. */
-int tally_counter_read_values(tally_counter *c, uint64_t *values, size_t n)
+/* tally_counter_read_values' checks and, where its lean path does not apply, its read through results. */
+static __attribute__((noinline)) int read_values_checked(tally_counter *c, uint64_t *values, size_t n)
 {
 	if (!c || (n && !values))
 		return tly_error(-EINVAL, "tally_counter_read_values: NULL counter or values");
 	if (!c->open)
 		return tly_counter_not_open(c, "tally_counter_read_values");
-	if (c->user_groups != c->plan.nr_groups || c->plan.nr != c->nr || !c->user_groups)
-		return read_values_through_results(c, values, n);
-	for (size_t g = 0; g < c->plan.nr_groups; g++) {
-		size_t first = tly_plan_members(&c->plan, g)[0];
-		struct event *leader = &c->ev[first];
+	return read_values_through_results(c, values, n);
+}
+
+/* The lean path of read_user_groups without results, over the groups as tly_counter_lean_refresh laid
+ * them out (c->nr_lean: every group read from user space, every event in one, none topdown): each group
+ * read from user space straight into values (its members side by side there) by its opening thread, and
+ * where each ran all its window, the values are the results' scaled values already. It ran all its
+ * window when the difference of its enabled and running times is what it was at the window's start: a
+ * difference that the times as of the page's latest update give as well as extrapolated ones, so the
+ * read computes no time at all (a window of no time yet, which tally_counter_read calls not counted,
+ * then reads the counts so far: the group is on its counters). Anything else (a group not ok now, fewer
+ * values than events, another thread, a member off its counter, a multiplexed group) is read through
+ * results, and so is a NULL counter or values, whose error that path gives. */
+int tally_counter_read_values(tally_counter *c, uint64_t *values, size_t n)
+{
+	if (__builtin_expect(!c || !c->nr_lean || n < c->nr || !values, 0))
+		return read_values_checked(c, values, n);
+	uint64_t token = tly_thread_token;
+	for (const struct tly_lean_group *lg = c->lean, *end = lg + c->nr_lean; lg < end; lg++) {
 		uint64_t enabled, running, now;
-		if (!leader->contiguous || first + leader->stride > n || leader->has_bases ||
-		    !tly_user_group_read_strided(leader->user, values + first, 1, false, &enabled, &running, &now))
-			return read_values_through_results(c, values, n);
-		const struct tly_window *w = leader->window;
-		if (enabled - running != w->start_enabled - w->start_running || leader->nr_counts != 1)
-			return read_values_through_results(c, values, n);
+		if (!lg->ok || token != lg->user->owner ||
+		    !tly_user_group_read_plain(lg->user, values + lg->first, 1, false, &enabled, &running, &now) ||
+		    enabled - running != lg->start_gap)
+			return read_values_checked(c, values, n);
 	}
-	return (int)(n < c->nr ? n : c->nr);
+	return (int)c->nr;
 }
 
 int tally_counter_parts(const tally_counter *c, size_t i, struct tally_part *parts, size_t n, size_t elem_sz)

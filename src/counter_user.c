@@ -119,11 +119,11 @@ void tly_counter_user_setup(tally_counter *c, size_t g)
 	if (why == TALLY_READ_REASON_NONE) {
 		leader->backend = TLY_READ_USER;
 		c->user_groups++;
-		return;
 	}
-	for (size_t k = 0; k < size; k++)
+	for (size_t k = 0; k < size && why != TALLY_READ_REASON_NONE; k++)
 		if (c->ev[m[k]].read_reason == TALLY_READ_REASON_NONE)
 			c->ev[m[k]].read_reason = why;
+	tly_counter_lean_refresh(c);
 }
 
 void tly_counter_user_drop(tally_counter *c, size_t g)
@@ -133,6 +133,25 @@ void tly_counter_user_drop(tally_counter *c, size_t g)
 	tly_user_group_free(leader->user);
 	leader->user = NULL;
 	leader->backend = TLY_READ_SYSCALL;
+	tly_counter_lean_refresh(c);
+}
+
+void tly_counter_lean_refresh(tally_counter *c)
+{
+	c->nr_lean = 0;
+	if (!c->lean || !c->user_groups || c->user_groups != c->plan.nr_groups || c->plan.nr != c->nr)
+		return;
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
+		const size_t *m = tly_plan_members(&c->plan, g);
+		const struct event *leader = &c->ev[m[0]];
+		const struct tly_window *w = leader->window;
+		c->lean[g] = (struct tly_lean_group){ .user = leader->user,
+			                              .first = m[0],
+			                              .start_gap = w->start_enabled - w->start_running,
+			                              .ok = leader->contiguous && !leader->user->td && !leader->has_bases &&
+			                                    leader->nr_counts == 1 };
+	}
+	c->nr_lean = c->plan.nr_groups;
 }
 
 int tally_counter_read_info(const tally_counter *c, size_t i, struct tally_read_info *info)

@@ -63,12 +63,13 @@ static int begin_window(tally_counter *c, size_t g)
 /* Every group begins a new window: reads count from zero. */
 static int begin_windows(tally_counter *c)
 {
-	for (size_t g = 0; g < c->plan.nr_groups; g++) {
-		int err = begin_window(c, g);
-		if (err)
-			return tly_counter_explain_group_failure(c, g, err);
-	}
-	return 0;
+	int err = 0;
+	size_t g;
+	for (g = 0; g < c->plan.nr_groups && !err; g++)
+		err = begin_window(c, g);
+	/* New window starts and bases, whatever became of the rest. */
+	tly_counter_lean_refresh(c);
+	return err ? tly_counter_explain_group_failure(c, g - 1, err) : 0;
 }
 
 int tally_counter_start(tally_counter *c)

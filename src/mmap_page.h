@@ -69,7 +69,7 @@ static inline int64_t tly_sign_extend(uint64_t v, unsigned width)
 /* The clock reading cyc in nanoseconds by the page's time_mult and time_shift: the uapi header's formula,
  * with cyc split at time_shift so that cyc * time_mult never overflows (time_shift is at most 32). Plus
  * time_offset, the time since the page's latest update; plus time_zero, the kernel's perf clock. */
-static inline uint64_t tly_page_clock_ns(uint64_t cyc, uint32_t time_mult, uint16_t time_shift)
+static inline uint64_t tly_page_clock_ns(uint64_t cyc, uint32_t time_mult, unsigned time_shift)
 {
 	unsigned shift = time_shift & 63;
 	uint64_t quot = cyc >> shift, rem = cyc & (((uint64_t)1 << shift) - 1);
@@ -87,8 +87,8 @@ static inline uint64_t tly_page_short_cycles(uint64_t caps, uint64_t cyc, uint64
  * into *enabled and *running, once for the group: a group read gives the leader's times to every member,
  * as the kernel's does. max_index is the highest counter index read_pmc can read.
  *
- * Consistency: a pass reads every member's lock, then its fields and counter, and at its end every lock
- * again; the pass is kept only if no lock moved and none was odd (an update in progress, which a reader
+ * Consistency: a pass reads every member's lock, then their fields and counters, and at its end every
+ * lock again; the pass is kept only if no lock moved and none was odd (an update in progress, which a reader
  * on the counted thread never sees but a simulated writer on another CPU does). So each member's value
  * is one the kernel's page described between two of its updates, and no member's page (the leader's
  * times included) changed from the first read of the pass to the last: no member was scheduled in or
@@ -110,24 +110,27 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 {
 	tly_page *lead = pages[0];
 	for (unsigned pass = 0; pass < TLY_USER_TRIES; pass++) {
-		uint32_t seq_sum = __atomic_load_n(&lead->lock, __ATOMIC_ACQUIRE), odd = seq_sum;
+		/* Every lock first, as plain volatile loads (the kernel's readers' READ_ONCE), then one fence for
+		 * all of them (their smp_rmb): no field below is read before its lock. */
+		uint32_t seq_sum = 0, odd = 0;
+#pragma GCC unroll 4
+		for (size_t k = 0; k < n; k++) {
+			uint32_t seq = pages[k]->lock;
+			seq_sum += seq;
+			odd |= seq;
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		/* The leader's capability stands for the group's: tly_user_group_new found it in every member's
+		 * page, and what can take it away later is the PMU's alone (x86's rdpmc setting, arm64's
+		 * perf_user_access), the same for every member, whose pages the kernel updates with the
+		 * leader's as the group is scheduled. */
 		uint64_t caps = lead->capabilities;
-		uint64_t time_enabled = lead->time_enabled, time_running = lead->time_running;
-		uint64_t cyc = times ? read_clock() : 0;
-		uint64_t time_offset = times ? lead->time_offset : 0, time_zero = times ? lead->time_zero : 0,
-			 time_cycles = times ? lead->time_cycles : 0, time_mask = times ? lead->time_mask : 0;
-		uint32_t time_mult = times ? lead->time_mult : 0;
-		uint16_t time_shift = times ? lead->time_shift : 0;
+		if (!(caps & TLY_CAP_USER_RDPMC))
+			return TLY_USER_NO_RDPMC;
+#pragma GCC unroll 4
 		for (size_t k = 0; k < n; k++) {
 			tly_page *pc = pages[k];
-			if (k) {
-				uint32_t seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
-				seq_sum += seq;
-				odd |= seq;
-			}
 			uint32_t index = pc->index;
-			if (!(pc->capabilities & TLY_CAP_USER_RDPMC))
-				return TLY_USER_NO_RDPMC;
 			/* index 0 (off its counter) wraps to the top: one comparison for both ends. */
 			if (index - 1 >= max_index)
 				return TLY_USER_NOT_ON_COUNTER;
@@ -136,8 +139,17 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 			                             ? raw
 			                             : (uint64_t)pc->offset + (uint64_t)tly_sign_extend(raw, pc->pmc_width);
 		}
+		/* The times and the clock after the counters, in the same section: read last, they hold no
+		 * register across the counters' reads. */
+		uint64_t time_enabled = lead->time_enabled, time_running = lead->time_running;
+		uint64_t cyc = times ? read_clock() : 0;
+		uint64_t time_offset = times ? lead->time_offset : 0, time_zero = times ? lead->time_zero : 0,
+			 time_cycles = times ? lead->time_cycles : 0, time_mask = times ? lead->time_mask : 0;
+		uint32_t time_mult = times ? lead->time_mult : 0;
+		unsigned time_shift = times ? lead->time_shift : 0;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uint32_t end_sum = 0;
+#pragma GCC unroll 4
 		for (size_t k = 0; k < n; k++)
 			end_sum += pages[k]->lock;
 		if (end_sum != seq_sum || (odd & 1))
@@ -181,15 +193,31 @@ static inline uint64_t tly_page_now(tly_page *pc, tly_read_clock_fn read_clock)
 	}
 }
 
-/* The core of a group read where every member is read by the protocol (tly_mmap_read_pass without td). */
+/* The core of a group read where every member is read by the protocol (tly_mmap_read_pass without td),
+ * with the group's size a constant up to 4 (the usual group: a read of 4 events is then straight-line
+ * code, without the loops' counting and branching), the loop beyond. */
+#define TLY_READ_PASS_OF(size)                                                                             \
+	tly_mmap_read_pass(pages, size, NULL, read_pmc, read_clock, max_index, values, stride, times, enabled, \
+	                   running, now)
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
                       uint32_t max_index, uint64_t *values, size_t stride, bool times, uint64_t *enabled,
                       uint64_t *running, uint64_t *now)
 {
-	return tly_mmap_read_pass(pages, n, NULL, read_pmc, read_clock, max_index, values, stride, times, enabled,
-	                          running, now);
+	switch (n) {
+	case 1:
+		return TLY_READ_PASS_OF(1);
+	case 2:
+		return TLY_READ_PASS_OF(2);
+	case 3:
+		return TLY_READ_PASS_OF(3);
+	case 4:
+		return TLY_READ_PASS_OF(4);
+	default:
+		return TLY_READ_PASS_OF(n);
+	}
 }
+#undef TLY_READ_PASS_OF
 
 /* A group led by Intel's slots with metric events (td as tly_mmap_read_pass's, td[0] TLY_READ_SLOTS),
  * each value since the group's last reset (open, ioctl reset or read(2)): slots as fixed counter 3 counts

@@ -107,24 +107,28 @@ void tly_region_group_call(struct tly_region_acc *acc, const struct tly_raw_grou
  * and are counted in the same calls, so whether they ran all the window (exact, ratio 1: the common case)
  * and whether the call is their first counted one (which alone changes an exact call's status and ratio:
  * every ratio is at most 1, and an exact call changes no status but not counted) are decided once per
- * group. */
+ * group. lean (a constant at each call): the layout is (l->lean), so each group's members are its first
+ * event's and those after it. */
 static inline __attribute__((always_inline)) void
 tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout *l, const uint64_t *begin,
-                   const uint64_t *end, const uint64_t *overhead, bool subtract)
+                   const uint64_t *end, const uint64_t *overhead, bool subtract, bool lean)
 {
 	for (size_t u = 0; u < l->nr_unsupported; u++)
 		acc[l->unsupported[u]].status = TALLY_STATUS_NOT_SUPPORTED;
 	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
 		uint64_t enabled = tly_window_since(end[gr->at + 1], begin[gr->at + 1]);
 		uint64_t running = tly_window_since(end[gr->at + 2], begin[gr->at + 2]);
-		if (__builtin_expect(running != enabled || running == 0 || subtract || acc[gr->members[0]].counted == 0,
+		if (__builtin_expect(running != enabled || running == 0 || subtract ||
+		                             acc[lean ? gr->first : gr->members[0]].counted == 0,
 		                     0)) {
 			tly_region_group_call(acc, gr, begin, end, overhead, subtract);
 			continue;
 		}
 		const uint64_t *b = begin + gr->at + 3, *e = end + gr->at + 3;
+		struct tly_region_acc *a = acc + (lean ? gr->first : 0);
+#pragma GCC unroll 4
 		for (size_t k = 0; k < gr->nr; k++)
-			tly_region_acc_count(&acc[gr->members[k]], tly_window_since(e[2 * k], b[2 * k]));
+			tly_region_acc_count(lean ? &a[k] : &acc[gr->members[k]], tly_window_since(e[2 * k], b[2 * k]));
 	}
 }
 

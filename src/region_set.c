@@ -85,29 +85,42 @@ struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t)
 	return rec;
 }
 
-static inline void rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec)
+/* One reading of the thread's counter into reading: from user space on a lean layout, else (or where
+ * that read cannot) through the counter's raw read. True when it was taken. */
+static inline __attribute__((always_inline)) bool take_reading(struct tly_region_thread *t, uint64_t *reading)
+{
+	if (__builtin_expect(t->layout.lean, 1) && tly_counter_read_lean(&t->layout, reading))
+		return true;
+	return tly_counter_read_raw(t->counter, &t->layout, reading) == 0;
+}
+
+static inline __attribute__((always_inline)) void rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec)
 {
 	if (rec->depth++ > 0)
 		return;
-	rec->armed = tly_counter_read_raw(t->counter, &t->layout, rec->begin) == 0;
+	rec->armed = take_reading(t, rec->begin);
 }
 
-static inline void rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
+static inline __attribute__((always_inline)) void rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
 {
-	if (rec->depth == 0) {
-		rec->stray_ends++;
+	if (__builtin_expect(rec->depth != 1, 0)) {
+		if (rec->depth == 0)
+			rec->stray_ends++;
+		else
+			rec->depth--;
 		return;
 	}
-	if (--rec->depth > 0)
-		return;
-	bool taken = tly_counter_read_raw(t->counter, &t->layout, t->end) == 0;
-	if (!taken || !rec->armed)
+	rec->depth = 0;
+	if (!take_reading(t, t->end) || !rec->armed)
 		return;
 	const tally_region_set *s = t->set;
 	rec->calls++;
 	/* The readings' own moments (snapshot.h): the clock a user-space read already reads. */
 	rec->wall_ns += t->end[TLY_RAW_NOW] - rec->begin[TLY_RAW_NOW];
-	tly_region_acc_add(rec->acc, &t->layout, rec->begin, t->end, s->overhead, s->subtract);
+	if (__builtin_expect(t->layout.lean, 1))
+		tly_region_acc_add(rec->acc, &t->layout, rec->begin, t->end, s->overhead, s->subtract, true);
+	else
+		tly_region_acc_add(rec->acc, &t->layout, rec->begin, t->end, s->overhead, s->subtract, false);
 }
 
 static void thread_buffers_free(struct tly_region_thread *t)
@@ -131,8 +144,7 @@ static void thread_free(struct tly_region_thread *t)
  * no call (pthread_getspecific is one). The set's serial tells a set made at a freed one's address from
  * it. initial-exec, as tly_thread_token (user_group.h): no __tls_get_addr call in the shared library. */
 static _Thread_local struct {
-	const tally_region_set *set;
-	uint64_t serial;
+	uint64_t serial; /* 0: none */
 	struct tly_region_thread *t;
 } last_used __attribute__((tls_model("initial-exec")));
 
@@ -143,7 +155,7 @@ static void thread_exit(void *arg)
 {
 	struct tly_region_thread *t = arg;
 	if (last_used.t == t)
-		last_used.t = NULL, last_used.set = NULL;
+		last_used.t = NULL, last_used.serial = 0;
 	thread_buffers_free(t);
 	tally_counter_free(t->counter);
 	t->counter = NULL;
@@ -243,13 +255,13 @@ static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region
 	if (!s || id < 0 || (size_t)id >= atomic_load_explicit(&s->nr_ids, memory_order_acquire))
 		return NULL;
 	struct tly_region_thread *t = last_used.t;
-	if (last_used.set != s || last_used.serial != s->serial) {
+	if (last_used.serial != s->serial) {
 		t = tly_region_thread(s);
-		last_used.set = t ? s : NULL;
-		last_used.serial = s->serial;
+		last_used.serial = t ? s->serial : 0;
 		last_used.t = t;
 	}
 	*tp = t;
+	/* A thread that does not count has no records: rec_of finds none and comes here, which says so. */
 	if (!t || !t->counter)
 		return NULL;
 	struct tly_region_rec *rec = atomic_load_explicit(&t->recs[id], memory_order_relaxed);
@@ -259,15 +271,17 @@ static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region
 }
 
 /* The thread's record of region id, made on the thread's first use of it; NULL: the call does nothing.
- * Inline, the common case touches no callee-saved register: the thread's set as last time, the record
- * made. */
+ * Inline, the common case touches no callee-saved register: the thread's set as last time (its serial,
+ * never 0 and never another set's, whatever address a set is given), the record made (which a thread
+ * has only while it counts). The number of ids is read relaxed: a thread that sees it stale (another
+ * thread just registered a name) takes rec_of_slow, whose acquire load sees it; an id below it indexes
+ * records allocated for max_regions + 1 from the start. */
 static inline __attribute__((always_inline)) struct tly_region_rec *rec_of(tally_region_set *s, int id,
                                                                           struct tly_region_thread **tp)
 {
 	struct tly_region_thread *t = last_used.t;
-	if (__builtin_expect(s && last_used.set == s && last_used.serial == s->serial && id >= 0 &&
-	                             (size_t)id < atomic_load_explicit(&s->nr_ids, memory_order_acquire) &&
-	                             t->counter,
+	if (__builtin_expect(s && last_used.serial == s->serial &&
+	                             (size_t)id < atomic_load_explicit(&s->nr_ids, memory_order_relaxed),
 	                     1)) {
 		struct tly_region_rec *rec = atomic_load_explicit(&t->recs[id], memory_order_relaxed);
 		if (__builtin_expect(rec != NULL, 1)) {

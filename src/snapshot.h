@@ -72,6 +72,8 @@ struct tly_raw_group {
 	 * tally_counter_read's lean path reads them; the count and ids of the kernel's layout are not
 	 * written there, which nothing reads. */
 	struct tly_user_group *user;
+	/* Its members are events first .. first + nr - 1 (leader first), else first is SIZE_MAX. */
+	size_t first;
 };
 
 /* Where a reading holds its moment: ns of the kernel's perf clock (sched_clock, time_zero of the pages)
@@ -89,6 +91,10 @@ struct tly_raw_layout {
 	size_t *unsupported;  /* events without descriptors (in no group) */
 	size_t nr_unsupported;
 	struct tally_count *block; /* room for the largest group's slot read */
+	/* Every group is read from user space straight into the reading (.user, none topdown), its members
+	 * side by side (.first), and every group's read gives the moment (clock: each leader's page has
+	 * time_zero): tly_counter_read_lean reads it, and tly_region_acc_add counts it event by event. */
+	bool lean;
 };
 
 /* The layout of open counter c when every group is read at one position (a thread's own counter); nothing
@@ -125,7 +131,7 @@ static inline __attribute__((always_inline)) int tly_counter_read_raw(struct tal
 				continue;
 		}
 		if (gr->user &&
-		    tly_user_group_read_strided(gr->user, buf + 3, 2, true, &buf[1], &buf[2], &reading[TLY_RAW_NOW]))
+		    tly_user_group_read_outline(gr->user, buf + 3, 2, true, &buf[1], &buf[2], &reading[TLY_RAW_NOW]))
 			continue;
 		int err = tly_counter_read_raw_slot(c, l, gr, buf);
 		if (err)
@@ -135,6 +141,22 @@ static inline __attribute__((always_inline)) int tly_counter_read_raw(struct tal
 	if (__builtin_expect(!l->clock || !reading[TLY_RAW_NOW], 0))
 		reading[TLY_RAW_NOW] = tly_raw_now(l);
 	return 0;
+}
+
+/* tly_counter_read_raw of a lean layout (l->lean) from user space alone: every group's values, times and
+ * the moment, as tly_counter_read_raw writes them; false when a group's read cannot (another thread, a
+ * member off its counter...): then tly_counter_read_raw reads the whole reading again. */
+static inline __attribute__((always_inline)) bool tly_counter_read_lean(const struct tly_raw_layout *l,
+                                                                     uint64_t *reading)
+{
+	uint64_t token = tly_thread_token;
+	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
+		uint64_t *buf = reading + gr->at;
+		if (token != gr->user->owner ||
+		    !tly_user_group_read_plain(gr->user, buf + 3, 2, true, &buf[1], &buf[2], &reading[TLY_RAW_NOW]))
+			return false;
+	}
+	return true;
 }
 
 #endif

@@ -177,6 +177,12 @@ enum tly_user_outcome tly_user_group_read_topdown(struct tly_user_group *u, uint
 	return r;
 }
 
+bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
+                                 uint64_t *enabled, uint64_t *running, uint64_t *now)
+{
+	return tly_user_group_read_strided(u, values, stride, times, enabled, running, now);
+}
+
 int tly_user_group_topdown_syscall(struct tly_user_group *u, struct tally_count *counts)
 {
 	size_t stride = sizeof(*counts) / sizeof(counts->value);

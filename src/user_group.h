@@ -86,6 +86,20 @@ enum tly_user_outcome tly_user_group_read_topdown(struct tly_user_group *u, uint
 /* Unmaps and frees; NULL is a no-op. */
 void tly_user_group_free(struct tly_user_group *u);
 
+/* tly_user_group_read_strided of a group that is not topdown (u->td NULL), read by its opening thread
+ * (the caller checked both). */
+static inline __attribute__((always_inline)) bool
+tly_user_group_read_plain(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
+                          uint64_t *enabled, uint64_t *running, uint64_t *now)
+{
+	if (tly_mmap_read_strided((tly_page *const *)u->pages, u->n, tly_arch_read_pmc, tly_arch_read_clock,
+	                          TLY_USER_MAX_INDEX, values, stride, times, enabled, running, now) != TLY_USER_OK)
+		return false;
+	u->user_reads++;
+	u->last_reason = TALLY_READ_REASON_NONE;
+	return true;
+}
+
 /* The group read from user space: each member's value into values[k x stride], the group's times into
  * *enabled, *running and the perf clock into *now (mmap_page.h; without times, a constant false, the
  * times of the page's latest update and no clock: a topdown group gives them extrapolated all the same);
@@ -100,14 +114,17 @@ tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t s
 	if (__builtin_expect(u->td != NULL, 0)) {
 		if (tly_user_group_read_topdown(u, values, stride, enabled, running, now) != TLY_USER_OK)
 			return false;
-	} else if (tly_mmap_read_strided((tly_page *const *)u->pages, u->n, tly_arch_read_pmc, tly_arch_read_clock,
-	                                 TLY_USER_MAX_INDEX, values, stride, times, enabled, running, now) != TLY_USER_OK) {
-		return false;
+		u->user_reads++;
+		u->last_reason = TALLY_READ_REASON_NONE;
+		return true;
 	}
-	u->user_reads++;
-	u->last_reason = TALLY_READ_REASON_NONE;
-	return true;
+	return tly_user_group_read_plain(u, values, stride, times, enabled, running, now);
 }
+
+/* tly_user_group_read_strided out of line: for reads that take this path only when their lean one
+ * (snapshot.h's tly_counter_read_lean) does not apply, so that their inlined code stays small. */
+bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
+                                 uint64_t *enabled, uint64_t *running, uint64_t *now);
 
 /* tally_counter_read's: the values into counts[k].value. */
 static inline bool tly_user_group_read_values(struct tly_user_group *u, struct tally_count *counts,

@@ -46,60 +46,28 @@ static inline uint64_t tly_arch_read_clock(void)
 #define TLY_USER_MAX_INDEX 32
 
 /* The register is named in the instruction itself, so index picks one of 33 entries of a table of
- * `mrs; b` pairs with a computed branch: 5 instructions a read, where a switch costs 9 (its range check,
- * already done by the protocol, and its table of offsets). Entry 0 (index 0, never read) gives 0. With
- * branch protection (BTI) every entry starts with its landing pad, padded to 16 bytes. */
+ * `mrs x16, <register>; ret` pairs (user_read.c), called with `blr` at table + index x entry: 4
+ * instructions a read (add, blr, mrs, ret) where a switch costs 9 (its range check, already done by the
+ * protocol, and its table of offsets), and one table for every inlined read instead of a copy in each.
+ * The entries touch x16 and the link register alone, which the asm names. Entry 0 (index 0, never read)
+ * gives 0. With branch protection (BTI) every entry starts with its landing pad, padded to 16 bytes. */
 #if defined(__ARM_FEATURE_BTI_DEFAULT)
-#define TLY_PMC_ENTRY(mrs) "hint 36\n\t" mrs "\n\tb 2f\n\tnop\n\t"
 #define TLY_PMC_ENTRY_SHIFT "4"
 #else
-#define TLY_PMC_ENTRY(mrs) mrs "\n\tb 2f\n\t"
 #define TLY_PMC_ENTRY_SHIFT "3"
 #endif
 
+extern const char tly_pmc_table[] __attribute__((visibility("hidden")));
+
 static inline __attribute__((always_inline)) uint64_t tly_arch_read_pmc(uint32_t index)
 {
-	uint64_t v, at;
-	__asm__ volatile("adr %1, 1f\n\t"
-	                 "add %1, %1, %w2, uxtw #" TLY_PMC_ENTRY_SHIFT "\n\t"
-	                 "br %1\n"
-	                 "1:\n\t"
-	                 TLY_PMC_ENTRY("mov %0, #0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr0_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr1_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr2_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr3_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr4_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr5_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr6_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr7_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr8_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr9_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr10_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr11_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr12_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr13_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr14_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr15_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr16_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr17_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr18_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr19_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr20_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr21_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr22_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr23_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr24_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr25_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr26_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr27_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr28_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr29_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmevcntr30_el0")
-	                 TLY_PMC_ENTRY("mrs %0, pmccntr_el0")
-	                 "2:"
+	register uint64_t v __asm__("x16");
+	uint64_t at;
+	__asm__ volatile("add %1, %2, %w3, uxtw #" TLY_PMC_ENTRY_SHIFT "\n\t"
+	                 "blr %1"
 	                 : "=r"(v), "=&r"(at)
-	                 : "r"(index));
+	                 : "r"(tly_pmc_table), "r"(index)
+	                 : "x30");
 	return v;
 }
 

@@ -142,9 +142,12 @@ static void index_zero_and_capabilities_fall_back(void)
 	page[1].index = 0;
 	CHECK_INT(read_sim(2, c), TLY_USER_NOT_ON_COUNTER);
 	update_page(1, 0, true);
-	page[1].cap_user_rdpmc = 0;
+	/* The leader's capability speaks for the group (every member's was checked when the pages were
+	 * mapped): taken away there, no member is read. */
+	page[0].cap_user_rdpmc = 0;
 	CHECK_INT(read_sim(2, c), TLY_USER_NO_RDPMC);
-	page[1].cap_user_rdpmc = 1;
+	CHECK_INT(read_sim(1, c), TLY_USER_NO_RDPMC);
+	page[0].cap_user_rdpmc = 1;
 	page[0].cap_user_time = 0;
 	CHECK_INT(read_sim(2, c), TLY_USER_NO_TIME);
 	page[0].cap_user_time = 1;

@@ -30,8 +30,8 @@ static void each_event_is_tally_snapshot_delta_s(void)
 	struct tly_region_acc acc[4];
 	uint64_t overhead[4] = { 0 };
 	tly_region_acc_init(acc, 4);
-	tly_region_acc_add(acc, &layout, readings[0], readings[1], overhead, false);
-	tly_region_acc_add(acc, &layout, readings[1], readings[2], overhead, false);
+	tly_region_acc_add(acc, &layout, readings[0], readings[1], overhead, false, false);
+	tly_region_acc_add(acc, &layout, readings[1], readings[2], overhead, false, false);
 	CHECK_INT(acc[0].status, TALLY_STATUS_EXACT);
 	CHECK_U64(acc[0].counted, 1);
 	CHECK_U64(acc[0].sum, 5);
@@ -59,12 +59,48 @@ static void the_overhead_is_subtracted_when_asked(void)
 	struct tly_region_acc acc[4];
 	uint64_t overhead[4] = { 6, 20, 2, 0 };
 	tly_region_acc_init(acc, 4);
-	tly_region_acc_add(acc, &layout, readings[0], readings[1], overhead, true);
-	tly_region_acc_add(acc, &layout, readings[1], readings[2], overhead, true);
+	tly_region_acc_add(acc, &layout, readings[0], readings[1], overhead, true, false);
+	tly_region_acc_add(acc, &layout, readings[1], readings[2], overhead, true, false);
 	CHECK_U64(acc[0].sum, 0); /* 5 - 6 saturates */
 	CHECK_U64(acc[2].sum, 5);
 	CHECK_U64(acc[1].sum, 100); /* 120 - 20, and 10 - 20 saturates */
 	CHECK_U64(acc[1].min, 0);
+}
+
+/* A lean layout (each group's members side by side from its first event) counts event by event what the
+ * general one counts through its member lists: the same readings, the same statistics, the exact,
+ * scaled, first and not-running calls all taken. */
+static void the_lean_layout_counts_the_same(void)
+{
+	static const size_t side_by_side[] = { 0, 1, 2 };
+	static const struct tly_raw_group lean_groups[] = {
+		{ .members = side_by_side, .at = 0, .nr = 2, .first = 0 },
+		{ .members = side_by_side + 2, .at = 7, .nr = 1, .first = 2 },
+	};
+	const struct tly_raw_layout l = { .size = 12, .nr_groups = 2, .groups = (struct tly_raw_group *)lean_groups,
+		                          .order = (size_t *)side_by_side, .lean = true };
+	uint64_t overhead[3] = { 0 };
+	struct tly_region_acc general[3], lean[3];
+	tly_region_acc_init(general, 3);
+	tly_region_acc_init(lean, 3);
+	for (size_t call = 0; call < 2; call++) {
+		tly_region_acc_add(general, &l, readings[call], readings[call + 1], overhead, false, false);
+		tly_region_acc_add(lean, &l, readings[call], readings[call + 1], overhead, false, true);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		CHECK_INT(lean[i].status, general[i].status);
+		CHECK_U64(lean[i].counted, general[i].counted);
+		CHECK_U64(lean[i].sum, general[i].sum);
+		CHECK_U64(lean[i].min, general[i].min);
+		CHECK_U64(lean[i].max, general[i].max);
+		CHECK(lean[i].squares == general[i].squares);
+		CHECK(lean[i].ratio == general[i].ratio);
+	}
+	/* Event 1 is group A's second member here (readings' u64 5): 7 in the first call, exact; the second
+	 * call, where A did not run, counts nothing. */
+	CHECK_U64(lean[1].sum, 7);
+	CHECK_U64(lean[1].counted, 1);
+	CHECK_INT(lean[2].status, TALLY_STATUS_SCALED);
 }
 
 /* The means and deviations a read makes of the calls' sums: exact where the calls differ little from each
@@ -82,8 +118,8 @@ static void statistics_from_sums_are_exact(void)
 	tly_region_acc_init(parts, 3);
 	for (size_t k = 0; k < 6; k++) {
 		const uint64_t begin[5] = { 0, 1, 1, 0, 0 }, end[5] = { 0, 2, 2, base + deltas[k], 0 };
-		tly_region_acc_add(&whole, &l, begin, end, overhead, false);
-		tly_region_acc_add(&parts[k / 2], &l, begin, end, overhead, false);
+		tly_region_acc_add(&whole, &l, begin, end, overhead, false, false);
+		tly_region_acc_add(&parts[k / 2], &l, begin, end, overhead, false, false);
 	}
 	struct tly_region_stats one_thread, three_threads;
 	tly_region_stats_init(&one_thread, 1);
@@ -107,6 +143,7 @@ int main(void)
 	static const struct harness_case cases[] = {
 		{ "each_event_is_tally_snapshot_delta_s", each_event_is_tally_snapshot_delta_s },
 		{ "the_overhead_is_subtracted_when_asked", the_overhead_is_subtracted_when_asked },
+		{ "the_lean_layout_counts_the_same", the_lean_layout_counts_the_same },
 		{ "statistics_from_sums_are_exact", statistics_from_sums_are_exact },
 		{ NULL, NULL },
 	};
