@@ -231,8 +231,8 @@ static enum options_result check_cgroups(const struct stat_options *o, bool syst
 		return usage_error("%s shows each cgroup's line, or with -A each CPU's: not with --per-*", which);
 	/* A line of -G is one event (one PMU's) in one cgroup: there is no sum of PMUs to show apart. */
 	if (o->per_pmu)
-		return usage_error("%s: not with --per-pmu (each line is one PMU's event in one cgroup already: "
-		                   "add --no-merge to see every PMU's)", which);
+		return usage_error("%s: not with --per-pmu (each line is one event, on one PMU, in one cgroup "
+		                   "already)", which);
 	if (o->metric_only)
 		return usage_error("%s: not with --metric-only (the metrics are printed per cgroup after the "
 		                   "events)", which);
