@@ -101,6 +101,13 @@ done
 grep -Eq "^ +[0-9.,]+ +page_faults_per_second +$A # /sec" "$WORK/gm.txt" && ok "-G -M: the metric on a line of $A" ||
 	fail "-G -M: $(cat "$WORK/gm.txt")"
 
+# -G giving a metric's events different cgroups (task-clock, which -M adds, counts every task): no value
+# that would mix two cgroups' counts, and the reason.
+"$TALLY" stat -a -e page-faults -G "$A" -M page_faults_per_second -- sh -c "$workload" 2> "$WORK/gx.txt"
+grep -q "page_faults_per_second in $A: task-clock is not counted in this cgroup (-G gave the metric's events different cgroups" \
+	"$WORK/gx.txt" && ok "-G -M with the metric's events in two cgroups: not available, explained" ||
+	fail "-G -M split: $(cat "$WORK/gx.txt")"
+
 # JSON: a metric record per cgroup, with its cgroup; valid against the schema. perf's JSON: the cgroup key.
 "$TALLY" stat -j -a -M page_faults_per_second --for-each-cgroup "$A,$B" -- sh -c "$workload" 2> "$WORK/m.json" ||
 	fail "--for-each-cgroup -M -j failed"

@@ -86,11 +86,25 @@ bool report_metric(const struct report *r, const struct report_count *counts, do
 	free((double *)sample.values);
 	if (!r->line_event)
 		return true;
-	/* The events the evaluation took: shown in the cgroup they count in. */
-	for (size_t j = 0; j < v->nr_inputs; j++)
-		if (v->inputs[j].found && cgroup_line(r, v->inputs[j].first_event, g) != SIZE_MAX)
-			return true;
-	return false;
+	/* The events the evaluation took: shown in the cgroup they count in; where -G gave them different
+	 * cgroups, a value would mix two cgroups' counts. */
+	const char *elsewhere = NULL;
+	bool here = false;
+	for (size_t j = 0; j < v->nr_inputs; j++) {
+		if (!v->inputs[j].found)
+			continue;
+		if (cgroup_line(r, v->inputs[j].first_event, g) != SIZE_MAX)
+			here = true;
+		else if (!elsewhere)
+			elsewhere = v->inputs[j].event;
+	}
+	if (here && elsewhere) {
+		v->available = false;
+		v->value = 0;
+		snprintf(v->reason, sizeof(v->reason), "%s is not counted in this cgroup (-G gave the metric's events "
+		         "different cgroups: give -e every event it reads before -G)", elsewhere);
+	}
+	return here;
 }
 
 size_t report_metric_parts(const struct report *r, const struct report_count *counts, size_t k, const char **pmus,

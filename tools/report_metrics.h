@@ -21,7 +21,7 @@ bool report_comment(const struct report *r, const struct report_count *counts, s
  * (g < report_metric_cgroups). `counts` are report_metric_counts'. Without memory: not available, saying
  * so. Returns whether the metric is shown for g: always without cgroups, else where the events it took
  * are counted in cgroup g (with -G, the cgroup -G gives the metric's events; with --for-each-cgroup,
- * every cgroup). */
+ * every cgroup); where -G gave its events different cgroups, not available, saying so. */
 bool report_metric(const struct report *r, const struct report_count *counts, double seconds, size_t k,
                    const char *pmu, size_t g, struct tally_metric_value *v);
 
