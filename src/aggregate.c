@@ -64,14 +64,18 @@ void tly_sum_result(const struct tly_sum *sum, struct tally_result *r)
 	r->nr_parts = sum->n;
 }
 
+void tly_sum_add_in(struct tly_sum *sum, const struct tally_count *count, const struct tly_window *window)
+{
+	struct tally_count part = in_window(count, window);
+	tly_sum_add(sum, &part);
+}
+
 void tly_aggregate_sum_parts(const struct tally_count *counts, size_t stride, const struct tly_window *windows,
                              size_t n, struct tally_result *r)
 {
 	struct tly_sum sum = { 0 };
-	for (size_t i = 0; i < n; i++) {
-		struct tally_count part = in_window(&counts[i * stride], &windows[i]);
-		tly_sum_add(&sum, &part);
-	}
+	for (size_t i = 0; i < n; i++)
+		tly_sum_add_in(&sum, &counts[i * stride], &windows[i]);
 	tly_sum_result(&sum, r);
 }
 

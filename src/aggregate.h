@@ -35,6 +35,9 @@ struct tly_sum {
 /* Adds one part: a value with its times. */
 void tly_sum_add(struct tly_sum *sum, const struct tally_count *part);
 
+/* Adds one raw reading with the times of its window (a slot of a counter's latest read). */
+void tly_sum_add_in(struct tly_sum *sum, const struct tally_count *count, const struct tly_window *window);
+
 /* r's value, enabled, running, scaled, ratio, status and nr_parts from the sum; the rest of r untouched. */
 void tly_sum_result(const struct tly_sum *sum, struct tally_result *r);
 

@@ -6,6 +6,7 @@
  *   counter_open.c     the plan of groups and the open/retry state machine (what the kernel's answers mean)
  *   counter_window.c   start, stop, reset: the windows every read is relative to
  *   counter_read.c     reads: one read per group and (CPU, thread) through the read backend, scaling, parts
+ *   counter_cgroup.c   the results of one cgroup of a cgroup target (the latest read's parts of it, summed)
  *   counter_user.c     which groups read from user space, and why not (tally_counter_read_info)
  *   idle_groups.c      groups that were enabled but never ran: explained, and split when tally packed them
  *   snapshot.c         raw snapshots of a counter and the scaled deltas between two

@@ -75,16 +75,11 @@ static struct tally_count part_delta(const tally_snapshot *before, const tally_s
 	return d;
 }
 
-int tally_snapshot_delta(const tally_snapshot *before, const tally_snapshot *after, struct tally_result *out,
-                         size_t n, size_t elem_sz)
+/* The deltas of the first n events into out, each summed over its parts in cgroup `cgroup`, or over every
+ * part when cgroup is -1 (-1 is also the cgroup of a part of any other target). */
+static int deltas(const tally_snapshot *before, const tally_snapshot *after, int cgroup, struct tally_result *out,
+                  size_t n, size_t elem_sz)
 {
-	int err = check_pair(before, after, "tally_snapshot_delta");
-	if (err)
-		return err;
-	if (n && !out)
-		return tly_error(-EINVAL, "tally_snapshot_delta: NULL out");
-	if (!tly_out_valid(elem_sz, TLY_RESULT_SZ_V1, alignof(struct tally_result), "tally_result"))
-		return -TALLY_EOPTS;
 	size_t count = n < after->nr_events ? n : after->nr_events;
 	for (size_t i = 0; i < count; i++) {
 		const struct tly_snapshot_event *a = &after->ev[i];
@@ -92,7 +87,8 @@ int tally_snapshot_delta(const tally_snapshot *before, const tally_snapshot *aft
 		for (size_t s = 0; s < a->nr_slots; s++) {
 			const struct tly_snapshot_slot *at;
 			struct tally_count d = part_delta(before, after, i, s, &at);
-			tly_sum_add(&sum, &d);
+			if (cgroup < 0 || at->cgroup == cgroup)
+				tly_sum_add(&sum, &d);
 		}
 		struct tally_result r;
 		tly_sum_result(&sum, &r);
@@ -106,6 +102,41 @@ int tally_snapshot_delta(const tally_snapshot *before, const tally_snapshot *aft
 		tly_out_put(tly_out_at(out, i, elem_sz), elem_sz, &r, TLY_KNOWN_SIZE(tally_result));
 	}
 	return (int)count;
+}
+
+static int check_out(const tally_snapshot *before, const tally_snapshot *after, const struct tally_result *out,
+                     size_t n, size_t elem_sz, const char *fn)
+{
+	int err = check_pair(before, after, fn);
+	if (err)
+		return err;
+	if (n && !out)
+		return tly_error(-EINVAL, "%s: NULL out", fn);
+	if (!tly_out_valid(elem_sz, TLY_RESULT_SZ_V1, alignof(struct tally_result), "tally_result"))
+		return -TALLY_EOPTS;
+	return 0;
+}
+
+int tally_snapshot_delta(const tally_snapshot *before, const tally_snapshot *after, struct tally_result *out,
+                         size_t n, size_t elem_sz)
+{
+	int err = check_out(before, after, out, n, elem_sz, "tally_snapshot_delta");
+	return err ? err : deltas(before, after, -1, out, n, elem_sz);
+}
+
+int tally_snapshot_delta_cgroup(const tally_snapshot *before, const tally_snapshot *after, size_t cgroup,
+                                struct tally_result *out, size_t n, size_t elem_sz)
+{
+	int err = check_out(before, after, out, n, elem_sz, "tally_snapshot_delta_cgroup");
+	if (err)
+		return err;
+	if (!after->nr_cgroups)
+		return tly_error(-EINVAL, "tally_snapshot_delta_cgroup: the snapshots are not of a "
+		                          "TALLY_TARGET_CGROUPS counter (use tally_snapshot_delta)");
+	if (cgroup >= after->nr_cgroups)
+		return tly_error(-EINVAL, "tally_snapshot_delta_cgroup: cgroup %zu out of range (the target has %zu)",
+		                 cgroup, after->nr_cgroups);
+	return deltas(before, after, (int)cgroup, out, n, elem_sz);
 }
 
 int tally_snapshot_delta_parts(const tally_snapshot *before, const tally_snapshot *after, size_t i,
@@ -139,7 +170,10 @@ int tally_snapshot_new(const tally_counter *c, tally_snapshot **out)
 	*out = NULL;
 	if (!c->open)
 		return tly_error(-TALLY_ESTATE, "tally_snapshot_new: the counter is not open");
-	return tly_snapshot_alloc(c, c->nr, c->max_slots, out);
+	int err = tly_snapshot_alloc(c, c->nr, c->max_slots, out);
+	if (!err && c->target.kind == TALLY_TARGET_CGROUPS)
+		(*out)->nr_cgroups = c->target.nr_cgroups;
+	return err;
 }
 
 /* Reads group g into the snapshot, laid out as the counter's own readings, with the times of its window:

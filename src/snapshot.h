@@ -39,6 +39,7 @@ struct tly_snapshot_slot {
 struct tally_snapshot {
 	const void *owner;               /* the counter it was made for */
 	size_t nr_events, max_slots;
+	size_t nr_cgroups;               /* a cgroup target's cgroups (slot.cgroup below it); 0 for any other */
 	struct tly_snapshot_event *ev;   /* nr_events */
 	struct tally_count *counts;      /* nr_events x max_slots, laid out as the counter's readings */
 	struct tly_snapshot_slot *slots; /* nr_events x max_slots, at the leader's index x max_slots */

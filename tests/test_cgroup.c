@@ -248,17 +248,42 @@ static void two_cgroups_counted_apart(void)
 	struct tally_part parts[2 * 512];
 	int n = tally_counter_parts(c, 0, parts, 2 * 512, sizeof(parts[0]));
 	CHECK_INT(n, 2 * cpus);
-	uint64_t per[2] = { 0, 0 }, delta[2] = { 0, 0 };
+	uint64_t per[2] = { 0, 0 }, delta[2] = { 0, 0 }, enabled[2] = { 0, 0 }, running[2] = { 0, 0 };
 	for (int i = 0; i < n; i++) {
 		CHECK_INT(parts[i].tid, -1);
 		CHECK(parts[i].cgroup == 0 || parts[i].cgroup == 1);
 		CHECK(parts[i].cpu >= 0);
 		per[parts[i].cgroup & 1] += parts[i].value;
+		enabled[parts[i].cgroup & 1] += parts[i].enabled;
+		running[parts[i].cgroup & 1] += parts[i].running;
 	}
+	/* Each cgroup's result is the sum of its parts, and the two make the whole event's. */
+	struct tally_result of[2];
+	for (size_t k = 0; k < 2; k++) {
+		CHECK_INT(tally_counter_cgroup_results(c, k, &of[k], 1, sizeof(of[k])), 1);
+		CHECK_INT((long long)of[k].value, (long long)per[k]);
+		CHECK_INT((long long)of[k].scaled, (long long)per[k]);
+		CHECK_INT((long long)of[k].enabled, (long long)enabled[k]);
+		CHECK_INT((long long)of[k].running, (long long)running[k]);
+		CHECK_INT((long long)of[k].nr_parts, cpus);
+		CHECK_INT(of[k].status, TALLY_STATUS_EXACT);
+		CHECK_INT((int)of[k].origin, (int)r.origin);
+	}
+	CHECK_INT((long long)(of[0].value + of[1].value), (long long)r.value);
 	n = tally_snapshot_delta_parts(s0, s1, 0, parts, 2 * 512, sizeof(parts[0]));
 	CHECK_INT(n, 2 * cpus);
 	for (int i = 0; i < n; i++)
 		delta[parts[i].cgroup & 1] += parts[i].scaled;
+	for (size_t k = 0; k < 2; k++) {
+		CHECK_INT(tally_snapshot_delta_cgroup(s0, s1, k, &of[k], 1, sizeof(of[k])), 1);
+		CHECK_INT((long long)of[k].scaled, (long long)delta[k]);
+		CHECK_INT((long long)of[k].nr_parts, cpus);
+	}
+	/* Past the target's cgroups: refused, explained. */
+	CHECK_INT(tally_counter_cgroup_results(c, 2, &of[0], 1, sizeof(of[0])), -EINVAL);
+	CHECK_CONTAINS(tally_last_error(), "cgroup 2 out of range (the target has 2)");
+	CHECK_INT(tally_snapshot_delta_cgroup(s0, s1, 2, &of[0], 1, sizeof(of[0])), -EINVAL);
+	CHECK_CONTAINS(tally_last_error(), "cgroup 2 out of range (the target has 2)");
 	printf("page faults: cgroup a %" PRIu64 " (%d pages), cgroup b %" PRIu64 " (%d pages)\n", per[0],
 	       PAGES_A, per[1], PAGES_B);
 	CHECK(per[0] >= PAGES_A && per[0] <= PAGES_A + SLACK);
@@ -325,6 +350,28 @@ static void injected_open_failures(void)
 	CHECK_INT(fault_open_fds(), before);
 }
 
+/* The results of one cgroup of a counter that counts no cgroups: refused, explained. */
+static void cgroup_results_of_other_targets(void)
+{
+	tally_counter *c;
+	struct tally_result r;
+	CHECK_INT(tally_counter_new("page-faults", NULL, &c), 0);
+	CHECK_INT(tally_counter_cgroup_results(c, 0, &r, 1, sizeof(r)), -TALLY_ESTATE);
+	CHECK_INT(tally_counter_open(c, NULL), 0);
+	CHECK_INT(tally_counter_read(c, &r, 1, sizeof(r)), 1);
+	CHECK_INT(tally_counter_cgroup_results(c, 0, &r, 1, sizeof(r)), -EINVAL);
+	CHECK_CONTAINS(tally_last_error(), "not TALLY_TARGET_CGROUPS");
+	tally_snapshot *a, *b;
+	CHECK_INT(tally_snapshot_new(c, &a), 0);
+	CHECK_INT(tally_snapshot_new(c, &b), 0);
+	CHECK_INT(tally_counter_snapshot(c, b), 0);
+	CHECK_INT(tally_snapshot_delta_cgroup(a, b, 0, &r, 1, sizeof(r)), -EINVAL);
+	CHECK_CONTAINS(tally_last_error(), "not of a TALLY_TARGET_CGROUPS counter");
+	tally_snapshot_free(a);
+	tally_snapshot_free(b);
+	tally_counter_free(c);
+}
+
 static void no_cgroups_refused(void)
 {
 	tally_counter *c;
@@ -343,6 +390,7 @@ int main(void)
 		{ "mount_none_explained", mount_none_explained },
 		{ "mountinfo_unreadable", mountinfo_unreadable },
 		{ "no_cgroups_refused", no_cgroups_refused },
+		{ "cgroup_results_of_other_targets", cgroup_results_of_other_targets },
 		{ "missing_cgroup_explained", missing_cgroup_explained },
 		{ "other_hierarchy_explained", other_hierarchy_explained },
 		{ "injected_open_failures", injected_open_failures },

@@ -5,7 +5,8 @@
 # number of fresh pages, launched by the measured command itself so that every fault falls in the
 # window. Checks perf's rules and messages (-G needs -a/-C and events before it; one name for every
 # event before it; --for-each-cgroup's cgroup-major order), the cgroup field of the CSV at perf 6.1's
-# place (after the event), the JSON member, the per-CPU lines of -A, and the explained errors.
+# place (after the event), the JSON member, the per-CPU lines of -A, the intervals of -I, the metrics of -M
+# per cgroup (each from its cgroup's counts), and the explained errors.
 # Tolerance: a page-fault count is the pages touched plus the exec's own (loader, stack, vDSO): at least
 # the pages, at most 300 more; tally and perf within 1% + 32 of each other.
 set -u
@@ -74,6 +75,63 @@ grep -q "page-faults in $B: it never ran in this cgroup" "$WORK/foot.txt" && ok 
 sum=$(awk -F, '$4 == "page-faults" && $5 == "'"$A"'" && $2 ~ /^[0-9]+$/ { s += $2 } END { print s + 0 }' "$WORK/a.csv")
 in_range "-A -G $A (sum over CPUs)" "$sum" $A_PAGES
 
+# -M per cgroup: each cgroup's metric from that cgroup's own lines (page faults over its task-clock),
+# as a record with the cgroup field; the library's per-cgroup results, not the sum of every cgroup.
+"$TALLY" stat -x, -a -M page_faults_per_second --for-each-cgroup "$A,$B" -- sh -c "$workload" 2> "$WORK/m.csv" ||
+	fail "--for-each-cgroup -M failed: $(cat "$WORK/m.csv")"
+for name in "$A" "$B"; do
+	pf=$(field "$WORK/m.csv" page-faults "$name" 1)
+	ms=$(field "$WORK/m.csv" task-clock "$name" 1)
+	got=$(field "$WORK/m.csv" page_faults_per_second "$name" 7)
+	if [[ "$pf" =~ ^[0-9]+$ && "$ms" =~ ^[0-9.]+$ && "$got" =~ ^[0-9.]+$ ]] &&
+		awk -v pf="$pf" -v ms="$ms" -v got="$got" 'BEGIN { want = pf / (ms / 1000); d = got - want
+			exit !(ms > 0 && (d < 0 ? -d : d) <= want / 1000 + 1) }'; then
+		ok "-M page_faults_per_second in $name: $got = $pf faults / $ms msec of its task-clock"
+	else
+		fail "-M in $name: metric '$got', page-faults '$pf', task-clock '$ms': $(cat "$WORK/m.csv")"
+	fi
+done
+[ "$(awk -F, '$3 == "page_faults_per_second" { print NF }' "$WORK/m.csv" | sort -u)" = \
+  "$(awk -F, '$3 == "page-faults" { print NF }' "$WORK/m.csv" | sort -u)" ] &&
+	ok "a metric record has the events' fields" || fail "metric record fields: $(cat "$WORK/m.csv")"
+
+# -G with -M: the metric in the cgroup its events count in.
+"$TALLY" stat -a -e page-faults,task-clock -G "$A" -M page_faults_per_second -- sh -c "$workload" 2> "$WORK/gm.txt" ||
+	fail "-G -M failed: $(cat "$WORK/gm.txt")"
+grep -Eq "^ +[0-9.,]+ +page_faults_per_second +$A # /sec" "$WORK/gm.txt" && ok "-G -M: the metric on a line of $A" ||
+	fail "-G -M: $(cat "$WORK/gm.txt")"
+
+# -G giving a metric's events different cgroups (task-clock, which -M adds, counts every task): no value
+# that would mix two cgroups' counts, and the reason.
+"$TALLY" stat -a -e page-faults -G "$A" -M page_faults_per_second -- sh -c "$workload" 2> "$WORK/gx.txt"
+grep -q "page_faults_per_second in $A: task-clock is not counted in this cgroup (-G gave the metric's events different cgroups" \
+	"$WORK/gx.txt" && ok "-G -M with the metric's events in two cgroups: not available, explained" ||
+	fail "-G -M split: $(cat "$WORK/gx.txt")"
+
+# JSON: a metric record per cgroup, with its cgroup; valid against the schema. perf's JSON: the cgroup key.
+"$TALLY" stat -j -a -M page_faults_per_second --for-each-cgroup "$A,$B" -- sh -c "$workload" 2> "$WORK/m.json" ||
+	fail "--for-each-cgroup -M -j failed"
+python3 - "$WORK/m.json" "$A" "$B" <<'EOP' && ok "JSON: a metric per cgroup, each from its cgroup" || fail "JSON metrics: $(head -c 600 "$WORK/m.json")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+metrics = doc["metrics"]
+assert [m["cgroup"] for m in metrics] == sys.argv[2:4], metrics
+for m in metrics:
+    pf = [e for e in doc["events"] if e["name"] == "page-faults" and e["cgroup"] == m["cgroup"]][0]
+    assert m["available"] and m["inputs"][0]["value"] == pf["scaled"], (m, pf)
+EOP
+python3 "$(dirname "$0")/cli_helpers/validate_json_schema.py" "${TALLY_SOURCE:-$(dirname "$0")/..}/docs/json-schema.json" \
+	"$WORK/m.json" && ok "JSON with per-cgroup metrics valid against docs/json-schema.json" || fail "JSON schema (metrics)"
+"$TALLY" stat --json-format=perf -a -M page_faults_per_second --for-each-cgroup "$A" -- sh -c "$workload" 2> "$WORK/m.pjson"
+grep -q "\"event\" : \"page-faults\", \"cgroup\" : \"$A\"" "$WORK/m.pjson" &&
+	grep -q "\"cgroup\" : \"$A\", \"metric-value\" : [0-9.]*, \"metric-unit\" : \"page_faults_per_second\"" "$WORK/m.pjson" &&
+	ok "perf JSON: the cgroup key after the event, and on the metric" || fail "perf JSON: $(cat "$WORK/m.pjson")"
+
+# -I: each interval's per-cgroup count (the library's delta of the cgroup); the intervals add up.
+"$TALLY" stat -x, -I 100 -a -e page-faults -G "$A" -- sh -c "$workload" 2> "$WORK/i.csv" || fail "-I -G failed"
+sum=$(awk -F, '$4 == "page-faults" && $5 == "'"$A"'" && $2 ~ /^[0-9]+$/ { s += $2 } END { print s + 0 }' "$WORK/i.csv")
+in_range "-I -G $A (sum over intervals)" "$sum" $A_PAGES
+
 # perf stat -G on the same workload: the same counts, the same fields.
 if command -v perf >/dev/null 2>&1; then
 	perf stat -x, -a -e page-faults --for-each-cgroup "$A,$B" -- sh -c "$workload" 2> "$WORK/perf.csv"
@@ -109,4 +167,6 @@ expect_error 2 "-G names the cgroups of the -e events before it" -a -G "$A" -e p
 expect_error 2 "cannot be used together" -a -e page-faults -G "$A" --for-each-cgroup "$A" -- true
 expect_error 2 "for 1 event" -a -e page-faults -G "$A,$B" -- true
 expect_error 1 "does not exist" -a -e page-faults -G tally-no-such-cgroup -- true
+expect_error 2 "not with --per-pmu" -a -e page-faults -G "$A" --per-pmu -- true
+expect_error 2 "not with --metric-only" -a -M page_faults_per_second --for-each-cgroup "$A" --metric-only -- true
 finish

@@ -35,15 +35,30 @@ static size_t name_index(struct cgroup_lines *cl, const char *name)
 	return cl->nr_names++;
 }
 
-static int alloc_lines(struct cgroup_lines *cl, size_t nr_lines, size_t max_names)
+static int alloc_lines(struct cgroup_lines *cl, size_t nr_lines, size_t max_names, size_t nr_events)
 {
 	cl->nr_lines = nr_lines;
+	cl->nr_events = nr_events;
 	cl->names = calloc(max_names ? max_names : 1, sizeof(*cl->names));
 	cl->event = calloc(nr_lines ? nr_lines : 1, sizeof(*cl->event));
 	cl->cgroup = calloc(nr_lines ? nr_lines : 1, sizeof(*cl->cgroup));
 	cl->events = calloc(nr_lines ? nr_lines : 1, sizeof(*cl->events));
 	cl->counts = calloc(nr_lines ? nr_lines : 1, sizeof(*cl->counts));
-	return cl->names && cl->event && cl->cgroup && cl->events && cl->counts ? 0 : -ENOMEM;
+	size_t results = max_names * nr_events;
+	cl->results = calloc(results ? results : 1, sizeof(*cl->results));
+	return cl->names && cl->event && cl->cgroup && cl->events && cl->counts && cl->results ? 0 : -ENOMEM;
+}
+
+/* Line l: event i of the counter in cgroup k. One event, so a spec item counted on several PMUs shows
+ * each (as --no-merge names them) rather than a sum of lines of which the others would be hidden. */
+static void set_line(struct cgroup_lines *cl, size_t l, const struct report_event *events, size_t i, size_t k)
+{
+	cl->event[l] = i;
+	cl->cgroup[l] = k;
+	cl->events[l] = events[i];
+	cl->events[l].name = events[i].pmu_name;
+	cl->events[l].hidden = cl->events[l].summed = false;
+	cl->events[l].cgroup = cl->names[k];
 }
 
 /* -G: line i is event i, in the cgroup of its spec item (perf gives the j-th name to the j-th event),
@@ -70,7 +85,7 @@ static int plan_g(struct cgroup_lines *cl, const struct stat_options *o, const t
 		return -1;
 	}
 	const char **of_origin = calloc(nr_origins ? nr_origins : 1, sizeof(*of_origin));
-	if (!of_origin || alloc_lines(cl, n, o->nr_cgroup_names + 1) < 0) {
+	if (!of_origin || alloc_lines(cl, n, o->nr_cgroup_names + 1, n) < 0) {
 		free(of_origin);
 		return -ENOMEM;
 	}
@@ -83,11 +98,7 @@ static int plan_g(struct cgroup_lines *cl, const struct stat_options *o, const t
 	for (size_t i = 0; i < n; i++) {
 		TALLY_OPTS(tally_event_info, info);
 		tally_events_at(list, i, &info);
-		const char *name = of_origin[info.origin] ? of_origin[info.origin] : "";
-		cl->event[i] = i;
-		cl->cgroup[i] = name_index(cl, name);
-		cl->events[i] = events[i];
-		cl->events[i].cgroup = name;
+		set_line(cl, i, events, i, name_index(cl, of_origin[info.origin] ? of_origin[info.origin] : ""));
 	}
 	free(of_origin);
 	return 0;
@@ -101,7 +112,7 @@ static int plan_each(struct cgroup_lines *cl, const struct stat_options *o, cons
 	for (const char *p = o->for_each_cgroup; *p; p++)
 		nr_names += *p == ',';
 	cl->storage = strdup(o->for_each_cgroup);
-	if (!cl->storage || alloc_lines(cl, n * nr_names, nr_names) < 0)
+	if (!cl->storage || alloc_lines(cl, n * nr_names, nr_names, n) < 0)
 		return -ENOMEM;
 	size_t line = 0;
 	for (char *name = cl->storage, *next; name; name = next) {
@@ -109,12 +120,8 @@ static int plan_each(struct cgroup_lines *cl, const struct stat_options *o, cons
 		if (next)
 			*next++ = '\0';
 		size_t k = name_index(cl, name);
-		for (size_t i = 0; i < n; i++, line++) {
-			cl->event[line] = i;
-			cl->cgroup[line] = k;
-			cl->events[line] = events[i];
-			cl->events[line].cgroup = cl->names[k];
-		}
+		for (size_t i = 0; i < n; i++, line++)
+			set_line(cl, line, events, i, k);
 	}
 	return 0;
 }
@@ -143,12 +150,40 @@ static bool room_for_parts(struct cgroup_lines *cl, const struct readings *rd)
 	return cl->parts != NULL;
 }
 
+/* Line l's parts on each CPU, from its event's parts in the reading that belong to its cgroup (-A). */
+static void fill_parts(struct cgroup_lines *cl, const struct readings *rd, size_t l, struct report_count *c)
+{
+	const struct event_reading *ev = &rd->events[cl->event[l]];
+	struct report_part *parts = cl->parts + l * cl->nr_cpus;
+	for (size_t k = 0; k < ev->nr_parts; k++) {
+		const struct tally_part *p = &ev->parts[k];
+		if (p->cgroup < 0 || (size_t)p->cgroup != cl->cgroup[l])
+			continue;
+		struct report_part *into = &parts[c->nr_parts++];
+		memset(into, 0, sizeof(*into));
+		snprintf(into->label, sizeof(into->label), "CPU%d", p->cpu);
+		into->cpu = p->cpu;
+		into->tid = -1;
+		into->nr_cpus = 1;
+		into->value = p->value;
+		into->scaled = rd->no_scale ? (double)p->value : (double)p->scaled;
+		into->enabled = p->enabled;
+		into->running = p->running;
+		into->status = readings_status_of(p->status);
+	}
+	c->parts = parts;
+}
+
 const struct report_count *cgroup_lines_fill(struct cgroup_lines *cl, const struct readings *rd, bool per_cpu)
 {
 	per_cpu = per_cpu && room_for_parts(cl, rd);
+	/* Each cgroup's results as the library sums them; a cgroup it cannot give reads as not counted. */
+	for (size_t k = 0; k < cl->nr_names; k++)
+		if (readings_cgroup(rd, k, cl->results + k * cl->nr_events) < 0)
+			memset(cl->results + k * cl->nr_events, 0, cl->nr_events * sizeof(*cl->results));
 	for (size_t l = 0; l < cl->nr_lines; l++) {
-		const struct event_reading *ev = &rd->events[cl->event[l]];
 		const struct report_count *whole = &rd->counts[cl->event[l]];
+		const struct tally_result *r = &cl->results[cl->cgroup[l] * cl->nr_events + cl->event[l]];
 		struct report_count *c = &cl->counts[l];
 		memset(c, 0, sizeof(*c));
 		c->reason = whole->reason;
@@ -156,43 +191,16 @@ const struct report_count *cgroup_lines_fill(struct cgroup_lines *cl, const stru
 		/* Not supported, or not open: the event's own status and reason, no parts. */
 		if (whole->status == REPORT_NOT_SUPPORTED)
 			continue;
-		struct report_part *parts = per_cpu ? cl->parts + l * cl->nr_cpus : NULL;
-		bool counted = false, scaled_any = false;
-		for (size_t k = 0; k < ev->nr_parts; k++) {
-			const struct tally_part *p = &ev->parts[k];
-			if (p->cgroup < 0 || (size_t)p->cgroup != cl->cgroup[l])
-				continue;
-			enum report_status s = readings_status_of(p->status);
-			double scaled = rd->no_scale ? (double)p->value : (double)p->scaled;
-			c->value += p->value;
-			c->enabled += p->enabled;
-			c->running += p->running;
-			c->scaled += scaled;
-			/* As the library sums parts: any part that counted gives the line a value. */
-			counted |= s == REPORT_COUNTED || s == REPORT_SCALED;
-			scaled_any |= s == REPORT_SCALED;
-			if (!parts)
-				continue;
-			struct report_part *into = &parts[c->nr_parts++];
-			memset(into, 0, sizeof(*into));
-			snprintf(into->label, sizeof(into->label), "CPU%d", p->cpu);
-			into->cpu = p->cpu;
-			into->tid = -1;
-			into->nr_cpus = 1;
-			into->value = p->value;
-			into->scaled = scaled;
-			into->enabled = p->enabled;
-			into->running = p->running;
-			into->status = s;
-		}
-		c->parts = parts;
-		if (counted) {
-			c->status = scaled_any ? REPORT_SCALED : REPORT_COUNTED;
-			c->reason = NULL;
-		} else {
-			c->status = REPORT_NOT_COUNTED;
-			c->reason = "it never ran in this cgroup on the counted CPUs (no task of it ran there)";
-		}
+		c->value = r->value;
+		c->enabled = r->enabled;
+		c->running = r->running;
+		c->scaled = rd->no_scale ? (double)r->value : (double)r->scaled;
+		c->status = readings_status_of(r->status);
+		c->reason = c->status == REPORT_NOT_COUNTED
+		                    ? "it never ran in this cgroup on the counted CPUs (no task of it ran there)"
+		                    : NULL;
+		if (per_cpu)
+			fill_parts(cl, rd, l, c);
 	}
 	return cl->counts;
 }
@@ -205,6 +213,7 @@ void cgroup_lines_free(struct cgroup_lines *cl)
 	free(cl->events);
 	free(cl->counts);
 	free(cl->parts);
+	free(cl->results);
 	free(cl->storage);
 	memset(cl, 0, sizeof(*cl));
 }

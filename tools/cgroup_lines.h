@@ -2,7 +2,7 @@
 /*
  * -G and --for-each-cgroup in tally stat: which cgroup each shown line counts (perf's rules), the cgroups
  * the counter opens on (a TALLY_TARGET_CGROUPS target, "" for the events -G leaves without one), and each
- * line's count made from the parts of its event that belong to its cgroup.
+ * line's count: its event's result in its cgroup, as the library sums it (readings_cgroup).
  */
 #ifndef TALLY_TOOLS_CGROUP_LINES_H
 #define TALLY_TOOLS_CGROUP_LINES_H
@@ -21,6 +21,8 @@ struct cgroup_lines {
 	size_t *cgroup;                /* line -> index in names */
 	struct report_event *events;   /* line -> its event's report entry, with the cgroup's name */
 	struct report_count *counts;   /* line -> its count (cgroup_lines_fill) */
+	struct tally_result *results;  /* the latest reading's results of cgroup k at k * nr_events */
+	size_t nr_events;
 	struct report_part *parts;     /* with -A, line l's parts at l * nr_cpus */
 	size_t nr_cpus;
 	char *storage;                 /* --for-each-cgroup's names, split */
@@ -32,8 +34,8 @@ struct cgroup_lines {
 int cgroup_lines_plan(struct cgroup_lines *cl, const struct stat_options *o, const tally_counter *counter,
                       const struct report_event *events);
 
-/* Each line's count from the parts of the latest reading (rd takes parts for it: rd->raw_parts); with
- * per_cpu, one part per CPU too. Returns the counts. */
+/* Each line's count from the latest reading, its cgroup's result of its event (readings_cgroup); with
+ * per_cpu (-A: rd holds the parts), one part per CPU too. Returns the counts. */
 const struct report_count *cgroup_lines_fill(struct cgroup_lines *cl, const struct readings *rd, bool per_cpu);
 
 void cgroup_lines_free(struct cgroup_lines *cl);

@@ -229,11 +229,13 @@ static enum options_result check_cgroups(const struct stat_options *o, bool syst
 		return usage_error("%s counts per CPU (the kernel's cgroup events): it needs -a or -C", which);
 	if (o->aggregation != AGGR_GLOBAL && o->aggregation != AGGR_NONE)
 		return usage_error("%s shows each cgroup's line, or with -A each CPU's: not with --per-*", which);
-	/* The metrics and per-PMU lines are computed from each event's own count, which a line per (event,
-	 * cgroup) does not keep yet. */
-	if (o->metrics || o->topdown_levels || o->per_pmu)
-		return usage_error("%s: not with -M, --topdown or --per-pmu yet (count the cgroups and the metrics "
-		                   "in two runs)", which);
+	/* A line of -G is one event (one PMU's) in one cgroup: there is no sum of PMUs to show apart. */
+	if (o->per_pmu)
+		return usage_error("%s: not with --per-pmu (each line is one event, on one PMU, in one cgroup "
+		                   "already)", which);
+	if (o->metric_only)
+		return usage_error("%s: not with --metric-only (the metrics are printed per cgroup after the "
+		                   "events)", which);
 	return OPTIONS_RUN;
 }
 

@@ -141,17 +141,22 @@ void output_each_line(struct output *o, const struct output_reading *reading, ou
 void output_each_metric(struct output *o, const struct output_reading *reading, output_metric_fn fn)
 {
 	const struct report *r = o->report;
-	for (size_t k = 0; k < r->nr_metrics; k++) {
-		struct tally_metric_value m;
-		report_metric(r, reading->pmu_counts, reading->seconds, k, NULL, &m);
-		fn(o, reading, m.name, &m);
-		const char *pmus[8];
-		size_t nr = r->show_pmus ? report_metric_parts(r, reading->pmu_counts, k, pmus, 8) : 0;
-		for (size_t p = 0; nr > 1 && p < nr && p < 8; p++) {
-			char name[96];
-			report_metric(r, reading->pmu_counts, reading->seconds, k, pmus[p], &m);
-			snprintf(name, sizeof(name), "%s [%s]", m.name, pmus[p]);
-			fn(o, reading, name, &m);
+	const struct report_count *counts = report_metric_counts(r, reading->counts, reading->pmu_counts);
+	for (size_t g = 0; g < report_metric_cgroups(r); g++) {
+		const char *cgroup = r->cgroups ? r->cgroup_names[g] : NULL;
+		for (size_t k = 0; k < r->nr_metrics; k++) {
+			struct tally_metric_value m;
+			if (!report_metric(r, counts, reading->seconds, k, NULL, g, &m))
+				continue;
+			fn(o, reading, m.name, cgroup, &m);
+			const char *pmus[8];
+			size_t nr = r->show_pmus ? report_metric_parts(r, counts, k, pmus, 8) : 0;
+			for (size_t p = 0; nr > 1 && p < nr && p < 8; p++) {
+				char name[96];
+				report_metric(r, counts, reading->seconds, k, pmus[p], g, &m);
+				snprintf(name, sizeof(name), "%s [%s]", m.name, pmus[p]);
+				fn(o, reading, name, cgroup, &m);
+			}
 		}
 	}
 }
@@ -164,8 +169,9 @@ static int metric_width(const char *name)
 }
 
 static void metric_cell(struct output *o, const struct output_reading *reading, const char *name,
-                        const struct tally_metric_value *m)
+                        const char *cgroup, const struct tally_metric_value *m)
 {
+	(void)cgroup; /* --metric-only is refused with cgroups */
 	const char *sep = o->report->separator;
 	(void)reading;
 	bool header = o->row_header;

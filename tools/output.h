@@ -76,10 +76,12 @@ typedef void (*output_line_fn)(struct output *o, const struct output_reading *re
 void output_each_line(struct output *o, const struct output_reading *reading, output_line_fn fn);
 
 typedef void (*output_metric_fn)(struct output *o, const struct output_reading *reading, const char *name,
-                                 const struct tally_metric_value *m);
+                                 const char *cgroup, const struct tally_metric_value *m);
 
 /* Calls fn for every metric asked for with -M (report.metrics), summed over a hybrid machine's core PMUs,
- * and with --per-pmu then for each PMU's value of it, named "IPC [cpu_core]". */
+ * and with --per-pmu then for each PMU's value of it, named "IPC [cpu_core]". With cgroups (-G,
+ * --for-each-cgroup), cgroup after cgroup as perf orders the lines, each metric of a cgroup its events
+ * count in (report_metric), cgroup its name; NULL without cgroups. */
 void output_each_metric(struct output *o, const struct output_reading *reading, output_metric_fn fn);
 
 /* --metric-only: one line of the metrics of a reading, a column each (the table: right-aligned under

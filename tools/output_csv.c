@@ -56,7 +56,7 @@ static void print_record(struct output *o, const struct output_reading *reading,
 /* One metric's record (-M): its name in the event column, its value (or <not available>) and unit in the
  * metric columns, the count columns empty. */
 static void print_metric_record(struct output *o, const struct output_reading *reading, const char *name,
-                                const struct tally_metric_value *m)
+                                const char *cgroup, const struct tally_metric_value *m)
 {
 	const struct report *r = o->report;
 	const char *sep = r->separator;
@@ -68,6 +68,10 @@ static void print_metric_record(struct output *o, const struct output_reading *r
 		fputs(sep, o->out);
 	fprintf(o->out, "%s%s", sep, sep);
 	text_escape_field(o->out, name, sep);
+	if (cgroup) { /* the events' cgroup field */
+		fputs(sep, o->out);
+		text_escape_field(o->out, cgroup, sep);
+	}
 	if (reading->stddev)
 		fputs(sep, o->out);
 	fprintf(o->out, "%s%s%s", sep, sep, sep);

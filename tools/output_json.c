@@ -178,23 +178,27 @@ static void write_metric_members(struct json_writer *w, const struct tally_metri
 }
 
 /* A metric asked for with -M, summed over a hybrid machine's core PMUs, with each PMU's own value in pmus
- * where it has parts on several (the P-cores' IPC, the E-cores'). */
-static void write_metric_record(struct output *o, const struct json_reading *rd, size_t k)
+ * where it has parts on several (the P-cores' IPC, the E-cores'); with cgroups, of cgroup g, named. */
+static void write_metric_record(struct output *o, const struct json_reading *rd, size_t k, size_t g)
 {
 	struct json_writer *w = &o->json;
 	const struct report *r = o->report;
+	const struct report_count *counts = report_metric_counts(r, rd->counts, rd->pmu_counts);
 	struct tally_metric_value m;
-	report_metric(r, rd->pmu_counts, rd->seconds, k, NULL, &m);
+	if (!report_metric(r, counts, rd->seconds, k, NULL, g, &m))
+		return;
 	json_begin_object(w);
 	json_member_string(w, "name", m.name);
+	if (r->cgroups)
+		json_member_string(w, "cgroup", r->cgroup_names[g]);
 	write_metric_members(w, &m);
 	const char *pmus[8];
-	size_t nr = report_metric_parts(r, rd->pmu_counts, k, pmus, 8);
+	size_t nr = report_metric_parts(r, counts, k, pmus, 8);
 	if (nr > 1) {
 		json_key(w, "pmus");
 		json_begin_array(w);
 		for (size_t p = 0; p < nr && p < 8; p++) {
-			report_metric(r, rd->pmu_counts, rd->seconds, k, pmus[p], &m);
+			report_metric(r, counts, rd->seconds, k, pmus[p], g, &m);
 			json_begin_object(w);
 			json_member_string(w, "pmu", pmus[p]);
 			write_metric_members(w, &m);
@@ -216,8 +220,9 @@ static void write_events(struct output *o, const struct json_reading *rd)
 	json_end_array(&o->json);
 	json_key(&o->json, "metrics");
 	json_begin_array(&o->json);
-	for (size_t k = 0; k < r->nr_metrics; k++)
-		write_metric_record(o, rd, k);
+	for (size_t g = 0; g < report_metric_cgroups(r); g++)
+		for (size_t k = 0; k < r->nr_metrics; k++)
+			write_metric_record(o, rd, k, g);
 	json_end_array(&o->json);
 }
 

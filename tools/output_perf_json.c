@@ -48,6 +48,8 @@ static void print_object(struct output *o, const struct output_reading *reading,
 		fprintf(out, "\"counter-value\" : \"%f\", ", output_display_value(e, c));
 	member_string(out, "unit", e->unit);
 	member_string(out, "event", line->name);
+	if (r->cgroups) /* perf 6.1: the cgroup after the event */
+		member_string(out, "cgroup", e->cgroup ? e->cgroup : "");
 	/* perf 6.1 with -r: the relative stddev in %, the table's "+-" figure. */
 	if (reading->stddev)
 		fprintf(out, "\"variance\" : %.2f, ", c->scaled > 0 ? 100.0 * line->stddev / c->scaled : 0.0);
@@ -67,13 +69,15 @@ static void print_object(struct output *o, const struct output_reading *reading,
 /* A -M metric as perf prints one: an object of its own, the value and the metric's name as the unit;
  * none where it is not available (perf's JSON has no field for the reason). */
 static void print_metric_object(struct output *o, const struct output_reading *reading, const char *name,
-                                const struct tally_metric_value *m)
+                                const char *cgroup, const struct tally_metric_value *m)
 {
 	if (!m->available)
 		return;
 	fputc('{', o->out);
 	if (reading->timestamp)
 		fprintf(o->out, "\"interval\" : %s, ", reading->timestamp);
+	if (cgroup)
+		member_string(o->out, "cgroup", cgroup);
 	fprintf(o->out, "\"metric-value\" : %f, \"metric-unit\" : \"", m->value);
 	json_escape(o->out, name, strlen(name));
 	fputs("\"}\n", o->out);

@@ -73,7 +73,7 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 /* One metric's line: value, name, "# unit"; "<not available>" where there is none (the reason is under
  * the table). */
 static void print_metric(struct output *o, const struct output_reading *reading, const char *name,
-                         const struct tally_metric_value *m)
+                         const char *cgroup, const struct tally_metric_value *m)
 {
 	const struct report *r = o->report;
 	char text[NUMBER_FORMAT_MAX];
@@ -89,6 +89,10 @@ static void print_metric(struct output *o, const struct output_reading *reading,
 		fprintf(o->out, "%4s ", "");
 	fprintf(o->out, "%18s %-4s ", text, "");
 	text_escape_pad(o->out, name, 32);
+	if (cgroup) { /* after the name, as on the events' lines */
+		fputc(' ', o->out);
+		text_escape_write(o->out, cgroup);
+	}
 	fprintf(o->out, " # %s\n", m->unit);
 }
 
@@ -170,18 +174,24 @@ static void print_footnotes(struct output *o, const struct report_totals *t)
 			if (r->events[j].line == i)
 				print_footnote(o, &any, &r->events[j], r->events[j].pmu_name, &t->pmu_counts[j]);
 	}
-	for (size_t k = 0; k < r->nr_metrics; k++) {
-		struct tally_metric_value m;
-		report_metric(r, t->pmu_counts, t->elapsed, k, NULL, &m);
-		if (m.available)
-			continue;
-		if (!any)
+	const struct report_count *counts = report_metric_counts(r, t->counts, t->pmu_counts);
+	for (size_t g = 0; g < report_metric_cgroups(r); g++)
+		for (size_t k = 0; k < r->nr_metrics; k++) {
+			struct tally_metric_value m;
+			if (!report_metric(r, counts, t->elapsed, k, NULL, g, &m) || m.available)
+				continue;
+			if (!any)
+				fputc('\n', o->out);
+			any = true;
+			fprintf(o->out, " <not available> %s", m.name);
+			if (r->cgroups) { /* as an event's footnote names its cgroup */
+				fputs(" in ", o->out);
+				text_escape_write(o->out, *r->cgroup_names[g] ? r->cgroup_names[g] : "every cgroup");
+			}
+			fputs(": ", o->out);
+			text_escape_lines(o->out, m.reason); /* it names events */
 			fputc('\n', o->out);
-		any = true;
-		fprintf(o->out, " <not available> %s: ", m.name);
-		text_escape_lines(o->out, m.reason); /* it names events */
-		fputc('\n', o->out);
-	}
+		}
 }
 
 static void table_finish(struct output *o, const struct report_totals *t)

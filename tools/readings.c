@@ -34,7 +34,7 @@ static void free_snapshots(struct readings *rd)
 	tally_snapshot_free(rd->taken[0]);
 	tally_snapshot_free(rd->taken[1]);
 	rd->zero = rd->taken[0] = rd->taken[1] = NULL;
-	rd->base = NULL;
+	rd->base = rd->from = rd->to = NULL;
 }
 
 void readings_free(struct readings *rd)
@@ -93,7 +93,7 @@ static int take_all_parts(struct readings *rd, const tally_snapshot *before, con
 {
 	for (size_t i = 0; i < rd->n; i++) {
 		rd->events[i].nr_parts = 0;
-		if (rd->aggregation != AGGR_GLOBAL || rd->raw_parts) {
+		if (rd->aggregation != AGGR_GLOBAL) {
 			int err = take_parts(rd, i, before, after);
 			if (err < 0)
 				return err;
@@ -109,6 +109,7 @@ int readings_take(struct readings *rd)
 		return got;
 	for (size_t i = 0; i < rd->n; i++)
 		rd->events[i].result = rd->results[i];
+	rd->from = rd->to = NULL;
 	return take_all_parts(rd, NULL, NULL);
 }
 
@@ -138,8 +139,16 @@ int readings_interval(struct readings *rd)
 		return got;
 	for (size_t i = 0; any_not_counted && i < rd->n; i++)
 		rd->events[i].result.has_note = rd->results[i].has_note;
-	rd->base = end;
+	rd->from = rd->base;
+	rd->to = rd->base = end;
 	return 0;
+}
+
+int readings_cgroup(const struct readings *rd, size_t k, struct tally_result *results)
+{
+	if (rd->to)
+		return tally_snapshot_delta_cgroup(rd->from, rd->to, k, results, rd->n, sizeof(results[0]));
+	return tally_counter_cgroup_results(rd->counter, k, results, rd->n, sizeof(results[0]));
 }
 
 enum report_status readings_status_of(enum tally_status s)

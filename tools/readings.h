@@ -41,7 +41,6 @@ struct readings {
 	size_t n;
 	enum stat_aggregation aggregation;
 	bool no_scale;
-	bool raw_parts;                   /* take the library's parts even for one figure per event (-G) */
 	int cache_level;                  /* --per-cache: the level (0: each CPU's highest) */
 	bool all_threads;                 /* -a --per-thread: as perf, only the threads that ran, busiest first */
 	/* The event whose line shows event i: i, or the first of its spec item when its PMUs are summed
@@ -55,6 +54,9 @@ struct readings {
 	 * ends at the other of `taken`. Made for each open (their size is the target's). */
 	tally_snapshot *zero, *taken[2];
 	const tally_snapshot *base;
+	/* The latest reading's two snapshots (an interval's), or NULL: the window's, the counter's latest
+	 * read. */
+	const tally_snapshot *from, *to;
 };
 
 int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggregation aggregation, bool no_scale,
@@ -76,6 +78,11 @@ int readings_take(struct readings *rd);
  * difference scaled on its own; a part that did not run in it is not counted there. Also reads the
  * window, so that a group that never ran is explained and split as at any read. */
 int readings_interval(struct readings *rd);
+
+/* The latest reading (the window's or an interval's) of cgroup k of a cgroup target: each event summed
+ * over its parts in that cgroup, by the library (results: room for every event). Returns the number of
+ * results, or a negative code. */
+int readings_cgroup(const struct readings *rd, size_t k, struct tally_result *results);
 
 /* Fills rd->counts from `events` (a summed line holds the sum of its PMUs) and rd->pmu_counts (each
  * event's own count). */

@@ -145,6 +145,8 @@ struct report {
 	bool cgroups;              /* -G or --for-each-cgroup: every line has a cgroup field, as perf's */
 	const size_t *line_event;  /* with cgroups: line -> the counter's event (list's index) */
 	const size_t *line_cgroup; /* with cgroups: line -> its cgroup's number */
+	const char *const *cgroup_names; /* with cgroups: each number's name ("" every task) */
+	size_t nr_cgroups;
 	/* --regions: the command's regions object (JSON text, "" when it wrote none); NULL without --regions. */
 	const char *regions;
 	/* Machine metadata for JSON. */

@@ -16,20 +16,20 @@ static enum tally_status library_status(enum report_status status)
 	return TALLY_STATUS_NOT_SUPPORTED;
 }
 
-/* The line of event j in line l's cgroup (-G, --for-each-cgroup: a line per event and cgroup), or
- * SIZE_MAX where the event is not counted in it. */
-static size_t cgroup_line(const struct report *r, size_t j, size_t l)
+/* The line of event j in cgroup g (-G, --for-each-cgroup: a line per event and cgroup), or SIZE_MAX
+ * where the event is not counted in it. */
+static size_t cgroup_line(const struct report *r, size_t j, size_t g)
 {
 	for (size_t k = 0; k < r->nr_events; k++)
-		if (r->line_event[k] == j && r->line_cgroup[k] == r->line_cgroup[l])
+		if (r->line_event[k] == j && r->line_cgroup[k] == g)
 			return k;
 	return SIZE_MAX;
 }
 
 /* The reading as the library's sample: the counts' scaled values (means with -r) and statuses, keyed by
- * the report's events list. With cgroups, the counts of line l's cgroup (perf rates a cgroup's events over
- * that cgroup's task-clock). Returns false without memory (or without a list); free sample->values. */
-static bool make_sample(const struct report *r, const struct report_count *counts, double seconds, size_t l,
+ * the report's events list. With cgroups, the counts of cgroup g's lines (perf rates a cgroup's events
+ * over that cgroup's task-clock). Returns false without memory (or without a list); free sample->values. */
+static bool make_sample(const struct report *r, const struct report_count *counts, double seconds, size_t g,
                         struct tally_metric_sample *sample)
 {
 	if (!r->list)
@@ -41,7 +41,7 @@ static bool make_sample(const struct report *r, const struct report_count *count
 		return false;
 	enum tally_status *statuses = (enum tally_status *)(values + n);
 	for (size_t i = 0; i < n; i++) {
-		size_t line = r->line_event ? cgroup_line(r, i, l) : i;
+		size_t line = r->line_event ? cgroup_line(r, i, g) : i;
 		values[i] = line == SIZE_MAX ? 0 : counts[line].scaled;
 		statuses[i] = line == SIZE_MAX ? TALLY_STATUS_NOT_COUNTED : library_status(counts[line].status);
 	}
@@ -55,15 +55,20 @@ bool report_comment(const struct report *r, const struct report_count *counts, s
 {
 	struct tally_metric_sample sample;
 	*v = (struct tally_metric_value){ .sz = sizeof(*v) };
-	if (!make_sample(r, counts, seconds, i, &sample))
+	if (!make_sample(r, counts, seconds, r->line_cgroup ? r->line_cgroup[i] : 0, &sample))
 		return false;
 	int ret = tally_metric_comment(&sample, r->line_event ? r->line_event[i] : i, v);
 	free((double *)sample.values);
 	return ret == 1;
 }
 
-void report_metric(const struct report *r, const struct report_count *counts, double seconds, size_t k,
-                   const char *pmu, struct tally_metric_value *v)
+size_t report_metric_cgroups(const struct report *r)
+{
+	return r->cgroups ? r->nr_cgroups : 1;
+}
+
+bool report_metric(const struct report *r, const struct report_count *counts, double seconds, size_t k,
+                   const char *pmu, size_t g, struct tally_metric_value *v)
 {
 	struct tally_metric_sample sample;
 	*v = (struct tally_metric_value){ .sz = sizeof(*v) };
@@ -71,14 +76,35 @@ void report_metric(const struct report *r, const struct report_count *counts, do
 	tally_metric_at(r->metrics[k], &info);
 	v->name = info.name;
 	snprintf(v->unit, sizeof(v->unit), "%s", info.unit);
-	if (!make_sample(r, counts, seconds, 0, &sample)) {
+	if (!make_sample(r, counts, seconds, g, &sample)) {
 		snprintf(v->reason, sizeof(v->reason), "out of memory");
-		return;
+		return true;
 	}
 	sample.pmu = pmu;
 	if (tally_metric_eval(&sample, r->metrics[k], v) < 0)
 		snprintf(v->reason, sizeof(v->reason), "%s", tally_last_error());
 	free((double *)sample.values);
+	if (!r->line_event)
+		return true;
+	/* The events the evaluation took: shown in the cgroup they count in; where -G gave them different
+	 * cgroups, a value would mix two cgroups' counts. */
+	const char *elsewhere = NULL;
+	bool here = false;
+	for (size_t j = 0; j < v->nr_inputs; j++) {
+		if (!v->inputs[j].found)
+			continue;
+		if (cgroup_line(r, v->inputs[j].first_event, g) != SIZE_MAX)
+			here = true;
+		else if (!elsewhere)
+			elsewhere = v->inputs[j].event;
+	}
+	if (here && elsewhere) {
+		v->available = false;
+		v->value = 0;
+		snprintf(v->reason, sizeof(v->reason), "%s is not counted in this cgroup (-G gave the metric's events "
+		         "different cgroups: give -e every event it reads before -G)", elsewhere);
+	}
+	return here;
 }
 
 size_t report_metric_parts(const struct report *r, const struct report_count *counts, size_t k, const char **pmus,

@@ -879,13 +879,14 @@ static int prepare(struct stat_session *s)
 		s->report.cgroups = true;
 		s->report.line_event = s->cgroups.event;
 		s->report.line_cgroup = s->cgroups.cgroup;
+		s->report.cgroup_names = s->cgroups.names;
+		s->report.nr_cgroups = s->cgroups.nr_names;
 	}
 	if (planned < 0 || alloc_statistics(s) < 0 ||
 	    readings_init(&s->rd, s->counter, o->aggregation, o->no_scale, s->lines) < 0) {
 		fprintf(stderr, "tally stat: out of memory\n");
 		return EXIT_FAILED;
 	}
-	s->rd.raw_parts = s->report.cgroups;
 	describe_target(s);
 	s->pin = pin_list(o->pin);
 	if (o->pin && !s->pin) {

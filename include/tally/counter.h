@@ -34,9 +34,9 @@
  *
  * Thread-safety: a counter is used by one thread at a time (reads keep their readings in the handle);
  * distinct counters may be used concurrently. tally_counter_new touches nothing shared and is thread-safe.
- * tally_counter_last_error, _note, _count, _name, _events, _parts, _sum_origins and _pid only read the
- * handle: they may run concurrently with each other, not with the calls that change it (open, start,
- * stop, reset, read, snapshot, wait, wait_tasks, close, free). A counter opened on one thread and read on
+ * tally_counter_last_error, _note, _count, _name, _events, _parts, _cgroup_results, _sum_origins and _pid
+ * only read the handle: they may run concurrently with each other, not with the calls that change it
+ * (open, start, stop, reset, read, snapshot, wait, wait_tasks, close, free). A counter opened on one thread and read on
  * another reads through read(2): only the opening thread reads from user space.
  */
 #ifndef TALLY_COUNTER_H
@@ -252,6 +252,21 @@ struct tally_part {
  * room), or a negative code. */
 TALLY_API int tally_counter_parts(const tally_counter *counter, size_t i, struct tally_part *parts, size_t n,
                                   size_t elem_sz);
+
+/* (0.4) The latest read restricted to one cgroup of a TALLY_TARGET_CGROUPS counter: results[i] is event
+ * i summed over its parts in cgroup `cgroup` (an index into tally_target.cgroups, as tally_part.cgroup),
+ * by the sum that makes tally_counter_read's results (each part scaled on its own, value / enabled /
+ * running / scaled summed saturating, status EXACT, SCALED or NOT_COUNTED as any part of the cgroup
+ * counted or was scaled, ratio of the summed times, nr_parts the cgroup's parts: one per CPU); origin,
+ * group, error, user_only and has_note are the event's, an event not supported stays NOT_SUPPORTED.
+ * Reads nothing itself: call tally_counter_read first (before any read every result is NOT_COUNTED),
+ * then this once per cgroup, so that every cgroup comes from the same read. For intervals,
+ * tally_snapshot_delta_cgroup (tally/snapshot.h). n and elem_sz as tally_counter_read's. Returns the
+ * number of results written, or a negative code: not open, -TALLY_ESTATE; a counter of another target
+ * or cgroup >= nr_cgroups, -EINVAL with the explanation in tally_last_error(). Only reads the handle
+ * (see Thread-safety above). */
+TALLY_API int tally_counter_cgroup_results(const tally_counter *counter, size_t cgroup,
+                                           struct tally_result *results, size_t n, size_t elem_sz);
 
 /* Sums results (as tally_counter_read wrote them) by origin: the hybrid expansions of one spec item,
  * or the instances of a PMU family (uncore_imc_0, uncore_imc_1, ... of uncore_imc/cas_count_read/),

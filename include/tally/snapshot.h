@@ -59,6 +59,15 @@ TALLY_API int tally_snapshot_delta(const tally_snapshot *before, const tally_sna
 TALLY_API int tally_snapshot_delta_parts(const tally_snapshot *before, const tally_snapshot *after, size_t i,
                                          struct tally_part *parts, size_t n, size_t elem_sz);
 
+/* (0.4) tally_snapshot_delta restricted to one cgroup of a TALLY_TARGET_CGROUPS counter: each event's
+ * delta summed over its parts in cgroup `cgroup` only (the index into tally_target.cgroups, as
+ * tally_part.cgroup), by the same sum (statuses, scaling, ratio) as tally_snapshot_delta. Returns the number
+ * of results written, or a negative code: snapshots of a counter of another target, or cgroup out of range,
+ * -EINVAL with the explanation in tally_last_error(). Reads only the two snapshots: thread-safe for
+ * snapshots no other thread is taking into. */
+TALLY_API int tally_snapshot_delta_cgroup(const tally_snapshot *before, const tally_snapshot *after, size_t cgroup,
+                                          struct tally_result *out, size_t n, size_t elem_sz);
+
 #ifdef __cplusplus
 }
 #endif
