@@ -77,9 +77,9 @@ static inline uint64_t tly_page_clock_ns(uint64_t cyc, uint32_t time_mult, unsig
 }
 
 /* cyc reduced as cap_user_time_short asks (arm64: the counter's valid bits above time_cycles). */
-static inline uint64_t tly_page_short_cycles(uint64_t caps, uint64_t cyc, uint64_t time_cycles, uint64_t time_mask)
+static inline uint64_t tly_page_short_cycles(uint64_t cyc, uint64_t time_cycles, uint64_t time_mask)
 {
-	return caps & TLY_CAP_USER_TIME_SHORT ? time_cycles + ((cyc - time_cycles) & time_mask) : cyc;
+	return time_cycles + ((cyc - time_cycles) & time_mask);
 }
 
 /* The core of a group read: each member's value into values[k x stride] (nothing else there is
@@ -139,14 +139,19 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 			                             ? raw
 			                             : (uint64_t)pc->offset + (uint64_t)tly_sign_extend(raw, pc->pmc_width);
 		}
-		/* The times and the clock after the counters, in the same section: read last, they hold no
-		 * register across the counters' reads. */
-		uint64_t time_enabled = lead->time_enabled, time_running = lead->time_running;
-		uint64_t cyc = times ? read_clock() : 0;
-		uint64_t time_offset = times ? lead->time_offset : 0, time_zero = times ? lead->time_zero : 0,
-			 time_cycles = times ? lead->time_cycles : 0, time_mask = times ? lead->time_mask : 0;
-		uint32_t time_mult = times ? lead->time_mult : 0;
-		unsigned time_shift = times ? lead->time_shift : 0;
+		/* The times and the clock after the counters, in the same section, and extrapolated at once:
+		 * three results live across the locks' second reading, not the page's seven time fields. */
+		uint64_t out_enabled = lead->time_enabled, out_running = lead->time_running, out_now = 0;
+		if (times) {
+			uint64_t cyc = read_clock();
+			if (caps & TLY_CAP_USER_TIME_SHORT)
+				cyc = tly_page_short_cycles(cyc, lead->time_cycles, lead->time_mask);
+			uint64_t clock = tly_page_clock_ns(cyc, lead->time_mult, lead->time_shift);
+			uint64_t since_update = lead->time_offset + clock;
+			out_enabled += since_update;
+			out_running += since_update;
+			out_now = lead->time_zero + clock;
+		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uint32_t end_sum = 0;
 #pragma GCC unroll 4
@@ -156,16 +161,10 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 			continue;
 		if (!(caps & TLY_CAP_USER_TIME))
 			return TLY_USER_NO_TIME;
-		if (!times) {
-			*enabled = time_enabled;
-			*running = time_running;
-			return TLY_USER_OK;
-		}
-		uint64_t clock = tly_page_clock_ns(tly_page_short_cycles(caps, cyc, time_cycles, time_mask), time_mult,
-		                                   time_shift);
-		*enabled = time_enabled + time_offset + clock;
-		*running = time_running + time_offset + clock;
-		*now = time_zero + clock;
+		*enabled = out_enabled;
+		*running = out_running;
+		if (times)
+			*now = out_now;
 		return TLY_USER_OK;
 	}
 	return TLY_USER_BUSY;
@@ -187,7 +186,9 @@ static inline uint64_t tly_page_now(tly_page *pc, tly_read_clock_fn read_clock)
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (pc->lock == seq && !(seq & 1))
 			return caps & TLY_CAP_USER_TIME_ZERO
-			               ? time_zero + tly_page_clock_ns(tly_page_short_cycles(caps, cyc, time_cycles, time_mask),
+			               ? time_zero + tly_page_clock_ns(caps & TLY_CAP_USER_TIME_SHORT
+			                                                       ? tly_page_short_cycles(cyc, time_cycles, time_mask)
+			                                                       : cyc,
 			                                               time_mult, time_shift)
 			               : 0;
 	}

@@ -126,9 +126,13 @@ tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout *l, c
 		}
 		const uint64_t *b = begin + gr->at + 3, *e = end + gr->at + 3;
 		struct tly_region_acc *a = acc + (lean ? gr->first : 0);
+		/* A lean layout's readings are both from user space (or the same read(2)'s kernel counts where one
+		 * falls back: a region's counter starts stopped, with no bases) and never reset: a plain
+		 * difference. */
 #pragma GCC unroll 4
 		for (size_t k = 0; k < gr->nr; k++)
-			tly_region_acc_count(lean ? &a[k] : &acc[gr->members[k]], tly_window_since(e[2 * k], b[2 * k]));
+			tly_region_acc_count(lean ? &a[k] : &acc[gr->members[k]],
+			                     lean ? e[2 * k] - b[2 * k] : tly_window_since(e[2 * k], b[2 * k]));
 	}
 }
 
