@@ -397,6 +397,31 @@ static void unsupported_event_beside_software(void)
 	tally_counter_free(c);
 }
 
+/* perf stat -n: a counter of no event at all, where it may open without events, still launches, times and
+ * reaps its command; elsewhere an empty spec is refused. */
+static void empty_spec_counts_time_alone(void)
+{
+	tally_counter *c = NULL;
+	CHECK_INT(tally_counter_new("", NULL, &c), -TALLY_ESPEC);
+	CHECK(c == NULL);
+	TALLY_OPTS(tally_counter_opts, anyway, .open_without_events = true);
+	CHECK_INT(tally_counter_new("", &anyway, &c), 0);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_count(c), 0);
+	char *const argv[] = { "sh", "-c", "exit 6", NULL };
+	TALLY_OPTS(tally_target, command, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	CHECK_INT(tally_counter_open(c, &command), 0);
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_exit ex;
+	memset(&ex, 0, sizeof(ex));
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
+	CHECK_INT(tally_counter_stop(c), 0);
+	CHECK_INT(ex.code, 6);
+	CHECK(ex.wall_s > 0);
+	tally_counter_free(c);
+}
+
 /* The x86 msr PMU refuses the exclude_guest bit every event carries by default (perf's default too):
  * tally drops it and retries, as perf stat does, so msr/tsc/ counts alone and inside a group. */
 static void pmu_refusing_exclude_guest_still_counts(void)
@@ -817,6 +842,7 @@ int main(void)
 		{ "attach_to_pid", attach_to_pid },
 		{ "system_wide_per_cpu_and_sum", system_wide_per_cpu_and_sum },
 		{ "unsupported_event_beside_software", unsupported_event_beside_software },
+		{ "empty_spec_counts_time_alone", empty_spec_counts_time_alone },
 		{ "pmu_refusing_exclude_guest_still_counts", pmu_refusing_exclude_guest_still_counts },
 		{ "unsupported_leader_leaves_members_counting", unsupported_leader_leaves_members_counting },
 		{ "unsupported_leaders_in_a_row_explained_once", unsupported_leaders_in_a_row_explained_once },
