@@ -19,7 +19,8 @@ const char *default_events_spec(bool with_hardware, bool system_wide)
 const char *default_events_detailed(unsigned level)
 {
 	/* Each level is the one before with its own set appended, in perf's order. Outside braces, as perf
-	 * adds them: each is opened on its own, so that one the PMU lacks leaves the others counted. */
+	 * adds them: the counter packs them as any events of one PMU, and one the PMU lacks leaves its group
+	 * while the others count. */
 	static const char *const specs[] = {
 		NULL,
 		"L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses",

@@ -855,8 +855,20 @@ static unsigned count_origins(const char *spec, const tally_pmus *pmus)
 	return n;
 }
 
+/* The items of a plain comma list (no braces, no terms): one origin each. */
+static unsigned count_items(const char *list)
+{
+	unsigned n = 1;
+	for (const char *c = list; *c; c++)
+		n += *c == ',';
+	return n;
+}
+
 /* What the counter counts: -e's events, or perf's defaults without -e, -M and -n; then -d's, which perf
- * appends to either (not with -n). The metrics' events follow (the counter adds them). */
+ * appends to either (not with -n). The metrics' events follow (the counter adds them). The table leaves
+ * out the defaults this machine cannot count, for the note, and -d's where it has no core PMU (the note
+ * then names them); on a machine with one, a -d event its PMU lacks (LLC-loads on AMD) shows its
+ * <not supported> line, as in perf. */
 static int compose_spec(struct stat_session *s)
 {
 	const struct stat_options *o = &s->opt;
@@ -867,17 +879,16 @@ static int compose_spec(struct stat_session *s)
 		s->spec = NULL;
 		return -ENOMEM;
 	}
-	if (defaults) {
-		s->added_to = UINT_MAX;
-	} else if (detailed) {
-		/* Every item of -d's list is one origin. */
-		s->added_from = o->events ? count_origins(o->events, s->pmus) : 0;
-		s->added_to = s->added_from + 1;
-		for (const char *c = detailed; *c; c++)
-			s->added_to += *c == ',';
-	}
+	bool has_core = tally_pmus_core_count(s->pmus) > 0;
+	unsigned nr_base = 0; /* the origins before -d's; -e's are counted only where they matter */
+	if (defaults)
+		nr_base = count_items(base);
+	else if (o->events && detailed && !has_core)
+		nr_base = count_origins(base, s->pmus);
+	s->added_from = defaults ? 0 : nr_base;
+	s->added_to = nr_base + (detailed && !has_core ? count_items(detailed) : 0);
 	if (defaults || detailed)
-		s->report.note = default_events_note(tally_pmus_core_count(s->pmus) > 0, o->detailed);
+		s->report.note = default_events_note(has_core, o->detailed);
 	return 0;
 }
 
