@@ -233,6 +233,17 @@ static void tid_list_counts_those_threads(void)
 	tally_counter_free(c);
 }
 
+/* Launches argv on c, counts until it exits and stops: ex gets its exit. */
+static void count_command(tally_counter *c, char *const argv[], struct tally_exit *ex)
+{
+	TALLY_OPTS(tally_target, command, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	CHECK_INT(tally_counter_open(c, &command), 0);
+	CHECK_INT(tally_counter_start(c), 0);
+	memset(ex, 0, sizeof(*ex));
+	CHECK_INT(tally_counter_wait(c, ex, sizeof(*ex)), 0);
+	CHECK_INT(tally_counter_stop(c), 0);
+}
+
 /* A tid listed twice is one thread: opened once and counted once, as a pid listed twice is; the tids keep
  * the order given. (It was opened twice, and its faults counted twice.) */
 static void tid_listed_twice_counts_once(void)
@@ -383,13 +394,8 @@ static void unsupported_event_beside_software(void)
 	TALLY_OPTS(tally_counter_opts, anyway, .open_without_events = true);
 	CHECK_INT(tally_counter_new("cycles", &anyway, &c), 0);
 	char *const argv[] = { "sh", "-c", "exit 5", NULL };
-	TALLY_OPTS(tally_target, command, .kind = TALLY_TARGET_COMMAND, .argv = argv);
-	CHECK_INT(tally_counter_open(c, &command), 0);
-	CHECK_INT(tally_counter_start(c), 0);
 	struct tally_exit ex;
-	memset(&ex, 0, sizeof(ex));
-	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
-	CHECK_INT(tally_counter_stop(c), 0);
+	count_command(c, argv, &ex);
 	CHECK_INT(tally_counter_read(c, r, 1, sizeof(r[0])), 1);
 	CHECK_INT(r[0].status, TALLY_STATUS_NOT_SUPPORTED);
 	CHECK_CONTAINS(tally_counter_note(c, 0), "no hardware PMU");
@@ -410,13 +416,8 @@ static void empty_spec_counts_time_alone(void)
 		return;
 	CHECK_INT(tally_counter_count(c), 0);
 	char *const argv[] = { "sh", "-c", "exit 6", NULL };
-	TALLY_OPTS(tally_target, command, .kind = TALLY_TARGET_COMMAND, .argv = argv);
-	CHECK_INT(tally_counter_open(c, &command), 0);
-	CHECK_INT(tally_counter_start(c), 0);
 	struct tally_exit ex;
-	memset(&ex, 0, sizeof(ex));
-	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
-	CHECK_INT(tally_counter_stop(c), 0);
+	count_command(c, argv, &ex);
 	CHECK_INT(ex.code, 6);
 	CHECK(ex.wall_s > 0);
 	tally_counter_free(c);
