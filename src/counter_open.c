@@ -23,8 +23,7 @@ static enum open_outcome classify(tally_counter *c, struct event *e, int err, bo
 	switch (-err) {
 	case EACCES:
 	case EPERM: {
-		/* Without kernel mode, an event that excludes user space (:k, --all-kernel) would count nothing. */
-		if (c->no_user_only_retry || e->attr.exclude_kernel || e->attr.exclude_user)
+		if (c->no_user_only_retry || e->attr.exclude_kernel)
 			return FATAL;
 		struct tly_diag d = { .op = TLY_DIAG_OPEN, .err = -err, .event = e->name, .attr = &e->attr,
 			              .cpu_wide = c->target.cpu_wide, .facts = tly_facts_cache_get(&c->facts) };
