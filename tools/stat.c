@@ -966,19 +966,15 @@ static int prepare(struct stat_session *s)
 	}
 	if (describe_rank(s) < 0)
 		return EXIT_USAGE;
-	if (o->log_fd >= 0) {
-		s->file = report_stream(o->log_fd);
-		if (!s->file) {
-			fprintf(stderr, "tally stat: --log-fd %d: %s\n", o->log_fd, tally_strerror(errno));
-			return EXIT_USAGE;
-		}
-	} else {
-		s->file = o->output ? fopen(s->output, o->append ? "ae" : "we") : report_stream(STDERR_FILENO);
-		if (!s->file) {
-			fprintf(stderr, "tally stat: cannot write %s: %s\n", s->output, tally_strerror(errno));
-			return EXIT_USAGE;
-		}
-	}
+	s->file = o->log_fd >= 0 ? report_stream(o->log_fd)
+	          : o->output    ? fopen(s->output, o->append ? "ae" : "we")
+	                         : report_stream(STDERR_FILENO);
+	if (!s->file && o->log_fd >= 0)
+		fprintf(stderr, "tally stat: --log-fd %d: %s\n", o->log_fd, tally_strerror(errno));
+	else if (!s->file)
+		fprintf(stderr, "tally stat: cannot write %s: %s\n", s->output, tally_strerror(errno));
+	if (!s->file)
+		return EXIT_USAGE;
 	/* perf 6.1 writes the clearing sequence to standard output whatever it is (6.2 asks isatty of the
 	 * results' stream): tally writes it with the results, and only to a terminal, where it means
 	 * something; in a file or a pipe it would be two stray escape sequences an interval. */
