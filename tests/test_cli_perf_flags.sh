@@ -133,9 +133,21 @@ if command -v script >/dev/null; then
 else
 	echo "SKIP part: no script(1) for a terminal"
 fi
+# With -x, perf's table header as a comment line over each interval's records.
+"$TALLY" stat -x, --interval-clear -I 50 --interval-count 2 -A -a -e cpu-clock 2>"$WORK/i"
+awk '/^#/ { h++ } END { exit h != 2 }' "$WORK/i" && [ "$(grep -vc '^#' "$WORK/i")" = $((2 * $(getconf _NPROCESSORS_ONLN))) ] &&
+	ok "--interval-clear -x, -A: the header line over each interval's records" || fail "-x, -A: $(cat "$WORK/i")"
 if [ -n "$PERF" ]; then
-	"$PERF" stat --interval-clear -I 50 --interval-count 3 -e task-clock -- sleep 1 2>"$WORK/perf" >/dev/null
-	[ "$(grep -c '^# *time' "$WORK/perf")" = 3 ] && ok "perf also repeats its header" || fail "perf: $(cat "$WORK/perf")"
+	for args in "-e task-clock -- sleep 1" "-x, -e task-clock -- sleep 1" "-x, -A -a -e cpu-clock"; do
+		# shellcheck disable=SC2086
+		"$PERF" stat --interval-clear -I 50 --interval-count 3 $args 2>"$WORK/perf" >/dev/null
+		# shellcheck disable=SC2086
+		"$TALLY" stat --interval-clear -I 50 --interval-count 3 $args 2>"$WORK/i"
+		[ "$(grep '^#' "$WORK/perf" | tr -s ' ')" = "$(grep '^#' "$WORK/i" | tr -s ' ')" ] &&
+			[ "$(grep -v '^#' "$WORK/perf" | grep -c .)" = "$(grep -v '^#' "$WORK/i" | grep -c .)" ] &&
+			ok "--interval-clear $args: perf's header lines and line count" ||
+			fail "--interval-clear $args against perf: $(cat "$WORK/perf") / $(cat "$WORK/i")"
+	done
 fi
 
 # --- --log-fd: the results to an open descriptor; messages stay on stderr -------------------------------

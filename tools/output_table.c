@@ -108,17 +108,8 @@ static void table_interval(struct output *o, const struct report_sample *s)
 		output_metric_row(o, &reading, false);
 		return;
 	}
-	if (o->intervals++ == 0 || o->report->interval_headers) {
-		/* Over the columns print_line fills, the part's named as perf names it. */
-		const struct report *r = o->report;
-		fprintf(o->out, "#%15s ", "time");
-		const char *key = r->part_key ? r->part_key : "cpu";
-		if (r->show_parts)
-			fprintf(o->out, "%-16s", strcmp(key, "cpu") == 0 ? "CPU" : strcmp(key, "thread") == 0 ? "comm-tid" : key);
-		if (r->show_nr_cpus)
-			fprintf(o->out, "%4s ", "cpus");
-		fprintf(o->out, "%18s %-4s %s\n", "counts", "unit", "events");
-	}
+	if (o->intervals++ == 0 || o->report->interval_headers)
+		output_interval_header(o->out, o->report);
 	char timestamp[32];
 	number_format_fixed(s->timestamp, 9, &o->report->numbers, timestamp, sizeof(timestamp));
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
