@@ -104,9 +104,16 @@ int tally_counter_new(const char *spec, const struct tally_counter_opts *opts, t
 	char *combined = NULL;
 	if (!err && metrics)
 		err = tly_counter_metrics_spec(c, spec, metrics, pmus, root, &combined);
-	if (!err) {
-		TALLY_OPTS(tally_parse_opts, parse, .pmus = pmus, .sysfs_root = root);
-		err = tally_events_parse(combined ? combined : spec, &parse, &c->events);
+	const char *text = combined ? combined : spec;
+	if (!err && !*text && c->open_without_events) {
+		/* No event at all: a counter of time alone (perf stat -n), which the parser would refuse as an
+		 * empty spec. */
+		if (!(c->events = calloc(1, sizeof(*c->events))))
+			err = tly_error(-ENOMEM, "out of memory");
+	} else if (!err) {
+		TALLY_OPTS(tally_parse_opts, parse, .pmus = pmus, .sysfs_root = root,
+		           .space = TLY_OPT(opts, space, TALLY_SPACE_AS_WRITTEN));
+		err = tally_events_parse(text, &parse, &c->events);
 	}
 	free(combined);
 	if (!err) {
@@ -116,7 +123,7 @@ int tally_counter_new(const char *spec, const struct tally_counter_opts *opts, t
 		if (!c->ev || !c->notes)
 			err = tly_error(-ENOMEM, "out of memory");
 	}
-	if (!err && c->nr == 0)
+	if (!err && c->nr == 0 && !c->open_without_events)
 		err = tly_error(-TALLY_ESPEC, "the event spec '%s' names no event", spec);
 	if (!err) {
 		for (size_t i = 0; i < c->nr; i++)

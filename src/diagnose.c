@@ -675,8 +675,9 @@ int tly_diag_error(const struct tly_diag *d)
 
 bool tly_diag_retry_user_only(const struct tly_diag *d)
 {
+	/* An event that excludes user space (:k, --all-kernel) would count nothing without kernel mode. */
 	if (d->op != TLY_DIAG_OPEN || (d->err != EACCES && d->err != EPERM) || !d->attr ||
-	    d->attr->exclude_kernel || d->cpu_wide)
+	    d->attr->exclude_kernel || d->attr->exclude_user || d->cpu_wide)
 		return false;
 	struct tally_facts probed;
 	const struct tally_facts *f = facts_of(d, &probed);

@@ -66,9 +66,10 @@ int tly_diag_error(const struct tly_diag *d);
 int tly_diag_evsel(const tally_evsel *e, int err, const struct tally_facts *facts);
 
 /* The retry policy for perf_event_paranoid 2: true when a permission failure (EACCES/EPERM) of an open is
- * explained by kernel-mode counting alone (the event counts kernel mode, the level is 2, the caller holds
- * neither CAP_PERFMON nor CAP_SYS_ADMIN, and the event is not CPU-wide). The caller then retries with
- * attr.exclude_kernel = 1 and, when that works, reports tly_diag_user_only_note() through the log. */
+ * explained by kernel-mode counting alone (the event counts kernel and user mode, the level is 2, the
+ * caller holds neither CAP_PERFMON nor CAP_SYS_ADMIN, and the event is not CPU-wide). The caller then
+ * retries with attr.exclude_kernel = 1 and, when that works, reports tly_diag_user_only_note() through the
+ * log. */
 bool tly_diag_retry_user_only(const struct tly_diag *d);
 
 /* The note that says an event was narrowed to user space by that retry, and what would allow kernel mode.

@@ -5,6 +5,7 @@
 #include "event_list.h"
 #include "opts.h"
 #include "pmu.h"
+#include "spec_modifiers.h"
 #include "spec_parse.h"
 
 #include <errno.h>
@@ -19,6 +20,9 @@ int tally_events_parse(const char *spec, const struct tally_parse_opts *opts, ta
 		return tly_error(-EINVAL, "tally_events_parse: spec and out must not be NULL");
 	if (!TLY_OPTS_VALID(opts, tally_parse_opts))
 		return -TALLY_EOPTS;
+	enum tally_space space = TLY_OPT(opts, space, TALLY_SPACE_AS_WRITTEN);
+	if (space != TALLY_SPACE_AS_WRITTEN && space != TALLY_SPACE_USER && space != TALLY_SPACE_KERNEL)
+		return tly_error(-EINVAL, "tally_events_parse: space %d is none of enum tally_space", (int)space);
 	const tally_pmus *pmus = TLY_OPT(opts, pmus, NULL);
 	tally_pmus *loaded = NULL;
 	if (!pmus) {
@@ -30,6 +34,8 @@ int tally_events_parse(const char *spec, const struct tally_parse_opts *opts, ta
 	tally_events *list = calloc(1, sizeof(*list));
 	int ret = list ? tly_spec_parse(spec, pmus, list, TLY_OPT(opts, error_offset, NULL))
 	               : tly_error(-ENOMEM, "out of memory while parsing an event spec");
+	for (size_t i = 0; !ret && i < list->nr; i++)
+		tly_modifiers_space(&list->v[i].attr, space);
 	if (!ret)
 		ret = tly_events_finish(list);
 	tally_pmus_free(loaded);

@@ -19,6 +19,14 @@ void tly_modifiers_clear(struct perf_event_attr *attr, bool *exclude_gh)
 	*exclude_gh = false;
 }
 
+void tly_modifiers_space(struct perf_event_attr *attr, enum tally_space space)
+{
+	if (space == TALLY_SPACE_AS_WRITTEN)
+		return;
+	attr->exclude_user = space == TALLY_SPACE_KERNEL;
+	attr->exclude_kernel = space == TALLY_SPACE_USER;
+}
+
 /* perf's rules (tools/perf/util/parse-events.c, get_event_modifier): the first of u/k/h excludes all
  * three privilege levels and each letter then includes its own; G/H likewise between guest and host; u
  * and p also exclude the guest unless G or H was given (guest time cannot be split by privilege level

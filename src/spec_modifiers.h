@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <tally/events.h>
+
 /* The highest precise_ip ("ppp"). */
 #define TLY_MAX_PRECISE 3
 
@@ -26,6 +28,10 @@ void tly_modifiers_clear(struct perf_event_attr *attr, bool *exclude_gh);
  * Returns -ERANGE when the precise level would pass TLY_MAX_PRECISE. */
 int tly_modifiers_apply(struct perf_event_attr *attr, bool *exclude_gh, const char *letters, size_t n,
                         bool leader);
+
+/* perf stat's --all-user and --all-kernel (tools/perf/util/stat.c, create_perf_stat_counter): the user and
+ * kernel bits set over whatever the modifiers made of them, every other bit left as it is. */
+void tly_modifiers_space(struct perf_event_attr *attr, enum tally_space space);
 
 /* Writes the shortest modifier letters (at most 16, NUL-terminated) that reproduce attr's bits on a
  * fresh event; empty when the bits are the defaults. */

@@ -20,20 +20,33 @@ expect_err() {
 	grep -qE -- "$1" "$WORK/err" && ok "$2" || fail "$2: $(cat "$WORK/err")"
 }
 
-# --- output that cannot be written: exit 125, the file and the reason named -----------------------------
-run_tally "-o /dev/full" 125 -- stat -o /dev/full -e task-clock -- echo hi
-expect_err "cannot write the results to /dev/full: No space left on device" "-o /dev/full: file and reason named"
+# --- output that cannot be written: the command's status, the loss said once on stderr -------------------
+# A tally failure never changes the measured program's exit status (perf 6.1 does not check its writes).
+lost="cannot write the results to /dev/full: No space left on device: the results are lost"
+run_tally "-o /dev/full" 0 -- stat -o /dev/full -e task-clock -- echo hi
+expect_err "$lost" "-o /dev/full: file and reason named, the loss said"
+[ "$(grep -c "results are lost" "$WORK/err")" -eq 1 ] && ok "-o /dev/full: said once" || fail "said more than once: $(cat "$WORK/err")"
 [ "$(cat "$WORK/out")" = hi ] && ok "-o /dev/full: the command ran, its stdout intact" || fail "command stdout: $(cat "$WORK/out")"
-for format in "-x," "-j" "-x, --csv-header"; do
+for format in "-x," "-j" "-x, --csv-header" "--json-format=perf"; do
 	# shellcheck disable=SC2086
-	run_tally "-o /dev/full $format" 125 -- stat $format -o /dev/full -e task-clock -- true
+	run_tally "-o /dev/full $format: the command's status" 3 -- stat $format -o /dev/full -e task-clock -- sh -c 'exit 3'
+	expect_err "$lost" "-o /dev/full $format: the loss said"
 done
-run_tally "-o /dev/full --append" 125 -- stat -o /dev/full --append -e task-clock -- true
-run_tally "-o /dev/full -r 3" 125 -- stat -o /dev/full -r 3 -e task-clock -- true
-run_tally "the command's own failure: lost results still 125" 125 -- stat -o /dev/full -e task-clock -- sh -c 'exit 3'
+run_tally "-o /dev/full --append" 0 -- stat -o /dev/full --append -e task-clock -- true
+run_tally "-o /dev/full -r 3: the last run's status" 4 -- stat -o /dev/full -r 3 -e task-clock -- sh -c 'exit 4'
+[ "$(grep -c "results are lost" "$WORK/err")" -eq 1 ] && ok "-o /dev/full -r 3: said once" || fail "-r 3 said: $(cat "$WORK/err")"
+run_tally "-o /dev/full -I: the command's status" 5 -- stat -o /dev/full -I 20 -e task-clock -- sh -c 'sleep 0.1; exit 5'
+run_tally "the command's own failure: its status, 3" 3 -- stat -o /dev/full -e task-clock -- sh -c 'exit 3'
+expect_err "$lost \\(the exit status stays the command's\\)" "the message says the status is the command's"
+run_tally "a command killed by a signal: 128 + it" 137 -- stat -o /dev/full -e task-clock -- sh -c 'kill -9 $$'
 run_tally "-q writes nothing: the command's status" 3 -- stat -q -o /dev/full -e task-clock -- sh -c 'exit 3'
-"$TALLY" stat -e task-clock -- true 2>/dev/full; st=$?
-[ $st -eq 125 ] && ok "results to a full stderr (exit 125)" || fail "full stderr: exit $st"
+"$TALLY" stat -e task-clock -- sh -c 'exit 6' 2>/dev/full; st=$?
+[ $st -eq 6 ] && ok "results to a full stderr: the command's status (6)" || fail "full stderr: exit $st"
+exec 3>/dev/full
+run_tally "--log-fd to a full file: the command's status" 7 -- stat --log-fd 3 -e task-clock -- sh -c 'exit 7'
+expect_err "cannot write the results to --log-fd's descriptor: No space left on device" "--log-fd: the loss said"
+exec 3>&-
+# The subcommands that measure no program (list, doctor, merge, compare) fail with 1 when their output is lost.
 for cmd in "list" "list --json" "doctor" "doctor --json" "--version" "--help" "stat --help"; do
 	# shellcheck disable=SC2086
 	"$TALLY" $cmd >/dev/full 2>"$WORK/err"; st=$?
@@ -44,7 +57,7 @@ done
 mkdir -p "$WORK/small"
 if mount -t tmpfs -o size=64k tally-test "$WORK/small" 2>/dev/null; then
 	dd if=/dev/zero of="$WORK/small/filler" bs=4k count=64 2>/dev/null
-	run_tally "-o on a full file system" 125 -- stat -o "$WORK/small/out" -e task-clock,page-faults -- true
+	run_tally "-o on a full file system: the command's status" 3 -- stat -o "$WORK/small/out" -e task-clock,page-faults -- sh -c 'exit 3'
 	expect_err "cannot write the results to $WORK/small/out: No space left on device" "full file system: said"
 	umount "$WORK/small"
 else

@@ -100,8 +100,9 @@ gone 9.101 && ok "SIGPIPE: the command ended with tally" || fail "SIGPIPE: sleep
 cleanup 9.101
 
 # The reader goes away once the command has ended (tally stat -- make 2>&1 | head, where make finishes
-# first): the results' writes raise SIGPIPE all the same, and tally exits 141 as above, not the 125 of a
-# write that failed for another reason. The command waits until the reader has closed its end.
+# first): the results' writes raise SIGPIPE all the same, and tally exits 141 as above (as perf 6.1 does),
+# not the command's status that a write failing for another reason leaves. The command waits until the
+# reader has closed its end.
 rm -f "$WORK/closed"
 "$TALLY" stat -e task-clock -- sh -c "while [ ! -e '$WORK/closed' ]; do sleep 0.01; done" 2>&1 |
 	(exec 0<&-; touch "$WORK/closed")

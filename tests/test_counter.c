@@ -233,6 +233,17 @@ static void tid_list_counts_those_threads(void)
 	tally_counter_free(c);
 }
 
+/* Launches argv on c, counts until it exits and stops: ex gets its exit. */
+static void count_command(tally_counter *c, char *const argv[], struct tally_exit *ex)
+{
+	TALLY_OPTS(tally_target, command, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	CHECK_INT(tally_counter_open(c, &command), 0);
+	CHECK_INT(tally_counter_start(c), 0);
+	memset(ex, 0, sizeof(*ex));
+	CHECK_INT(tally_counter_wait(c, ex, sizeof(*ex)), 0);
+	CHECK_INT(tally_counter_stop(c), 0);
+}
+
 /* A tid listed twice is one thread: opened once and counted once, as a pid listed twice is; the tids keep
  * the order given. (It was opened twice, and its faults counted twice.) */
 static void tid_listed_twice_counts_once(void)
@@ -383,17 +394,32 @@ static void unsupported_event_beside_software(void)
 	TALLY_OPTS(tally_counter_opts, anyway, .open_without_events = true);
 	CHECK_INT(tally_counter_new("cycles", &anyway, &c), 0);
 	char *const argv[] = { "sh", "-c", "exit 5", NULL };
-	TALLY_OPTS(tally_target, command, .kind = TALLY_TARGET_COMMAND, .argv = argv);
-	CHECK_INT(tally_counter_open(c, &command), 0);
-	CHECK_INT(tally_counter_start(c), 0);
 	struct tally_exit ex;
-	memset(&ex, 0, sizeof(ex));
-	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
-	CHECK_INT(tally_counter_stop(c), 0);
+	count_command(c, argv, &ex);
 	CHECK_INT(tally_counter_read(c, r, 1, sizeof(r[0])), 1);
 	CHECK_INT(r[0].status, TALLY_STATUS_NOT_SUPPORTED);
 	CHECK_CONTAINS(tally_counter_note(c, 0), "no hardware PMU");
 	CHECK_INT(ex.code, 5);
+	tally_counter_free(c);
+}
+
+/* perf stat -n: a counter of no event at all, where it may open without events, still launches, times and
+ * reaps its command; elsewhere an empty spec is refused. */
+static void empty_spec_counts_time_alone(void)
+{
+	tally_counter *c = NULL;
+	CHECK_INT(tally_counter_new("", NULL, &c), -TALLY_ESPEC);
+	CHECK(c == NULL);
+	TALLY_OPTS(tally_counter_opts, anyway, .open_without_events = true);
+	CHECK_INT(tally_counter_new("", &anyway, &c), 0);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_count(c), 0);
+	char *const argv[] = { "sh", "-c", "exit 6", NULL };
+	struct tally_exit ex;
+	count_command(c, argv, &ex);
+	CHECK_INT(ex.code, 6);
+	CHECK(ex.wall_s > 0);
 	tally_counter_free(c);
 }
 
@@ -817,6 +843,7 @@ int main(void)
 		{ "attach_to_pid", attach_to_pid },
 		{ "system_wide_per_cpu_and_sum", system_wide_per_cpu_and_sum },
 		{ "unsupported_event_beside_software", unsupported_event_beside_software },
+		{ "empty_spec_counts_time_alone", empty_spec_counts_time_alone },
 		{ "pmu_refusing_exclude_guest_still_counts", pmu_refusing_exclude_guest_still_counts },
 		{ "unsupported_leader_leaves_members_counting", unsupported_leader_leaves_members_counting },
 		{ "unsupported_leaders_in_a_row_explained_once", unsupported_leaders_in_a_row_explained_once },

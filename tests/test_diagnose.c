@@ -345,6 +345,10 @@ static void retry_policy(void)
 	struct tly_diag no = d;
 	no.attr = &cycles_user; /* already user-only: excluding the kernel is not the obstacle */
 	CHECK(!tly_diag_retry_user_only(&no));
+	struct perf_event_attr kernel_only = cycles_attr;
+	kernel_only.exclude_user = 1; /* :k, --all-kernel: without the kernel it would count nothing */
+	no.attr = &kernel_only;
+	CHECK(!tly_diag_retry_user_only(&no));
 	no = d;
 	no.cpu_wide = true; /* CPU-wide needs paranoid <= 0 anyway */
 	CHECK(!tly_diag_retry_user_only(&no));

@@ -670,6 +670,50 @@ static void test_sysfs_root_option(void)
 	CHECK_INT(tally_events_count(NULL), 0);
 }
 
+/* perf stat's --all-user and --all-kernel (util/stat.c, create_perf_stat_counter): the user and kernel bits
+ * set over every event's own modifiers, the others (":u"'s exclude_hv) kept; names as written; canonical
+ * texts that parse back to the same bits. */
+static void test_space_option(void)
+{
+	static const struct {
+		const char *spec;
+		enum tally_space space;
+		const char *encoding;
+	} cases[] = {
+		{ "cycles", TALLY_SPACE_USER, "type=0,config=0,config1=0,config2=0,exclude_kernel=1,exclude_guest=1" },
+		{ "cycles:k", TALLY_SPACE_USER,
+		  "type=0,config=0,config1=0,config2=0,exclude_kernel=1,exclude_hv=1" },
+		{ "cycles", TALLY_SPACE_KERNEL, "type=0,config=0,config1=0,config2=0,exclude_user=1,exclude_guest=1" },
+		{ "page-faults:u", TALLY_SPACE_KERNEL,
+		  "type=1,config=0x2,config1=0,config2=0,exclude_user=1,exclude_hv=1,exclude_guest=1" },
+		{ "{cycles,instructions}:u", TALLY_SPACE_AS_WRITTEN,
+		  "type=0,config=0,config1=0,config2=0,exclude_kernel=1,exclude_hv=1,exclude_guest=1" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TALLY_OPTS(tally_parse_opts, opts, .pmus = machine(INTEL), .space = cases[i].space);
+		tally_events *events = NULL;
+		CHECK_INT(tally_events_parse(cases[i].spec, &opts, &events), 0);
+		if (!events)
+			continue;
+		char enc[256], again_enc[256];
+		encoding_of(events, 0, enc, sizeof(enc));
+		CHECK_STR(enc, cases[i].encoding);
+		struct tally_event_info info;
+		CHECK_STR(info_at(events, 0, &info)->name, strchr(cases[i].spec, '{') ? "cycles" : cases[i].spec);
+		tally_events *again = parse(INTEL, info.canonical);
+		if (again) {
+			encoding_of(again, 0, again_enc, sizeof(again_enc));
+			CHECK_STR(again_enc, enc);
+		}
+		tally_events_free(again);
+		tally_events_free(events);
+	}
+	TALLY_OPTS(tally_parse_opts, bad, .pmus = machine(INTEL), .space = (enum tally_space)3);
+	tally_events *events = NULL;
+	CHECK_INT(tally_events_parse("cycles", &bad, &events), -EINVAL);
+	CHECK(events == NULL);
+}
+
 static void free_machines(void)
 {
 	for (int m = 0; m < NR_MACHINES; m++)
@@ -685,6 +729,7 @@ int main(void)
 		{ "info_sizes", test_info_sizes },
 		{ "builtins", test_builtins },
 		{ "sysfs_root_option", test_sysfs_root_option },
+		{ "space_option", test_space_option },
 		{ NULL, NULL },
 	};
 	int ret = harness_run(cases);

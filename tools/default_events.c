@@ -16,9 +16,29 @@ const char *default_events_spec(bool with_hardware, bool system_wide)
 	return specs[with_hardware][system_wide];
 }
 
-const char *default_events_note(bool has_core_pmu)
+const char *default_events_detailed(unsigned level)
 {
-	return has_core_pmu ? NULL
-	                    : "no hardware PMU here (a VM without a virtual PMU?): counting software events "
-	                      "only; cycles, instructions and branches need one";
+	/* Each level is the one before with its own set appended, in perf's order. Outside braces, as perf
+	 * adds them: the counter packs them as any events of one PMU, and one the PMU lacks leaves its group
+	 * while the others count. */
+	static const char *const specs[] = {
+		NULL,
+		"L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses",
+		"L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses,"
+		"L1-icache-loads,L1-icache-load-misses,dTLB-loads,dTLB-load-misses,iTLB-loads,iTLB-load-misses",
+		"L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses,"
+		"L1-icache-loads,L1-icache-load-misses,dTLB-loads,dTLB-load-misses,iTLB-loads,iTLB-load-misses,"
+		"L1-dcache-prefetches,L1-dcache-prefetch-misses",
+	};
+	return specs[level < sizeof(specs) / sizeof(specs[0]) ? level : 0];
+}
+
+const char *default_events_note(bool has_core_pmu, unsigned detailed)
+{
+	if (has_core_pmu)
+		return NULL;
+	return detailed ? "no hardware PMU here (a VM without a virtual PMU?): counting software events only; "
+	                  "cycles, instructions, branches and -d's cache events need one"
+	                : "no hardware PMU here (a VM without a virtual PMU?): counting software events only; "
+	                  "cycles, instructions and branches need one";
 }

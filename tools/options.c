@@ -47,6 +47,10 @@ enum long_only {
 	OPT_SUMMARY,
 	OPT_NO_CSV_SUMMARY,
 	OPT_FOR_EACH_CGROUP,
+	OPT_ALL_USER,
+	OPT_ALL_KERNEL,
+	OPT_INTERVAL_CLEAR,
+	OPT_LOG_FD,
 };
 
 static const struct option long_options[] = {
@@ -94,6 +98,13 @@ static const struct option long_options[] = {
 	{ "metrics", required_argument, NULL, 'M' },
 	{ "cgroup", required_argument, NULL, 'G' },
 	{ "for-each-cgroup", required_argument, NULL, OPT_FOR_EACH_CGROUP },
+	{ "detailed", no_argument, NULL, 'd' },
+	{ "null", no_argument, NULL, 'n' },
+	{ "sync", no_argument, NULL, 'S' },
+	{ "all-user", no_argument, NULL, OPT_ALL_USER },
+	{ "all-kernel", no_argument, NULL, OPT_ALL_KERNEL },
+	{ "interval-clear", no_argument, NULL, OPT_INTERVAL_CLEAR },
+	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -110,9 +121,17 @@ void options_print_stat_usage(FILE *out)
 	      "      --topdown            Intel's top-down level 1 (-M TopdownL1: retiring, bad speculation,\n"
 	      "                           frontend bound, backend bound)\n"
 	      "      --td-level N         top-down levels 1 to N (2: TopdownL2 too; 0: the deepest, 2)\n"
+	      "  -d, --detailed           add perf's detailed events: -d the L1 data and last-level cache\n"
+	      "                           loads and misses, -dd the L1 instruction cache and TLBs too,\n"
+	      "                           -ddd the L1 data cache prefetches too\n"
+	      "  -n, --null               no default events: the elapsed time only\n"
+	      "      --all-user           every event counts in user space only (as perf's)\n"
+	      "      --all-kernel         every event counts in kernel space only (as perf's)\n"
 	      "  -r, --repeat N           run the command N times: mean and relative stddev\n"
+	      "  -S, --sync               sync(2) before each run, so that earlier writes are not counted\n"
 	      "  -I, --interval-print MS  print counts every MS milliseconds (deltas)\n"
 	      "      --interval-count N   with -I: stop after N intervals\n"
+	      "      --interval-clear     with -I: clear the terminal before each interval\n"
 	      "      --summary            with -I: the totals after the intervals\n"
 	      "      --no-csv-summary     with -x and --summary: no \"summary\" field on the totals\n"
 	      "  -x, --field-separator S  CSV output with separator S (perf's field order)\n"
@@ -122,6 +141,7 @@ void options_print_stat_usage(FILE *out)
 	      "  -B, --no-big-num         no thousands separators in the table\n"
 	      "  -o, --output FILE        results to FILE instead of stderr\n"
 	      "      --append             append to the -o FILE\n"
+	      "      --log-fd FD          results to the open descriptor FD instead of stderr\n"
 	      "  -p, --pid PIDS           count existing processes (comma list)\n"
 	      "  -t, --tid TIDS           count existing threads (comma list)\n"
 	      "  -a, --all-cpus           count every CPU, system wide\n"
@@ -269,7 +289,9 @@ static enum options_result check_combinations(const struct stat_options *o)
 		return usage_error("-j and -x are two output formats: choose one");
 	if (o->csv_header && !o->separator)
 		return usage_error("--csv-header needs -x");
-	if (o->append && !o->output)
+	if (o->output && o->log_fd >= 0)
+		return usage_error("-o and --log-fd name two places for the results: choose one");
+	if (o->append && !o->output && o->log_fd < 0)
 		return usage_error("--append needs -o FILE");
 	if (attached && system_wide)
 		return usage_error("-p/-t and -a/-C name two different targets: choose one");
@@ -329,12 +351,13 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 {
 	memset(o, 0, sizeof(*o));
 	o->repeat = 1;
+	o->log_fd = -1;
 	/* '+': stop at the first non-option, so the command's own flags are left to it. ':': report a
 	 * missing argument distinctly. optind = 0 makes glibc start afresh. */
 	optind = 0;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+:e:M:r:I:x:jBo:p:t:aC:AiD:qvhG:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:M:r:I:x:jBo:p:t:aC:AiD:qvhG:dnS", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (!*optarg)
@@ -443,6 +466,30 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 			o->topdown_levels = level ? level : TOPDOWN_MAX_LEVEL;
 			break;
 		}
+		case 'd':
+			/* perf takes -dddd and more as -ddd. */
+			if (o->detailed < DETAILED_MAX_LEVEL)
+				o->detailed++;
+			break;
+		case 'n': o->null_run = true; break;
+		case 'S': o->sync = true; break;
+		case OPT_ALL_USER:
+		case OPT_ALL_KERNEL: {
+			enum tally_space space = c == OPT_ALL_USER ? TALLY_SPACE_USER : TALLY_SPACE_KERNEL;
+			if (o->space != TALLY_SPACE_AS_WRITTEN && o->space != space)
+				return usage_error("--all-user and --all-kernel: choose one");
+			o->space = space;
+			break;
+		}
+		case OPT_INTERVAL_CLEAR: o->interval_clear = true; break;
+		case OPT_LOG_FD: {
+			unsigned fd;
+			if (!parse_unsigned(optarg, 1, INT_MAX, &fd))
+				return usage_error("--log-fd wants the number of an open file descriptor (1 or more), not '%s'",
+				                   optarg);
+			o->log_fd = (int)fd;
+			break;
+		}
 		case 'i': o->no_inherit = true; break;
 		case OPT_NO_SCALE: o->no_scale = true; break;
 		case 'D':
@@ -468,6 +515,12 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 			break;
 		}
 		case 'h':
+			/* One buffer for the whole text (more than the 4 KiB of a file's default), so that a write that
+			 * fails fails at the final flush, which says why (ENOSPC), not inside fputs, whose errno
+			 * stdio forgets. Nothing was written to stdout before; glibc ignores the size without a
+			 * buffer. */
+			static char usage_buffer[1 << 14];
+			setvbuf(stdout, usage_buffer, _IOFBF, sizeof(usage_buffer));
 			options_print_stat_usage(stdout);
 			return OPTIONS_DONE;
 		case OPT_VERSION:

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <tally/events.h>
 #include <tally/evlist.h>
 
 enum stat_aggregation {
@@ -71,12 +72,20 @@ struct stat_options {
 	size_t nr_cgroup_names;
 	size_t nr_specs_before_g;
 	const char *for_each_cgroup; /* --for-each-cgroup, as written */
+	unsigned detailed;       /* -d, -dd, -ddd: how many of perf's detailed event sets to add (0 to 3) */
+	bool null_run;           /* -n: no default events, only the elapsed time */
+	bool sync;               /* -S: sync(2) before each run */
+	enum tally_space space;  /* --all-user, --all-kernel (TALLY_SPACE_AS_WRITTEN without either) */
+	bool interval_clear;     /* --interval-clear */
+	int log_fd;              /* --log-fd: the results to this descriptor; -1 when unset */
 };
 
-/* What options_parse_stat decided. */
 /* The deepest top-down level tally's catalogue has (perf's TopdownL2). */
 #define TOPDOWN_MAX_LEVEL 2
+/* perf's -ddd: the most detailed event sets (default_events.h). */
+#define DETAILED_MAX_LEVEL 3
 
+/* What options_parse_stat decided. */
 enum options_result {
 	OPTIONS_RUN,            /* go on and count */
 	OPTIONS_DONE,           /* --help or --version was printed: exit 0 */

@@ -28,6 +28,17 @@ int output_display_decimals(const struct report_event *e)
 	return e->unit_scale != 1.0 ? 2 : 0;
 }
 
+void output_interval_header(FILE *out, const struct report *r)
+{
+	fprintf(out, "#%15s ", "time");
+	const char *key = r->part_key ? r->part_key : "cpu";
+	if (r->show_parts)
+		fprintf(out, "%-16s", strcmp(key, "cpu") == 0 ? "CPU" : strcmp(key, "thread") == 0 ? "comm-tid" : key);
+	if (r->show_nr_cpus)
+		fprintf(out, "%4s ", "cpus");
+	fprintf(out, "%18s %-4s %s\n", "counts", "unit", "events");
+}
+
 void output_rank_line(FILE *out, const struct report *r)
 {
 	if (r->rank < 0)

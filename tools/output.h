@@ -105,6 +105,10 @@ double output_display_value(const struct report_event *e, const struct report_co
 /* Decimals a display value is printed with: 2 for scaled units (msec, sysfs .scale), 0 for counts. */
 int output_display_decimals(const struct report_event *e);
 
+/* The table's header line of -I, over the columns its lines fill, the part's named as perf names it;
+ * perf prints it in CSV too with --interval-clear, a comment line over each interval. */
+void output_interval_header(FILE *out, const struct report *r);
+
 /* "# rank 3 of 4 on node1, job 812" when a launcher gave tally a rank (table, and CSV with its header);
  * nothing otherwise. */
 void output_rank_line(FILE *out, const struct report *r);

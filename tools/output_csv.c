@@ -123,6 +123,8 @@ static void print_reading(struct output *o, const struct output_reading *reading
 static void csv_interval(struct output *o, const struct report_sample *s)
 {
 	bool first = o->intervals++ == 0;
+	if (o->report->interval_headers && !o->report->metric_only)
+		output_interval_header(o->out, o->report); /* perf's --interval-clear, a # line */
 	if (first && o->report->csv_header && !o->report->metric_only)
 		print_header(o, true, false);
 	char timestamp[32];

@@ -107,22 +107,13 @@ static void table_interval(struct output *o, const struct report_sample *s)
 		char timestamp[32];
 		number_format_fixed(s->timestamp, 9, &o->report->numbers, timestamp, sizeof(timestamp));
 		struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
-		if (o->intervals++ == 0)
+		if (o->intervals++ == 0 || o->report->interval_headers)
 			output_metric_row(o, &reading, true);
 		output_metric_row(o, &reading, false);
 		return;
 	}
-	if (o->intervals++ == 0) {
-		/* Over the columns print_line fills, the part's named as perf names it. */
-		const struct report *r = o->report;
-		fprintf(o->out, "#%15s ", "time");
-		const char *key = r->part_key ? r->part_key : "cpu";
-		if (r->show_parts)
-			fprintf(o->out, "%-16s", strcmp(key, "cpu") == 0 ? "CPU" : strcmp(key, "thread") == 0 ? "comm-tid" : key);
-		if (r->show_nr_cpus)
-			fprintf(o->out, "%4s ", "cpus");
-		fprintf(o->out, "%18s %-4s %s\n", "counts", "unit", "events");
-	}
+	if (o->intervals++ == 0 || o->report->interval_headers)
+		output_interval_header(o->out, o->report);
 	char timestamp[32];
 	number_format_fixed(s->timestamp, 9, &o->report->numbers, timestamp, sizeof(timestamp));
 	struct output_reading reading = { s->counts, s->seconds, timestamp, NULL, s->pmu_counts, NULL };
@@ -218,14 +209,17 @@ static void table_finish(struct output *o, const struct report_totals *t)
 	if (totals) {
 		const struct number_style *ns = &r->numbers;
 		char a[NUMBER_FORMAT_MAX], b[NUMBER_FORMAT_MAX], c[NUMBER_FORMAT_MAX];
+		/* The blank line under the events; with none (-n) the heading's blank line is the one, as in perf. */
+		if (r->nr_events)
+			fputc('\n', o->out);
 		if (t->nr_runs > 1)
-			fprintf(o->out, "\n %17s +- %s seconds time elapsed  ( +- %5s%% )\n",
+			fprintf(o->out, " %17s +- %s seconds time elapsed  ( +- %5s%% )\n",
 			        number_format_fixed(t->elapsed, 6, ns, a, sizeof(a)),
 			        number_format_fixed(t->elapsed_stddev, 6, ns, b, sizeof(b)),
 			        number_format_fixed(t->elapsed > 0 ? 100.0 * t->elapsed_stddev / t->elapsed : 0, 2, ns, c,
 			                            sizeof(c)));
 		else
-			fprintf(o->out, "\n %17s seconds time elapsed\n", number_format_fixed(t->elapsed, 9, ns, a, sizeof(a)));
+			fprintf(o->out, " %17s seconds time elapsed\n", number_format_fixed(t->elapsed, 9, ns, a, sizeof(a)));
 		/* The command's CPU times, as perf prints them: only when the command is what was counted (with
 		 * -a, -C, -p or -t it only set the duration). */
 		if (strcmp(r->target_kind, "command") == 0 && t->nr_runs == 1)

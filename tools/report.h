@@ -132,6 +132,8 @@ struct report {
 	bool verbose;
 	struct number_style numbers; /* the table's: the locale's thousands separator (none with -B) and point */
 	bool summary;              /* --summary: the totals are printed after the intervals too */
+	bool interval_headers;     /* --interval-clear: the table's header over every interval, not the first
+	                            * only, as perf repeats it on the cleared screen */
 	bool csv_summary_field;    /* with summary, CSV's totals carry "summary" in the time field */
 	const char *part_key;      /* what a part is, as perf's JSON names it: "cpu", "core", "socket", "die",
 	                            * "thread"; NULL without parts */

@@ -5,12 +5,14 @@
  * the command's own status, 128 + signal when it was killed, 127 when it could not be executed, 2 for a
  * usage error or a bad event spec (found before anything runs), 128 + signal when tally itself was
  * ended by SIGINT, SIGTERM, SIGHUP or SIGPIPE (130 for Ctrl-C, after passing the signal on to the command,
- * waiting for it and printing what was counted), 1 when counting failed, 125 when the results could not be
- * written (the command ran and its status is not what tally exits with).
+ * waiting for it and printing what was counted), 1 when counting failed. Results that cannot be written
+ * (-o on a full disk) are said lost on stderr, and the status stays the command's: a tally failure never
+ * changes the measured program's exit status (perf 6.1 does not check its writes at all).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -44,9 +46,6 @@
 
 #define EXIT_USAGE 2
 #define EXIT_FAILED 1
-/* The results were lost (-o on a full disk, stderr closed): as timeout(1) and env(1) say that they
- * themselves failed, with a status that a command's own exit rarely takes. */
-#define EXIT_OUTPUT 125
 
 /* -r: one event over the runs. */
 struct event_runs {
@@ -90,6 +89,11 @@ struct stat_session {
 	size_t *metrics;              /* -M: catalogue indices (tally_counter_metrics) */
 	struct cgroup_lines cgroups;  /* -G, --for-each-cgroup: a line per (event, cgroup) */
 	const struct report_count *counts; /* the shown lines' counts of the latest fill */
+	char *spec;                   /* what the counter counts: -e's or the defaults, then -d's (malloc'd) */
+	/* The origins (tally_event_info.origin) of the events tally added, the defaults and -d's: the table
+	 * leaves out those this machine cannot count, for the note. */
+	unsigned added_from, added_to;
+	bool clear_screen;            /* --interval-clear on a terminal */
 };
 
 static uint64_t now_ns(void)
@@ -106,19 +110,27 @@ static double now_seconds(void)
 
 static const char *results_name(const struct stat_session *s)
 {
-	return s->opt.output ? s->output : "standard error";
+	return s->opt.output ? s->output : s->opt.log_fd >= 0 ? "--log-fd's descriptor" : "standard error";
+}
+
+/* Says once, at once, that the results are lost, and why. */
+static void results_lost(struct stat_session *s, int err)
+{
+	if (s->output_error)
+		return;
+	s->output_error = err;
+	fprintf(stderr, "tally stat: cannot write the results to %s: %s: the results are lost (the exit status "
+	        "stays the command's)\n", results_name(s), stream_strerror(err));
 }
 
 /* The results written so far go out now (they keep their order with the command's own output). A failure
- * is said once, at once, and makes the exit status EXIT_OUTPUT; counting goes on, since the command must
- * not be harmed by tally's loss. */
+ * is said once (results_lost); counting goes on, and the exit status stays the command's, since the
+ * command must not be harmed by tally's loss. */
 static void flush_results(struct stat_session *s)
 {
 	int err = stream_flush(s->file);
-	if (err == 0 || s->output_error)
-		return;
-	s->output_error = err;
-	fprintf(stderr, "tally stat: cannot write the results to %s: %s\n", results_name(s), stream_strerror(err));
+	if (err != 0)
+		results_lost(s, err);
 }
 
 /* The last flush and the close of -o's file (where a network file system reports what the writes did
@@ -128,11 +140,8 @@ static void close_results(struct stat_session *s)
 	if (!s->file)
 		return;
 	flush_results(s);
-	if (s->file != stderr && fclose(s->file) != 0 && !s->output_error) {
-		s->output_error = errno;
-		fprintf(stderr, "tally stat: cannot write the results to %s: %s\n", results_name(s),
-		        stream_strerror(errno));
-	}
+	if (s->file != stderr && fclose(s->file) != 0)
+		results_lost(s, errno);
 	s->file = NULL;
 }
 
@@ -215,7 +224,7 @@ static int describe_events(struct stat_session *s)
 		e->exclude_user = info.attr->exclude_user;
 		e->exclude_kernel = info.attr->exclude_kernel;
 		e->group = info.group;
-		e->optional = !s->opt.events && !s->opt.metrics; /* the default events only */
+		e->optional = s->added_from <= info.origin && info.origin < s->added_to;
 		if (tally_events_encoding(list, i, s->encodings[i], sizeof(s->encodings[i])) >= 0)
 			e->encoding = s->encodings[i];
 		event_unit(&info, &e->unit, &e->unit_scale);
@@ -347,6 +356,8 @@ static int print_interval(struct stat_session *s, uint64_t started, uint64_t *la
 		.exit_status = -1,
 	};
 	*last_tick = now;
+	if (s->clear_screen && !s->opt.quiet)
+		fputs("\033[H\033[2J", s->file); /* perf's CONSOLE_CLEAR: the cursor home, then the screen cleared */
 	if (!s->opt.quiet)
 		s->out.ops->interval(&s->out, &sample);
 	flush_results(s);
@@ -530,6 +541,9 @@ static int count_once(struct stat_session *s, unsigned run)
 		t.tids = o->tids;
 		t.nr_tids = o->nr_tids;
 	}
+	/* -S: the writes of earlier runs (or of whatever ran before) go to disk now, not while counting. */
+	if (o->sync)
+		sync();
 	if (tally_counter_open(s->counter, &t) < 0) {
 		fprintf(stderr, "tally stat: %s\n", tally_counter_last_error(s->counter));
 		return EXIT_FAILED;
@@ -713,23 +727,28 @@ static void session_free(struct stat_session *s)
 	if (s->regions.path[0])
 		unlink(s->regions.path);
 	free(s->pin);
+	free(s->spec);
 	options_free(&s->opt);
 }
 
-/* The results go to stderr as perf's do, but through a buffered stream of their own: stderr is unbuffered,
- * and the JSON document, written a token at a time, took 1,400 write(2) calls (0.3 ms of `tally stat -j`).
- * Every piece of output is flushed when written (begin, each interval, each run, the end), so it keeps its
- * order with tally's messages on stderr and with the command's own output. Close-on-exec: the command
- * does not inherit the copy. Plain stderr when no copy can be made (fd 2 closed). */
-static FILE *report_stream(void)
+/* The results go to stderr as perf's do (or to --log-fd's descriptor), but through a buffered stream of
+ * their own: stderr is unbuffered, and the JSON document, written a token at a time, took 1,400 write(2)
+ * calls (0.3 ms of `tally stat -j`). Every piece of output is flushed when written (begin, each interval,
+ * each run, the end), so it keeps its order with tally's messages on stderr and with the command's own
+ * output. Close-on-exec: the command does not inherit the copy, and inherits fd itself as it was given
+ * (as under perf, which writes to --log-fd's descriptor itself). For stderr, plain stderr when no copy can
+ * be made (fd 2 closed); for another fd NULL, errno set (EBADF: not open). */
+static FILE *report_stream(int fd)
 {
-	int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	FILE *f = copy >= 0 ? fdopen(copy, "w") : NULL;
 	if (f)
 		return f;
-	if (fd >= 0)
-		close(fd);
-	return stderr;
+	int err = errno;
+	if (copy >= 0)
+		close(copy);
+	errno = err;
+	return fd == STDERR_FILENO ? stderr : NULL;
 }
 
 /* -C names CPUs this machine has online, all of them: an event cannot be opened on the others (the kernel
@@ -820,6 +839,59 @@ static int describe_rank(struct stat_session *s)
 	return 0;
 }
 
+/* The origins a spec's events come from: its items, hybrid expansions and PMU families counted once. */
+static unsigned count_origins(const char *spec, const tally_pmus *pmus)
+{
+	TALLY_OPTS(tally_parse_opts, popts, .pmus = pmus);
+	tally_events *list = NULL;
+	unsigned n = 0;
+	size_t nr = 0;
+	if (tally_events_parse(spec, &popts, &list) == 0 && (nr = tally_events_count(list)) > 0) {
+		TALLY_OPTS(tally_event_info, last);
+		if (tally_events_at(list, nr - 1, &last) == 0)
+			n = last.origin + 1;
+	}
+	tally_events_free(list);
+	return n;
+}
+
+/* The items of a plain comma list (no braces, no terms): one origin each. */
+static unsigned count_items(const char *list)
+{
+	unsigned n = 1;
+	for (const char *c = list; *c; c++)
+		n += *c == ',';
+	return n;
+}
+
+/* What the counter counts: -e's events, or perf's defaults without -e, -M and -n; then -d's, which perf
+ * appends to either (not with -n). The metrics' events follow (the counter adds them). The table leaves
+ * out the defaults this machine cannot count, for the note, and -d's where it has no core PMU (the note
+ * then names them); on a machine with one, a -d event its PMU lacks (LLC-loads on AMD) shows its
+ * <not supported> line, as in perf. */
+static int compose_spec(struct stat_session *s)
+{
+	const struct stat_options *o = &s->opt;
+	bool defaults = !o->events && !o->metrics && !o->null_run;
+	const char *base = o->events ? o->events : defaults ? default_events_spec(true, system_wide(o)) : "";
+	const char *detailed = o->null_run ? NULL : default_events_detailed(o->detailed);
+	if (asprintf(&s->spec, "%s%s%s", base, *base && detailed ? "," : "", detailed ? detailed : "") < 0) {
+		s->spec = NULL;
+		return -ENOMEM;
+	}
+	bool has_core = tally_pmus_core_count(s->pmus) > 0;
+	unsigned nr_base = 0; /* the origins before -d's; -e's are counted only where they matter */
+	if (defaults)
+		nr_base = count_items(base);
+	else if (o->events && detailed && !has_core)
+		nr_base = count_origins(base, s->pmus);
+	s->added_from = defaults ? 0 : nr_base;
+	s->added_to = nr_base + (detailed && !has_core ? count_items(detailed) : 0);
+	if (defaults || detailed)
+		s->report.note = default_events_note(has_core, o->detailed);
+	return 0;
+}
+
 /* Everything that can be refused is checked here, before the command is started. */
 static int prepare(struct stat_session *s)
 {
@@ -830,29 +902,29 @@ static int prepare(struct stat_session *s)
 	/* The PMUs are loaded here only where tally itself asks them something (which default events can
 	 * count, the machine of a JSON report): the library reads of them what a spec needs, and nothing of
 	 * sysfs for one of software events. */
-	if ((!o->events || o->json) && tally_pmus_load(NULL, &s->pmus) < 0) {
+	if ((!o->events || o->json || o->detailed) && tally_pmus_load(NULL, &s->pmus) < 0) {
 		fprintf(stderr, "tally stat: %s\n", tally_last_error());
 		return EXIT_FAILED;
 	}
 	status = check_each_spec(s);
 	if (status >= 0)
 		return status;
-	/* -M without -e counts the metrics' events only, as perf stat -M does. */
-	bool defaults = !o->events && !o->metrics;
-	bool has_core = defaults && tally_pmus_core_count(s->pmus) > 0;
-	const char *spec = o->events ? o->events : defaults ? default_events_spec(true, system_wide(o)) : "";
-	s->report.note = defaults ? default_events_note(has_core) : NULL;
+	if (compose_spec(s) < 0) {
+		fprintf(stderr, "tally stat: out of memory\n");
+		return EXIT_FAILED;
+	}
 	/* Like perf stat, a command runs even when none of its events can be counted here: the report then
-	 * says <not supported> and why, and the exit status is still the command's. */
+	 * says <not supported> and why, and the exit status is still the command's. With -n and no -e there
+	 * is no event at all: the counter measures the time alone. */
 	TALLY_OPTS(tally_counter_opts, copts, .pmus = s->pmus, .no_packing = o->no_group,
-	           .no_inherit = o->no_inherit, .open_without_events = true, .metrics = o->metrics);
-	int err = tally_counter_new(spec, &copts, &s->counter);
+	           .no_inherit = o->no_inherit, .open_without_events = true, .metrics = o->metrics,
+	           .space = o->space);
+	int err = tally_counter_new(s->spec, &copts, &s->counter);
 	/* --topdown where the top-down events do not exist (no PERF_METRICS: a VM, AMD, arm64, an older
 	 * Intel): the command still runs, with the default events, and each metric says why it is not
 	 * available; perf 6.1 refuses to run. */
 	if (err == -TALLY_ESPEC && o->topdown_levels && !o->events) {
-		has_core = tally_pmus_core_count(s->pmus) > 0;
-		s->report.note = default_events_note(has_core);
+		s->report.note = default_events_note(tally_pmus_core_count(s->pmus) > 0, 0);
 		err = tally_counter_new(default_events_spec(true, system_wide(o)), &copts, &s->counter);
 	}
 	if (err == -ENOENT && o->metrics) {
@@ -895,11 +967,20 @@ static int prepare(struct stat_session *s)
 	}
 	if (describe_rank(s) < 0)
 		return EXIT_USAGE;
-	s->file = o->output ? fopen(s->output, o->append ? "ae" : "we") : report_stream();
-	if (!s->file) {
+	s->file = o->log_fd >= 0 ? report_stream(o->log_fd)
+	          : o->output    ? fopen(s->output, o->append ? "ae" : "we")
+	                         : report_stream(STDERR_FILENO);
+	if (!s->file && o->log_fd >= 0)
+		fprintf(stderr, "tally stat: --log-fd %d: %s\n", o->log_fd, tally_strerror(errno));
+	else if (!s->file)
 		fprintf(stderr, "tally stat: cannot write %s: %s\n", s->output, tally_strerror(errno));
+	if (!s->file)
 		return EXIT_USAGE;
-	}
+	/* perf 6.1 writes the clearing sequence to standard output whatever it is (6.2 asks isatty of the
+	 * results' stream): tally writes it with the results, and only to a terminal, where it means
+	 * something; in a file or a pipe it would be two stray escape sequences an interval. */
+	s->clear_screen = o->interval_clear && isatty(fileno(s->file));
+	s->report.interval_headers = o->interval_clear;
 	s->rd.all_threads = o->aggregation == AGGR_THREAD && o->all_cpus;
 	s->rd.cache_level = o->cache_level;
 	s->report.show_parts = o->aggregation != AGGR_GLOBAL;
@@ -967,15 +1048,12 @@ int command_stat(int argc, char **argv)
 		status = EXIT_FAILED;
 	close_results(&s);
 	/* The last writes, once the command had ended, raised SIGPIPE (the reader went away): that ends tally
-	 * as it does while the command runs, with 141, not the 125 of a write that failed otherwise. */
+	 * as it does while the command runs, with 141. Any other failure to write leaves the command's status
+	 * (results_lost said it on stderr). */
 	if (s.output_error && !s.interrupted && sigpipe_raised()) {
 		s.interrupted = SIGPIPE;
 		status = 128 + SIGPIPE;
 	}
-	/* Lost results outrank the command's status (a script must not take an empty file for a result);
-	 * a signal that ended tally keeps its 128 + signal, since it is why the writing stopped. */
-	if (s.output_error && !s.interrupted)
-		status = EXIT_OUTPUT;
 	session_free(&s);
 	return status;
 }

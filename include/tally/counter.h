@@ -71,7 +71,8 @@ struct tally_counter_opts {
 	/* tally_counter_open succeeds even when no event at all could be opened (every one reads "not
 	 * supported" with its reason), so that a launched command still runs: `tally stat -e cycles -- cmd` on
 	 * a machine without a hardware PMU runs cmd and reports, as perf stat does. Without it, such an open
-	 * fails with the first event's reason. */
+	 * fails with the first event's reason. (0.4) With it, the spec may also name no event at all (""):
+	 * the counter then measures the target's time alone (perf stat -n). */
 	bool open_without_events;
 	/* Every read through read(2), never from user space (see tally/read_path.h): for comparison, or
 	 * where user-space counter reads are not trusted. */
@@ -82,8 +83,11 @@ struct tally_counter_opts {
 	 * unknown name fails tally_counter_new (-ENOENT, "did you mean" in tally_last_error()); a metric whose
 	 * events this machine cannot name adds nothing and evaluates as not available. NULL: none. */
 	const char *metrics;
+	/* (0.4) Every event, the metrics' included, counted in user or kernel space only (tally_parse_opts's
+	 * space): perf stat's --all-user, --all-kernel. */
+	enum tally_space space;
 };
-#define tally_counter_opts__last_field metrics
+#define tally_counter_opts__last_field space
 
 /* Parses spec and prepares a closed counter. A bad spec: -TALLY_ESPEC with the caret text in
  * tally_last_error(). Thread-safe (touches only the new handle). */

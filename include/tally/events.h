@@ -29,6 +29,14 @@ extern "C" {
 
 typedef struct tally_events tally_events;
 
+/* (0.4) Where every event of a list counts, over what its own modifiers say: perf stat's --all-user and
+ * --all-kernel. */
+enum tally_space {
+	TALLY_SPACE_AS_WRITTEN, /* as each event's modifiers say (the default) */
+	TALLY_SPACE_USER,       /* user space only: exclude_kernel set, exclude_user cleared */
+	TALLY_SPACE_KERNEL,     /* kernel space only: exclude_user set, exclude_kernel cleared */
+};
+
 struct tally_parse_opts {
 	size_t sz;
 	/* PMUs to resolve names against; NULL loads them from sysfs_root (see tally_pmus_opts). The list
@@ -37,8 +45,12 @@ struct tally_parse_opts {
 	const char *sysfs_root;
 	/* On a rejected spec: receives the byte offset of the bad character (optional). */
 	size_t *error_offset;
+	/* (0.4) Every event counted in user or kernel space only, whatever its modifiers (other bits, such as
+	 * exclude_hv of ":u", stay as they are, as perf sets them); names stay as written, canonical texts
+	 * carry the modifiers that give the bits. */
+	enum tally_space space;
 };
-#define tally_parse_opts__last_field error_offset
+#define tally_parse_opts__last_field space
 
 /* Parses a comma-separated spec. On failure returns -TALLY_ESPEC (or -ENOMEM, -TALLY_ENOPFM, ...) and
  * tally_last_error() holds the message: the spec, a caret under the bad character, and what was
