@@ -129,10 +129,14 @@ tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout *l, c
 		/* A lean layout's readings are both from user space (or the same read(2)'s kernel counts where one
 		 * falls back: a region's counter starts stopped, with no bases) and never reset: a plain
 		 * difference. */
+		if (lean) {
 #pragma GCC unroll 4
-		for (size_t k = 0; k < gr->nr; k++)
-			tly_region_acc_count(lean ? &a[k] : &acc[gr->members[k]],
-			                     lean ? e[2 * k] - b[2 * k] : tly_window_since(e[2 * k], b[2 * k]));
+			for (size_t k = 0; k < gr->nr; k++)
+				tly_region_acc_count(&a[k], e[2 * k] - b[2 * k]);
+		} else {
+			for (size_t k = 0; k < gr->nr; k++)
+				tly_region_acc_count(&acc[gr->members[k]], tly_window_since(e[2 * k], b[2 * k]));
+		}
 	}
 }
 
