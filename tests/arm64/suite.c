@@ -82,7 +82,7 @@ static void pmu_snapshot(void)
 	int err = tally_pmus_load(NULL, &pmus);
 	CHECK_INT(err, 0);
 	if (err) {
-		fprintf(stderr, "%s\n", tally_last_error());
+		fprintf(stderr, "[%s] %s\n", harness_case, tally_last_error());
 		return;
 	}
 	CHECK_INT(tally_pmus_core_count(pmus), 1);
@@ -485,7 +485,7 @@ static void evsel_multiplexed(void)
 	}
 	print_scaled_worst();
 	if (err)
-		fprintf(stderr, "%s\n", tally_last_error());
+		fprintf(stderr, "[%s] %s\n", harness_case, tally_last_error());
 	for (size_t k = 0; k < NR; k++)
 		tally_evsel_free(ev[k]);
 }
