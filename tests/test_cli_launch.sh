@@ -87,17 +87,31 @@ exited() { [ ! -e /proc/$1 ] || grep -q ') Z' /proc/$1/stat 2>/dev/null; }
 wait $v1 $v2
 
 # --- signals that end tally -----------------------------------------------------------------------------
-# gone ARG: no process runs `sleep ARG` any more (the unique argument names the command of one check).
+# The commands below are `sleep 9.1NN$u`: NN names the check, and this shell's pid, in every argument,
+# makes it this run's alone. pgrep sees the whole machine, where another run of this test may be going on
+# (two builds' tests, or two work trees', on one machine): with bare arguments that run's `sleep 9.104`
+# read here as ours "left running", and our cleanup killed its `sleep 9.106` before its SIGTERM, so that
+# its tally, never interrupted, printed no note (the two checks a CI run under ASan once failed).
+u=$$
+# gone ARG: no process runs `sleep ARG` any more.
 gone() { ! pgrep -f "^sleep $1\$" >/dev/null; }
 # Ends whatever a failed check left behind, by pid.
 cleanup() { for p in $(pgrep -f "^sleep $1\$"); do kill "$p"; done; }
+# Stand-ins for another run's commands (another pid in the argument; perl names itself like them and
+# outlives the checks): the checks must neither count them as ours nor kill them.
+other=$((u + 1))
+decoys=()
+for nn in 01 02 03 04 05 06; do
+	perl -e '$0 = shift; sleep 300' "sleep 9.1$nn$other" &
+	decoys+=($!)
+done
 
 # A closed output pipe: tally's next write raises SIGPIPE, which it passes on to the command.
-"$TALLY" stat -I 100 -x, -e task-clock -- sleep 9.101 2>&1 | head -1 >/dev/null
+"$TALLY" stat -I 100 -x, -e task-clock -- sleep "9.101$u" 2>&1 | head -1 >/dev/null
 st=${PIPESTATUS[0]}
-gone 9.101 && ok "SIGPIPE: the command ended with tally" || fail "SIGPIPE: sleep left running unsupervised"
+gone "9.101$u" && ok "SIGPIPE: the command ended with tally" || fail "SIGPIPE: sleep left running unsupervised"
 [ "$st" -eq 141 ] && ok "SIGPIPE: exit 141" || fail "SIGPIPE: exit $st, want 141"
-cleanup 9.101
+cleanup "9.101$u"
 
 # The reader goes away once the command has ended (tally stat -- make 2>&1 | head, where make finishes
 # first): the results' writes raise SIGPIPE all the same, and tally exits 141 as above (as perf 6.1 does),
@@ -110,9 +124,10 @@ st=${PIPESTATUS[0]}
 [ "$st" -eq 141 ] && ok "SIGPIPE after the command: exit 141" || fail "SIGPIPE after the command: exit $st, want 141"
 rm -f "$WORK/closed" "$WORK/results"; mkfifo "$WORK/results"
 (exec 3<"$WORK/results"; exec 3<&-; touch "$WORK/closed") &
+reader=$!
 "$TALLY" stat -o "$WORK/results" -e task-clock -- sh -c "while [ ! -e '$WORK/closed' ]; do sleep 0.01; done" 2>/dev/null
 st=$?
-wait
+wait $reader
 [ "$st" -eq 141 ] && ok "-o FIFO whose reader left: exit 141" || fail "-o FIFO whose reader left: exit $st, want 141"
 rm -f "$WORK/results" "$WORK/closed"
 
@@ -133,10 +148,10 @@ signal_after_first_interval() {
 	exec 3<&-
 	cleanup "$arg"
 }
-signal_after_first_interval TERM 143 9.102
-signal_after_first_interval HUP 129 9.103
-signal_after_first_interval INT 130 9.104
-signal_after_first_interval HUP 129 9.105 -p $$
+signal_after_first_interval TERM 143 "9.102$u"
+signal_after_first_interval HUP 129 "9.103$u"
+signal_after_first_interval INT 130 "9.104$u"
+signal_after_first_interval HUP 129 "9.105$u" -p $$
 
 # A SIGHUP that tally's parent ignores (nohup) stays ignored: tally goes on until the command ends.
 rm -f "$WORK/fifo" "$WORK/fifo2"; mkfifo "$WORK/fifo" "$WORK/fifo2"
@@ -165,7 +180,7 @@ sighup_ignored() { # tally stat's command reports whether SIGHUP is ignored in i
 
 # The closing note names the signal, not Ctrl-C.
 rm -f "$WORK/fifo"; mkfifo "$WORK/fifo"
-"$TALLY" stat -I 100 -e task-clock -- sleep 9.106 2>"$WORK/fifo" >/dev/null &
+"$TALLY" stat -I 100 -e task-clock -- sleep "9.106$u" 2>"$WORK/fifo" >/dev/null &
 pid=$!
 exec 3<"$WORK/fifo"
 read -r _ <&3
@@ -175,6 +190,11 @@ exec 3<&-
 wait $pid
 grep -q "interrupted by SIGTERM" "$WORK/rest" && ! grep -q "Ctrl-C" "$WORK/rest" && ok "SIGTERM is named in the note" ||
 	fail "SIGTERM note: $(cat "$WORK/rest")"
-cleanup 9.106
+cleanup "9.106$u"
+alive=0
+for p in "${decoys[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); kill "$p" 2>/dev/null; done
+[ $alive -eq ${#decoys[@]} ] && ok "another run's commands were neither taken for ours nor ended" ||
+	fail "another run's commands: $alive of ${#decoys[@]} left alive"
+wait "${decoys[@]}" 2>/dev/null
 
 finish

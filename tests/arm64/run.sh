@@ -9,8 +9,10 @@
 #   wrap    -icount shift=5: exact counts again with cycles = 32 x instructions, and counts past 2^32
 #   nopmu   -cpu max,pmu=off: no hardware PMU at all; software events must still count
 #
-# Prints the suite's output of each boot, then "N passed, N failed, N skipped" over all boots; exits non-zero on any
-# failure and on a boot that ends without its result line (crash, hang, timeout).
+# Prints the suite's output of each boot, then every failed case again with its detail lines (they may be far
+# above), a line "arm64: failed: BOOT/CASE, ..." naming them, and last "N passed, N failed, N skipped" over all
+# boots, so that the tail of a CI log says what failed; exits non-zero on any failure and on a boot that ends
+# without its result line (crash, hang, timeout).
 #   TALLY_ARM64_CACHE   cache folder (default .cache/arm64): downloads, the cross build, the initramfs
 #   TALLY_ARM64_BOOTS   boots to run (default "pmu wrap nopmu")
 #   TALLY_ARM64_TIMEOUT seconds one boot may take (default 180)
@@ -52,6 +54,38 @@ install -m 755 "$root/tests/arm64/init" "$stage/init"
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$cache/initramfs.gz"
 echo "arm64: built and packed in $((SECONDS - start)) s ($(cat "$cache/kernel-package"))"
 
+# The failed cases, each named (BOOT/CASE; BOOT/CASE.json for a host check) on a line "NAME:" and followed by
+# its detail lines indented, printed again at the end. A file, since failed_case ends pipelines (subshells).
+failures=$cache/failures.txt
+: > "$failures"
+failed_case() { # NAME, then the detail lines on standard input
+	{ echo "$1:"; awk '{ print "    " $0 }'; } >> "$failures"
+}
+
+# The guest's failed cases of a console log (kernel lines removed) as "NAME<TAB>DETAIL" lines: a case's output
+# is what the log holds between the result line ("ok   NAME", "FAIL NAME", "SKIP NAME") before it and its own;
+# its details are the lines that name it ("[NAME] ...", "file:line: [NAME] CHECK failed ...", by the
+# harness's convention), or, where none does, the last 10 lines of its output. JSON documents for the host are
+# left out (the host's own check reports on them).
+guest_failures() {
+	awk -v OFS='\t' '
+	/^(ok  |FAIL|SKIP) [A-Za-z0-9_]+$/ {
+		if ($1 == "FAIL") {
+			tag = "[" $2 "]"; shown = 0
+			for (i = 1; i <= n; i++)
+				if (index(block[i], tag)) { print $2, block[i]; shown++ }
+			if (!shown)
+				print $2, n ? "(no line names the case; its last lines:)" : "(the case printed nothing)"
+			for (i = (n > 10 ? n - 9 : 1); !shown && i <= n; i++)
+				print $2, block[i]
+		}
+		n = 0; json = 0; next
+	}
+	/^tally-arm64-json-begin / { json = 1; next }
+	/^tally-arm64-json-end / { json = 0; next }
+	!json { block[++n] = $0 }'
+}
+
 passed=0; failed=0; skipped=0
 for boot in $boots; do
 	cpu=max,pauth=off; shift=1
@@ -81,12 +115,24 @@ for boot in $boots; do
 	[ -z "$host" ] || printf '%s\n' "$host" | sed "s/^/$boot: host: /"
 	host_failed=$( (printf '%s\n' "$host" | grep -c '^FAIL ') || true)
 	[ "$host_status" -le 1 ] || host_failed=$((host_failed + 1))
+	[ "$host_status" -le 1 ] || printf '%s\n' "$host" | tail -n 10 | failed_case "$boot/check_json.py (exit status $host_status)"
+	# A failed host check: "FAIL CASE.json", then its reasons indented.
+	for name in $(printf '%s\n' "$host" | sed -n 's/^FAIL //p'); do
+		printf '%s\n' "$host" | awk -v head="FAIL $name" '$0 == head { on = 1; next } on && /^  / { print substr($0, 3); next } { on = 0 }' |
+			failed_case "$boot/$name"
+	done
 	if ! grep -Eq '^[0-9]+ cases, [0-9]+ checks failed, [0-9]+ skipped$' "$log"; then
 		echo "$boot: FAIL: the boot ended without the suite's closing line after $((SECONDS - t0)) s; console tail:"
 		tail -n 20 "$log" | sed 's/^/    /'
+		tail -n 20 "$log" | failed_case "$boot/(the boot ended without the suite's closing line)"
 		failed=$((failed + 1))
 		continue
 	fi
+	guest=$(grep -v '^\[ *[0-9]*\.[0-9]*\] ' "$log" | guest_failures || true)
+	for name in $(grep '^FAIL ' "$log" | cut -d' ' -f2); do
+		printf '%s\n' "$guest" | awk -F '\t' -v name="$name" '$1 == name { print substr($0, length(name) + 2) }' |
+			failed_case "$boot/$name"
+	done
 	p=$(($(grep -c '^ok  ' "$log" || true) + $( (printf '%s\n' "$host" | grep -c '^ok  ') || true)))
 	f=$(($(grep -c '^FAIL ' "$log" || true) + host_failed))
 	s=$(grep -c '^SKIP ' "$log" || true)
@@ -100,6 +146,7 @@ constants=$(for boot in $boots; do cat "$cache/console-$boot.log"; done | grep '
 	sort -u || true)
 if [ "$(printf '%s\n' "$constants" | grep -c .)" -gt 1 ]; then
 	echo "FAIL region_constant_every_boot: $(printf '%s\n' "$constants" | tr '\n' ';')"
+	printf '%s\n' "$constants" | failed_case "region_constant_every_boot"
 	failed=$((failed + 1))
 elif [ -n "$constants" ]; then
 	echo "ok   region_constant_every_boot: ${constants#tally-arm64-region-constant }"
@@ -107,5 +154,10 @@ elif [ -n "$constants" ]; then
 fi
 
 echo "arm64: total $((SECONDS - start)) s"
+if [ -s "$failures" ]; then
+	echo "arm64: the failed cases again, with their details:"
+	sed 's/^/  /' "$failures"
+	echo "arm64: failed: $(sed -n 's/^\([^ ].*\):$/\1/p' "$failures" | paste -sd, - | sed 's/,/, /g')"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

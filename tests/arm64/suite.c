@@ -82,7 +82,7 @@ static void pmu_snapshot(void)
 	int err = tally_pmus_load(NULL, &pmus);
 	CHECK_INT(err, 0);
 	if (err) {
-		fprintf(stderr, "%s\n", tally_last_error());
+		fprintf(stderr, "[%s] %s\n", harness_case, tally_last_error());
 		return;
 	}
 	CHECK_INT(tally_pmus_core_count(pmus), 1);
@@ -389,8 +389,70 @@ static void evsel_never_running_group(void)
 	CHECK_INT(evsel_group_count(nine, 9, &loop_shapes[0], 1, counts9), -EINVAL);
 }
 
+/* The worst count expect_scaled (below) has seen since print_scaled_worst last printed it: the error
+ * farthest from 0, with the interval it had to lie in. Each case that checks multiplexed counts prints it,
+ * so that every log shows how close the run came to the bounds. */
+static struct {
+	double error, low, high;
+} scaled_worst;
+
+static void print_scaled_worst(void)
+{
+	printf("  worst scaled error %+.4f%% (allowed %+.4f%% to %+.4f%%)\n", 100 * scaled_worst.error,
+	       100 * scaled_worst.low, 100 * scaled_worst.high);
+	scaled_worst.error = 0;
+}
+
+/* Multiplexed counts of a loop of known length: what scaling can and cannot promise.
+ *
+ * Under -icount every instruction, user or kernel, takes 2^shift ns of guest time, so of an event's
+ * enabled time E the loop's insns instructions take U = insns x 2^shift ns, and the rest, E - U, is the
+ * kernel's (timer interrupts, rotations, the start and stop calls; the library's few user instructions
+ * around the loop too), where a :u event counts nothing. The event ran R of E, Kr of it in the kernel
+ * (0 <= Kr <= E - U), and counted the user time of the rest, so its scaled value over the truth is
+ * (1 - Kr / R) x E / U: from (1 - (E - U) / R) x E / U, had it run through all of the kernel's time, to
+ * E / U, had it run through none of it. Where in that interval a correct count lands depends on how the
+ * kernel's time falls into the periods the event ran and did not run, that is on the phase of the
+ * rotations against the loop, which moves with everything the boot did before (the binary, the initramfs,
+ * the kernel's random seed). The fixed 0.1% this suite had was that of one phase: over ten phases
+ * counter_auto_packing's first round read +0.058% to +0.104% and fast_read_multiplexed -0.051% to -0.096%,
+ * with E - U about 0.7% of U, and a CI run failed on it. So a count passes when
+ *   - scaled is value x enabled / running, rounded down (tally_count_scale), the library's own part, and
+ *   - scaled / truth lies in the interval above (1 ppm for the 16 ns steps of the guest's clock),
+ * which no phase can break, and which fails on values and times that no split of the kernel's time
+ * explains: a count larger than its running time allows (running not carried up to the read), one that
+ * missed more than the kernel's time, the times of another event or swapped, no scaling at all. */
+static void expect_scaled(uint64_t value, uint64_t enabled, uint64_t running, uint64_t scaled, double truth,
+                          double insns, const char *what)
+{
+	const double slack = 1e-6;
+	double e = (double)enabled, r = (double)running, u = insns * (double)cycles_per_insn;
+	double error = (double)scaled / truth - 1, high = e / u - 1, low = (1 - (e - u) / r) * e / u - 1;
+	uint64_t formula = running ? (uint64_t)((unsigned __int128)value * enabled / running) : 0;
+	if ((error < 0 ? -error : error) >= (scaled_worst.error < 0 ? -scaled_worst.error : scaled_worst.error))
+		scaled_worst.error = error, scaled_worst.low = low, scaled_worst.high = high;
+	if (scaled != formula) {
+		fprintf(stderr, "[%s] %s: scaled %" PRIu64 ", but value x enabled / running is %" PRIu64 "\n",
+		        harness_case, what, scaled, formula);
+		harness_failed++;
+	}
+	if (running == 0 || running > enabled || error < low - slack || error > high + slack) {
+		fprintf(stderr,
+		        "[%s] %s: scaled %" PRIu64 " (%" PRIu64 " over %" PRIu64 " of %" PRIu64 " ns) is %+.4f%% off %.0f;"
+		        " a count multiplexed in this window lies within %+.4f%% to %+.4f%%\n",
+		        harness_case, what, scaled, value, running, enabled, 100 * error, truth, 100 * low, 100 * high);
+		harness_failed++;
+	}
+}
+
+/* A multiplexed count of `insns` loop instructions as the counter reads it (expect_scaled). */
+static void expect_scaled_near(const struct tally_result *r, double truth, double insns, const char *what)
+{
+	expect_scaled(r->value, r->enabled, r->running, r->scaled, truth, insns, what);
+}
+
 /* More stand-alone events than counters: the kernel rotates them, each runs part of the time, and
- * scaling by enabled/running recovers the count within 0.1%. */
+ * scaling by enabled/running recovers the count (expect_scaled). */
 static void evsel_multiplexed(void)
 {
 	enum { NR = 10 };
@@ -417,13 +479,13 @@ static void evsel_multiplexed(void)
 		uint64_t scaled;
 		CHECK_INT(tally_evsel_read(ev[k], 0, 0, &c, sizeof(c)), 0);
 		CHECK_INT(tally_count_scale(&c, &scaled), TALLY_COUNT_SCALED);
-		double error = ((double)scaled - truth) / truth;
 		printf("  event %zu: running/enabled %.3f, scaled %" PRIu64 ", error %+.4f%%\n", k,
-		       (double)c.running / (double)c.enabled, scaled, 100 * error);
-		CHECK(error < 0.001 && error > -0.001);
+		       (double)c.running / (double)c.enabled, scaled, 100 * ((double)scaled / truth - 1));
+		expect_scaled(c.value, c.enabled, c.running, scaled, truth, truth, "instructions");
 	}
+	print_scaled_worst();
 	if (err)
-		fprintf(stderr, "%s\n", tally_last_error());
+		fprintf(stderr, "[%s] %s\n", harness_case, tally_last_error());
 	for (size_t k = 0; k < NR; k++)
 		tally_evsel_free(ev[k]);
 }
@@ -574,19 +636,9 @@ static void metric_stalls(void)
 	tally_counter_free(c);
 }
 
-/* Within 0.1% of truth: the scaled value of a multiplexed count of shape->run(n). */
-static void expect_scaled_near(const struct tally_result *r, double truth, const char *what)
-{
-	double error = ((double)r->scaled - truth) / truth;
-	if (error < 0.001 && error > -0.001)
-		return;
-	fprintf(stderr, "[%s] %s: scaled %" PRIu64 " (ratio %.3f) is %+.4f%% off %.0f\n", harness_case, what,
-	        r->scaled, r->ratio, 100 * error, truth);
-	harness_failed++;
-}
-
 /* no_packing: every event on its own, more events than counters, so the kernel rotates them; each reads
- * as SCALED with its ratio, and the scaled value is within 0.1% of the exact count. */
+ * as SCALED with its ratio, and the scaled value is the exact count's as far as scaling can tell
+ * (expect_scaled). */
 static void counter_multiplexed(void)
 {
 	enum { NR = 10 };
@@ -607,16 +659,18 @@ static void counter_multiplexed(void)
 			CHECK(r[k].ratio > 0.5 && r[k].ratio < 0.7); /* 6 event counters for 10 events */
 			for (size_t j = 0; j < k; j++)
 				CHECK(r[j].group != r[k].group); /* each on its own */
-			expect_scaled_near(&r[k], (double)(shape->insns_per_iter * n), "instructions");
+			expect_scaled_near(&r[k], (double)(shape->insns_per_iter * n), (double)(shape->insns_per_iter * n),
+			                   "instructions");
 		}
 		printf("  10 events on 6 counters: ratio %.3f, scaled %" PRIu64 " for %" PRIu64 "\n", r[0].ratio,
 		       r[0].scaled, shape->insns_per_iter * n);
+		print_scaled_worst();
 	}
 	tally_counter_free(c);
 }
 
 /* Snapshots under multiplexing: ten events on six counters, a snapshot before, between and after two
- * loops of n. Each interval's scaled difference is within 0.1% of one loop's instructions (scaling the
+ * loops of n. Each interval's scaled difference is one loop's instructions (expect_scaled; scaling the
  * raw difference by the difference of the times, never subtracting cumulative scaled values), and the raw
  * values and times of the two intervals add up exactly to those of the whole. */
 static void counter_snapshot_intervals(void)
@@ -657,14 +711,15 @@ static void counter_snapshot_intervals(void)
 		CHECK_INT(tally_snapshot_delta(zero, end, whole, NR, sizeof(whole[0])), NR);
 		for (size_t k = 0; k < NR; k++) {
 			CHECK_INT(second[k].status, TALLY_STATUS_SCALED);
-			expect_scaled_near(&first[k], truth, "first interval");
-			expect_scaled_near(&second[k], truth, "second interval");
+			expect_scaled_near(&first[k], truth, truth, "first interval");
+			expect_scaled_near(&second[k], truth, truth, "second interval");
 			CHECK_U64(first[k].value + second[k].value, whole[k].value);
 			CHECK_U64(first[k].enabled + second[k].enabled, whole[k].enabled);
 			CHECK_U64(first[k].running + second[k].running, whole[k].running);
 		}
 		printf("  second interval: ratio %.3f, scaled %" PRIu64 " for %.0f\n", second[0].ratio, second[0].scaled,
 		       truth);
+		print_scaled_worst();
 	} else {
 		fprintf(stderr, "[%s] %s\n", harness_case, tally_counter_last_error(c));
 	}
@@ -678,22 +733,17 @@ static void counter_snapshot_intervals(void)
  * can build is the trap (a disabled leader is left out of the kernel's check, so instructions leading
  * cycles and six more instructions open as eight on seven counters) and never runs. The engine must not
  * report that as zeros: the group reads NOT_COUNTED with a note and is split, and from the next round on
- * every event counts, multiplexed, within 0.1%. */
+ * every event counts, multiplexed (expect_scaled). */
 static void counter_auto_packing(void)
 {
 	enum { NR = 12 };
 	const struct loop_shape *shape = &loop_shapes[1];
 	const uint64_t n = 50000000;
 	const double insns = (double)(shape->insns_per_iter * n);
-	/* Read through read(2) only, as when this case was written: events that ask for user access make the
-	 * kernel clear the counters they do not use at every rotation (armv8pmu_start on 6.1), which moves the rotations'
-	 * phase against the loop, and this case's 0.1% bound on multiplexed scaling was measured at the old
-	 * phase (+0.13% at the new one). fast_read_multiplexed holds the user reads to the same bound. */
-	TALLY_OPTS(tally_counter_opts, opts, .no_user_reads = true);
 	tally_counter *c = counter_open("instructions:u,cycles:u,instructions:u,instructions:u,instructions:u,"
 	                                "instructions:u,instructions:u,instructions:u,instructions:u,"
 	                                "instructions:u,instructions:u,instructions:u",
-	                                &opts);
+	                                NULL);
 	if (!c)
 		return;
 	struct tally_result r[NR];
@@ -718,10 +768,11 @@ static void counter_auto_packing(void)
 			}
 			CHECK(r[k].status == TALLY_STATUS_EXACT || r[k].status == TALLY_STATUS_SCALED);
 			CHECK(r[k].value > 0);
-			expect_scaled_near(&r[k], k == 1 ? (double)cycles_per_insn * insns : insns,
+			expect_scaled_near(&r[k], k == 1 ? (double)cycles_per_insn * insns : insns, insns,
 			                   tally_counter_name(c, k));
 		}
 		printf("\n");
+		print_scaled_worst();
 		if (!all_counted)
 			printf("  note: %s\n", tally_counter_note(c, 0));
 	}
@@ -958,7 +1009,7 @@ static void fast_read_agrees_with_read2(void)
 
 /* 12 events, each its own group, on 6 counters, read while they rotate: the groups on a counter at a
  * read come from user space (with times extrapolated there), the others through read(2); every scaled
- * value is within 0.1% of the loop's count. */
+ * value is the loop's count as far as scaling can tell (expect_scaled). */
 static void fast_read_multiplexed(void)
 {
 	enum { NR = 12 };
@@ -978,12 +1029,14 @@ static void fast_read_multiplexed(void)
 	uint64_t user = 0;
 	for (size_t k = 0; k < NR; k++) {
 		CHECK_INT(r[k].status, TALLY_STATUS_SCALED);
-		expect_scaled_near(&r[k], (double)(shape->insns_per_iter * n), "instructions");
+		expect_scaled_near(&r[k], (double)(shape->insns_per_iter * n), (double)(shape->insns_per_iter * n),
+		                   "instructions");
 		user += read_info(c, k).user_reads;
 	}
 	CHECK(user > 0 && user < NR);
 	printf("  12 events on 6 counters: %" PRIu64 " read from user space, ratio %.3f, scaled %" PRIu64
 	       " for %" PRIu64 "\n", user, r[0].ratio, r[0].scaled, shape->insns_per_iter * n);
+	print_scaled_worst();
 	tally_counter_free(c);
 }
 
@@ -1775,7 +1828,8 @@ static void cli_stat_json_repeat(void)
 
 /* `tally stat -j --no-group` with ten events on six counters: every event multiplexed, which only this
  * suite can show. The host checks running < enabled, scaled = value x enabled / running, and the scaled
- * value within 0.5% of the exact count (a swap of enabled and running in the JSON fails). */
+ * value where the event's times put a multiplexed count of the exact one (expect_scaled; a swap of enabled
+ * and running in the JSON fails). */
 static void cli_stat_json_multiplexed(void)
 {
 	static char out[65536];
@@ -1785,7 +1839,8 @@ static void cli_stat_json_multiplexed(void)
 	                    "20000000", NULL),
 	          0);
 	char expect[128];
-	snprintf(expect, sizeof(expect), "runs=1 mux=1 instructions:u=%" PRIu64, loop_prog_insns(20000000));
+	snprintf(expect, sizeof(expect), "runs=1 mux=1 insn_ns=%" PRIu64 " instructions:u=%" PRIu64, cycles_per_insn,
+	         loop_prog_insns(20000000));
 	json_for_host(out, expect);
 }
 
