@@ -64,6 +64,36 @@ static struct tally_result result(uint64_t value, uint64_t enabled, uint64_t run
 		                      .scaled = (uint64_t)scaled, .status = status };
 }
 
+/* The counter a reading of spec on a machine's fixture tree comes from: the library sums a summed line's
+ * PMUs by origin (tally_counter_sum_origins), so each result takes its event's origin from it. NULL, and
+ * a failed check, where the spec does not give the n events the test lays out. */
+static tally_counter *fixture_counter(const char *machine, const char *spec, size_t n)
+{
+	char root[4096];
+	TALLY_OPTS(tally_counter_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), machine));
+	tally_counter *c = NULL;
+	if (tally_counter_new(spec, &opts, &c) != 0)
+		fprintf(stderr, "%s on %s: %s\n", spec, machine, tally_last_error());
+	CHECK(c && tally_counter_count(c) == n);
+	return c;
+}
+
+/* Points rd at counter c (n events) and gives each result its event's origin. */
+static void from_counter(struct readings *rd, struct event_reading *ev, tally_counter *c, size_t n)
+{
+	static struct tally_result scratch[8], sums[8];
+	rd->counter = c;
+	rd->results = scratch;
+	rd->origin_sums = sums;
+	for (size_t i = 0; c && i < n && i < 8; i++) {
+		TALLY_OPTS(tally_event_info, info);
+		if (tally_events_at(tally_counter_events(c), i, &info) == 0)
+			ev[i].result.origin = info.origin;
+	}
+}
+
+static tally_counter *intel_counter;
+
 /* One reading as readings_fill makes it: the P-cores ran 3e9 cycles and 6e9 instructions (IPC 2), the
  * E-cores 1e9 cycles over half their enabled time (scaled to 2e9) and 1e9 instructions (IPC 0.5); 1 s of
  * task-clock. */
@@ -78,6 +108,9 @@ static void intel_reading(struct readings *rd, struct event_reading *ev, struct 
 	ev[CLOCK].result = result(1000000000, 2000, 2000, TALLY_STATUS_EXACT);
 	*rd = (struct readings){ .n = NR, .aggregation = AGGR_GLOBAL, .line = line, .events = ev, .counts = counts,
 		                 .pmu_counts = pmu_counts };
+	if (!intel_counter)
+		intel_counter = fixture_counter("hybrid", "cycles,instructions,task-clock", NR);
+	from_counter(rd, ev, intel_counter, NR);
 	readings_fill(rd);
 }
 
@@ -112,6 +145,7 @@ static void readings_sum_each_item(void)
 	CHECK_INT(counts[CYC_ATOM].nr_parts, 0);
 	/* A PMU that never ran adds nothing and leaves the sum counted: the command stayed on P-cores. */
 	ev[CYC_ATOM].result = result(0, 2000, 0, TALLY_STATUS_NOT_COUNTED);
+	from_counter(&rd, ev, intel_counter, NR);
 	readings_fill(&rd);
 	CHECK(counts[CYC_ATOM].scaled == 3e9);
 	CHECK_INT(counts[CYC_ATOM].status, REPORT_COUNTED);
@@ -188,6 +222,7 @@ static void intel_table(void)
 	free(text);
 	/* A PMU that never ran: <not counted> on its line, and its reason under the table. */
 	ev[CYC_ATOM].result = result(0, 2000, 0, TALLY_STATUS_NOT_COUNTED);
+	from_counter(&rd, ev, intel_counter, NR);
 	readings_fill(&rd);
 	text = render(&output_table_ops, &r, counts, pmu);
 	CHECK_CONTAINS(text, "<not counted>      cpu_atom/cycles/");
@@ -298,6 +333,8 @@ static void arm64_clusters(void)
 	ev[A72].result = result(600, 1000, 1000, TALLY_STATUS_EXACT);
 	struct readings rd = { .n = NR_ARM, .aggregation = AGGR_GLOBAL, .line = lines, .events = ev,
 		               .counts = counts, .pmu_counts = pmu };
+	tally_counter *c = fixture_counter("arm64-biglittle", "cycles", NR_ARM);
+	from_counter(&rd, ev, c, NR_ARM);
 	readings_fill(&rd);
 	struct report r = { .nr_events = NR_ARM, .events = arm_events, .target = "'x'", .target_kind = "command",
 		            .separator = ";", .show_pmus = true, .numbers = { ",", "." } };
@@ -316,6 +353,7 @@ static void arm64_clusters(void)
 	                     "\"encoding\":null,\"value\":600,\"scaled\":600,\"enabled\":1000,\"running\":1000,"
 	                     "\"status\":\"counted\"");
 	free(text);
+	tally_counter_free(c);
 }
 
 int main(void)
@@ -331,5 +369,6 @@ int main(void)
 	};
 	int status = harness_run(cases);
 	tally_events_free(intel_list);
+	tally_counter_free(intel_counter);
 	return status;
 }

@@ -21,7 +21,8 @@ int readings_init(struct readings *rd, tally_counter *counter, enum stat_aggrega
 	rd->results = calloc(n, sizeof(*rd->results));
 	rd->counts = calloc(n, sizeof(*rd->counts));
 	rd->pmu_counts = calloc(n, sizeof(*rd->pmu_counts));
-	if (!rd->events || !rd->results || !rd->counts || !rd->pmu_counts) {
+	rd->origin_sums = calloc(n, sizeof(*rd->origin_sums));
+	if (!rd->events || !rd->results || !rd->counts || !rd->pmu_counts || !rd->origin_sums) {
 		readings_free(rd);
 		return -ENOMEM;
 	}
@@ -48,6 +49,7 @@ void readings_free(struct readings *rd)
 	free(rd->results);
 	free(rd->counts);
 	free(rd->pmu_counts);
+	free(rd->origin_sums);
 	free_snapshots(rd);
 	memset(rd, 0, sizeof(*rd));
 }
@@ -340,16 +342,30 @@ int readings_name_parts(struct readings *rd)
 	return err ? err : fill_all_parts(rd);
 }
 
-/* A summed line: the sum of its PMUs' counts (each added to the first's). */
-static void merge_count(struct report_count *into, const struct report_count *c)
+/* The summed lines: each the library's sum of its spec item's results (tally_counter_sum_origins, the
+ * results by origin), the first reason of its PMUs' kept for the line. rd->results, free after a take or
+ * an interval, holds the results side by side for the call. */
+static void sum_lines(struct readings *rd)
 {
-	into->value += c->value;
-	into->enabled += c->enabled;
-	into->running += c->running;
-	into->scaled += c->scaled;
-	into->status = merged_status(into->status, c->status);
-	if (!into->reason)
-		into->reason = c->reason;
+	for (size_t i = 0; i < rd->n; i++)
+		rd->results[i] = rd->events[i].result;
+	int origins = tally_counter_sum_origins(rd->counter, rd->results, rd->n, rd->origin_sums, rd->n,
+	                                        sizeof(rd->results[0]));
+	for (size_t i = 0; i < rd->n; i++) {
+		size_t head = line_of(rd, i);
+		unsigned origin = rd->events[head].result.origin;
+		if (head == i || origins < 0 || origin >= (unsigned)origins || origin >= rd->n)
+			continue;
+		const struct tally_result *sum = &rd->origin_sums[origin];
+		struct report_count *c = &rd->counts[head];
+		c->value = sum->value;
+		c->enabled = sum->enabled;
+		c->running = sum->running;
+		c->scaled = rd->no_scale ? (double)sum->value : (double)sum->scaled;
+		c->status = readings_status_of(sum->status);
+		if (!c->reason)
+			c->reason = rd->counts[i].reason;
+	}
 }
 
 /* Busiest first (the scaled count), as perf sorts -a --per-thread. */
@@ -398,9 +414,8 @@ void readings_fill(struct readings *rd)
 		rd->pmu_counts[i] = *c;
 	}
 	fill_all_parts(rd);
-	for (size_t i = 0; i < rd->n; i++)
-		if (line_of(rd, i) != i)
-			merge_count(&rd->counts[line_of(rd, i)], &rd->counts[i]);
+	if (rd->line)
+		sum_lines(rd);
 	for (size_t i = 0; rd->all_threads && i < rd->n; i++)
 		keep_threads_that_ran(&rd->events[i], &rd->counts[i]);
 }

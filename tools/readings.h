@@ -50,6 +50,7 @@ struct readings {
 	struct tally_result *results;     /* the read buffer, so that a read allocates nothing here */
 	struct report_count *counts;      /* the report view of the latest fill */
 	struct report_count *pmu_counts;  /* each event's own count in it, before the sums (no parts) */
+	struct tally_result *origin_sums; /* the library's sums by origin, for the summed lines */
 	/* -I: the interval begins at `base` (`zero`, never taken, stands for the window's beginning) and
 	 * ends at the other of `taken`. Made for each open (their size is the target's). */
 	tally_snapshot *zero, *taken[2];
