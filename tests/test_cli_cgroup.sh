@@ -167,6 +167,7 @@ expect_error 2 "-G names the cgroups of the -e events before it" -a -G "$A" -e p
 expect_error 2 "cannot be used together" -a -e page-faults -G "$A" --for-each-cgroup "$A" -- true
 expect_error 2 "for 1 event" -a -e page-faults -G "$A,$B" -- true
 expect_error 1 "does not exist" -a -e page-faults -G tally-no-such-cgroup -- true
+expect_error 1 "climbs out of the perf_event cgroup hierarchy" -a -e page-faults -G "$A/../.." -- true
 expect_error 2 "not with --per-pmu" -a -e page-faults -G "$A" --per-pmu -- true
 expect_error 2 "not with --metric-only" -a -M page_faults_per_second --for-each-cgroup "$A" --metric-only -- true
 finish
