@@ -514,7 +514,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 				                   MAX_DURATION_S, optarg);
 			break;
 		}
-		case 'h':
+		case 'h': {
 			/* One buffer for the whole text (more than the 4 KiB of a file's default), so that a write that
 			 * fails fails at the final flush, which says why (ENOSPC), not inside fputs, whose errno
 			 * stdio forgets. Nothing was written to stdout before; glibc ignores the size without a
@@ -523,6 +523,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 			setvbuf(stdout, usage_buffer, _IOFBF, sizeof(usage_buffer));
 			options_print_stat_usage(stdout);
 			return OPTIONS_DONE;
+		}
 		case OPT_VERSION:
 			printf("tally %s\n", tally_version());
 			return OPTIONS_DONE;
