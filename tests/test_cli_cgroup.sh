@@ -166,6 +166,8 @@ expect_error 2 "needs -a or -C" -e page-faults -G "$A" -- true
 expect_error 2 "-G names the cgroups of the -e events before it" -a -G "$A" -e page-faults -- true
 expect_error 2 "cannot be used together" -a -e page-faults -G "$A" --for-each-cgroup "$A" -- true
 expect_error 2 "for 1 event" -a -e page-faults -G "$A,$B" -- true
+# A name past the events before its -G is refused (perf 6.1), not given to an event after it.
+expect_error 2 "is name 2, for 1 event" -a -e page-faults -G "$A,$B" -e task-clock -- true
 expect_error 1 "does not exist" -a -e page-faults -G tally-no-such-cgroup -- true
 expect_error 1 "climbs out of the perf_event cgroup hierarchy" -a -e page-faults -G "$A/../.." -- true
 expect_error 2 "not with --per-pmu" -a -e page-faults -G "$A" --per-pmu -- true

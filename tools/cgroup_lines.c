@@ -78,11 +78,15 @@ static int plan_g(struct cgroup_lines *cl, const struct stat_options *o, const t
 	size_t named = o->nr_cgroup_names;
 	while (named && !o->cgroup_names[named - 1][0])
 		named--;
-	if (named > nr_origins) {
-		fprintf(stderr, "tally stat: -G: cgroup '%s' is name %zu, for %u event(s): each names the cgroup "
-		        "of one event, in the order of the -e events before it\n(see tally stat --help)\n",
-		        o->cgroup_names[named - 1], named, nr_origins);
-		return -1;
+	/* Name j is for event j among those before its own -G (perf): not for one that comes after it. */
+	for (size_t j = 0; j < named; j++) {
+		unsigned before = origins_of_specs(o, o->cgroup_name_specs[j]);
+		if (o->cgroup_names[j][0] && j >= before) {
+			fprintf(stderr, "tally stat: -G: cgroup '%s' is name %zu, for %u event(s): each names the "
+			        "cgroup of one event, in the order of the -e events before it\n(see tally stat "
+			        "--help)\n", o->cgroup_names[j], j + 1, before);
+			return -1;
+		}
 	}
 	const char **of_origin = calloc(nr_origins ? nr_origins : 1, sizeof(*of_origin));
 	if (!of_origin || alloc_lines(cl, n, o->nr_cgroup_names + 1, n) < 0) {

@@ -273,6 +273,13 @@ static bool append_cgroups(struct stat_options *o, const char *list)
 		o->cgroup_names = names;
 		if (!(names[o->nr_cgroup_names] = strndup(p, len)))
 			return false;
+		size_t *specs = realloc(o->cgroup_name_specs, (o->nr_cgroup_names + 1) * sizeof(*specs));
+		if (!specs) {
+			free(names[o->nr_cgroup_names]);
+			return false;
+		}
+		o->cgroup_name_specs = specs;
+		specs[o->nr_cgroup_names] = o->nr_specs;
 		o->nr_cgroup_names++;
 		p += len;
 		if (!*p)
@@ -559,5 +566,6 @@ void options_free(struct stat_options *o)
 	for (size_t i = 0; i < o->nr_cgroup_names; i++)
 		free(o->cgroup_names[i]);
 	free(o->cgroup_names);
+	free(o->cgroup_name_specs);
 	memset(o, 0, sizeof(*o));
 }
