@@ -69,6 +69,16 @@ python3 "$(dirname "$0")/cli_helpers/validate_json_schema.py" "${TALLY_SOURCE:-$
 "$TALLY" stat -a -e page-faults --for-each-cgroup "$A,$B" -- true 2> "$WORK/foot.txt"
 grep -q "page-faults in $B: it never ran in this cgroup" "$WORK/foot.txt" && ok "footnote names the cgroup" ||
 	fail "footnote: $(cat "$WORK/foot.txt")"
+# An event this machine cannot count (cycles without a PMU): its explanation once, the other cgroup's line
+# pointing to it, not the kernel's three lines again per cgroup.
+"$TALLY" stat -a -e cycles --for-each-cgroup "$A,$B" -- true 2> "$WORK/foot.txt"
+if grep -q "<not supported> cycles in $A" "$WORK/foot.txt"; then
+	[ "$(grep -c "cannot open event 'cycles'" "$WORK/foot.txt")" = 1 ] &&
+		grep -q "<not supported> cycles in $B: as in $A above" "$WORK/foot.txt" &&
+		ok "an unsupported event explained once across cgroups" || fail "footnotes: $(cat "$WORK/foot.txt")"
+else
+	ok "cycles counts here: no unsupported footnote to share (skipped)"
+fi
 
 # -A: per CPU lines of a cgroup, summing to its count.
 "$TALLY" stat -x, -A -a -e page-faults -G "$A" -- sh -c "$workload" 2> "$WORK/a.csv" || fail "-A -G failed"
