@@ -42,6 +42,11 @@ in_range "--for-each-cgroup $B" "$(field "$WORK/each.csv" page-faults "$B" 1)" $
 [ "$(awk -F, '{ print $4 }' "$WORK/each.csv" | tr '\n' ' ')" = "$A $B " ] && ok "cgroup-major order, cgroup in field 4" ||
 	fail "order or field: $(cat "$WORK/each.csv")"
 
+# A cgroup named twice is counted once, as perf 6.1 does.
+"$TALLY" stat -x, -a -e page-faults --for-each-cgroup "$A,$B,$A" -- true 2> "$WORK/dup.csv"
+[ "$(awk -F, '{ print $4 }' "$WORK/dup.csv" | tr '\n' ' ')" = "$A $B " ] && ok "--for-each-cgroup a,b,a: a once" ||
+	fail "--for-each-cgroup a,b,a: $(cat "$WORK/dup.csv")"
+
 # -G: one name for every event before it; the event after it counts everything (an empty field).
 "$TALLY" stat -x, -a -e page-faults,task-clock -G "$B" -e page-faults -- sh -c "$workload" 2> "$WORK/g.csv" ||
 	fail "-G failed: $(cat "$WORK/g.csv")"

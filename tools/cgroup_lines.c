@@ -108,7 +108,8 @@ static int plan_g(struct cgroup_lines *cl, const struct stat_options *o, const t
 	return 0;
 }
 
-/* --for-each-cgroup: every event once per cgroup, cgroup after cgroup (perf's order). */
+/* --for-each-cgroup: every event once per cgroup, cgroup after cgroup (perf's order); a name given again
+ * adds no lines (perf 6.1 counts it once: its metrics, once per cgroup, would not match lines twice). */
 static int plan_each(struct cgroup_lines *cl, const struct stat_options *o, const tally_counter *counter,
                      const struct report_event *events)
 {
@@ -123,10 +124,11 @@ static int plan_each(struct cgroup_lines *cl, const struct stat_options *o, cons
 		next = strchr(name, ',');
 		if (next)
 			*next++ = '\0';
-		size_t k = name_index(cl, name);
-		for (size_t i = 0; i < n; i++, line++)
+		size_t known = cl->nr_names, k = name_index(cl, name);
+		for (size_t i = 0; k == known && i < n; i++, line++)
 			set_line(cl, line, events, i, k);
 	}
+	cl->nr_lines = line;
 	return 0;
 }
 
