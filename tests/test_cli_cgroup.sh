@@ -47,6 +47,21 @@ in_range "--for-each-cgroup $B" "$(field "$WORK/each.csv" page-faults "$B" 1)" $
 [ "$(awk -F, '{ print $4 }' "$WORK/dup.csv" | tr '\n' ' ')" = "$A $B " ] && ok "--for-each-cgroup a,b,a: a once" ||
 	fail "--for-each-cgroup a,b,a: $(cat "$WORK/dup.csv")"
 
+# More cgroups than the soft descriptor limit leaves: their directories are opened after the limit was
+# raised toward the hard one (as for the events' descriptors), not refused with EMFILE at the 128th.
+many=()
+for i in $(seq 200); do mkdir "$mount/$A/m$i" && many+=("$A/m$i") || break; done
+names=$(IFS=,; echo "${many[*]}")
+hard=$(ulimit -Hn); need=$((200 * ($(nproc --all) + 1) + 128)) # directories, one event per CPU each, stdio
+if [ "${#many[@]}" = 200 ] && { [ "$hard" = unlimited ] || (( hard >= need )); }; then
+	(ulimit -Sn 128; "$TALLY" stat -x, -a -e page-faults --for-each-cgroup "$names" -- true) 2> "$WORK/many.csv" &&
+		[ "$(wc -l < "$WORK/many.csv")" = 200 ] && ok "200 cgroups under a soft limit of 128 descriptors" ||
+		fail "200 cgroups, soft limit 128: $(head -3 "$WORK/many.csv")"
+else
+	ok "cannot make 200 cgroups or lower the soft limit here (skipped)"
+fi
+for d in "${many[@]}"; do rmdir "$mount/$d"; done
+
 # -G: one name for every event before it; the event after it counts everything (an empty field).
 "$TALLY" stat -x, -a -e page-faults,task-clock -G "$B" -e page-faults -- sh -c "$workload" 2> "$WORK/g.csv" ||
 	fail "-G failed: $(cat "$WORK/g.csv")"
