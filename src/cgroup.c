@@ -165,6 +165,25 @@ static bool is_under(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' || (n == 1 && dir[0] == '/'));
 }
 
+/* Whether the relative path rel climbs above its start ("..", "a/../.."): such a name leaves the hierarchy,
+ * and the kernel's answer to the directory it reaches (EBADF) would not say why. Lexical: cgroupfs has no
+ * symbolic links. */
+static bool climbs_out(const char *rel)
+{
+	long depth = 0;
+	for (const char *p = rel; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			depth--;
+		else if (n && !(n == 1 && p[0] == '.'))
+			depth++;
+		if (depth < 0)
+			return true;
+		p += n + (p[n] == '/');
+	}
+	return false;
+}
+
 int tly_cgroup_open(const char *mount, const char *name, int *fd)
 {
 	*fd = -1;
@@ -175,6 +194,9 @@ int tly_cgroup_open(const char *mount, const char *name, int *fd)
 	                              : snprintf(path, sizeof(path), "%s/%s", mount, name);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return tly_error(-ENAMETOOLONG, "cgroup '%s': the path is too long", name);
+	if (climbs_out(is_under(name, mount) ? name + strlen(mount) : name))
+		return tly_error(-EINVAL, "cgroup '%s' climbs out of the perf_event cgroup hierarchy at %s: name a "
+		                 "cgroup under it (relative to it, or as a path that starts with it)", name, mount);
 	if (name[0] == '/' && !is_under(name, mount)) {
 		/* perf's rule makes "/a" the cgroup a of the perf_event hierarchy; a path into another
 		 * cgroup hierarchy is almost certainly meant as such, and counting would silently fail. */

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 /* What the kernel's answer to opening an event means for the counter. */
 enum open_outcome { UNSUPPORTED, NO_ROOM, RETRY_USER_ONLY, RETRY_WITHOUT_GUEST_BITS, FATAL };
@@ -346,26 +345,6 @@ static int alloc_counts(tally_counter *c)
 	return 0;
 }
 
-/* Descriptors left to the rest of the process below the soft RLIMIT_NOFILE (stdio, its own files) when
- * deciding whether the counter's descriptors fit. */
-#define NOFILE_ROOM 64
-
-/* When the counter's descriptors (one per event, CPU and thread) do not fit under the soft RLIMIT_NOFILE
- * with room for the rest of the process, raises the soft limit by that many, up to the hard limit, as
- * perf does; a limit that cannot be raised is left to the open's EMFILE, which explains it. */
-static void raise_nofile(size_t need)
-{
-	struct rlimit rl;
-	if (tly_sys->getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    need + NOFILE_ROOM <= rl.rlim_cur || rl.rlim_cur >= rl.rlim_max)
-		return;
-	rlim_t old = rl.rlim_cur;
-	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max - old > need ? old + need : rl.rlim_max;
-	if (tly_sys->setrlimit(RLIMIT_NOFILE, &rl) == 0)
-		tly_log(TALLY_LOG_DEBUG, "raised the soft RLIMIT_NOFILE from %llu to %llu for %zu descriptors\n",
-		        (unsigned long long)old, (unsigned long long)rl.rlim_cur, need);
-}
-
 /* The first event's reason when nothing could be opened. */
 static int nothing_opened(tally_counter *c)
 {
@@ -431,7 +410,7 @@ static int open_groups(tally_counter *c)
 	if (!err)
 		err = alloc_counts(c);
 	if (!err)
-		raise_nofile(c->nr * c->max_slots);
+		tly_target_raise_nofile(c->nr * c->max_slots);
 	for (size_t g = 0; !err && g < c->plan.nr_groups;) {
 		int r = tly_counter_open_group(c, g);
 		if (r < 0)

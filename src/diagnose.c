@@ -177,20 +177,21 @@ static void explain_permission(struct text *t, const struct tly_diag *d, const s
 			put(t, ".\n");
 			return;
 		}
-		if (paranoid >= 2 && counts_kernel) {
-			put(t, "  perf_event_paranoid is %d: users without CAP_PERFMON may count user space only, and "
-			       "'%s' counts kernel mode too.\n", paranoid, d->event);
-			put(t, "  Fix: count user space only (the :u modifier, exclude_kernel=1), or `sudo sysctl "
-			       "kernel.perf_event_paranoid=1`, ");
-			put_capability_fix(t, f);
-			put(t, ".\n");
-			return;
-		}
+		/* CPU-wide first: level 0 allows kernel mode too, while :u alone would be refused again. */
 		if (paranoid >= 1 && d->cpu_wide) {
 			put(t, "  perf_event_paranoid is %d: counting a whole CPU (system-wide) needs level 0 or "
 			       "below for users without CAP_PERFMON.\n", paranoid);
 			put(t, "  Fix: count this process or a command instead, or `sudo sysctl "
 			       "kernel.perf_event_paranoid=0`, ");
+			put_capability_fix(t, f);
+			put(t, ".\n");
+			return;
+		}
+		if (paranoid >= 2 && counts_kernel) {
+			put(t, "  perf_event_paranoid is %d: users without CAP_PERFMON may count user space only, and "
+			       "'%s' counts kernel mode too.\n", paranoid, d->event);
+			put(t, "  Fix: count user space only (the :u modifier, exclude_kernel=1), or `sudo sysctl "
+			       "kernel.perf_event_paranoid=1`, ");
 			put_capability_fix(t, f);
 			put(t, ".\n");
 			return;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -125,6 +126,25 @@ static struct tly_launch launch_of(const struct tally_target *target)
 	};
 }
 
+/* Descriptors left to the rest of the process below the soft RLIMIT_NOFILE (stdio, its own files) when
+ * deciding whether the counter's descriptors fit. */
+#define NOFILE_ROOM 64
+
+/* Raises the soft limit by `need` (a counter's descriptors: one per event, CPU and thread; a cgroup
+ * target's directories), up to the hard limit. */
+void tly_target_raise_nofile(size_t need)
+{
+	struct rlimit rl;
+	if (tly_sys->getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    need + NOFILE_ROOM <= rl.rlim_cur || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rlim_t old = rl.rlim_cur;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max - old > need ? old + need : rl.rlim_max;
+	if (tly_sys->setrlimit(RLIMIT_NOFILE, &rl) == 0)
+		tly_log(TALLY_LOG_DEBUG, "raised the soft RLIMIT_NOFILE from %llu to %llu for %zu descriptors\n",
+		        (unsigned long long)old, (unsigned long long)rl.rlim_cur, need);
+}
+
 /* Opens the directory of every cgroup of a cgroup target, found in the hierarchy perf_event counts on,
  * into a cgroup map. "" stays -1: no cgroup filter. */
 static int open_cgroups(const struct tally_target *target, struct tly_target *out)
@@ -146,6 +166,9 @@ static int open_cgroups(const struct tally_target *target, struct tly_target *ou
 	for (size_t i = 0; i < n; i++)
 		out->cgroup_fds[i] = -1;
 	out->nr_cgroups = n;
+	/* Each directory stays open with the counter: a thousand cgroups would spend the soft limit before
+	 * the events' own raise. */
+	tly_target_raise_nofile(n);
 	for (size_t i = 0; i < n; i++) {
 		if (!names[i])
 			return tly_error(-EINVAL, "cgroup target: cgroups[%zu] is NULL", i);

@@ -52,6 +52,11 @@ int tly_target_cpu_time(void *target, uint64_t *user_ns, uint64_t *system_ns, bo
  * otherwise, or a negative code; another kind of target: -TALLY_ESTATE. */
 int tly_target_wait_tasks(struct tly_target *target, int timeout_ms, int wake_fd);
 
+/* Raises the soft RLIMIT_NOFILE toward the hard limit when `need` more descriptors would not fit under it
+ * with room for the rest of the process, as perf does; a limit that cannot be raised is left to the
+ * open's EMFILE, which explains it. */
+void tly_target_raise_nofile(size_t need);
+
 /* Releases the maps and ends a launched command (see tly_command_end). */
 void tly_target_fini(struct tly_target *target);
 

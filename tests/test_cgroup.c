@@ -136,6 +136,21 @@ static void missing_cgroup_explained(void)
 	tally_counter_free(c);
 }
 
+/* "..": the directory above the hierarchy is no cgroup, and the kernel's EBADF would not say so. */
+static void climbing_out_explained(void)
+{
+	if (!have_hierarchy(false))
+		return;
+	static const char *const names[] = { "..", "a/../..", "/..", "./.." };
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		tally_counter *c = NULL;
+		CHECK_INT(open_on(&names[i], 1, &c), -EINVAL);
+		CHECK_CONTAINS(tally_last_error(), "climbs out of the perf_event cgroup hierarchy");
+		CHECK_CONTAINS(tally_last_error(), mount_point);
+		tally_counter_free(c);
+	}
+}
+
 static void other_hierarchy_explained(void)
 {
 	if (!have_hierarchy(false))
@@ -393,6 +408,7 @@ int main(void)
 		{ "cgroup_results_of_other_targets", cgroup_results_of_other_targets },
 		{ "missing_cgroup_explained", missing_cgroup_explained },
 		{ "other_hierarchy_explained", other_hierarchy_explained },
+		{ "climbing_out_explained", climbing_out_explained },
 		{ "injected_open_failures", injected_open_failures },
 		{ "two_cgroups_counted_apart", two_cgroups_counted_apart },
 		{ NULL, NULL },

@@ -169,6 +169,21 @@ for bad in "--log-fd 9" "--log-fd 0" "--log-fd x" "--log-fd 3 -o $WORK/o"; do
 		fail "$bad: exit $st: $(cat "$WORK/err")"
 	rm -f "$WORK/ran"
 done
+"$TALLY" stat --log-fd 3 -e task-clock -- true 3</dev/null 2>"$WORK/err"
+grep -q "not open for writing" "$WORK/err" && ok "--log-fd on a read-only descriptor: says so" ||
+	fail "--log-fd read-only: $(cat "$WORK/err")"
+"$TALLY" stat --log-fd 9 -e task-clock -- true 2>"$WORK/err"
+grep -q "no such descriptor is open" "$WORK/err" && ok "--log-fd on a closed descriptor: says so" ||
+	fail "--log-fd closed: $(cat "$WORK/err")"
+# The reader of --log-fd's pipe leaves once the command has ended: SIGPIPE ends tally (141, as on stderr),
+# and the message must not promise the command's status.
+rm -f "$WORK/closed"
+"$TALLY" stat --log-fd 3 -e task-clock -- sh -c "while [ ! -e '$WORK/closed' ]; do sleep 0.01; done; exit 5" \
+	3>&1 >/dev/null 2>"$WORK/err" | (exec 0<&-; touch "$WORK/closed")
+st=${PIPESTATUS[0]}
+[ "$st" = 141 ] && grep -q "reader went away" "$WORK/err" && ! grep -q "stays the command's" "$WORK/err" &&
+	ok "--log-fd pipe closed: exit 141, said so" || fail "--log-fd pipe closed: exit $st: $(cat "$WORK/err")"
+rm -f "$WORK/closed"
 
 # --- each is listed by --help ----------------------------------------------------------------------------
 for opt in -d, --detailed -n, --null -S, --sync --all-user --all-kernel --interval-clear --log-fd; do

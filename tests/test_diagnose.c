@@ -155,6 +155,10 @@ static const struct row rows[] = {
 	{ "paranoid 1 forbids CPU-wide", PARANOID_1, { .op = TLY_DIAG_OPEN, .err = EACCES, .event = "cycles",
 	                                               .attr = &cycles_attr, .cpu_wide = true },
 	  { "perf_event_paranoid is 1", "whole CPU", "perf_event_paranoid=0" } },
+	/* -a or -G under paranoid 2: :u alone would be refused again, so the CPU-wide reason comes first. */
+	{ "paranoid 2 forbids CPU-wide before kernel mode", BARE_METAL,
+	  { .op = TLY_DIAG_OPEN, .err = EACCES, .event = "task-clock", .attr = &cycles_attr, .cpu_wide = true },
+	  { "perf_event_paranoid is 2", "whole CPU", "perf_event_paranoid=0" } },
 	{ "privileged: not paranoid", PRIVILEGED, { .op = TLY_DIAG_OPEN, .err = EACCES, .event = "cycles",
 	                                            .attr = &cycles_attr },
 	  { "CAP_SYS_ADMIN", "security module" } },

@@ -78,11 +78,15 @@ static int plan_g(struct cgroup_lines *cl, const struct stat_options *o, const t
 	size_t named = o->nr_cgroup_names;
 	while (named && !o->cgroup_names[named - 1][0])
 		named--;
-	if (named > nr_origins) {
-		fprintf(stderr, "tally stat: -G: cgroup '%s' is name %zu, for %u event(s): each names the cgroup "
-		        "of one event, in the order of the -e events before it\n(see tally stat --help)\n",
-		        o->cgroup_names[named - 1], named, nr_origins);
-		return -1;
+	/* Name j is for event j among those before its own -G (perf): not for one that comes after it. */
+	for (size_t j = 0; j < named; j++) {
+		unsigned before = origins_of_specs(o, o->cgroup_name_specs[j]);
+		if (o->cgroup_names[j][0] && j >= before) {
+			fprintf(stderr, "tally stat: -G: cgroup '%s' is name %zu, for %u event(s): each names the "
+			        "cgroup of one event, in the order of the -e events before it\n(see tally stat "
+			        "--help)\n", o->cgroup_names[j], j + 1, before);
+			return -1;
+		}
 	}
 	const char **of_origin = calloc(nr_origins ? nr_origins : 1, sizeof(*of_origin));
 	if (!of_origin || alloc_lines(cl, n, o->nr_cgroup_names + 1, n) < 0) {
@@ -104,7 +108,8 @@ static int plan_g(struct cgroup_lines *cl, const struct stat_options *o, const t
 	return 0;
 }
 
-/* --for-each-cgroup: every event once per cgroup, cgroup after cgroup (perf's order). */
+/* --for-each-cgroup: every event once per cgroup, cgroup after cgroup (perf's order); a name given again
+ * adds no lines (perf 6.1 counts it once: its metrics, once per cgroup, would not match lines twice). */
 static int plan_each(struct cgroup_lines *cl, const struct stat_options *o, const tally_counter *counter,
                      const struct report_event *events)
 {
@@ -119,10 +124,11 @@ static int plan_each(struct cgroup_lines *cl, const struct stat_options *o, cons
 		next = strchr(name, ',');
 		if (next)
 			*next++ = '\0';
-		size_t k = name_index(cl, name);
-		for (size_t i = 0; i < n; i++, line++)
+		size_t known = cl->nr_names, k = name_index(cl, name);
+		for (size_t i = 0; k == known && i < n; i++, line++)
 			set_line(cl, line, events, i, k);
 	}
+	cl->nr_lines = line;
 	return 0;
 }
 

@@ -273,6 +273,13 @@ static bool append_cgroups(struct stat_options *o, const char *list)
 		o->cgroup_names = names;
 		if (!(names[o->nr_cgroup_names] = strndup(p, len)))
 			return false;
+		size_t *specs = realloc(o->cgroup_name_specs, (o->nr_cgroup_names + 1) * sizeof(*specs));
+		if (!specs) {
+			free(names[o->nr_cgroup_names]);
+			return false;
+		}
+		o->cgroup_name_specs = specs;
+		specs[o->nr_cgroup_names] = o->nr_specs;
 		o->nr_cgroup_names++;
 		p += len;
 		if (!*p)
@@ -514,7 +521,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 				                   MAX_DURATION_S, optarg);
 			break;
 		}
-		case 'h':
+		case 'h': {
 			/* One buffer for the whole text (more than the 4 KiB of a file's default), so that a write that
 			 * fails fails at the final flush, which says why (ENOSPC), not inside fputs, whose errno
 			 * stdio forgets. Nothing was written to stdout before; glibc ignores the size without a
@@ -523,6 +530,7 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 			setvbuf(stdout, usage_buffer, _IOFBF, sizeof(usage_buffer));
 			options_print_stat_usage(stdout);
 			return OPTIONS_DONE;
+		}
 		case OPT_VERSION:
 			printf("tally %s\n", tally_version());
 			return OPTIONS_DONE;
@@ -558,5 +566,6 @@ void options_free(struct stat_options *o)
 	for (size_t i = 0; i < o->nr_cgroup_names; i++)
 		free(o->cgroup_names[i]);
 	free(o->cgroup_names);
+	free(o->cgroup_name_specs);
 	memset(o, 0, sizeof(*o));
 }

@@ -67,8 +67,10 @@ struct stat_options {
 	/* -G: every name of every -G in order ("" for an empty one, perf's -G a,,b), malloc'd copies; the
 	 * j-th names the cgroup of the j-th event. nr_specs_before_g: when the first -G names one cgroup,
 	 * the number of -e specs before it, every event of which it names (perf's rule for -e a,b -G x);
-	 * else 0. */
+	 * else 0. cgroup_name_specs[j]: the number of -e specs before the -G of name j, whose events alone
+	 * it may name (perf refuses a name past them). */
 	char **cgroup_names;
+	size_t *cgroup_name_specs;
 	size_t nr_cgroup_names;
 	size_t nr_specs_before_g;
 	const char *for_each_cgroup; /* --for-each-cgroup, as written */

@@ -127,9 +127,24 @@ static void table_run(struct output *o, const struct report_sample *s)
 	o->runs++;
 }
 
+/* With -G, the line before line i of the same event whose <not supported> says the same, or NULL: an
+ * event's own failure is the same in every cgroup, and its explanation (three lines from the kernel's
+ * errno) is given once, not once per cgroup (fifty with --for-each-cgroup of fifty). */
+static const struct report_event *said_before(const struct report *r, const struct report_count *counts, size_t i)
+{
+	const struct report_count *c = &counts[i];
+	if (!r->cgroups || c->status != REPORT_NOT_SUPPORTED || !c->reason)
+		return NULL;
+	for (size_t j = 0; j < i; j++)
+		if (!r->events[j].hidden && counts[j].status == REPORT_NOT_SUPPORTED && counts[j].reason &&
+		    strcmp(r->events[j].name, r->events[i].name) == 0 && strcmp(counts[j].reason, c->reason) == 0)
+			return &r->events[j];
+	return NULL;
+}
+
 /* The reason behind one line's <not counted> or <not supported>. */
 static void print_footnote(struct output *o, bool *any, const struct report_event *e, const char *name,
-                           const struct report_count *c)
+                           const struct report_count *c, const struct report_event *same_as)
 {
 	const char *placeholder = output_status_placeholder(c->status);
 	if (!placeholder)
@@ -144,6 +159,12 @@ static void print_footnote(struct output *o, bool *any, const struct report_even
 		text_escape_write(o->out, e->cgroup && *e->cgroup ? e->cgroup : "every cgroup");
 	}
 	fputs(": ", o->out);
+	if (same_as) {
+		fputs("as in ", o->out);
+		text_escape_write(o->out, same_as->cgroup && *same_as->cgroup ? same_as->cgroup : "every cgroup");
+		fputs(" above\n", o->out);
+		return;
+	}
 	/* A reason quotes the event's name (and the kernel's words): escaped as the name is. */
 	text_escape_lines(o->out, c->reason ? c->reason : "no reason given");
 	fputc('\n', o->out);
@@ -160,10 +181,10 @@ static void print_footnotes(struct output *o, const struct report_totals *t)
 	for (size_t i = 0; !r->metric_only && i < r->nr_events; i++) {
 		const struct report_event *e = &r->events[i];
 		if (!e->hidden && !left_out(e, &t->counts[i]))
-			print_footnote(o, &any, e, e->name, &t->counts[i]);
+			print_footnote(o, &any, e, e->name, &t->counts[i], said_before(r, t->counts, i));
 		for (size_t j = i; r->show_pmus && e->summed && j < r->nr_events; j++)
 			if (r->events[j].line == i)
-				print_footnote(o, &any, &r->events[j], r->events[j].pmu_name, &t->pmu_counts[j]);
+				print_footnote(o, &any, &r->events[j], r->events[j].pmu_name, &t->pmu_counts[j], NULL);
 	}
 	const struct report_count *counts = report_metric_counts(r, t->counts, t->pmu_counts);
 	for (size_t g = 0; g < report_metric_cgroups(r); g++)

@@ -119,8 +119,11 @@ static void results_lost(struct stat_session *s, int err)
 	if (s->output_error)
 		return;
 	s->output_error = err;
-	fprintf(stderr, "tally stat: cannot write the results to %s: %s: the results are lost (the exit status "
-	        "stays the command's)\n", results_name(s), stream_strerror(err));
+	/* EPIPE: the reader went away, and the SIGPIPE of the same write ends tally with 141 (command_stat). */
+	fprintf(stderr, "tally stat: cannot write the results to %s: %s: the results are lost (%s)\n", results_name(s),
+	        stream_strerror(err),
+	        err == EPIPE ? "their reader went away: tally ends as a SIGPIPE ends it, with 141"
+	                     : "the exit status stays the command's");
 }
 
 /* The results written so far go out now (they keep their order with the command's own output). A failure
@@ -971,7 +974,10 @@ static int prepare(struct stat_session *s)
 	          : o->output    ? fopen(s->output, o->append ? "ae" : "we")
 	                         : report_stream(STDERR_FILENO);
 	if (!s->file && o->log_fd >= 0)
-		fprintf(stderr, "tally stat: --log-fd %d: %s\n", o->log_fd, tally_strerror(errno));
+		fprintf(stderr, "tally stat: --log-fd %d: %s%s\n", o->log_fd, tally_strerror(errno),
+		        /* fdopen's answer to a descriptor open for reading, or to none at all */
+		        errno == EINVAL ? ": it is not open for writing (open it so, e.g. `3>file` or `3>&1`)"
+		        : errno == EBADF ? ": no such descriptor is open (open it in the shell, e.g. `3>file`)" : "");
 	else if (!s->file)
 		fprintf(stderr, "tally stat: cannot write %s: %s\n", s->output, tally_strerror(errno));
 	if (!s->file)
