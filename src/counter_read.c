@@ -283,10 +283,14 @@ int tally_counter_read_values(tally_counter *c, uint64_t *values, size_t n)
 	uint64_t token = tly_thread_token;
 	for (const struct tly_lean_group *lg = c->lean, *end = lg + c->nr_lean; lg < end; lg++) {
 		uint64_t enabled, running, now;
-		if (!lg->ok || token != lg->user->owner ||
-		    !tly_user_group_read_plain(lg->user, values + lg->first, 1, false, &enabled, &running, &now) ||
-		    enabled - running != lg->start_gap)
+		bool read = lg->ok && token == lg->user->owner &&
+		            tly_user_group_read_plain(lg->user, values + lg->first, 1, false, &enabled, &running, &now);
+		if (!read || enabled - running != lg->start_gap) {
+			/* The read through results reads every group again, and counts each read once. */
+			for (const struct tly_lean_group *done = c->lean; done < lg + read; done++)
+				done->user->user_reads--;
 			return read_values_checked(c, values, n);
+		}
 	}
 	return (int)c->nr;
 }

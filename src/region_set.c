@@ -161,10 +161,25 @@ static void thread_exit(void *arg)
 	t->counter = NULL;
 }
 
+/* A forked child's copy of a set holds its parent's threads' states (the forking thread's is even its own
+ * pthread key value), whose counters count the parent's threads: the child's first call in a set finds
+ * none of them as its own (the cache is cleared, and tly_region_thread compares the thread id) and makes
+ * a state of its own. */
+static void forked_child(void)
+{
+	last_used.serial = 0;
+	last_used.t = NULL;
+}
+
+static void watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, forked_child);
+}
+
 struct tly_region_thread *tly_region_thread(tally_region_set *s)
 {
 	struct tly_region_thread *t = pthread_getspecific(s->key);
-	if (t)
+	if (t && t->tid == gettid())
 		return t;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -391,6 +406,8 @@ int tally_region_set_new(const char *spec, const struct tally_region_opts *opts,
 	tally_region_set *s = calloc(1, sizeof(*s));
 	if (!s)
 		return tly_error(-ENOMEM, "out of memory");
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, watch_forks);
 	s->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
 	pthread_mutex_init(&s->lock, NULL);
 	int err = pthread_key_create(&s->key, thread_exit);

@@ -146,7 +146,8 @@ static inline __attribute__((always_inline)) int tly_counter_read_raw(struct tal
 
 /* tly_counter_read_raw of a lean layout (l->lean) from user space alone: every group's values, times and
  * the moment, as tly_counter_read_raw writes them; false when a group's read cannot (another thread, a
- * member off its counter...): then tly_counter_read_raw reads the whole reading again. */
+ * member off its counter...): then tly_counter_read_raw reads the whole reading again, and counts each
+ * group's read once (the ones read here are taken back). */
 static inline __attribute__((always_inline)) bool tly_counter_read_lean(const struct tly_raw_layout *l,
                                                                      uint64_t *reading)
 {
@@ -154,8 +155,11 @@ static inline __attribute__((always_inline)) bool tly_counter_read_lean(const st
 	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
 		uint64_t *buf = reading + gr->at;
 		if (token != gr->user->owner ||
-		    !tly_user_group_read_plain(gr->user, buf + 3, 2, true, &buf[1], &buf[2], &reading[TLY_RAW_NOW]))
+		    !tly_user_group_read_plain(gr->user, buf + 3, 2, true, &buf[1], &buf[2], &reading[TLY_RAW_NOW])) {
+			for (const struct tly_raw_group *done = l->groups; done < gr; done++)
+				done->user->user_reads--;
 			return false;
+		}
 	}
 	return true;
 }

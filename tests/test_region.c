@@ -420,6 +420,48 @@ static char *slurp(const char *path)
 	return text;
 }
 
+/* A handle-form set used before a fork: the child's calls count the child's own thread (a state of its
+ * own, made at its first call), not the parent's thread whose counter the child's copy of the set holds.
+ * The child reports through its exit status: 0 when its thread's 3 fresh pages were counted in one call
+ * of a state with its own thread id, and the parent's thread kept its one call. */
+static void a_forked_child_counts_its_own_thread(void)
+{
+	tally_region_set *s = page_fault_set();
+	int id = tally_region_id(s, "work");
+	char *warm = fresh_pages(1);
+	tally_region_begin_id(s, id);
+	touch(warm, 1);
+	tally_region_end_id(s, id);
+	fflush(NULL);
+	pid_t child = fork();
+	if (child == 0) {
+		char *p = fresh_pages(3);
+		tally_region_begin_id(s, id);
+		touch(p, 3);
+		tally_region_end_id(s, id);
+		int status = 1;
+		for (size_t k = 0; k < tally_region_set_threads(s); k++) {
+			struct tally_region_info info;
+			struct tally_region_event e = read_region(s, id, k, &info);
+			/* 3 or more: the child's first writes to pages it shares with its parent fault too. */
+			if (info.tid == getpid() && info.calls == 1 && e.min >= 3)
+				status = 0;
+			if (info.tid != getpid() && info.calls != 1) /* the parent's thread: its call alone */
+				_exit(2);
+		}
+		_exit(status);
+	}
+	int status = -1;
+	waitpid(child, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* The parent's own results are its own: one call, the child's not among them. */
+	struct tally_region_info all;
+	read_region(s, id, TALLY_REGION_ALL_THREADS, &all);
+	CHECK_INT(all.calls, 1);
+	munmap(warm, (size_t)page_size());
+	tally_region_set_free(s);
+}
+
 /* The zero-configuration layer: configured by the environment; a forked child starts with no region open
  * and writes its own output (%p). */
 static void zero_configuration_and_fork(void)
@@ -479,6 +521,7 @@ int main(void)
 		{ "writers_name_every_field", writers_name_every_field },
 		{ "writers_carry_each_events_metric", writers_carry_each_events_metric },
 		{ "asked_for_metrics_per_region", asked_for_metrics_per_region },
+		{ "a_forked_child_counts_its_own_thread", a_forked_child_counts_its_own_thread },
 		{ "zero_configuration_and_fork", zero_configuration_and_fork },
 		{ NULL, NULL },
 	};
