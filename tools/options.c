@@ -627,6 +627,10 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 			if (!parse_unsigned(optarg, MIN_INTERVAL_MS, MAX_WAIT_MS, &o->timeout_ms))
 				return usage_error("--timeout wants whole milliseconds from %d to %d, not '%s'",
 				                   MIN_INTERVAL_MS, MAX_WAIT_MS, optarg);
+			/* perf's warning: tally's own start and reads are a large part of so short a run. */
+			if (o->timeout_ms < 100)
+				fputs("tally stat: --timeout under 100 ms: the overhead percentage could be high in some "
+				      "cases\n", stderr);
 			break;
 		case OPT_PRE: o->pre_cmd = optarg; break;
 		case OPT_POST: o->post_cmd = optarg; break;
