@@ -101,7 +101,7 @@ refused stat "-T" "TSX" -T -- true
 refused stat "--transaction" "TSX" --transaction -- true
 refused stat "--smi-cost" "SMI" --smi-cost -- true
 refused stat "--iostat" "IIO" --iostat -- true
-refused stat "--percore-show-thread" "percore" --percore-show-thread -- true
+refused stat "--percore-show-thread" "'percore' event term" --percore-show-thread -- true
 if [ ! -e /sys/bus/event_source/devices/cpu_core ]; then
 	refused stat "--cputype core without a hybrid CPU" "no cpu_core PMU" --cputype core -- true
 fi
