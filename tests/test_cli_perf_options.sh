@@ -80,6 +80,11 @@ fi
 	7<>"$WORK/ctl" 8<>"$WORK/ack" >"$WORK/fd.out" 2>"$WORK/fd.err"
 [ "$(cat "$WORK/fd.out")" = ack ] && grep -q ',task-clock,' "$WORK/fd.err" && ok "--control fd:7,8" ||
 	fail "--control fd: $(cat "$WORK/fd.out" "$WORK/fd.err")"
+# A pipe whose writer is gone after "enable": the end of the descriptor is not waited on again.
+"$TALLY" stat --control fd:3 -x, -e task-clock -- sleep 0.2 3< <(echo enable) 2>"$WORK/eof"
+st=$?
+[ $st -eq 0 ] && grep -q ',task-clock,' "$WORK/eof" && ok "--control fd: a pipe that ends" ||
+	fail "--control, pipe at its end: status $st: $(cat "$WORK/eof")"
 refused stat "--control fd: not open" "not an open file descriptor" --control fd:99 -- true
 refused stat "--control: a bad form" "fd:CTL" --control pipe:3 -- true
 refused stat "-D -1 without --control" "--control" -D -1 -- true

@@ -100,6 +100,7 @@ struct stat_session {
 	bool timed_out;               /* --timeout ended this run's command */
 	char control_line[64];        /* --control: a command read in part */
 	size_t control_used;
+	bool control_closed;          /* --control's descriptor is at its end: no longer waited on */
 };
 
 static uint64_t now_ns(void)
@@ -421,6 +422,9 @@ static int control_read(struct stat_session *s)
 {
 	char buf[256];
 	ssize_t got = read(s->opt.control_fd, buf, sizeof(buf));
+	/* Its writers gone (a pipe's end closed): nothing more can come, and poll would report it forever. */
+	if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
+		s->control_closed = true;
 	for (ssize_t i = 0; i < got; i++) {
 		if (buf[i] != '\n' && buf[i] != '\0') {
 			if (s->control_used < sizeof(s->control_line) - 1)
@@ -442,10 +446,10 @@ static int control_read(struct stat_session *s)
 static int wait_a_while(struct stat_session *s, pid_t child, int timeout_ms)
 {
 	int gone = 0;
-	if (s->opt.control_fd >= 0) {
+	if (s->opt.control_fd >= 0 && !s->control_closed) {
 		struct pollfd fds[2] = { { .fd = signals_fd(), .events = POLLIN },
 			                 { .fd = s->opt.control_fd, .events = POLLIN } };
-		if (poll(fds, 2, timeout_ms) > 0 && (fds[1].revents & POLLIN)) {
+		if (poll(fds, 2, timeout_ms) > 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
 			int err = control_read(s);
 			if (err < 0)
 				return err;
