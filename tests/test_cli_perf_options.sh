@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # perf 6.1 stat options tally once refused as unknown: --json-output, --timeout, --pre, --post, --table,
-# --control with -D -1, --scale, --hybrid-merge, --metric-no-group, --metric-no-merge; and those it refuses
-# with a reason (-T, --smi-cost, --iostat, --percore-show-thread, --cputype on a machine without it).
+# --control with -D -1, --scale, --hybrid-merge, --metric-no-group, --metric-no-merge,
+# --percore-show-thread; and those it refuses with a reason (-T, --smi-cost, --iostat, --cputype on a machine
+# without it).
 # Where perf runs here, the output's shape is compared with perf stat's.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
@@ -91,7 +92,7 @@ refused stat "-D -1 without --control" "--control" -D -1 -- true
 
 # --- accepted, perf's defaults or tally's way already ----------------------------------------------------
 "$TALLY" stat -x, -e task-clock -- true 2>"$WORK/plain"
-for opt in --scale --hybrid-merge --metric-no-group --metric-no-merge; do
+for opt in --scale --hybrid-merge --metric-no-group --metric-no-merge --percore-show-thread; do
 	"$TALLY" stat $opt -x, -e task-clock -- true 2>"$WORK/opt"
 	st=$?
 	[ $st -eq 0 ] && [ "$(awk -F, '{ print $3 ":" NF }' "$WORK/opt")" = \
@@ -106,7 +107,6 @@ refused stat "-T" "TSX" -T -- true
 refused stat "--transaction" "TSX" --transaction -- true
 refused stat "--smi-cost" "SMI" --smi-cost -- true
 refused stat "--iostat" "IIO" --iostat -- true
-refused stat "--percore-show-thread" "'percore' event term" --percore-show-thread -- true
 if [ ! -e /sys/bus/event_source/devices/cpu_core ]; then
 	refused stat "--cputype core without a hybrid CPU" "no cpu_core PMU" --cputype core -- true
 fi
@@ -114,7 +114,7 @@ fi
 # --- each is in --help and tally(1) ----------------------------------------------------------------------
 MAN=$(dirname "${BASH_SOURCE[0]}")/../docs/man/tally.1
 for opt in --json-output --timeout --pre --post --table --control --scale --hybrid-merge --metric-no-group \
-	--metric-no-merge; do
+	--metric-no-merge --percore-show-thread; do
 	"$TALLY" stat --help | grep -qE -- "(^| )$opt([ ,]|$)" && ok "--help lists $opt" || fail "--help lacks $opt"
 done
 for opt in json-output timeout pre post table control scale hybrid-merge metric-no-group metric-no-merge \

@@ -197,6 +197,8 @@ void options_print_stat_usage(FILE *out)
 	      "      --hybrid-merge       accepted: a hybrid event's PMUs are summed already (--no-merge)\n"
 	      "      --metric-no-group    accepted, no effect: each -M metric's events stay one group\n"
 	      "      --metric-no-merge    accepted: tally never shares a group between metrics\n"
+	      "      --percore-show-thread  accepted, no effect: for perf's 'percore' events, which tally\n"
+	      "                           refuses\n"
 	      "  -D, --delay MS           start counting MS milliseconds after the command starts\n"
 	      "                           (-1: start disabled, for --control's \"enable\")\n"
 	      "      --control fd:CTL[,ACK] | fifo:CTL[,ACK]\n"
@@ -643,9 +645,9 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		 * group on its own, never shared with another metric's. */
 		case OPT_METRIC_NO_GROUP:
 		case OPT_METRIC_NO_MERGE: break;
-		case OPT_PERCORE_SHOW_THREAD:
-			return usage_error("--percore-show-thread is not supported: it applies to perf's 'percore' "
-			                   "event term, which tally does not have (--per-core gives each core's sum)");
+		/* Accepted, changing nothing: perf's flag changes only events with the 'percore' term, which
+		 * tally's parser refuses (--per-core gives each core's sum). */
+		case OPT_PERCORE_SHOW_THREAD: break;
 		case OPT_CPUTYPE: return check_cputype(optarg);
 		case OPT_CONTROL:
 			if (parse_control(o, optarg) != OPTIONS_RUN)
