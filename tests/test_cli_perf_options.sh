@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # perf 6.1 stat options tally once refused as unknown: --json-output, --timeout, --pre, --post, --table,
 # --control with -D -1, --scale, --hybrid-merge, --metric-no-group, --metric-no-merge,
-# --percore-show-thread; and those it refuses with a reason (-T, --smi-cost, --iostat, --cputype on a machine
-# without it).
+# --percore-show-thread, --cputype (on a sysfs tree of a hybrid machine); and those it refuses with a reason
+# (-T, --smi-cost, --iostat).
 # Where perf runs here, the output's shape is compared with perf stat's.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
@@ -107,13 +107,45 @@ refused stat "-T" "TSX" -T -- true
 refused stat "--transaction" "TSX" --transaction -- true
 refused stat "--smi-cost" "SMI" --smi-cost -- true
 refused stat "--iostat" "IIO" --iostat -- true
+
+# --- --cputype: on a hybrid machine, only that core PMU's events ------------------------------------------
+# A sysfs tree of Intel's hybrid layout (cpu_atom on CPU 0, cpu_core on CPU 1) whose core PMUs are software
+# ones (type 1): r2 counts page faults on either, so that the lines are those of a real count.
+hybrid=$WORK/hybrid
+devices=$hybrid/bus/event_source/devices
+mkdir -p "$devices/software"
+echo 1 >"$devices/software/type"
+cpu=0
+for pmu in cpu_atom cpu_core; do
+	mkdir -p "$devices/$pmu/format" "$hybrid/devices/system/cpu/cpu$cpu/topology"
+	echo 1 >"$devices/$pmu/type"
+	echo $cpu >"$devices/$pmu/cpus"
+	echo config:0-15 >"$devices/$pmu/format/event"
+	cpu=$((cpu + 1))
+done
+echo 0-1 >"$hybrid/devices/system/cpu/online"
+names() { TALLY_SYSFS_ROOT=$hybrid "$TALLY" stat "$@" -x, -- true 2>&1 | cut -d, -f3 | tr '\n' ' '; }
+got=$(names --no-merge -e 'r2,task-clock,{r2,r3}:u')
+[ "$got" = "cpu_atom/r2/ cpu_core/r2/ task-clock cpu_atom/r2/ cpu_atom/r3/ cpu_core/r2/ cpu_core/r3/ " ] &&
+	ok "hybrid tree: each event on both core PMUs" || fail "hybrid tree, --no-merge: $got"
+for type in core cpu_core; do
+	got=$(names --cputype $type -e 'r2,task-clock,{r2,r3}:u')
+	[ "$got" = "cpu_core/r2/ task-clock cpu_core/r2/ cpu_core/r3/ " ] && ok "--cputype $type: cpu_core's events only" ||
+		fail "--cputype $type: $got"
+done
+got=$(names --cputype atom -e r2)
+[ "$got" = "cpu_atom/r2/ " ] && ok "--cputype atom: cpu_atom's" || fail "--cputype atom: $got"
+TALLY_SYSFS_ROOT=$hybrid "$TALLY" stat --cputype atom -x, -- true 2>"$WORK/defaults"
+[ "$(grep -c 'cpu_core' "$WORK/defaults")" -eq 0 ] && grep -q ',cpu_atom/cycles/,' "$WORK/defaults" &&
+	ok "--cputype atom: the default events on cpu_atom only" || fail "--cputype atom, defaults: $(cat "$WORK/defaults")"
+TALLY_SYSFS_ROOT=$hybrid refused stat "--cputype of a PMU this machine lacks" "no cpu_foo PMU" --cputype foo -- true
 if [ ! -e /sys/bus/event_source/devices/cpu_core ]; then
 	refused stat "--cputype core without a hybrid CPU" "no cpu_core PMU" --cputype core -- true
 fi
 
 # --- each is in --help and tally(1) ----------------------------------------------------------------------
 MAN=$(dirname "${BASH_SOURCE[0]}")/../docs/man/tally.1
-for opt in --json-output --timeout --pre --post --table --control --scale --hybrid-merge --metric-no-group \
+for opt in --json-output --timeout --pre --post --table --control --cputype --scale --hybrid-merge --metric-no-group \
 	--metric-no-merge --percore-show-thread; do
 	"$TALLY" stat --help | grep -qE -- "(^| )$opt([ ,]|$)" && ok "--help lists $opt" || fail "--help lacks $opt"
 done

@@ -208,6 +208,7 @@ void options_print_stat_usage(FILE *out)
 	      "      --pre CMD            run the shell command CMD before each run\n"
 	      "      --post CMD           run the shell command CMD after each run\n"
 	      "      --table              with -r: each run's elapsed time, as perf's table\n"
+	      "      --cputype TYPE       hybrid CPUs: the events count only on cpu_TYPE (core or atom)\n"
 	      "  -q, --quiet              print nothing (the exit status remains)\n"
 	      "  -v, --verbose            print each event's encoding\n"
 	      "      --no-group           open every event on its own (no automatic groups)\n"
@@ -454,21 +455,6 @@ static enum options_result refuse_hardware_option(const char *option, const char
 	                   why);
 }
 
-/* --cputype core|atom (cpu_core, cpu_atom): perf counts only on that core PMU of a hybrid machine. On one
- * without it, refused as perf refuses it; on a hybrid one, refused as well: tally cannot yet restrict
- * its default events to one PMU, and -e cpu_core/cycles/ says it. */
-static enum options_result check_cputype(const char *type)
-{
-	char path[256];
-	const char *name = strncmp(type, "cpu_", 4) == 0 ? type + 4 : type;
-	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/cpu_%s", name);
-	if (!*name || strchr(name, '/') || access(path, F_OK) != 0)
-		return usage_error("--cputype %s: this machine has no cpu_%s PMU (only hybrid CPUs have cpu_core "
-		                   "and cpu_atom)", type, name);
-	return usage_error("--cputype %s is not supported: name the PMU in each event instead "
-	                   "(-e cpu_%s/cycles/,cpu_%s/instructions/)", type, name, name);
-}
-
 enum options_result options_parse_stat(int argc, char **argv, struct stat_options *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -648,7 +634,18 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		/* Accepted, changing nothing: perf's flag changes only events with the 'percore' term, which
 		 * tally's parser refuses (--per-core gives each core's sum). */
 		case OPT_PERCORE_SHOW_THREAD: break;
-		case OPT_CPUTYPE: return check_cputype(optarg);
+		case OPT_CPUTYPE: {
+			/* perf's "core" and "atom" name the PMUs cpu_core and cpu_atom. */
+			const char *type = strncmp(optarg, "cpu_", 4) == 0 ? optarg + 4 : optarg;
+			if (!*type || strchr(type, '/') || strchr(type, ','))
+				return usage_error("--cputype wants a hybrid CPU type such as core or atom, not '%s'", optarg);
+			free(o->cputype);
+			if (asprintf(&o->cputype, "cpu_%s", type) < 0) {
+				o->cputype = NULL;
+				return usage_error("out of memory");
+			}
+			break;
+		}
 		case OPT_CONTROL:
 			if (parse_control(o, optarg) != OPTIONS_RUN)
 				return OPTIONS_USAGE_ERROR;
@@ -721,6 +718,7 @@ void options_free(struct stat_options *o)
 	}
 	free(o->events);
 	free(o->metrics);
+	free(o->cputype);
 	free(o->specs);
 	free(o->pids);
 	free(o->tids);

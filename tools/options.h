@@ -87,6 +87,8 @@ struct stat_options {
 	int control_fd, ack_fd;
 	bool control_fifo;       /* fifo:: tally opened control_fd and ack_fd, and closes them */
 	bool start_disabled;     /* -D -1: the events start disabled (with --control, enabled by "enable") */
+	char *cputype;           /* --cputype: the core PMU ("cpu_core") the events are kept to (malloc'd), or
+	                          * NULL */
 };
 
 /* The deepest top-down level tally's catalogue has (perf's TopdownL2). */

@@ -95,6 +95,11 @@ struct stat_session {
 	 * leaves out those this machine cannot count, for the note. */
 	unsigned added_from, added_to;
 	bool clear_screen;            /* --interval-clear on a terminal */
+	/* --cputype: the composed spec as parsed, whose kept events' names the lines show (the counter
+	 * counts them rewritten, each on its PMU); nr_kept of them lead the counter's events. */
+	tally_events *cputype_list;
+	const char **kept_names;
+	size_t nr_kept;
 	double *run_elapsed;          /* --table: each run's elapsed time */
 	bool disabled;                /* --control's "disable" (or -D -1) holds the events stopped */
 	bool timed_out;               /* --timeout ended this run's command */
@@ -221,7 +226,7 @@ static int describe_events(struct stat_session *s)
 		if (err < 0)
 			return err;
 		struct report_event *e = &s->events[i];
-		e->name = tally_counter_name(s->counter, i);
+		e->name = i < s->nr_kept ? s->kept_names[i] : tally_counter_name(s->counter, i);
 		e->canonical = info.canonical;
 		e->pmu = info.pmu;
 		e->type = info.attr->type;
@@ -849,6 +854,8 @@ static void session_free(struct stat_session *s)
 		unlink(s->regions.path);
 	free(s->pin);
 	free(s->spec);
+	free(s->kept_names);
+	tally_events_free(s->cputype_list);
 	options_free(&s->opt);
 }
 
@@ -1013,6 +1020,84 @@ static int compose_spec(struct stat_session *s)
 	return 0;
 }
 
+/* Appends to *spec (malloc'd, grown) the text of one item. */
+static int spec_append(char **spec, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int spec_append(char **spec, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *item = NULL;
+	int n = vasprintf(&item, fmt, ap);
+	va_end(ap);
+	char *grown = n < 0 ? NULL : realloc(*spec, *len + (size_t)n + 1);
+	if (!grown) {
+		free(item);
+		return -ENOMEM;
+	}
+	memcpy(grown + *len, item, (size_t)n + 1);
+	*spec = grown;
+	*len += (size_t)n;
+	free(item);
+	return 0;
+}
+
+/* --cputype: the spec rewritten so that an event expanded over the core PMUs of a hybrid machine counts
+ * only on the one named, as perf's PMU filter parses it: each kept expansion as its PMU's own item
+ * ("cpu_core/cycles/" and the modifiers of its canonical text), every other event as its canonical text,
+ * the groups kept. The lines keep the names as parsed. The -M metrics' events are added by the counter
+ * afterwards, on every core PMU. Returns -1 to go on, or an exit status. */
+static int keep_to_pmu(struct stat_session *s)
+{
+	const char *pmu = s->opt.cputype;
+	if (!tally_pmus_find(s->pmus, pmu)) {
+		fprintf(stderr, "tally stat: --cputype: this machine has no %s PMU (only hybrid CPUs have cpu_core "
+		        "and cpu_atom)\n(see tally stat --help)\n", pmu);
+		return EXIT_USAGE;
+	}
+	TALLY_OPTS(tally_parse_opts, popts, .pmus = s->pmus);
+	if (tally_events_parse(s->spec, &popts, &s->cputype_list) < 0) {
+		report_spec_error("");
+		return EXIT_USAGE;
+	}
+	size_t n = tally_events_count(s->cputype_list), len = 0;
+	char *spec = calloc(1, 1);
+	s->kept_names = calloc(n ? n : 1, sizeof(*s->kept_names));
+	if (!spec || !s->kept_names) {
+		free(spec);
+		fprintf(stderr, "tally stat: out of memory\n");
+		return EXIT_FAILED;
+	}
+	int open_group = -1, err = 0;
+	for (size_t i = 0; i < n && err == 0; i++) {
+		TALLY_OPTS(tally_event_info, info);
+		tally_events_at(s->cputype_list, i, &info); /* i is in range */
+		if (info.per_core_pmu && (!info.pmu || strcmp(info.pmu, pmu) != 0))
+			continue;
+		if (open_group >= 0 && info.group != open_group)
+			err = spec_append(&spec, &len, "}");
+		const char *sep = len ? "," : "";
+		if (err == 0 && info.group >= 0 && info.group != open_group)
+			err = spec_append(&spec, &len, "%s{", sep), sep = "";
+		open_group = info.group;
+		const char *mods = strrchr(info.canonical, '/');
+		if (err == 0 && info.per_core_pmu)
+			err = spec_append(&spec, &len, "%s%s%s", sep, info.name, mods ? mods + 1 : "");
+		else if (err == 0)
+			err = spec_append(&spec, &len, "%s%s", sep, info.canonical);
+		s->kept_names[s->nr_kept++] = info.name;
+	}
+	if (err == 0 && open_group >= 0)
+		err = spec_append(&spec, &len, "}");
+	if (err < 0) {
+		free(spec);
+		fprintf(stderr, "tally stat: out of memory\n");
+		return EXIT_FAILED;
+	}
+	free(s->spec);
+	s->spec = spec;
+	return -1;
+}
+
 /* Everything that can be refused is checked here, before the command is started. */
 static int prepare(struct stat_session *s)
 {
@@ -1023,7 +1108,7 @@ static int prepare(struct stat_session *s)
 	/* The PMUs are loaded here only where tally itself asks them something (which default events can
 	 * count, the machine of a JSON report): the library reads of them what a spec needs, and nothing of
 	 * sysfs for one of software events. */
-	if ((!o->events || o->json || o->detailed) && tally_pmus_load(NULL, &s->pmus) < 0) {
+	if ((!o->events || o->json || o->detailed || o->cputype) && tally_pmus_load(NULL, &s->pmus) < 0) {
 		fprintf(stderr, "tally stat: %s\n", tally_last_error());
 		return EXIT_FAILED;
 	}
@@ -1034,6 +1119,9 @@ static int prepare(struct stat_session *s)
 		fprintf(stderr, "tally stat: out of memory\n");
 		return EXIT_FAILED;
 	}
+	status = o->cputype ? keep_to_pmu(s) : -1;
+	if (status >= 0)
+		return status;
 	/* Like perf stat, a command runs even when none of its events can be counted here: the report then
 	 * says <not supported> and why, and the exit status is still the command's. With -n and no -e there
 	 * is no event at all: the counter measures the time alone. */
