@@ -25,7 +25,7 @@ expect_status 2 "-x and -j together" -- stat -x, -j -- true
 expect_status 2 "-I below 10 ms" -- stat -I 5 -- true
 # Waits beyond poll's int of milliseconds, negative, or not numbers are usage errors that name the option
 # and its maximum (they reached a double-to-int cast, and poll waited forever). timeout: the old code hung.
-for bad in "-I 4294967295" "-I -1" "-I 1e309" "-D 4294967295" "-D -1" "--duration 4294967295" \
+for bad in "-I 4294967295" "-I -1" "-I 1e309" "-D 4294967295" "-D -2" "--duration 4294967295" \
 	"--duration 3000000" "--duration 1e309" "--duration -1" "--duration nan" "--duration inf"; do
 	opt=${bad%% *}
 	if [ "$opt" = --duration ]; then target=(-a); else target=(-- true); fi

@@ -2,11 +2,13 @@
 #include "options.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tally/common.h>
 
@@ -51,6 +53,20 @@ enum long_only {
 	OPT_ALL_KERNEL,
 	OPT_INTERVAL_CLEAR,
 	OPT_LOG_FD,
+	OPT_JSON_OUTPUT,
+	OPT_TIMEOUT,
+	OPT_PRE,
+	OPT_POST,
+	OPT_TABLE,
+	OPT_SCALE,
+	OPT_HYBRID_MERGE,
+	OPT_METRIC_NO_GROUP,
+	OPT_METRIC_NO_MERGE,
+	OPT_PERCORE_SHOW_THREAD,
+	OPT_CPUTYPE,
+	OPT_CONTROL,
+	OPT_SMI_COST,
+	OPT_IOSTAT,
 };
 
 static const struct option long_options[] = {
@@ -105,6 +121,21 @@ static const struct option long_options[] = {
 	{ "all-kernel", no_argument, NULL, OPT_ALL_KERNEL },
 	{ "interval-clear", no_argument, NULL, OPT_INTERVAL_CLEAR },
 	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
+	{ "json-output", no_argument, NULL, OPT_JSON_OUTPUT },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "pre", required_argument, NULL, OPT_PRE },
+	{ "post", required_argument, NULL, OPT_POST },
+	{ "table", no_argument, NULL, OPT_TABLE },
+	{ "scale", no_argument, NULL, OPT_SCALE },
+	{ "hybrid-merge", no_argument, NULL, OPT_HYBRID_MERGE },
+	{ "metric-no-group", no_argument, NULL, OPT_METRIC_NO_GROUP },
+	{ "metric-no-merge", no_argument, NULL, OPT_METRIC_NO_MERGE },
+	{ "percore-show-thread", no_argument, NULL, OPT_PERCORE_SHOW_THREAD },
+	{ "cputype", required_argument, NULL, OPT_CPUTYPE },
+	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "transaction", no_argument, NULL, 'T' },
+	{ "smi-cost", no_argument, NULL, OPT_SMI_COST },
+	{ "iostat", optional_argument, NULL, OPT_IOSTAT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -138,6 +169,7 @@ void options_print_stat_usage(FILE *out)
 	      "      --csv-header         with -x, a header line first\n"
 	      "  -j, --json               one JSON document (see docs/json-schema.json)\n"
 	      "      --json-format FMT    tally (the -j document) or perf (perf stat -j's object per line)\n"
+	      "      --json-output        perf's JSON, an object per line (--json-format=perf; perf's -j)\n"
 	      "  -B, --no-big-num         no thousands separators in the table\n"
 	      "  -o, --output FILE        results to FILE instead of stderr\n"
 	      "      --append             append to the -o FILE\n"
@@ -161,7 +193,22 @@ void options_print_stat_usage(FILE *out)
 	      "      --per-pmu            the sum, then each PMU's part on a line of its own\n"
 	      "  -i, --no-inherit         children of the command are not counted\n"
 	      "      --no-scale           raw counts, not scaled for multiplexing\n"
+	      "      --scale              counts scaled for multiplexing (the default)\n"
+	      "      --hybrid-merge       accepted: a hybrid event's PMUs are summed already (--no-merge)\n"
+	      "      --metric-no-group    accepted, no effect: each -M metric's events stay one group\n"
+	      "      --metric-no-merge    accepted: tally never shares a group between metrics\n"
+	      "      --percore-show-thread  accepted, no effect: for perf's 'percore' events, which tally\n"
+	      "                           refuses\n"
 	      "  -D, --delay MS           start counting MS milliseconds after the command starts\n"
+	      "                           (-1: start disabled, for --control's \"enable\")\n"
+	      "      --control fd:CTL[,ACK] | fifo:CTL[,ACK]\n"
+	      "                           \"enable\" and \"disable\" the events by lines read from CTL;\n"
+	      "                           \"ack\" is written to ACK after each (perf's protocol)\n"
+	      "      --timeout MS         end the command (SIGTERM) after MS milliseconds (10 or more)\n"
+	      "      --pre CMD            run the shell command CMD before each run\n"
+	      "      --post CMD           run the shell command CMD after each run\n"
+	      "      --table              with -r: each run's elapsed time, as perf's table\n"
+	      "      --cputype TYPE       hybrid CPUs: the events count only on cpu_TYPE (core or atom)\n"
 	      "  -q, --quiet              print nothing (the exit status remains)\n"
 	      "  -v, --verbose            print each event's encoding\n"
 	      "      --no-group           open every event on its own (no automatic groups)\n"
@@ -332,8 +379,19 @@ static enum options_result check_combinations(const struct stat_options *o)
 		                                        [AGGR_CACHE] = "--per-cache" };
 	if (o->aggregation >= AGGR_CORE && !system_wide)
 		return usage_error("%s needs -a or -C", per_unit[o->aggregation]);
-	if (o->delay_ms && !o->argv)
+	if ((o->delay_ms || o->start_disabled) && !o->argv)
 		return usage_error("-D delays the start after the command starts: it needs a command");
+	/* Its commands are awaited beside the signals: a -p or -t target's exit is awaited on its own. */
+	if (o->control_fd >= 0 && !o->argv && attached)
+		return usage_error("--control with -p or -t needs a command to count for");
+	if (o->start_disabled && o->control_fd < 0)
+		return usage_error("-D -1 starts with the events disabled: it needs --control to enable them");
+	if (o->timeout_ms && o->interval_ms)
+		return usage_error("--timeout and -I together are not supported (as in perf)");
+	if (o->timeout_ms && o->duration > 0)
+		return usage_error("--timeout and --duration both set how long: choose one");
+	if (o->table && o->repeat < 2)
+		return usage_error("--table shows each run of -r: it needs -r 2 or more");
 	return check_cgroups(o, system_wide);
 }
 
@@ -354,17 +412,68 @@ static bool add_topdown_groups(struct stat_options *o)
 	return append_metrics(o, o->topdown_levels >= 2 ? "TopdownL1,TopdownL2" : "TopdownL1");
 }
 
+/* A descriptor number of --control fd:CTL[,ACK]. */
+static bool parse_fd(const char *text, size_t len, int *fd)
+{
+	char number[16];
+	unsigned v;
+	if (len == 0 || len >= sizeof(number))
+		return false;
+	memcpy(number, text, len);
+	number[len] = '\0';
+	if (!parse_unsigned(number, 0, INT_MAX, &v) || fcntl((int)v, F_GETFD) < 0)
+		return false;
+	*fd = (int)v;
+	return true;
+}
+
+/* A FIFO of --control fifo:CTL[,ACK], opened read-write as perf opens it: the open does not wait for the
+ * other end, and the reader never sees end-of-file when a writer closes. */
+static bool open_fifo(const char *path, size_t len, int *fd)
+{
+	char *name = strndup(path, len);
+	*fd = name ? open(name, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
+	free(name);
+	return *fd >= 0;
+}
+
+/* --control fd:CTL[,ACK] or fifo:CTL[,ACK], perf's syntax. */
+static enum options_result parse_control(struct stat_options *o, const char *arg)
+{
+	bool fifo = strncmp(arg, "fifo:", 5) == 0;
+	if (!fifo && strncmp(arg, "fd:", 3) != 0)
+		return usage_error("--control wants fd:CTL[,ACK] or fifo:CTL[,ACK], not '%s'", arg);
+	if (o->control_fd >= 0)
+		return usage_error("--control: give it once");
+	const char *ctl = arg + (fifo ? 5 : 3), *comma = strchr(ctl, ',');
+	size_t ctl_len = comma ? (size_t)(comma - ctl) : strlen(ctl);
+	bool (*take)(const char *, size_t, int *) = fifo ? open_fifo : parse_fd;
+	o->control_fifo = fifo;
+	if (!take(ctl, ctl_len, &o->control_fd) || (comma && !take(comma + 1, strlen(comma + 1), &o->ack_fd)))
+		return usage_error("--control %s: %s", arg,
+		                   fifo ? tally_strerror(errno) : "not an open file descriptor");
+	return OPTIONS_RUN;
+}
+
+/* The perf stat options whose hardware tally does not count: refused, with the reason. */
+static enum options_result refuse_hardware_option(const char *option, const char *why)
+{
+	return usage_error("%s is not supported: %s (see \"Differences from perf stat\" in tally(1))", option,
+	                   why);
+}
+
 enum options_result options_parse_stat(int argc, char **argv, struct stat_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->repeat = 1;
 	o->log_fd = -1;
+	o->control_fd = o->ack_fd = -1;
 	/* '+': stop at the first non-option, so the command's own flags are left to it. ':': report a
 	 * missing argument distinctly. optind = 0 makes glibc start afresh. */
 	optind = 0;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+:e:M:r:I:x:jBo:p:t:aC:AiD:qvhG:dnS", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:M:r:I:x:jBo:p:t:aC:AiD:qvhG:dnST", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (!*optarg)
@@ -408,6 +517,10 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 			else
 				o->perf_json = false;
 			o->json = true;
+			break;
+		case OPT_JSON_OUTPUT:
+			/* perf's -j: its JSON lines. tally's -j is its own document. */
+			o->json = o->perf_json = true;
 			break;
 		case 'B': o->no_big_num = true; break;
 		case OPT_BIG_NUM: o->no_big_num = false; break;
@@ -500,10 +613,59 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		case 'i': o->no_inherit = true; break;
 		case OPT_NO_SCALE: o->no_scale = true; break;
 		case 'D':
-			if (!parse_unsigned(optarg, 0, MAX_WAIT_MS, &o->delay_ms))
+			o->start_disabled = strcmp(optarg, "-1") == 0;
+			if (!o->start_disabled && !parse_unsigned(optarg, 0, MAX_WAIT_MS, &o->delay_ms))
 				return usage_error("-D wants whole milliseconds from 0 to %d, not '%s'", MAX_WAIT_MS,
 				                   optarg);
 			break;
+		case OPT_TIMEOUT:
+			if (!parse_unsigned(optarg, MIN_INTERVAL_MS, MAX_WAIT_MS, &o->timeout_ms))
+				return usage_error("--timeout wants whole milliseconds from %d to %d, not '%s'",
+				                   MIN_INTERVAL_MS, MAX_WAIT_MS, optarg);
+			/* perf's warning: tally's own start and reads are a large part of so short a run. */
+			if (o->timeout_ms < 100)
+				fputs("tally stat: --timeout under 100 ms: the overhead percentage could be high in some "
+				      "cases\n", stderr);
+			break;
+		case OPT_PRE: o->pre_cmd = optarg; break;
+		case OPT_POST: o->post_cmd = optarg; break;
+		case OPT_TABLE: o->table = true; break;
+		case OPT_SCALE: o->no_scale = false; break;
+		/* tally sums a hybrid event's PMUs unless --no-merge: perf 6.1's --hybrid-merge is its default. */
+		case OPT_HYBRID_MERGE: o->no_merge = false; break;
+		/* Accepted, changing nothing: the library groups each metric's events (one window per ratio) and
+		 * has no way to open them apart; perf's --metric-no-merge is tally's way already, each metric's
+		 * group on its own, never shared with another metric's. */
+		case OPT_METRIC_NO_GROUP:
+		case OPT_METRIC_NO_MERGE: break;
+		/* Accepted, changing nothing: perf's flag changes only events with the 'percore' term, which
+		 * tally's parser refuses (--per-core gives each core's sum). */
+		case OPT_PERCORE_SHOW_THREAD: break;
+		case OPT_CPUTYPE: {
+			/* perf's "core" and "atom" name the PMUs cpu_core and cpu_atom. */
+			const char *type = strncmp(optarg, "cpu_", 4) == 0 ? optarg + 4 : optarg;
+			if (!*type || strchr(type, '/') || strchr(type, ','))
+				return usage_error("--cputype wants a hybrid CPU type such as core or atom, not '%s'", optarg);
+			free(o->cputype);
+			if (asprintf(&o->cputype, "cpu_%s", type) < 0) {
+				o->cputype = NULL;
+				return usage_error("out of memory");
+			}
+			break;
+		}
+		case OPT_CONTROL:
+			if (parse_control(o, optarg) != OPTIONS_RUN)
+				return OPTIONS_USAGE_ERROR;
+			break;
+		case 'T':
+			return refuse_hardware_option("-T/--transaction", "it counts Intel TSX's transaction events "
+			                              "(cpu/tx-start/, cpu/el-start/ ...), which tally has no set of");
+		case OPT_SMI_COST:
+			return refuse_hardware_option("--smi-cost", "it reads Intel's SMI counter (msr/smi/) with "
+			                              "freeze_on_smi, which tally does not set");
+		case OPT_IOSTAT:
+			return refuse_hardware_option("--iostat", "it needs Intel's IIO PMUs (uncore_iio_*), which "
+			                              "tally has no iostat support for");
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose = true; break;
 		case OPT_NO_GROUP: o->no_group = true; break;
@@ -557,8 +719,14 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 
 void options_free(struct stat_options *o)
 {
+	if (o->control_fifo) {
+		close(o->control_fd);
+		if (o->ack_fd >= 0)
+			close(o->ack_fd);
+	}
 	free(o->events);
 	free(o->metrics);
+	free(o->cputype);
 	free(o->specs);
 	free(o->pids);
 	free(o->tids);

@@ -80,6 +80,17 @@ struct stat_options {
 	enum tally_space space;  /* --all-user, --all-kernel (TALLY_SPACE_AS_WRITTEN without either) */
 	bool interval_clear;     /* --interval-clear */
 	int log_fd;              /* --log-fd: the results to this descriptor; -1 when unset */
+	unsigned timeout_ms;     /* --timeout: the command is ended (SIGTERM) after it, as perf's; 0 when unset */
+	const char *pre_cmd;     /* --pre: a shell command run before each run (system(3), as perf) */
+	const char *post_cmd;    /* --post: after each run */
+	bool table;              /* --table: with -r, each run's elapsed time under the counts */
+	/* --control fd:CTL[,ACK] or fifo:CTL[,ACK]: perf's protocol, "enable" and "disable" read from
+	 * control_fd, "ack\n" written to ack_fd after each; -1 when unset. */
+	int control_fd, ack_fd;
+	bool control_fifo;       /* fifo:: tally opened control_fd and ack_fd, and closes them */
+	bool start_disabled;     /* -D -1: the events start disabled (with --control, enabled by "enable") */
+	char *cputype;           /* --cputype: the core PMU ("cpu_core") the events are kept to (malloc'd), or
+	                          * NULL */
 };
 
 /* The deepest top-down level tally's catalogue has (perf's TopdownL2). */

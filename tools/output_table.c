@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The table for people, laid out as perf stat's, so eyes used to perf find things where they expect. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "number_format.h"
@@ -206,6 +207,26 @@ static void print_footnotes(struct output *o, const struct report_totals *t)
 		}
 }
 
+/* --table: each run's elapsed time, its difference from the mean and a bar of '#', one per 5% of the
+ * difference, as perf's table; the headings indented to the mean's digits. */
+static void print_run_table(struct output *o, const struct report_totals *t, int digits)
+{
+	const struct number_style *ns = &o->report->numbers;
+	char a[NUMBER_FORMAT_MAX], b[NUMBER_FORMAT_MAX];
+	int indent = 1 + 17 - (int)strlen(number_format_fixed(t->elapsed, digits, ns, a, sizeof(a)));
+	fprintf(o->out, "%*s# Table of individual measurements:\n", indent > 0 ? indent : 0, "");
+	for (unsigned i = 0; i < t->nr_runs; i++) {
+		double run = t->run_elapsed[i], diff = run - t->elapsed;
+		int bars = 1 + abs(run > 0 ? (int)(100.0 * diff / run) / 5 : 0);
+		fprintf(o->out, " %17s (%s%s) ", number_format_fixed(run, digits, ns, a, sizeof(a)), diff < 0 ? "-" : "+",
+		        number_format_fixed(fabs(diff), digits, ns, b, sizeof(b)));
+		for (int h = 0; h < bars; h++)
+			fputc('#', o->out);
+		fputc('\n', o->out);
+	}
+	fprintf(o->out, "\n%*s# Final result:\n", indent > 0 ? indent : 0, "");
+}
+
 static void table_finish(struct output *o, const struct report_totals *t)
 {
 	const struct report *r = o->report;
@@ -233,10 +254,15 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		/* The blank line under the events; with none (-n) the heading's blank line is the one, as in perf. */
 		if (r->nr_events)
 			fputc('\n', o->out);
+		/* perf's digits: two past the deviation's first significant one (6 when it is 0). */
+		double sd = t->elapsed_stddev;
+		int digits = sd > 1 ? 2 : sd > 1e-9 ? (int)lround(ceil(-log10(sd))) + 2 : 6;
+		if (t->nr_runs > 1 && t->run_elapsed)
+			print_run_table(o, t, digits);
 		if (t->nr_runs > 1)
 			fprintf(o->out, " %17s +- %s seconds time elapsed  ( +- %5s%% )\n",
-			        number_format_fixed(t->elapsed, 6, ns, a, sizeof(a)),
-			        number_format_fixed(t->elapsed_stddev, 6, ns, b, sizeof(b)),
+			        number_format_fixed(t->elapsed, digits, ns, a, sizeof(a)),
+			        number_format_fixed(t->elapsed_stddev, digits, ns, b, sizeof(b)),
 			        number_format_fixed(t->elapsed > 0 ? 100.0 * t->elapsed_stddev / t->elapsed : 0, 2, ns, c,
 			                            sizeof(c)));
 		else

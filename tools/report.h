@@ -115,6 +115,7 @@ struct report_totals {
 	int exit_status;           /* what tally exits with */
 	int interrupted;           /* the signal that stopped tally (SIGINT, SIGTERM, ...), 0 when none */
 	unsigned killed_runs;      /* runs whose command was killed by a signal (their counts are in the means) */
+	const double *run_elapsed; /* --table: each run's elapsed time (nr_runs of them), NULL without */
 };
 
 /* The session: what was counted on what. */

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -94,6 +95,17 @@ struct stat_session {
 	 * leaves out those this machine cannot count, for the note. */
 	unsigned added_from, added_to;
 	bool clear_screen;            /* --interval-clear on a terminal */
+	/* --cputype: the composed spec as parsed, whose kept events' names the lines show (the counter
+	 * counts them rewritten, each on its PMU); nr_kept of them lead the counter's events. */
+	tally_events *cputype_list;
+	const char **kept_names;
+	size_t nr_kept;
+	double *run_elapsed;          /* --table: each run's elapsed time */
+	bool disabled;                /* --control's "disable" (or -D -1) holds the events stopped */
+	bool timed_out;               /* --timeout ended this run's command */
+	char control_line[64];        /* --control: a command read in part */
+	size_t control_used;
+	bool control_closed;          /* --control's descriptor is at its end: no longer waited on */
 };
 
 static uint64_t now_ns(void)
@@ -217,7 +229,7 @@ static int describe_events(struct stat_session *s)
 		if (err < 0)
 			return err;
 		struct report_event *e = &s->events[i];
-		e->name = tally_counter_name(s->counter, i);
+		e->name = i < s->nr_kept ? s->kept_names[i] : tally_counter_name(s->counter, i);
 		e->canonical = info.canonical;
 		e->pmu = info.pmu;
 		e->type = info.attr->type;
@@ -380,11 +392,78 @@ static void on_signal(struct stat_session *s, int signo, pid_t child)
 		kill(child, s->forwarded++ ? SIGKILL : signo);
 }
 
+/* Enables or disables the events for --control, as perf's "enable" and "disable": said on stderr as perf
+ * says it. An enable begins a new window (tally_counter_start): the counts are those since the latest
+ * one. */
+static int control_switch(struct stat_session *s, bool enable)
+{
+	if (enable == !s->disabled)
+		return 0;
+	int err = enable ? tally_counter_start(s->counter) : tally_counter_stop(s->counter);
+	if (err < 0)
+		return err;
+	if (enable)
+		readings_restart(&s->rd);
+	s->disabled = !enable;
+	fprintf(stderr, "Events %s\n", enable ? "enabled" : "disabled");
+	return 0;
+}
+
+/* One line of --control: perf's commands. enable and disable act; snapshot, evlist, stop and ping have
+ * nothing to do in stat; each known one is acknowledged with "ack\n" on the ACK descriptor. */
+static int control_command(struct stat_session *s, const char *line)
+{
+	static const char *const known[] = { "enable", "disable", "snapshot", "evlist", "stop", "ping" };
+	size_t k = 0;
+	while (k < sizeof(known) / sizeof(known[0]) && strncmp(line, known[k], strlen(known[k])) != 0)
+		k++;
+	if (k == sizeof(known) / sizeof(known[0]))
+		return 0;
+	int err = k < 2 ? control_switch(s, k == 0) : 0;
+	if (s->opt.ack_fd >= 0 && write(s->opt.ack_fd, "ack\n", 4) < 0)
+		fprintf(stderr, "tally stat: --control: cannot write the ack: %s\n", tally_strerror(errno));
+	return err;
+}
+
+/* Reads what the control descriptor holds and runs each whole line ('\n' or '\0' ends one, as in perf). */
+static int control_read(struct stat_session *s)
+{
+	char buf[256];
+	ssize_t got = read(s->opt.control_fd, buf, sizeof(buf));
+	/* Its writers gone (a pipe's end closed): nothing more can come, and poll would report it forever. */
+	if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
+		s->control_closed = true;
+	for (ssize_t i = 0; i < got; i++) {
+		if (buf[i] != '\n' && buf[i] != '\0') {
+			if (s->control_used < sizeof(s->control_line) - 1)
+				s->control_line[s->control_used++] = buf[i];
+			continue;
+		}
+		s->control_line[s->control_used] = '\0';
+		s->control_used = 0;
+		int err = control_command(s, s->control_line);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
 /* Waits up to timeout_ms for a signal and handles it; for a pid or tid target without a command, also for
- * its tasks to exit. Returns 1 when the tasks are all gone, 0 otherwise, or a negative code. */
+ * its tasks to exit; with --control, also for its commands. Returns 1 when the tasks are all gone, 0
+ * otherwise, or a negative code. */
 static int wait_a_while(struct stat_session *s, pid_t child, int timeout_ms)
 {
 	int gone = 0;
+	if (s->opt.control_fd >= 0 && !s->control_closed) {
+		struct pollfd fds[2] = { { .fd = signals_fd(), .events = POLLIN },
+			                 { .fd = s->opt.control_fd, .events = POLLIN } };
+		if (poll(fds, 2, timeout_ms) > 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+			int err = control_read(s);
+			if (err < 0)
+				return err;
+		}
+		timeout_ms = 0;
+	}
 	if (!s->opt.argv && (s->opt.nr_pids || s->opt.nr_tids)) {
 		gone = tally_counter_wait_tasks(s->counter, timeout_ms, signals_fd());
 		if (gone < 0)
@@ -406,7 +485,9 @@ static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, u
 	/* Both fit: options.c bounds -I and --duration by poll's int timeout in ms. */
 	uint64_t interval = (uint64_t)o->interval_ms * 1000000u;
 	uint64_t next_tick = interval ? started + interval : UINT64_MAX;
-	uint64_t deadline = o->duration > 0 ? started + (uint64_t)(o->duration * 1e9 + 0.5) : UINT64_MAX;
+	uint64_t deadline = o->duration > 0    ? started + (uint64_t)(o->duration * 1e9 + 0.5)
+	                    : o->timeout_ms ? started + (uint64_t)o->timeout_ms * 1000000u
+	                                    : UINT64_MAX;
 	*at_tick = false;
 	unsigned ticks = 0;
 	for (;;) {
@@ -427,8 +508,10 @@ static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, u
 			}
 			continue;
 		}
-		if (now >= deadline)
+		if (now >= deadline) {
+			s->timed_out = o->timeout_ms && child > 0;
 			return 0;
+		}
 		uint64_t until = next_tick < deadline ? next_tick : deadline;
 		int timeout = until == UINT64_MAX ? -1 : (int)((until - now + 999999) / 1000000);
 		/* A child that exits between the check above and the wait wakes it through SIGCHLD. */
@@ -510,6 +593,24 @@ static void record_run(struct stat_session *s, unsigned run, double seconds, dou
 	flush_results(s);
 }
 
+/* --pre and --post: the shell command run with system(3), as perf runs it, the results written so far
+ * flushed first so that its output follows them. A command that fails stops the runs (perf goes on
+ * with a run it does not count). */
+static int run_hook(struct stat_session *s, const char *option, const char *command)
+{
+	flush_results(s);
+	fflush(stdout);
+	int status = system(command);
+	if (status == 0)
+		return 0;
+	if (status > 0 && WIFEXITED(status))
+		fprintf(stderr, "tally stat: %s '%s' exited with %d: the runs stop\n", option, command,
+		        WEXITSTATUS(status));
+	else
+		fprintf(stderr, "tally stat: %s '%s' failed: the runs stop\n", option, command);
+	return -1;
+}
+
 /* One run: open on the target, start, wait, stop, read, print. Returns an exit status for tally when
  * the run cannot go on (>= 0 stops the runs), or -1 to go on. */
 static int count_once(struct stat_session *s, unsigned run)
@@ -544,6 +645,8 @@ static int count_once(struct stat_session *s, unsigned run)
 		t.tids = o->tids;
 		t.nr_tids = o->nr_tids;
 	}
+	if (o->pre_cmd && run_hook(s, "--pre", o->pre_cmd) < 0)
+		return EXIT_FAILED;
 	/* -S: the writes of earlier runs (or of whatever ran before) go to disk now, not while counting. */
 	if (o->sync)
 		sync();
@@ -580,6 +683,13 @@ static int count_once(struct stat_session *s, unsigned run)
 		s->out.ops->begin(&s->out);
 		flush_results(s);
 	}
+	s->disabled = false;
+	s->timed_out = false;
+	if (o->start_disabled && control_switch(s, false) < 0) {
+		fprintf(stderr, "tally stat: -D -1: %s\n", tally_counter_last_error(s->counter));
+		tally_counter_close(s->counter);
+		return EXIT_FAILED;
+	}
 	if (o->delay_ms) {
 		/* -D: let the command run unobserved, then take the zero point. */
 		uint64_t end = started_ns + (uint64_t)o->delay_ms * 1000000u;
@@ -602,6 +712,9 @@ static int count_once(struct stat_session *s, unsigned run)
 	err = s->interrupted && child <= 0 ? 0 : wait_for_end(s, child, started_ns, &last_tick, &at_tick);
 	tally_counter_stop(s->counter);
 	double elapsed = now_seconds() - started;
+	/* --timeout: perf ends the command with SIGTERM once the counts are taken. */
+	if (s->timed_out)
+		kill(child, SIGTERM);
 	/* The last, partial interval: what was counted since the previous tick, unless the run ended on one. */
 	if (err == 0 && o->interval_ms && !o->quiet && !at_tick)
 		err = print_interval(s, started_ns, &last_tick);
@@ -622,6 +735,11 @@ static int count_once(struct stat_session *s, unsigned run)
 	if (child > 0 && tally_counter_wait(s->counter, &ex, sizeof(ex)) == 0) {
 		exit_status = ex.code;
 		s->run_signal = WIFSIGNALED(ex.status) ? WTERMSIG(ex.status) : 0;
+		/* The SIGTERM of --timeout is the end asked for, not a failure: the status is 0, as perf's. */
+		if (s->timed_out && s->run_signal == SIGTERM) {
+			s->run_signal = 0;
+			exit_status = 0;
+		}
 		user = ex.user_s;
 		sys = ex.sys_s;
 		/* The tool events user_time and system_time of a command are exact (its rusage) only once it is
@@ -634,9 +752,13 @@ static int count_once(struct stat_session *s, unsigned run)
 		if (ex.wall_s > 0 && !o->delay_ms && command_target)
 			elapsed = ex.wall_s;
 	}
+	if (s->run_elapsed)
+		s->run_elapsed[run - 1] = elapsed;
 	record_run(s, run, elapsed, user, sys, exit_status);
 	tally_counter_close(s->counter);
-	return s->interrupted ? 128 + s->interrupted : -1;
+	if (s->interrupted)
+		return 128 + s->interrupted;
+	return o->post_cmd && run_hook(s, "--post", o->post_cmd) < 0 ? EXIT_FAILED : -1;
 }
 
 /* The closing count of one event over the runs: the only run's, or the means with the worst status (the
@@ -681,6 +803,7 @@ static void finish(struct stat_session *s)
 		.exit_status = s->interrupted ? 128 + s->interrupted : s->exit_status,
 		.interrupted = s->interrupted,
 		.killed_runs = s->killed_runs,
+		.run_elapsed = s->run_elapsed,
 	};
 	if (s->regions.path[0]) {
 		s->regions_text = regions_take(&s->regions);
@@ -702,6 +825,8 @@ static int alloc_statistics(struct stat_session *s)
 	s->mean_counts = calloc(n, sizeof(*s->mean_counts));
 	s->mean_pmu_counts = calloc(n, sizeof(*s->mean_pmu_counts));
 	s->stddev = calloc(n, sizeof(*s->stddev));
+	if (s->opt.table && !(s->run_elapsed = calloc(s->opt.repeat, sizeof(*s->run_elapsed))))
+		return -ENOMEM;
 	s->pmu_stddev = calloc(n, sizeof(*s->pmu_stddev));
 	return s->runs && s->pmu_runs && s->mean_counts && s->mean_pmu_counts && s->stddev && s->pmu_stddev
 	               ? 0
@@ -725,12 +850,15 @@ static void session_free(struct stat_session *s)
 	free(s->mean_pmu_counts);
 	free(s->stddev);
 	free(s->pmu_stddev);
+	free(s->run_elapsed);
 	free(s->regions_text);
 	free(s->metrics);
 	if (s->regions.path[0])
 		unlink(s->regions.path);
 	free(s->pin);
 	free(s->spec);
+	free(s->kept_names);
+	tally_events_free(s->cputype_list);
 	options_free(&s->opt);
 }
 
@@ -895,6 +1023,84 @@ static int compose_spec(struct stat_session *s)
 	return 0;
 }
 
+/* Appends to *spec (malloc'd, grown) the text of one item. */
+static int spec_append(char **spec, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int spec_append(char **spec, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *item = NULL;
+	int n = vasprintf(&item, fmt, ap);
+	va_end(ap);
+	char *grown = n < 0 ? NULL : realloc(*spec, *len + (size_t)n + 1);
+	if (!grown) {
+		free(item);
+		return -ENOMEM;
+	}
+	memcpy(grown + *len, item, (size_t)n + 1);
+	*spec = grown;
+	*len += (size_t)n;
+	free(item);
+	return 0;
+}
+
+/* --cputype: the spec rewritten so that an event expanded over the core PMUs of a hybrid machine counts
+ * only on the one named, as perf's PMU filter parses it: each kept expansion as its PMU's own item
+ * ("cpu_core/cycles/" and the modifiers of its canonical text), every other event as its canonical text,
+ * the groups kept. The lines keep the names as parsed. The -M metrics' events are added by the counter
+ * afterwards, on every core PMU. Returns -1 to go on, or an exit status. */
+static int keep_to_pmu(struct stat_session *s)
+{
+	const char *pmu = s->opt.cputype;
+	if (!tally_pmus_find(s->pmus, pmu)) {
+		fprintf(stderr, "tally stat: --cputype: this machine has no %s PMU (only hybrid CPUs have cpu_core "
+		        "and cpu_atom)\n(see tally stat --help)\n", pmu);
+		return EXIT_USAGE;
+	}
+	TALLY_OPTS(tally_parse_opts, popts, .pmus = s->pmus);
+	if (tally_events_parse(s->spec, &popts, &s->cputype_list) < 0) {
+		report_spec_error("");
+		return EXIT_USAGE;
+	}
+	size_t n = tally_events_count(s->cputype_list), len = 0;
+	char *spec = calloc(1, 1);
+	s->kept_names = calloc(n ? n : 1, sizeof(*s->kept_names));
+	if (!spec || !s->kept_names) {
+		free(spec);
+		fprintf(stderr, "tally stat: out of memory\n");
+		return EXIT_FAILED;
+	}
+	int open_group = -1, err = 0;
+	for (size_t i = 0; i < n && err == 0; i++) {
+		TALLY_OPTS(tally_event_info, info);
+		tally_events_at(s->cputype_list, i, &info); /* i is in range */
+		if (info.per_core_pmu && (!info.pmu || strcmp(info.pmu, pmu) != 0))
+			continue;
+		if (open_group >= 0 && info.group != open_group)
+			err = spec_append(&spec, &len, "}");
+		const char *sep = len ? "," : "";
+		if (err == 0 && info.group >= 0 && info.group != open_group)
+			err = spec_append(&spec, &len, "%s{", sep), sep = "";
+		open_group = info.group;
+		const char *mods = strrchr(info.canonical, '/');
+		if (err == 0 && info.per_core_pmu)
+			err = spec_append(&spec, &len, "%s%s%s", sep, info.name, mods ? mods + 1 : "");
+		else if (err == 0)
+			err = spec_append(&spec, &len, "%s%s", sep, info.canonical);
+		s->kept_names[s->nr_kept++] = info.name;
+	}
+	if (err == 0 && open_group >= 0)
+		err = spec_append(&spec, &len, "}");
+	if (err < 0) {
+		free(spec);
+		fprintf(stderr, "tally stat: out of memory\n");
+		return EXIT_FAILED;
+	}
+	free(s->spec);
+	s->spec = spec;
+	return -1;
+}
+
 /* Everything that can be refused is checked here, before the command is started. */
 static int prepare(struct stat_session *s)
 {
@@ -905,7 +1111,7 @@ static int prepare(struct stat_session *s)
 	/* The PMUs are loaded here only where tally itself asks them something (which default events can
 	 * count, the machine of a JSON report): the library reads of them what a spec needs, and nothing of
 	 * sysfs for one of software events. */
-	if ((!o->events || o->json || o->detailed) && tally_pmus_load(NULL, &s->pmus) < 0) {
+	if ((!o->events || o->json || o->detailed || o->cputype) && tally_pmus_load(NULL, &s->pmus) < 0) {
 		fprintf(stderr, "tally stat: %s\n", tally_last_error());
 		return EXIT_FAILED;
 	}
@@ -916,6 +1122,9 @@ static int prepare(struct stat_session *s)
 		fprintf(stderr, "tally stat: out of memory\n");
 		return EXIT_FAILED;
 	}
+	status = o->cputype ? keep_to_pmu(s) : -1;
+	if (status >= 0)
+		return status;
 	/* Like perf stat, a command runs even when none of its events can be counted here: the report then
 	 * says <not supported> and why, and the exit status is still the command's. With -n and no -e there
 	 * is no event at all: the counter measures the time alone. */
