@@ -103,6 +103,7 @@ struct tally_counter {
 
 	bool open;
 	bool started;
+	bool windowed;                /* a start began a window since the open (tally_counter_resume) */
 	struct tly_target target;
 	struct tly_plan plan;
 	/* While open: room for max_slots slots of every event. Group g reads into the counts from

@@ -462,6 +462,7 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 	note_regrouped(c);
 	c->open = true;
 	c->started = false;
+	c->windowed = false;
 	tly_error_restore(&before);
 	return 0;
 }

@@ -83,7 +83,7 @@ int tally_counter_start(tally_counter *c)
 	if (launch && c->target.kind == TALLY_TARGET_COMMAND) {
 		/* enable_on_exec starts the counting at the exec itself; the times are still those of the open
 		 * (zero), so the windows need no reading. */
-		c->started = true;
+		c->started = c->windowed = true;
 		/* Tool events have no enable_on_exec: they start with the command's release, as perf's clock
 		 * starts before it starts its workload. */
 		int err = each_leader(c, tly_evsel_enable_tool);
@@ -97,7 +97,7 @@ int tally_counter_start(tally_counter *c)
 		err = each_leader(c, tally_evsel_enable);
 	if (err)
 		return tly_counter_fail(c, err);
-	c->started = true;
+	c->started = c->windowed = true;
 	/* A command that only bounds the counting of another target starts once the events count, as perf
 	 * stat starts its workload. */
 	if (launch) {
@@ -105,6 +105,23 @@ int tally_counter_start(tally_counter *c)
 		if (err)
 			return tly_counter_fail(c, err);
 	}
+	return 0;
+}
+
+int tally_counter_resume(tally_counter *c)
+{
+	if (!c)
+		return tly_error(-EINVAL, "tally_counter_resume: NULL counter");
+	if (!c->open)
+		return tly_counter_not_open(c, "tally_counter_resume");
+	if (!c->windowed)
+		return tally_counter_start(c);
+	if (c->started)
+		return 0;
+	int err = each_leader(c, tally_evsel_enable);
+	if (err)
+		return tly_counter_fail(c, err);
+	c->started = true;
 	return 0;
 }
 

@@ -76,6 +76,20 @@ if [ -n "$PERF" ]; then
 		"$(grep -v '^#' "$WORK/perf" | awk -F, '{ print $1 ~ /^Events/ ? $0 : $3 ":" NF }')" ] &&
 		ok "--control: perf's lines and fields" || fail "--control against perf: $(cat "$WORK/perf")"
 fi
+# Two enabled stretches add up, as perf's do, and the disabled one between them is left out: 4 MiB of page
+# faults in each stretch (>= 1024 each) around 16 MiB (>= 4096) while disabled.
+rm -f "$WORK/acks"
+small='dd if=/dev/zero of=/dev/null bs=4M count=1 2>/dev/null'
+big='dd if=/dev/zero of=/dev/null bs=16M count=1 2>/dev/null'
+say='read a <"$1"; echo $a >>"$2"'
+script="echo enable >\"\$0\"; $say; $small; echo disable >\"\$0\"; $say; $big; echo enable >\"\$0\"; $say; $small;
+	echo disable >\"\$0\"; $say"
+"$TALLY" stat -D -1 --control "fifo:$WORK/ctl,$WORK/ack" -x, -e page-faults -- sh -c "$script" "$WORK/ctl" \
+	"$WORK/ack" "$WORK/acks" 2>"$WORK/stretches"
+faults=$(awk -F, '$3 == "page-faults" { print $1 }' "$WORK/stretches")
+[ -n "$faults" ] && [ "$faults" -ge 2048 ] && [ "$faults" -lt 4096 ] &&
+	ok "--control: two enabled stretches add up ($faults page faults), the disabled one left out" ||
+	fail "--control stretches: ${faults:-none} page faults: $(cat "$WORK/stretches")"
 # fd:CTL,ACK: descriptors the caller opened (the FIFOs again, read-write so that nothing waits).
 "$TALLY" stat -D -1 --control fd:7,8 -x, -e task-clock -- sh -c "echo enable >&7; read a <&8; echo \$a" \
 	7<>"$WORK/ctl" 8<>"$WORK/ack" >"$WORK/fd.out" 2>"$WORK/fd.err"

@@ -152,11 +152,46 @@ static void reset_on_this_thread(void)
 	tally_counter_free(c);
 }
 
+/* tally_counter_resume after a stop counts on in the same window: the stretches add up, what ran between
+ * them is left out, and the enabled time stands still while stopped. A resume of a counter never
+ * started starts it; of a running one, changes nothing. */
+static void resume_adds_up_the_stretches(void)
+{
+	tally_counter *c;
+	struct tally_result r[2];
+	CHECK_INT(tally_counter_new("page-faults,task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, NULL), 0);
+	CHECK_INT(tally_counter_resume(c), 0); /* never started: a start */
+	fault_pages(PHASE2_FAULTS);
+	CHECK_INT(tally_counter_stop(c), 0);
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	uint64_t first = r[0].value, enabled = r[0].enabled;
+	CHECK(first >= PHASE2_FAULTS && first < PHASE1_FAULTS);
+	fault_pages(PHASE1_FAULTS); /* stopped: not counted */
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	CHECK_U64(r[0].value, first);
+	CHECK_U64(r[0].enabled, enabled);
+	CHECK_INT(tally_counter_resume(c), 0);
+	CHECK_INT(tally_counter_resume(c), 0); /* running: nothing changes */
+	fault_pages(PHASE2_FAULTS);
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	CHECK(r[0].value >= first + PHASE2_FAULTS && r[0].value < first + PHASE1_FAULTS);
+	CHECK(r[0].enabled > enabled);
+	CHECK_INT(r[0].status, TALLY_STATUS_EXACT);
+	tally_counter_free(c);
+	tally_counter *never;
+	CHECK_INT(tally_counter_new("page-faults", NULL, &never), 0);
+	CHECK_INT(tally_counter_resume(never), -TALLY_ESTATE); /* not open */
+	tally_counter_free(never);
+	CHECK_INT(tally_counter_resume(NULL), -EINVAL);
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
 		{ "reset_excludes_exited_children", reset_excludes_exited_children },
 		{ "reset_on_this_thread", reset_on_this_thread },
+		{ "resume_adds_up_the_stretches", resume_adds_up_the_stretches },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);

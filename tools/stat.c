@@ -102,6 +102,7 @@ struct stat_session {
 	size_t nr_kept;
 	double *run_elapsed;          /* --table: each run's elapsed time */
 	bool disabled;                /* --control's "disable" (or -D -1) holds the events stopped */
+	bool held_from_start;         /* -D -1, and no "enable" yet: the window begins at the first */
 	bool timed_out;               /* --timeout ended this run's command */
 	char control_line[64];        /* --control: a command read in part */
 	size_t control_used;
@@ -393,17 +394,22 @@ static void on_signal(struct stat_session *s, int signo, pid_t child)
 }
 
 /* Enables or disables the events for --control, as perf's "enable" and "disable": said on stderr as perf
- * says it. An enable begins a new window (tally_counter_start): the counts are those since the latest
- * one. */
+ * says it. The counts add up every stretch between an enable and a disable (tally_counter_resume), as
+ * perf's do; under -D -1 the first enable begins the window (tally_counter_start), so that what ran
+ * before it, from the command's exec to the disable at once after, is left out. */
 static int control_switch(struct stat_session *s, bool enable)
 {
 	if (enable == !s->disabled)
 		return 0;
-	int err = enable ? tally_counter_start(s->counter) : tally_counter_stop(s->counter);
+	bool first = enable && s->held_from_start;
+	int err = !enable ? tally_counter_stop(s->counter)
+	          : first ? tally_counter_start(s->counter)
+	                  : tally_counter_resume(s->counter);
 	if (err < 0)
 		return err;
-	if (enable)
+	if (first)
 		readings_restart(&s->rd);
+	s->held_from_start &= !enable;
 	s->disabled = !enable;
 	fprintf(stderr, "Events %s\n", enable ? "enabled" : "disabled");
 	return 0;
@@ -685,6 +691,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	}
 	s->disabled = false;
 	s->timed_out = false;
+	s->held_from_start = o->start_disabled;
 	if (o->start_disabled && control_switch(s, false) < 0) {
 		fprintf(stderr, "tally stat: -D -1: %s\n", tally_counter_last_error(s->counter));
 		tally_counter_close(s->counter);

@@ -174,6 +174,13 @@ TALLY_API int tally_counter_start(tally_counter *counter);
 /* Stops counting: PERF_EVENT_IOC_DISABLE with PERF_IOC_FLAG_GROUP. Values stay readable. */
 TALLY_API int tally_counter_stop(tally_counter *counter);
 
+/* (0.4) Counts again after tally_counter_stop in the same window: PERF_EVENT_IOC_ENABLE as start does it,
+ * no reset, so that reads add up every stretch between a resume (or the start) and a stop, with the
+ * enabled and running times of those stretches only (perf stat --control's "enable" after a "disable").
+ * A counter that no start has given a window since its open is started (tally_counter_start); a
+ * running one is left as it is. Not thread-safe on one counter (as start and stop). */
+TALLY_API int tally_counter_resume(tally_counter *counter);
+
 /* Sets the counts to zero and begins a new window (as start does) without changing whether they run.
  * What children of the target that exited before added is excluded too (the kernel's reset keeps it:
  * tally reads each count at the reset and subtracts it). */
