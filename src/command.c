@@ -369,15 +369,14 @@ int tly_command_release(struct tly_command *cmd)
 	do
 		n = send(cmd->go_fd, &go, 1, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
+	bool sent = n == 1;
 	int werr = errno;
 	close_fd(&cmd->go_fd);
 	cmd->released = true;
-	if (n != 1)
-		return tly_error(-werr, "cannot start '%s': the launched child is gone (%s)", name,
-		                 tally_strerror(werr));
 
 	/* The pipe's write end closes at a successful exec (O_CLOEXEC): EOF. Otherwise where the child gave
-	 * up and its errno. */
+	 * up and its errno: also when the release found it gone (EPIPE), since a child whose wait for the
+	 * release failed at once says why and exits before the release is sent. */
 	struct child_failure f = { 0, 0 };
 	do
 		n = tly_sys->read(cmd->exec_err_fd, &f, sizeof(f));
@@ -387,11 +386,14 @@ int tly_command_release(struct tly_command *cmd)
 	/* EOF: the child exec'd (or died), and runs no more in this process's memory. */
 	if (n == 0)
 		child_done(cmd);
+	if (n == (ssize_t)sizeof(f) && f.err > 0)
+		return child_error(cmd, &f);
+	if (!sent)
+		return tly_error(-werr, "cannot start '%s': the launched child is gone (%s)", name,
+		                 tally_strerror(werr));
 	if (n < 0)
 		return tly_error(-rerr, "cannot tell whether '%s' started: reading its exec status: %s", name,
 		                 tally_strerror(rerr));
-	if (n == (ssize_t)sizeof(f) && f.err > 0)
-		return child_error(cmd, &f);
 	return 0;
 }
 

@@ -578,6 +578,8 @@ static struct child_faults {
 	unsigned long nth;
 	int err;
 	bool fired;
+	bool hold;    /* the wait for the release waits first until the parent sets fail_now */
+	bool fail_now;
 } *child_faults;
 
 /* The armed error when this call is the armed one, else 0. The child's calls leave errno alone (it may be
@@ -593,6 +595,8 @@ static int child_hit(enum child_call call)
 
 static long child_recv(int fd, void *buf, size_t len)
 {
+	while (child_faults->hold && !__atomic_load_n(&child_faults->fail_now, __ATOMIC_ACQUIRE))
+		sched_yield();
 	int err = child_hit(CHILD_RECV);
 	return err ? -err : tly_sys_real.child_recv(fd, buf, len);
 }
@@ -699,6 +703,37 @@ static void every_child_call_fails_in_turn(void)
 			fprintf(stderr, "%s was never reached\n", child_call_names[call]);
 		CHECK(per_call[call] > 0);
 	}
+}
+
+/* A child whose wait for the release failed, and which said why and exited before the release was sent:
+ * the start reports the child's own error, not the EPIPE its release met (the fresh-clone CI saw "the
+ * launched child is gone (Broken pipe)" where EPERM was due, when the child was faster than the parent). */
+static void a_child_gone_before_the_release_says_why(void)
+{
+	child_faults = mmap(NULL, sizeof(*child_faults), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(child_faults != MAP_FAILED);
+	if (child_faults == MAP_FAILED)
+		return;
+	struct tly_sys table = tly_sys_real;
+	table.child_recv = child_recv;
+	tly_sys_replace(&table);
+	*child_faults = (struct child_faults){ .call = CHILD_RECV, .nth = 1, .err = EPERM, .hold = true };
+	char *argv[] = { "/bin/sh", "-c", "exit 0", NULL };
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
+	tally_counter *c;
+	CHECK_INT(tally_counter_new("task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &t), 0);
+	__atomic_store_n(&child_faults->fail_now, true, __ATOMIC_RELEASE);
+	siginfo_t info;
+	CHECK_INT(waitid(P_PID, (id_t)tally_counter_pid(c), &info, WEXITED | WNOWAIT), 0); /* gone, not reaped */
+	CHECK_INT(tally_counter_start(c), -EPERM);
+	CHECK_CONTAINS(tally_counter_last_error(c), strerror(EPERM));
+	struct tally_exit ex = { .code = -1 };
+	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
+	CHECK_INT(ex.code, 127);
+	tally_counter_free(c);
+	tly_sys_replace(NULL);
+	munmap(child_faults, sizeof(*child_faults));
 }
 
 /* open -> start -> wait -> read of a command target; 0 or the first failure. */
@@ -872,6 +907,7 @@ int main(int argc, char **argv)
 		{ "script_without_shebang_runs", script_without_shebang_runs },
 		{ "command_bounds_another_target", command_bounds_another_target },
 		{ "every_child_call_fails_in_turn", every_child_call_fails_in_turn },
+		{ "a_child_gone_before_the_release_says_why", a_child_gone_before_the_release_says_why },
 		{ "wait_tasks_until_they_exit", wait_tasks_until_they_exit },
 		{ NULL, NULL },
 	};
