@@ -21,10 +21,11 @@ enum { PAGE_COUNT = 512 };
 /* Page faults not caused by the touched pages themselves: the test's own stack and code pages, a page
  * table page, and under AddressSanitizer its shadow memory (one byte per 8, so up to one shadow page per
  * 8 pages touched). Under valgrind, memcheck's shadow pages (copied on write in a forked child) and the
- * pages of the code it translates on the way fault too: up to 0.55 x the touched pages were seen in the
- * forked child, so valgrind gets one fault per touched page (the counts are not what runs under valgrind
- * check). Generous for a quiet process, tight enough to catch a counter that counts something else. */
-#define FAULT_SLACK(pages) ((UNDER_VALGRIND() ? (pages) : (pages) / 8) + 32)
+ * pages of the code it translates on the way fault too: up to 1.32 x the touched pages were seen in the
+ * forked child (1188 for 512 in a fresh-clone CI run on 2 busy cores; 0.55 x before), so valgrind gets
+ * three faults per touched page (the counts are not what runs under valgrind check). Generous for a quiet
+ * process, tight enough to catch a counter that counts something else. */
+#define FAULT_SLACK(pages) ((UNDER_VALGRIND() ? 3 * (pages) : (pages) / 8) + 32)
 
 /* Kernel mode is counted: a context switch happens there (excluding it counts 0), and so does the
  * accounting of a minor fault on 6.x kernels' per-VMA-lock path. Under perf_event_paranoid 2 that needs
