@@ -466,12 +466,12 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 	if (err)
 		return tly_counter_fail(c, err);
 	err = open_groups(c);
-	/* Every thread of the system: one that exited between the listing and its open is left out, and the
-	 * rest opened again (perf drops it from its thread map the same way). No fixed number of attempts: a
-	 * busy machine ends threads all the time, and each attempt drops at least the thread the kernel
-	 * refused, so the attempts end (the list holds no thread created after it was made). */
-	while (err == -ESRCH && c->target.kind == TALLY_TARGET_ALL_THREADS &&
-	       tly_target_prune_gone(&c->target) > 0) {
+	/* Threads listed from /proc (every thread of the system, or of a process): one that exited between
+	 * the listing and its open is left out, and the rest opened again (perf drops it from its thread map
+	 * the same way, for -a --per-thread and -p). No fixed number of attempts: a busy machine ends threads
+	 * all the time, and each attempt drops at least the thread the kernel refused, so the attempts end
+	 * (the list holds no thread created after it was made). */
+	while (err == -ESRCH && tly_target_prune_gone(&c->target) > 0) {
 		reset_events(c);
 		err = open_groups(c);
 	}
