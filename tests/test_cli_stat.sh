@@ -124,16 +124,20 @@ grep -q "^[0-9.]*;msec;task-clock;" "$WORK/err" && ok "-x ';'" || fail "-x ;: $(
 # interval for them, its length measured), so the stamps ascend and there is never an interval more than
 # ticks gone by; after the three seen comes at least the partial one at the exit. An interval without
 # time for the command reads <not counted>, never a plain 0.
+# The test holds the FIFO open (read-write: never blocks) from the start, so that the command's open
+# never waits and the word sent reaches it whenever it reads.
 mkfifo "$WORK/tick"
-"$TALLY" stat -I 100 -x, -e task-clock,context-switches -- sh -c "read go <'$WORK/tick'" 2>"$WORK/err" &
+exec 3<>"$WORK/tick"
+"$TALLY" stat -I 100 -x, -e task-clock,context-switches -- sh -c "read go <'$WORK/tick'" 2>"$WORK/err" 3>&- &
 pid=$!
 for _ in $(seq 1200); do
 	[ "$(grep -c ',context-switches,' "$WORK/err")" -ge 3 ] && grep -q ',<not counted>,msec,task-clock,' "$WORK/err" &&
 		break
 	sleep 0.05
 done
-echo go 1<>"$WORK/tick" # read-write: never blocks, whether tally still runs or not
+echo go >&3
 wait $pid; st=$?
+exec 3>&-
 python3 - "$WORK/err" <<'PY' && ok "-I 100: intervals on the grid, the last at exit (exit $st)" ||
 import sys
 rows = [l.strip().split(",") for l in open(sys.argv[1]) if l.strip()]
@@ -200,16 +204,18 @@ grep -qE "page-faults .*\( \+- +[0-9.]+% \)" "$WORK/err" && ok "-r relative stdd
 grep -qE "[0-9.]+ \+- [0-9.]+ seconds time elapsed" "$WORK/err" && ok "-r elapsed mean +- stddev" || fail "-r elapsed"
 
 # --- targets: -p with --duration, -t, -a, -C, -A, --per-thread, --per-core ---------------------------
-sleep 5 & victim=$!
+# The victims sleep until killed at the end of these checks, however long they take.
+sleep 600 & victim=$!
+for _ in $(seq 600); do grep -qx sleep "/proc/$victim/comm" 2>/dev/null && break; sleep 0.02; done
 "$TALLY" stat -e task-clock,context-switches -p $victim --duration 0.3 2>"$WORK/err"; st=$?
 [ $st -eq 0 ] && grep -q "process id '$victim'" "$WORK/err" && ok "-p --duration" || fail "-p: $st $(cat "$WORK/err")"
 "$TALLY" stat -e task-clock -t $victim --duration 0.2 2>"$WORK/err"
 grep -q "thread id '$victim'" "$WORK/err" && ok "-t" || fail "-t: $(cat "$WORK/err")"
 "$TALLY" stat --per-thread -x, -e context-switches -p $victim --duration 0.2 2>"$WORK/err"
 grep -q "^sleep-$victim," "$WORK/err" && ok "--per-thread labels comm-tid" || fail "--per-thread: $(cat "$WORK/err")"
-sleep 5 & victim2=$!
+sleep 600 & victim2=$!
 # Until the background shell has exec'd sleep, the victim's comm is still the shell's.
-for _ in $(seq 100); do grep -qx sleep "/proc/$victim2/comm" 2>/dev/null && break; sleep 0.02; done
+for _ in $(seq 600); do grep -qx sleep "/proc/$victim2/comm" 2>/dev/null && break; sleep 0.02; done
 "$TALLY" stat --per-thread -x, -e task-clock -p $victim,$victim2 --duration 0.2 2>"$WORK/err"; st=$?
 [ $st -eq 0 ] && grep -q "^sleep-$victim," "$WORK/err" && grep -q "^sleep-$victim2," "$WORK/err" \
 	&& ok "-p with two processes counts the threads of both" || fail "-p list: $st $(cat "$WORK/err")"
@@ -283,18 +289,32 @@ python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['elapsed']; sys.exit
 grep -q "affinity mask: 1$" "$WORK/out" && ok "--pin 0 pins the command" || fail "--pin: $(cat "$WORK/out")"
 
 # --- Ctrl-C: prints what was counted, exits 130 --------------------------------------------------------
+# catching PID: waits until tally (PID: its comm first, as the shell's forked child has its own
+# handlers until the exec) has its SIGINT handler (bit 1 of SigCgt): a SIGINT before it would be lost.
+catching() {
+	for _ in $(seq 1200); do
+		grep -qx tally "/proc/$1/comm" 2>/dev/null && grep -q '^SigCgt:.*[2367abef]$' "/proc/$1/status" && return
+		sleep 0.05
+	done
+}
+# The command ends when told, after the signal: a background job's commands ignore SIGINT (tally passes
+# it on, and a sleep would run to its end).
 rm -f "$WORK/int"
-"$TALLY" stat -e task-clock -o "$WORK/int" -- sleep 10 &
+mkfifo "$WORK/intgo"
+exec 3<>"$WORK/intgo"
+"$TALLY" stat -e task-clock -o "$WORK/int" -- sh -c "read go <'$WORK/intgo'" 3>&- &
 pid=$!
-sleep 0.5
+catching $pid
 kill -INT $pid
+echo go >&3
 wait $pid; st=$?
+exec 3>&-
 [ $st -eq 130 ] && ok "SIGINT: exit 130" || fail "SIGINT: exit $st"
 grep -q "task-clock" "$WORK/int" && grep -q "interrupted" "$WORK/int" && ok "SIGINT: counts printed" ||
 	fail "SIGINT output: $(cat "$WORK/int")"
 "$TALLY" stat -e task-clock -a -x, -o "$WORK/int" &
 pid=$!
-sleep 0.3
+catching $pid
 kill -INT $pid
 wait $pid; st=$?
 [ $st -eq 130 ] && grep -q ",task-clock," "$WORK/int" && ok "SIGINT without a command (-a)" || fail "SIGINT -a: $st"
