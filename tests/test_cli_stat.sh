@@ -312,6 +312,24 @@ exec 3>&-
 [ $st -eq 130 ] && ok "SIGINT: exit 130" || fail "SIGINT: exit $st"
 grep -q "task-clock" "$WORK/int" && grep -q "interrupted" "$WORK/int" && ok "SIGINT: counts printed" ||
 	fail "SIGINT output: $(cat "$WORK/int")"
+# A signal that tally's loop meets only after the command's exit still ends the run as interrupted (it
+# was lost, exit 0): tally stopped once the command runs, SIGINT sent, the command ended, tally continued.
+rm -f "$WORK/int"
+exec 3<>"$WORK/intgo"
+"$TALLY" stat -e task-clock -o "$WORK/int" -- sh -c "read go <'$WORK/intgo'" 3>&- &
+pid=$!
+catching $pid
+child=
+for _ in $(seq 1200); do child=$(pgrep -P $pid -x sh) && break; sleep 0.05; done
+kill -STOP $pid
+kill -INT $pid
+echo go >&3
+for _ in $(seq 1200); do grep -q ') Z' "/proc/$child/stat" 2>/dev/null && break; sleep 0.05; done
+kill -CONT $pid
+wait $pid; st=$?
+exec 3>&-
+[ $st -eq 130 ] && grep -q "interrupted" "$WORK/int" && ok "SIGINT before the command's exit, seen after it: exit 130" ||
+	fail "SIGINT seen after the exit: exit $st: $(cat "$WORK/int")"
 "$TALLY" stat -e task-clock -a -x, -o "$WORK/int" &
 pid=$!
 catching $pid
