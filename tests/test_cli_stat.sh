@@ -127,6 +127,7 @@ grep -q "^[0-9.]*;msec;task-clock;" "$WORK/err" && ok "-x ';'" || fail "-x ;: $(
 # The test holds the FIFO open (read-write: never blocks) from the start, so that the command's open
 # never waits and the word sent reaches it whenever it reads.
 mkfifo "$WORK/tick"
+rm -f "$WORK/err"
 exec 3<>"$WORK/tick"
 "$TALLY" stat -I 100 -x, -e task-clock,context-switches -- sh -c "read go <'$WORK/tick'" 2>"$WORK/err" 3>&- &
 pid=$!
@@ -262,6 +263,9 @@ if grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null;
 	ok "-D counts: SKIP (transparent huge pages [always]: dd's buffer faults in 2 MiB pages)"
 else
 	mkfifo "$WORK/go"
+	# No err before tally makes it: the previous check's err read as tally's first interval when the
+	# background job's redirection had not truncated it yet (the command then ran before the delay's end).
+	rm -f "$WORK/err"
 	phase1='dd if=/dev/zero of=/dev/null bs=16M count=1 2>/dev/null'
 	phase2='dd if=/dev/zero of=/dev/null bs=8M count=1 2>/dev/null'
 	"$TALLY" stat -D 1000 -I 100 -x, -e page-faults -- \
