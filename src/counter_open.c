@@ -256,7 +256,10 @@ int tly_counter_open_group(tally_counter *c, size_t g)
 			group_opened(c, g);
 			return 1;
 		}
-		/* Event k failed: what the kernel's answer means decides how the plan changes. */
+		/* Event k failed: what the kernel's answer means decides how the plan changes. The thread it
+		 * refused as gone is kept before the evsel goes, for tally_counter_open to leave out. */
+		if (err == -ESRCH)
+			c->target.refused = c->ev[m[k]].evsel->failed.tid;
 		enum open_outcome outcome = classify(c, &c->ev[m[k]], err, packed && k > 0);
 		tly_counter_drop_group(c, g);
 		if (outcome == UNSUPPORTED || outcome == FATAL)
@@ -377,10 +380,6 @@ int tly_counter_plan_init(const tally_counter *c, struct tly_plan *plan)
 	return err;
 }
 
-/* How many times an open of every thread of the system is tried again, without the threads that exited
- * since the listing (the kernel's ESRCH): a busy machine ends threads all the time. */
-#define ALL_THREADS_ATTEMPTS 16
-
 /* Every event back to its state before any open: no note, error or group, the attr as parsed (a user-only
  * retry of a previous open may have narrowed it). */
 static void reset_events(tally_counter *c)
@@ -446,11 +445,12 @@ int tally_counter_open(tally_counter *c, const struct tally_target *target)
 	if (err)
 		return tly_counter_fail(c, err);
 	err = open_groups(c);
-	/* Every thread of the system: one that exited between the listing and its open is left out, and the
-	 * rest opened again (perf drops it from its thread map the same way). */
-	for (int attempt = 1; err == -ESRCH && c->target.kind == TALLY_TARGET_ALL_THREADS &&
-	                      attempt < ALL_THREADS_ATTEMPTS && tly_target_prune_gone(&c->target) > 0;
-	     attempt++) {
+	/* Threads listed from /proc (every thread of the system, or of a process): one that exited between
+	 * the listing and its open is left out, and the rest opened again (perf drops it from its thread map
+	 * the same way, for -a --per-thread and -p). No fixed number of attempts: a busy machine ends threads
+	 * all the time, and each attempt drops at least the thread the kernel refused, so the attempts end
+	 * (the list holds no thread created after it was made). */
+	while (err == -ESRCH && tly_target_prune_gone(&c->target) > 0) {
 		reset_events(c);
 		err = open_groups(c);
 	}

@@ -407,11 +407,19 @@ static bool thread_gone(pid_t tid)
 size_t tly_target_prune_gone(struct tly_target *target)
 {
 	tally_threads *t = target->threads;
-	if (!t || t->cgroups)
+	/* Only a target that listed the threads itself: a thread named by the caller (a tid, the command)
+	 * that is gone is an error to report. */
+	bool listed = target->kind == TALLY_TARGET_ALL_THREADS || target->kind == TALLY_TARGET_PID ||
+	              target->kind == TALLY_TARGET_PROCESS;
+	if (!listed || !t || t->cgroups)
 		return 0;
+	/* The kernel's ESRCH decides for the refused thread: an exiting one answers it before /proc shows
+	 * it as a zombie, and such a thread would be refused again at every attempt. */
+	pid_t refused = target->refused;
+	target->refused = 0;
 	size_t kept = 0;
 	for (size_t i = 0; i < t->nr; i++)
-		if (!thread_gone(t->tid[i]))
+		if (t->tid[i] != refused && !thread_gone(t->tid[i]))
 			t->tid[kept++] = t->tid[i];
 	size_t dropped = t->nr - kept;
 	t->nr = kept;

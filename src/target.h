@@ -27,6 +27,9 @@ struct tly_target {
 	size_t nr_tasks;
 	int *cgroup_fds;         /* TALLY_TARGET_CGROUPS: each cgroup's directory (-1 for ""), nr_cgroups */
 	size_t nr_cgroups;
+	/* The thread whose open the kernel refused with ESRCH at the last failed open (0: none): gone, or
+	 * exiting while /proc still lists it running. */
+	pid_t refused;
 };
 
 /* attr.inherit and attr.enable_on_exec for a target of this kind (what tly_target_resolve sets). */
@@ -39,8 +42,9 @@ bool tly_target_enables_on_exec(enum tally_target_kind kind);
 int tly_target_resolve(const struct tally_target *target, const char *sysfs_root, bool no_inherit,
                        struct tly_target *out);
 
-/* Drops from the target's threads those that no longer exist (TALLY_TARGET_ALL_THREADS, after the
- * kernel's ESRCH). Returns how many were dropped. */
+/* Drops from the threads a target listed from /proc (TALLY_TARGET_ALL_THREADS, _PID, _PROCESS) the
+ * refused one and those that no longer exist, after the kernel's ESRCH, and clears refused. Returns how
+ * many were dropped; 0 when none was, when none would be left, or for another kind of target. */
 size_t tly_target_prune_gone(struct tly_target *target);
 
 /* The target's CPU time so far, ns in user and system mode, for the tool events user_time and

@@ -101,8 +101,9 @@ assert all(p["metric"]["unit"].endswith("/sec") for p in events[1]["parts"]), ev
 PY
 # A busy process: a sleeping one has no task-clock to rate.
 sh -c 'while :; do :; done' & victim=$!
-# Until its exec, the child is still the shell (comm "bash"), which a loaded machine lets tally see.
-for _ in $(seq 500); do [ "$(cat /proc/$victim/comm 2>/dev/null)" = sh ] && break; sleep 0.01; done
+# Until the background shell has exec'd sh, the victim's comm is still bash's (a loaded machine lets tally
+# see it so).
+for _ in $(seq 600); do grep -qx sh "/proc/$victim/comm" 2>/dev/null && break; sleep 0.02; done
 run_tally "--per-thread -p" 0 -- stat --per-thread -x, -e task-clock,page-faults -p $victim --duration 0.2
 grep -q "^sh-$victim,.*task-clock,.*,CPUs utilized\$" "$WORK/err" && grep -q "^sh-$victim,.*page-faults,.*/sec\$" "$WORK/err" &&
 	ok "--per-thread rows keep the metric" || fail "--per-thread metric: $(cat "$WORK/err")"

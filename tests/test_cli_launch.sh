@@ -54,13 +54,26 @@ for mode in counted bounding; do
 done
 
 # --- -p / -t end when the counted tasks exit -----------------------------------------------------------
-sleep 1 & victim=$!
-timeout 20 "$TALLY" stat -x, -e task-clock -p $victim 2>"$WORK/err"; st=$?
+# The victims sleep until they are killed, which happens once tally holds its counters (a perf_event
+# descriptor): a victim that exited on a timer of its own could be gone before a slow tally opened it.
+# victim: a sleep in $victim, under its own name (the background shell has exec'd it).
+victim() {
+	sleep 600 & victim=$!
+	for _ in $(seq 600); do grep -qx sleep "/proc/$victim/comm" 2>/dev/null && break; sleep 0.02; done
+}
+# counting PID: waits until tally (PID) holds a counter.
+counting() {
+	for _ in $(seq 1200); do ls -l "/proc/$1/fd" 2>/dev/null | grep -q perf_event && return; sleep 0.05; done
+}
+victim
+"$TALLY" stat -x, -e task-clock -p $victim 2>"$WORK/err" & pid=$!
+counting $pid; kill $victim; wait $pid; st=$?
 [ $st -eq 0 ] && grep -q ",task-clock," "$WORK/err" && ok "-p ends when the process exits, with its counts" ||
 	fail "-p did not end with the process: exit $st $(cat "$WORK/err")"
 wait $victim
-sleep 1 & victim=$!
-timeout 20 "$TALLY" stat -x, -e task-clock -t $victim 2>"$WORK/err"; st=$?
+victim
+"$TALLY" stat -x, -e task-clock -t $victim 2>"$WORK/err" & pid=$!
+counting $pid; kill $victim; wait $pid; st=$?
 [ $st -eq 0 ] && grep -q ",task-clock," "$WORK/err" && ok "-t ends when the thread exits" ||
 	fail "-t did not end with the thread: exit $st $(cat "$WORK/err")"
 wait $victim
@@ -68,23 +81,25 @@ wait $victim
 # run by exiting has no /proc/<tid>/comm left when the results are made (it read as the bare tid); perf
 # reads the names at the start too.
 for flag in -p -t; do
-	sleep 1 & victim=$!
-	# Until the background shell has exec'd sleep, the victim's comm is still the shell's.
-	for _ in $(seq 100); do grep -qx sleep "/proc/$victim/comm" 2>/dev/null && break; sleep 0.02; done
-	timeout 20 "$TALLY" stat -x, --per-thread -e task-clock $flag $victim 2>"$WORK/err"; st=$?
+	victim
+	"$TALLY" stat -x, --per-thread -e task-clock $flag $victim 2>"$WORK/err" & pid=$!
+	counting $pid; kill $victim; wait $pid; st=$?
 	[ $st -eq 0 ] && grep -q "^sleep-$victim,.*,task-clock," "$WORK/err" &&
 		ok "$flag --per-thread: the exited thread keeps its name" ||
 		fail "$flag --per-thread label: exit $st $(cat "$WORK/err")"
 	wait $victim
 done
-sleep 1 & v1=$!
-sleep 2 & v2=$!
-timeout 20 "$TALLY" stat -x, -e task-clock -I 200 -p $v1,$v2 2>"$WORK/err"; st=$?
-# The later one has exited (gone, or a zombie the shell has not reaped yet) when tally ends.
-exited() { [ ! -e /proc/$1 ] || grep -q ') Z' /proc/$1/stat 2>/dev/null; }
-[ $st -eq 0 ] && exited $v2 && ok "-p with two processes ends once both are gone" ||
-	fail "-p two processes: exit $st"
-wait $v1 $v2
+victim; v1=$victim
+victim; v2=$victim
+"$TALLY" stat -x, -e task-clock -I 200 -p $v1,$v2 2>"$WORK/err" & pid=$!
+counting $pid; kill $v1; wait $v1
+# One of the two gone: tally counts on, until the other is gone too (no timing: this holds for a tally
+# that ended early only when it had ended by now, and it fails then).
+kill -0 $pid 2>/dev/null && running=1 || running=0
+kill $v2; wait $pid; st=$?
+[ $st -eq 0 ] && [ $running -eq 1 ] && ok "-p with two processes ends once both are gone" ||
+	fail "-p two processes: exit $st, running after the first exit: $running"
+wait $v2
 
 # --- signals that end tally -----------------------------------------------------------------------------
 # The commands below are `sleep 9.1NN$u`: NN names the check, and this shell's pid, in every argument,

@@ -117,32 +117,58 @@ grep -qE "^[0-9]+,,page-faults,[0-9]+,100\.00,[0-9.]+,[KM]?/sec$" "$WORK/err" &&
 "$TALLY" stat -x ';' -e task-clock -- true 2>"$WORK/err"
 grep -q "^[0-9.]*;msec;task-clock;" "$WORK/err" && ok "-x ';'" || fail "-x ;: $(cat "$WORK/err")"
 
-# --- -I: intervals over a sleeping workload, the last partial one at exit ----------------------------
-"$TALLY" stat -I 100 -x, -e task-clock,context-switches -- sleep 0.35 2>"$WORK/err"
-stamps=$(cut -d, -f1 "$WORK/err" | sort -un)
-n=$(echo "$stamps" | wc -l)
-last=$(echo "$stamps" | tail -1)
-# Ticks at 0.1, 0.2, 0.3 and the partial one at exit (~0.35; a loaded machine may end later: one per tick).
-want=$(python3 -c "import math; print(math.ceil(float('$last') / 0.1 - 1e-9))")
-[ "$n" -eq "$want" ] && [ "$n" -ge 4 ] && ok "-I 100 over 0.35 s: $n intervals" || fail "-I: $n intervals, want $want: $(cat "$WORK/err")"
-python3 -c "import sys; t=float('$last'); sys.exit(0 if 0.34 < t < 0.6 else 1)" && ok "last partial interval at exit ($last)" ||
-	fail "last interval stamp $last"
-python3 - "$WORK/err" <<'PY' && ok "-I stamps ascend ~100 ms apart" || fail "-I spacing: $(cat "$WORK/err")"
+# --- -I: intervals, the last partial one at exit ----------------------------------------------------
+# Nothing here waits on the clock: the command blocks on a FIFO until tally has printed three intervals
+# and one in which it did not run at all, then exits. Ticks lie on a grid from the start: the j-th
+# interval ends at j x 100 ms or later (a late wake-up prints later, and one that missed ticks prints one
+# interval for them, its length measured), so the stamps ascend and there is never an interval more than
+# ticks gone by; after the three seen comes at least the partial one at the exit. An interval without
+# time for the command reads <not counted>, never a plain 0.
+# The test holds the FIFO open (read-write: never blocks) from the start, so that the command's open
+# never waits and the word sent reaches it whenever it reads.
+mkfifo "$WORK/tick"
+rm -f "$WORK/err"
+exec 3<>"$WORK/tick"
+"$TALLY" stat -I 100 -x, -e task-clock,context-switches -- sh -c "read go <'$WORK/tick'" 2>"$WORK/err" 3>&- &
+pid=$!
+for _ in $(seq 1200); do
+	[ "$(grep -c ',context-switches,' "$WORK/err")" -ge 3 ] && grep -q ',<not counted>,msec,task-clock,' "$WORK/err" &&
+		break
+	sleep 0.05
+done
+echo go >&3
+wait $pid; st=$?
+exec 3>&-
+python3 - "$WORK/err" <<'PY' && ok "-I 100: intervals on the grid, the last at exit (exit $st)" ||
 import sys
-t = sorted({float(l.split(",")[0]) for l in open(sys.argv[1])})
-sys.exit(0 if all(0.08 < b - a < 0.2 for a, b in zip(t[:-2], t[1:-1])) else 1)
+rows = [l.strip().split(",") for l in open(sys.argv[1]) if l.strip()]
+stamps = [float(r[0]) for r in rows[::2]]
+# One line per event and interval, both with the interval's stamp.
+ok = len(rows) % 2 == 0 and all(a[0] == b[0] and a[3] == "task-clock" and b[3] == "context-switches"
+                                for a, b in zip(rows[::2], rows[1::2]))
+ok = ok and len(stamps) >= 4 and all(a < b for a, b in zip(stamps, stamps[1:]))
+ok = ok and all(t >= 0.1 * j - 1e-9 for j, t in enumerate(stamps[:-1], 1))
+sys.exit(0 if ok else 1)
 PY
+	fail "-I: exit $st: $(cat "$WORK/err")"
+[ $st -eq 0 ] && grep -q "^ *[0-9.]*,<not counted>,msec,task-clock," "$WORK/err" &&
+	! grep -q "^ *[0-9.]*,0\.00,msec,task-clock," "$WORK/err" &&
+	ok "-I: an interval without time reads <not counted>" || fail "-I idle interval: $(cat "$WORK/err")"
+# A run shorter than -I: one interval, the partial one at the exit, as perf 6.1 prints it.
+"$TALLY" stat -I 100000 -x, -e task-clock -- true 2>"$WORK/err"
+[ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "^ *[0-9.]*,[0-9.]*,msec,task-clock," "$WORK/err" &&
+	ok "-I longer than the run: the partial interval at exit" || fail "-I partial: $(cat "$WORK/err")"
 "$TALLY" stat -I 100 -e task-clock -- sleep 0.25 2>"$WORK/err"
 grep -q "^# *time *counts" "$WORK/err" && ok "-I table header" || fail "-I table header"
 
-# An interval in which the command did not run at all (sleep between its exec and its exit) has no time:
-# it reads <not counted>, never a plain 0; part by part too (--per-thread: the sleeping process's rows,
-# while a busy one counts).
-"$TALLY" stat -I 100 -x, -e task-clock -- sleep 0.35 2>"$WORK/err"
-grep -q "^ *[0-9.]*,<not counted>,msec,task-clock," "$WORK/err" && ! grep -q "^ *[0-9.]*,0\.00,msec,task-clock," "$WORK/err" &&
-	ok "-I: an interval without time reads <not counted>" || fail "-I idle interval: $(cat "$WORK/err")"
-sleep 5 & sleeper=$!
+# Part by part too (--per-thread: the sleeping process's rows, while a busy one counts).
+sleep 60 & sleeper=$!
 (while :; do :; done) & busy=$!
+# Until the sleeper has exec'd sleep and gone to sleep, it runs and its comm is still the shell's.
+for _ in $(seq 600); do
+	grep -qx sleep "/proc/$sleeper/comm" 2>/dev/null && grep -q ') S ' "/proc/$sleeper/stat" 2>/dev/null && break
+	sleep 0.02
+done
 "$TALLY" stat --per-thread -I 100 -x, -e task-clock -p $sleeper,$busy --duration 0.3 2>"$WORK/err"
 kill $sleeper $busy 2>/dev/null; wait $sleeper $busy 2>/dev/null
 grep -q "^ *[0-9.]*,sleep-$sleeper,<not counted>,msec,task-clock," "$WORK/err" &&
@@ -150,17 +176,24 @@ grep -q "^ *[0-9.]*,sleep-$sleeper,<not counted>,msec,task-clock," "$WORK/err" &
 	ok "-I --per-thread: a thread that did not run reads <not counted>, the busy one counts" ||
 	fail "-I --per-thread idle part: $(cat "$WORK/err")"
 
-# --duration a multiple of -I: every interval's rate from its measured length. The last tick was merged
-# into a 0.3 ms "partial" interval and printed "403 CPUs utilized" on 2 CPUs. The bound is physical:
-# task-clock summed over every CPU cannot run faster than the CPUs online (1% for the clock reads).
+# --duration a multiple of -I: the run ends with the deadline's own tick, no partial interval after it.
+# The last tick was merged into a 0.3 ms "partial" interval and printed "403 CPUs utilized" on 2 CPUs.
+# On the grid (the j-th interval ends at j x 100 ms or later) and ending at the first tick at or past
+# 0.5 s, there are at most 5 intervals. The bound on the counts is physical: task-clock summed over every
+# CPU cannot run faster than the CPUs online, between the readings before the interval's start and its
+# end (1% for the kernel's clock against tally's; not within the interval alone: the CPUs are read one
+# after another, and a delay between two reads moves counts from one interval to the next).
 "$TALLY" stat -a -I 100 --duration 0.5 -x, -e task-clock 2>"$WORK/err"
-python3 - "$WORK/err" <<'PY' && ok "-a -I 100 --duration 0.5: never more CPUs utilized than online" ||
+python3 - "$WORK/err" <<'PY' && ok "-a -I 100 --duration 0.5: 5 ticks at most, never more CPUs busy than online" ||
 import os, sys
 cpus = os.cpu_count()
-rows = [l.rstrip("\n").split(",") for l in open(sys.argv[1]) if l.lstrip()[:1].isdigit()]
-utilized = [float(r[6]) for r in rows if r[7] == "CPUs utilized"]
+rows = [l.strip().split(",") for l in open(sys.argv[1]) if l.lstrip()[:1].isdigit()]
 stamps = [float(r[0]) for r in rows]
-ok = rows and len(utilized) == len(rows) and max(utilized) <= cpus * 1.01 and len(set(stamps)) == len(stamps)
+busy = [float(r[1]) / 1000 for r in rows]
+ok = 1 <= len(rows) <= 5 and all(r[7] == "CPUs utilized" for r in rows) and stamps[-1] >= 0.5
+ok = ok and all(a < b for a, b in zip(stamps, stamps[1:]))
+before = [0.0, 0.0] + stamps
+ok = ok and all(busy[i] <= cpus * (stamps[i] - before[i]) * 1.01 for i in range(len(rows)))
 sys.exit(0 if ok else 1)
 PY
 	fail "-I with --duration: $(cat "$WORK/err")"
@@ -172,16 +205,18 @@ grep -qE "page-faults .*\( \+- +[0-9.]+% \)" "$WORK/err" && ok "-r relative stdd
 grep -qE "[0-9.]+ \+- [0-9.]+ seconds time elapsed" "$WORK/err" && ok "-r elapsed mean +- stddev" || fail "-r elapsed"
 
 # --- targets: -p with --duration, -t, -a, -C, -A, --per-thread, --per-core ---------------------------
-sleep 5 & victim=$!
+# The victims sleep until killed at the end of these checks, however long they take.
+sleep 600 & victim=$!
+for _ in $(seq 600); do grep -qx sleep "/proc/$victim/comm" 2>/dev/null && break; sleep 0.02; done
 "$TALLY" stat -e task-clock,context-switches -p $victim --duration 0.3 2>"$WORK/err"; st=$?
 [ $st -eq 0 ] && grep -q "process id '$victim'" "$WORK/err" && ok "-p --duration" || fail "-p: $st $(cat "$WORK/err")"
 "$TALLY" stat -e task-clock -t $victim --duration 0.2 2>"$WORK/err"
 grep -q "thread id '$victim'" "$WORK/err" && ok "-t" || fail "-t: $(cat "$WORK/err")"
 "$TALLY" stat --per-thread -x, -e context-switches -p $victim --duration 0.2 2>"$WORK/err"
 grep -q "^sleep-$victim," "$WORK/err" && ok "--per-thread labels comm-tid" || fail "--per-thread: $(cat "$WORK/err")"
-sleep 5 & victim2=$!
+sleep 600 & victim2=$!
 # Until the background shell has exec'd sleep, the victim's comm is still the shell's.
-for _ in $(seq 100); do grep -qx sleep "/proc/$victim2/comm" 2>/dev/null && break; sleep 0.02; done
+for _ in $(seq 600); do grep -qx sleep "/proc/$victim2/comm" 2>/dev/null && break; sleep 0.02; done
 "$TALLY" stat --per-thread -x, -e task-clock -p $victim,$victim2 --duration 0.2 2>"$WORK/err"; st=$?
 [ $st -eq 0 ] && grep -q "^sleep-$victim," "$WORK/err" && grep -q "^sleep-$victim2," "$WORK/err" \
 	&& ok "-p with two processes counts the threads of both" || fail "-p list: $st $(cat "$WORK/err")"
@@ -228,6 +263,9 @@ if grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null;
 	ok "-D counts: SKIP (transparent huge pages [always]: dd's buffer faults in 2 MiB pages)"
 else
 	mkfifo "$WORK/go"
+	# No err before tally makes it: the previous check's err read as tally's first interval when the
+	# background job's redirection had not truncated it yet (the command then ran before the delay's end).
+	rm -f "$WORK/err"
 	phase1='dd if=/dev/zero of=/dev/null bs=16M count=1 2>/dev/null'
 	phase2='dd if=/dev/zero of=/dev/null bs=8M count=1 2>/dev/null'
 	"$TALLY" stat -D 1000 -I 100 -x, -e page-faults -- \
@@ -255,18 +293,50 @@ python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['elapsed']; sys.exit
 grep -q "affinity mask: 1$" "$WORK/out" && ok "--pin 0 pins the command" || fail "--pin: $(cat "$WORK/out")"
 
 # --- Ctrl-C: prints what was counted, exits 130 --------------------------------------------------------
+# catching PID: waits until tally (PID: its comm first, as the shell's forked child has its own
+# handlers until the exec) has its SIGINT handler (bit 1 of SigCgt): a SIGINT before it would be lost.
+catching() {
+	for _ in $(seq 1200); do
+		grep -qx tally "/proc/$1/comm" 2>/dev/null && grep -q '^SigCgt:.*[2367abef]$' "/proc/$1/status" && return
+		sleep 0.05
+	done
+}
+# The command ends when told, after the signal: a background job's commands ignore SIGINT (tally passes
+# it on, and a sleep would run to its end).
 rm -f "$WORK/int"
-"$TALLY" stat -e task-clock -o "$WORK/int" -- sleep 10 &
+mkfifo "$WORK/intgo"
+exec 3<>"$WORK/intgo"
+"$TALLY" stat -e task-clock -o "$WORK/int" -- sh -c "read go <'$WORK/intgo'" 3>&- &
 pid=$!
-sleep 0.5
+catching $pid
 kill -INT $pid
+echo go >&3
 wait $pid; st=$?
+exec 3>&-
 [ $st -eq 130 ] && ok "SIGINT: exit 130" || fail "SIGINT: exit $st"
 grep -q "task-clock" "$WORK/int" && grep -q "interrupted" "$WORK/int" && ok "SIGINT: counts printed" ||
 	fail "SIGINT output: $(cat "$WORK/int")"
+# A signal that tally's loop meets only after the command's exit still ends the run as interrupted (it
+# was lost, exit 0): tally stopped once the command runs, SIGINT sent, the command ended, tally continued.
+rm -f "$WORK/int"
+exec 3<>"$WORK/intgo"
+"$TALLY" stat -e task-clock -o "$WORK/int" -- sh -c "read go <'$WORK/intgo'" 3>&- &
+pid=$!
+catching $pid
+child=
+for _ in $(seq 1200); do child=$(pgrep -P $pid -x sh) && break; sleep 0.05; done
+kill -STOP $pid
+kill -INT $pid
+echo go >&3
+for _ in $(seq 1200); do grep -q ') Z' "/proc/$child/stat" 2>/dev/null && break; sleep 0.05; done
+kill -CONT $pid
+wait $pid; st=$?
+exec 3>&-
+[ $st -eq 130 ] && grep -q "interrupted" "$WORK/int" && ok "SIGINT before the command's exit, seen after it: exit 130" ||
+	fail "SIGINT seen after the exit: exit $st: $(cat "$WORK/int")"
 "$TALLY" stat -e task-clock -a -x, -o "$WORK/int" &
 pid=$!
-sleep 0.3
+catching $pid
 kill -INT $pid
 wait $pid; st=$?
 [ $st -eq 130 ] && grep -q ",task-clock," "$WORK/int" && ok "SIGINT without a command (-a)" || fail "SIGINT -a: $st"

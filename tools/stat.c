@@ -497,8 +497,14 @@ static int wait_for_end(struct stat_session *s, pid_t child, uint64_t started, u
 	*at_tick = false;
 	unsigned ticks = 0;
 	for (;;) {
-		if (child > 0 && signals_child_exited(child))
+		if (child > 0 && signals_child_exited(child)) {
+			/* A signal that came before the exit still ends the run as interrupted, however late
+			 * tally got here (a command that exits at once, a loaded machine): its handler left it in
+			 * the pipe. perf's handler records it the same way. */
+			for (int signo; (signo = signals_wait(0)) != 0;)
+				on_signal(s, signo, child);
 			return 0;
+		}
 		if (child <= 0 && s->interrupted)
 			return 0;
 		uint64_t now = now_ns();
