@@ -199,6 +199,8 @@ expect_error 2 "for 1 event" -a -e page-faults -G "$A,$B" -- true
 # A name past the events before its -G is refused (perf 6.1), not given to an event after it.
 expect_error 2 "is name 2, for 1 event" -a -e page-faults -G "$A,$B" -e task-clock -- true
 expect_error 1 "does not exist" -a -e page-faults -G tally-no-such-cgroup -- true
+# A name with a terminal's escape in it is said escaped, never raw.
+expect_error 1 'cgroup '"'"'nope\x1b[31mX'"'"' does not exist' -a -e page-faults -G "$(printf 'nope\033[31mX')" -- true
 expect_error 1 "climbs out of the perf_event cgroup hierarchy" -a -e page-faults -G "$A/../.." -- true
 expect_error 2 "not with --per-pmu" -a -e page-faults -G "$A" --per-pmu -- true
 expect_error 2 "not with --metric-only" -a -M page_faults_per_second --for-each-cgroup "$A" --metric-only -- true

@@ -121,6 +121,16 @@ static double now_seconds(void)
 	return (double)now_ns() / 1e9;
 }
 
+/* A failure said on stderr, "tally stat: " and its context first: the library's explanation may carry
+ * what the user gave (a cgroup name, an event as written, a path), so its control bytes are escaped as
+ * every such text is (newlines pass). */
+static void say_failure(const char *context, const char *text)
+{
+	fprintf(stderr, "tally stat: %s", context);
+	text_escape_lines(stderr, text);
+	fputc('\n', stderr);
+}
+
 static const char *results_name(const struct stat_session *s)
 {
 	return s->opt.output ? s->output : s->opt.log_fd >= 0 ? "--log-fd's descriptor" : "standard error";
@@ -663,11 +673,11 @@ static int count_once(struct stat_session *s, unsigned run)
 	if (o->sync)
 		sync();
 	if (tally_counter_open(s->counter, &t) < 0) {
-		fprintf(stderr, "tally stat: %s\n", tally_counter_last_error(s->counter));
+		say_failure("", tally_counter_last_error(s->counter));
 		return EXIT_FAILED;
 	}
 	if (readings_open(&s->rd) < 0 || readings_name_parts(&s->rd) < 0) {
-		fprintf(stderr, "tally stat: %s\n", tally_last_error());
+		say_failure("", tally_last_error());
 		tally_counter_close(s->counter);
 		return EXIT_FAILED;
 	}
@@ -681,7 +691,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	double started = (double)started_ns / 1e9;
 	int err = tally_counter_start(s->counter);
 	if (err < 0) {
-		fprintf(stderr, "tally stat: %s\n", tally_counter_last_error(s->counter));
+		say_failure("", tally_counter_last_error(s->counter));
 		/* A command that could not run exits with 127 (the library's mapping); one that never started
 		 * leaves nothing to wait for. */
 		struct tally_exit ex;
@@ -699,7 +709,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	s->timed_out = false;
 	s->held_from_start = o->start_disabled;
 	if (o->start_disabled && control_switch(s, false) < 0) {
-		fprintf(stderr, "tally stat: -D -1: %s\n", tally_counter_last_error(s->counter));
+		say_failure("-D -1: ", tally_counter_last_error(s->counter));
 		tally_counter_close(s->counter);
 		return EXIT_FAILED;
 	}
@@ -712,7 +722,7 @@ static int count_once(struct stat_session *s, unsigned run)
 		/* The counter's reset begins a new window (counts and enabled/running times from zero), which
 		 * is what perf's -D gives by enabling the events only now. */
 		if (tally_counter_reset(s->counter) < 0) {
-			fprintf(stderr, "tally stat: -D: %s\n", tally_counter_last_error(s->counter));
+			say_failure("-D: ", tally_counter_last_error(s->counter));
 			tally_counter_close(s->counter);
 			return EXIT_FAILED;
 		}
@@ -734,7 +744,7 @@ static int count_once(struct stat_session *s, unsigned run)
 	if (err == 0)
 		err = readings_take(&s->rd);
 	if (err < 0) {
-		fprintf(stderr, "tally stat: reading the counters failed: %s\n", tally_counter_last_error(s->counter));
+		say_failure("reading the counters failed: ", tally_counter_last_error(s->counter));
 		tally_counter_close(s->counter);
 		return EXIT_FAILED;
 	}
@@ -969,7 +979,7 @@ static int describe_rank(struct stat_session *s)
 	if (len == 0 && s->opt.output)
 		len = tally_path_expand(s->opt.output, s->output, sizeof(s->output));
 	if (len < 0) {
-		fprintf(stderr, "tally stat: %s\n", tally_last_error());
+		say_failure("", tally_last_error());
 		return len;
 	}
 	if ((size_t)len >= sizeof(s->output)) {
@@ -1125,7 +1135,7 @@ static int prepare(struct stat_session *s)
 	 * count, the machine of a JSON report): the library reads of them what a spec needs, and nothing of
 	 * sysfs for one of software events. */
 	if ((!o->events || o->json || o->detailed || o->cputype) && tally_pmus_load(NULL, &s->pmus) < 0) {
-		fprintf(stderr, "tally stat: %s\n", tally_last_error());
+		say_failure("", tally_last_error());
 		return EXIT_FAILED;
 	}
 	status = check_each_spec(s);
