@@ -54,7 +54,8 @@ struct event {
 	bool has_bases;              /* a leader's: some count of its group was not zero at the window's start
 	                              * (what exited children added), so reads subtract counter->bases */
 	bool contiguous;             /* a leader's: its group's members are events leader .. leader + size - 1,
-	                              * so tally_counter_read_values reads them straight into its values */
+	                              * so tally_counter_read_values reads them straight into its values
+	                              * (and a lean raw layout counts them in place: tly_raw_group.first) */
 	/* In the order of their fields of struct tally_result, so that a result copies them in a few moves
 	 * (counter_read.c checks it). */
 	int error;                   /* not supported: the open's code */

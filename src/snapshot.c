@@ -277,11 +277,8 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 		              ev->group_entry_size == sizeof(struct tly_group_entry) &&
 		              ev->read_size == sizeof(uint64_t) * (3 + 2 * size);
 		memcpy(l.order + c->plan.first[g], m, size * sizeof(*m));
-		bool side_by_side = true;
-		for (size_t k = 1; k < size; k++)
-			side_by_side &= m[k] == m[0] + k;
 		l.groups[g] = (struct tly_raw_group){
-			.first = side_by_side ? m[0] : SIZE_MAX,
+			.first = leader->contiguous ? m[0] : SIZE_MAX,
 			.leader = leader, .members = l.order + c->plan.first[g], .at = l.size, .nr = size,
 			.fd = direct ? ev->grid.fd[0] : -1, .bytes = ev->read_size, .ids = ev->group_ids,
 			.window = leader->window,

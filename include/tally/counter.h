@@ -36,8 +36,9 @@
  * distinct counters may be used concurrently. tally_counter_new touches nothing shared and is thread-safe.
  * tally_counter_last_error, _note, _count, _name, _events, _parts, _cgroup_results, _sum_origins and _pid
  * only read the handle: they may run concurrently with each other, not with the calls that change it
- * (open, start, stop, reset, read, snapshot, wait, wait_tasks, close, free). A counter opened on one thread and read on
- * another reads through read(2): only the opening thread reads from user space.
+ * (open, start, stop, resume, reset, read, read_values, snapshot, wait, wait_tasks, close, free). A counter
+ * opened on one thread and read on another reads through read(2): only the opening thread reads from user
+ * space.
  */
 #ifndef TALLY_COUNTER_H
 #define TALLY_COUNTER_H
