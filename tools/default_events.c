@@ -21,15 +21,13 @@ const char *default_events_detailed(unsigned level)
 	/* Each level is the one before with its own set appended, in perf's order. Outside braces, as perf
 	 * adds them: the counter packs them as any events of one PMU, and one the PMU lacks leaves its group
 	 * while the others count. */
-	static const char *const specs[] = {
-		NULL,
-		"L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses",
-		"L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses,"
-		"L1-icache-loads,L1-icache-load-misses,dTLB-loads,dTLB-load-misses,iTLB-loads,iTLB-load-misses",
-		"L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses,"
-		"L1-icache-loads,L1-icache-load-misses,dTLB-loads,dTLB-load-misses,iTLB-loads,iTLB-load-misses,"
-		"L1-dcache-prefetches,L1-dcache-prefetch-misses",
-	};
+#define LEVEL1 "L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses"
+#define LEVEL2 LEVEL1 ",L1-icache-loads,L1-icache-load-misses,dTLB-loads,dTLB-load-misses,iTLB-loads,iTLB-load-misses"
+#define LEVEL3 LEVEL2 ",L1-dcache-prefetches,L1-dcache-prefetch-misses"
+	static const char *const specs[] = { NULL, LEVEL1, LEVEL2, LEVEL3 };
+#undef LEVEL1
+#undef LEVEL2
+#undef LEVEL3
 	return specs[level < sizeof(specs) / sizeof(specs[0]) ? level : 0];
 }
 
