@@ -1221,8 +1221,8 @@ static void fast_read_cost(void)
 	      values[1] > -0.5 && values[1] < 0.5);
 	/* The user instructions are deterministic under -icount (the same binary counts the same every boot),
 	 * so their ratios to the minimal reader are held, as ceilings that a change making the lean paths of
-	 * counter_read.c take the general one again would break. tally_counter_read_values: 170 against 180,
-	 * 0.944x, the issue's goal of 1.10x met (239, 1.31x, before the pass was unrolled for groups of up
+	 * counter_read.c take the general one again would break. tally_counter_read_values: 169 against 180,
+	 * 0.939x, the issue's goal of 1.10x met (239, 1.31x, before the pass was unrolled for groups of up
 	 * to 4, took one fence for its locks and the leader's capability for the group, read the registers
 	 * through one out-of-line table, and the counter kept a plan of its groups, tly_counter_lean_refresh):
 	 * the group's times are taken once, and not extrapolated at all, where the minimal reader extrapolates
