@@ -625,22 +625,38 @@ static long child_execve(const char *path, char *const argv[], char *const envp[
 	return err ? -err : tly_sys_real.child_execve(path, argv, envp);
 }
 
-/* Every call the held child makes fails in turn (its wait for the release, each signal reset, the pinning,
- * the mask, the exec) with EPERM, EINVAL and EINTR: the start reports each (naming its error; the command
- * exits with 127) except an interrupted wait, which is retried; nothing leaks, no child is left. */
-static void every_child_call_fails_in_turn(void)
+/* The shared page of the child's armed failure, and every child call through its wrapper (each fails only
+ * when armed); false when the page cannot be mapped. */
+static bool child_faults_install(void)
 {
 	child_faults = mmap(NULL, sizeof(*child_faults), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	CHECK(child_faults != MAP_FAILED);
 	if (child_faults == MAP_FAILED)
-		return;
-	struct tly_sys table = tly_sys_real;
+		return false;
+	static struct tly_sys table; /* tly_sys_replace keeps the pointer */
+	table = tly_sys_real;
 	table.child_recv = child_recv;
 	table.child_signal = child_signal;
 	table.child_pin = child_pin;
 	table.child_unblock = child_unblock;
 	table.child_execve = child_execve;
 	tly_sys_replace(&table);
+	return true;
+}
+
+static void child_faults_remove(void)
+{
+	tly_sys_replace(NULL);
+	munmap(child_faults, sizeof(*child_faults));
+}
+
+/* Every call the held child makes fails in turn (its wait for the release, each signal reset, the pinning,
+ * the mask, the exec) with EPERM, EINVAL and EINTR: the start reports each (naming its error; the command
+ * exits with 127) except an interrupted wait, which is retried; nothing leaks, no child is left. */
+static void every_child_call_fails_in_turn(void)
+{
+	if (!child_faults_install())
+		return;
 
 	char *argv[] = { "/bin/sh", "-c", "exit 0", NULL };
 	/* SIGQUIT asked to start ignored: the child's sigaction sweep covers SIG_IGN as well as SIG_DFL. */
@@ -694,9 +710,8 @@ static void every_child_call_fails_in_turn(void)
 				runs++;
 				per_call[call]++;
 			}
-	tly_sys_replace(NULL);
 	tally_counter_free(c);
-	munmap(child_faults, sizeof(*child_faults));
+	child_faults_remove();
 	printf("  %u injected failures on the child's side\n", runs);
 	for (int call = 0; call < CHILD_NR_CALLS; call++) {
 		if (!per_call[call])
@@ -710,13 +725,8 @@ static void every_child_call_fails_in_turn(void)
  * launched child is gone (Broken pipe)" where EPERM was due, when the child was faster than the parent). */
 static void a_child_gone_before_the_release_says_why(void)
 {
-	child_faults = mmap(NULL, sizeof(*child_faults), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	CHECK(child_faults != MAP_FAILED);
-	if (child_faults == MAP_FAILED)
+	if (!child_faults_install())
 		return;
-	struct tly_sys table = tly_sys_real;
-	table.child_recv = child_recv;
-	tly_sys_replace(&table);
 	*child_faults = (struct child_faults){ .call = CHILD_RECV, .nth = 1, .err = EPERM, .hold = true };
 	char *argv[] = { "/bin/sh", "-c", "exit 0", NULL };
 	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_COMMAND, .argv = argv);
@@ -732,8 +742,7 @@ static void a_child_gone_before_the_release_says_why(void)
 	CHECK_INT(tally_counter_wait(c, &ex, sizeof(ex)), 0);
 	CHECK_INT(ex.code, 127);
 	tally_counter_free(c);
-	tly_sys_replace(NULL);
-	munmap(child_faults, sizeof(*child_faults));
+	child_faults_remove();
 }
 
 /* open -> start -> wait -> read of a command target; 0 or the first failure. */
