@@ -18,8 +18,10 @@ _Static_assert(sizeof(struct tally_exit) == TLY_EXIT_SZ_V1, "tally_exit grew: se
 
 /* Reads group g at every (cpu, thread) with one read(2) each, decoded in place into its events' counts,
  * and the times of its windows. Notes in the leader whether the group was enabled in its window but
- * never ran, and then sets *any_idle. */
-static inline __attribute__((always_inline)) int read_group(tally_counter *c, size_t g, bool *any_idle)
+ * never ran, and then sets *any_idle; sets *counted_anew where its events' number of readings changed
+ * (the first read after an open), for one tly_counter_lean_refresh after every group is read. */
+static inline __attribute__((always_inline)) int read_group(tally_counter *c, size_t g, bool *any_idle,
+                                                            bool *counted_anew)
 {
 	const size_t *m = tly_plan_members(&c->plan, g);
 	struct event *leader = &c->ev[m[0]];
@@ -38,7 +40,7 @@ static inline __attribute__((always_inline)) int read_group(tally_counter *c, si
 	if (leader->nr_counts != slots) {
 		for (size_t k = 0; k < size; k++)
 			c->ev[m[k]].nr_counts = slots;
-		tly_counter_lean_refresh(c);
+		*counted_anew = true;
 	}
 	leader->idle_enabled = running == 0 ? enabled : 0;
 	*any_idle |= leader->idle_enabled != 0;
@@ -119,12 +121,15 @@ static int finish_read(tally_counter *c, void *results, size_t count, size_t ele
 static inline __attribute__((always_inline)) int read_groups(tally_counter *c, void *results, size_t count,
                                                              size_t elem_sz)
 {
-	bool any_idle = false;
-	for (size_t g = 0; g < c->plan.nr_groups; g++) {
-		int err = read_group(c, g, &any_idle);
-		if (err)
-			return tly_counter_fail(c, tly_counter_explain_group_failure(c, g, err));
-	}
+	bool any_idle = false, counted_anew = false;
+	int err = 0;
+	size_t g;
+	for (g = 0; g < c->plan.nr_groups && !err; g++)
+		err = read_group(c, g, &any_idle, &counted_anew);
+	if (__builtin_expect(counted_anew, 0))
+		tly_counter_lean_refresh(c);
+	if (err)
+		return tly_counter_fail(c, tly_counter_explain_group_failure(c, g - 1, err));
 	for (size_t i = 0; i < count; i++)
 		fill_result(&c->ev[i], tly_out_at(results, i, elem_sz));
 	if (elem_sz > sizeof(struct tally_result) || any_idle)
@@ -139,7 +144,10 @@ static __attribute__((noinline)) int read_user_rest(tally_counter *c, size_t g0,
                                                     size_t count, size_t elem_sz)
 {
 	bool any_idle = false; /* the groups before g0 ran all their window */
-	for (size_t g = g0; g < c->plan.nr_groups; g++) {
+	bool counted_anew = false;
+	int err = 0;
+	size_t g;
+	for (g = g0; g < c->plan.nr_groups && !err; g++) {
 		const size_t *m = tly_plan_members(&c->plan, g);
 		struct event *leader = &c->ev[m[0]];
 		size_t size = tly_plan_size(&c->plan, g);
@@ -147,20 +155,22 @@ static __attribute__((noinline)) int read_user_rest(tally_counter *c, size_t g0,
 			if (leader->nr_counts != 1) {
 				for (size_t k = 0; k < size; k++)
 					c->ev[m[k]].nr_counts = 1;
-				tly_counter_lean_refresh(c);
+				counted_anew = true;
 			}
 			const struct tly_window *w = leader->window;
 			leader->idle_enabled = w->running == 0 ? w->enabled : 0;
 			any_idle |= leader->idle_enabled != 0;
-		} else {
-			int err = read_group(c, g, &any_idle);
-			if (err)
-				return tly_counter_fail(c, tly_counter_explain_group_failure(c, g, err));
+		} else if ((err = read_group(c, g, &any_idle, &counted_anew)) != 0) {
+			continue;
 		}
 		for (size_t k = 0; k < size; k++)
 			if (m[k] < count)
 				fill_result(&c->ev[m[k]], tly_out_at(results, m[k], elem_sz));
 	}
+	if (counted_anew)
+		tly_counter_lean_refresh(c);
+	if (err)
+		return tly_counter_fail(c, tly_counter_explain_group_failure(c, g - 1, err));
 	if (elem_sz > sizeof(struct tally_result) || any_idle)
 		return finish_read(c, results, count, elem_sz, any_idle);
 	return (int)count;
