@@ -56,13 +56,17 @@ struct event {
 	bool contiguous;             /* a leader's: its group's members are events leader .. leader + size - 1,
 	                              * so tally_counter_read_values reads them straight into its values
 	                              * (and a lean raw layout counts them in place: tly_raw_group.first) */
-	/* In the order of their fields of struct tally_result, so that a result copies them in a few moves
-	 * (counter_read.c checks it). */
-	int error;                   /* not supported: the open's code */
-	int group;                   /* the leader's event index */
-	unsigned origin;
-	bool user_only;
-	bool has_note;               /* note is not empty; kept apart so that reads never touch the text */
+	/* Laid out as the fields of its struct tally_result from `status` to the result's end, so that an
+	 * exact result copies them whole in three moves (counter_read.c checks the layout). */
+	struct {
+		_Alignas(8) enum tally_status exact; /* TALLY_STATUS_EXACT (0): never written */
+		int error;                   /* not supported: the open's code */
+		int group;                   /* the leader's event index */
+		unsigned origin;
+		bool user_only;
+		bool has_note;               /* note is not empty; kept apart so that reads never touch the text */
+		uint8_t result_padding[6];   /* zero: never written */
+	};
 	enum tally_read_reason read_reason; /* why its group is not read from user space (NONE: it is) */
 	enum tally_read_reason own_reason;  /* what of that the event itself decides, from the open on */
 	char *note;                  /* NOTE_MAX bytes in counter->notes */
@@ -85,14 +89,23 @@ struct event {
 	bool weak;                   /* its {...} group is weak (:W): tally may split it */
 };
 
-/* One group as tally_counter_read_values' lean path reads it (counter_user.c keeps them true). */
+/* One group as the lean paths of tally_counter_read and tally_counter_read_values read it (counter_user.c
+ * keeps them true). */
 struct tly_lean_group {
+	/* The thread whose reads take the lean path: its user group's owner where that path may read it now
+	 * (not topdown, members side by side, no bases, read once since it opened, so that its results have
+	 * their one part), else TLY_NO_READER: one comparison with the reading thread's token decides both. */
+	uint64_t reader;
 	struct tly_user_group *user;
 	size_t first;       /* its leader's event index: its members' values lie side by side from there */
 	uint64_t start_gap; /* enabled - running at its window's start: a read that finds the same ran it all */
-	bool ok;            /* the lean path may read it now: not topdown, members side by side, no bases,
-	                     * read once since it opened (its results have their one part) */
+	uint64_t start_running;
+	struct tally_count *counts; /* its leader's readings, where tally_counter_read reads it to */
+	struct tly_window *window;  /* its leader's */
 };
+
+/* No thread's token (they count up from 1, user_group.h), not even a forked child's 0. */
+#define TLY_NO_READER UINT64_MAX
 
 struct tally_counter {
 	tally_events *events;
@@ -122,9 +135,10 @@ struct tally_counter {
 	uint64_t epochs;              /* windows begun so far, over every open: numbers each new one */
 	size_t user_groups;           /* open groups read from user space (TLY_READ_USER): when that is every
 	                               * group and every event is in one, reads take counter_read.c's lean path */
-	/* tally_counter_read_values' lean path: every group (nr_lean of them, lean has room for nr) where each
-	 * is read from user space and every event is in one, else nr_lean is 0 (tly_counter_lean_refresh). */
-	struct tly_lean_group *lean;
+	/* The lean paths of tally_counter_read and _read_values: every group (nr_lean of them, up to lean_end;
+	 * lean has room for nr) where each is read from user space and every event is in one, else nr_lean is
+	 * 0 (tly_counter_lean_refresh). */
+	struct tly_lean_group *lean, *lean_end;
 	size_t nr_lean;
 	struct tly_facts_cache facts; /* for explaining failures: probed once per open, at the first one */
 	/* tally_counter_plan's, made at its first call: the plan every open starts from, and each planned

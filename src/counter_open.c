@@ -325,7 +325,7 @@ static void close_events(tally_counter *c)
 	free(c->bases);
 	free(c->value_results);
 	free(c->lean);
-	c->lean = NULL;
+	c->lean = c->lean_end = NULL;
 	c->nr_lean = 0;
 	c->counts = NULL;
 	c->windows = NULL;

@@ -68,31 +68,37 @@ static inline __attribute__((always_inline)) void fill_result(const struct event
 	memset((char *)r + TLY_KNOWN_SIZE(tally_result), 0, sizeof(*r) - TLY_KNOWN_SIZE(tally_result));
 }
 
-/* fill_exact copies these as they lie in the event: error, group and origin, then the two flags. */
-#define TLY_SAME_GAP(a, b)                                                                                 \
-	(offsetof(struct event, b) - offsetof(struct event, a) ==                                          \
-	 offsetof(struct tally_result, b) - offsetof(struct tally_result, a))
-_Static_assert(TLY_SAME_GAP(error, group) && TLY_SAME_GAP(error, origin) && TLY_SAME_GAP(user_only, has_note) &&
-	               offsetof(struct tally_result, has_note) + 1 == TLY_KNOWN_SIZE(tally_result) &&
-	               sizeof(struct tally_result) - offsetof(struct tally_result, user_only) == 8,
+/* fill_exact copies the event's fields from `exact` on as the result's from `status` on. */
+#define TLY_SAME_PLACE(e, r)                                                                               \
+	(offsetof(struct event, e) - offsetof(struct event, exact) ==                                        \
+	 offsetof(struct tally_result, r) - offsetof(struct tally_result, status))
+_Static_assert(TLY_SAME_PLACE(error, error) && TLY_SAME_PLACE(group, group) && TLY_SAME_PLACE(origin, origin) &&
+	               TLY_SAME_PLACE(user_only, user_only) && TLY_SAME_PLACE(has_note, has_note) &&
+	               offsetof(struct event, result_padding) - offsetof(struct event, exact) ==
+	                       TLY_KNOWN_SIZE(tally_result) - offsetof(struct tally_result, status) &&
+	               offsetof(struct event, result_padding) + sizeof(((struct event *)0)->result_padding) -
+	                               offsetof(struct event, exact) ==
+	                       sizeof(struct tally_result) - offsetof(struct tally_result, status) &&
+	               offsetof(struct tally_result, has_note) + 1 == TLY_KNOWN_SIZE(tally_result),
                "struct event's result fields are laid out as struct tally_result's");
 
 /* The result of an event that ran all its window in one part: fill_result's common case, without the
- * decisions made once for its group (supported, one part, ran all the window). The event's fields are
- * copied as they lie, the two flags with the padding after them as one zero-extended word. */
+ * decisions made once for its group (supported, one part, ran all the window). The event's fields from
+ * its status on are copied as they lie, with the zeros after them. */
 static inline __attribute__((always_inline)) void fill_exact(const struct event *restrict e, uint64_t value,
                                                              uint64_t time, struct tally_result *restrict r)
 {
-	r->value = r->scaled = value;
-	r->enabled = r->running = time;
-	r->ratio = 1.0;
+	/* The ratio 1.0 by its bits, so that it is stored in a pair with nr_parts, as each field is with
+	 * its neighbour. */
+	const uint64_t one = 0x3ff0000000000000; /* 1.0 in IEEE 754 binary64 */
+	_Static_assert(sizeof(double) == sizeof(one), "double is binary64");
+	r->value = value;
+	r->enabled = time;
+	r->running = time;
+	r->scaled = value;
+	memcpy(&r->ratio, &one, sizeof(one));
 	r->nr_parts = 1;
-	r->status = TALLY_STATUS_EXACT;
-	memcpy(&r->error, &e->error, offsetof(struct tally_result, origin) + sizeof(r->origin) -
-	                                     offsetof(struct tally_result, error));
-	uint64_t flags = 0;
-	memcpy(&flags, &e->user_only, 2);
-	memcpy(&r->user_only, &flags, sizeof(flags));
+	memcpy(&r->status, &e->exact, sizeof(*r) - offsetof(struct tally_result, status));
 }
 
 /* After the results: zero what a newer caller's larger elements have past the fields this library knows,
@@ -137,79 +143,114 @@ static inline __attribute__((always_inline)) int read_groups(tally_counter *c, v
 	return (int)count;
 }
 
-/* read_user_groups' way out for what it does not decide itself: groups g0 on, group g0 already read into
- * its counts and window when `read`, with every result of groups g0 on filled as read_groups fills them.
- * Out of line, so that the lean path makes no call and keeps its values in registers. */
-static __attribute__((noinline)) int read_user_rest(tally_counter *c, size_t g0, bool read, void *results,
-                                                    size_t count, size_t elem_sz)
+/* The lean path's way out for what it does not decide itself: groups g0 on, group g0 already read into
+ * its counts and window when `read`, with every result of the groups before g0 filled, each of which ran
+ * all its window. Out of line, so that the lean path makes no call and keeps its values in registers. */
+static __attribute__((noinline)) int read_lean_rest(tally_counter *c, size_t g0, bool read,
+                                                    struct tally_result *results)
 {
-	bool any_idle = false; /* the groups before g0 ran all their window */
-	bool counted_anew = false;
+	bool any_idle = false, counted_anew = false;
 	int err = 0;
 	size_t g;
+	/* The groups before g0 ran: no idle time of an earlier read may split them in finish_read. */
+	for (g = 0; g < g0; g++)
+		c->ev[tly_plan_members(&c->plan, g)[0]].idle_enabled = 0;
 	for (g = g0; g < c->plan.nr_groups && !err; g++) {
 		const size_t *m = tly_plan_members(&c->plan, g);
 		struct event *leader = &c->ev[m[0]];
-		size_t size = tly_plan_size(&c->plan, g);
 		if (g == g0 && read) {
-			if (leader->nr_counts != 1) {
-				for (size_t k = 0; k < size; k++)
-					c->ev[m[k]].nr_counts = 1;
-				counted_anew = true;
-			}
 			const struct tly_window *w = leader->window;
 			leader->idle_enabled = w->running == 0 ? w->enabled : 0;
 			any_idle |= leader->idle_enabled != 0;
 		} else if ((err = read_group(c, g, &any_idle, &counted_anew)) != 0) {
 			continue;
 		}
-		for (size_t k = 0; k < size; k++)
-			if (m[k] < count)
-				fill_result(&c->ev[m[k]], tly_out_at(results, m[k], elem_sz));
+		for (size_t k = 0; k < tly_plan_size(&c->plan, g); k++)
+			fill_result(&c->ev[m[k]], &results[m[k]]);
 	}
 	if (counted_anew)
 		tly_counter_lean_refresh(c);
 	if (err)
 		return tly_counter_fail(c, tly_counter_explain_group_failure(c, g - 1, err));
-	if (elem_sz > sizeof(struct tally_result) || any_idle)
-		return finish_read(c, results, count, elem_sz, any_idle);
-	return (int)count;
+	if (any_idle)
+		return finish_read(c, results, c->nr, sizeof(*results), any_idle);
+	return (int)c->nr;
 }
 
-/* The read of a counter whose every event is in a group read from user space (c->user_groups): group by
- * group, the read and then its members' results. A group's members share its times (one slot, one
- * window), so whether they ran all the window, the one decision between the exact result and scaling,
- * is made once per group. Anything else (bases to subtract, another thread, a member off its counter,
- * a multiplexed or idle group, the first read after an open) goes to read_user_rest from that group on. */
-static inline __attribute__((always_inline)) int read_user_groups(tally_counter *c, void *results, size_t count,
-                                                                   size_t elem_sz)
+/* How a group of the lean path went. */
+enum lean_outcome {
+	LEAN_EXACT,    /* read from user space, ran all its window: its results are written */
+	LEAN_NOT_READ, /* not read (another thread, a member off its counter...) */
+	LEAN_READ,     /* read into its counts and window, but did not run all the window */
+};
+
+/* One group of the lean path, of n members (a constant where inlined: its read is then straight-line
+ * code): read from user space into its leader's counts, its window's times made of the group's, and
+ * where it ran all its window (enabled and running grew alike since the window's start, and by
+ * something), its members' exact results written. */
+static inline __attribute__((always_inline)) enum lean_outcome
+read_lean_group(const struct tly_lean_group *lg, uint64_t token, const struct event *ev,
+                struct tally_result *results, size_t n)
 {
-	for (size_t g = 0; g < c->plan.nr_groups; g++) {
-		const size_t *m = tly_plan_members(&c->plan, g);
-		struct event *leader = &c->ev[m[0]];
-		uint64_t enabled, running;
-		if (leader->has_bases || !tly_user_group_read_values(leader->user, leader->counts, &enabled, &running))
-			return read_user_rest(c, g, false, results, count, elem_sz);
-		struct tly_window *w = leader->window;
-		enabled = w->enabled = tly_window_since(enabled, w->start_enabled);
-		running = w->running = tly_window_since(running, w->start_running);
-		if (running != enabled || !running || leader->nr_counts != 1)
-			return read_user_rest(c, g, true, results, count, elem_sz);
-		leader->idle_enabled = 0;
-		for (size_t k = 0; k < leader->stride; k++)
-			if (m[k] < count)
-				fill_exact(&c->ev[m[k]], leader->counts[k].value, running, tly_out_at(results, m[k], elem_sz));
+	struct tly_user_group *u = lg->user;
+	uint64_t enabled, running, now;
+	if (token != lg->reader ||
+	    !tly_user_group_read_plain(u, n, &lg->counts->value, sizeof(*lg->counts) / sizeof(lg->counts->value), true, 1,
+	                               &enabled, &running, &now))
+		return LEAN_NOT_READ;
+	struct tly_window *w = lg->window;
+	if (__builtin_expect(enabled - running != lg->start_gap || running <= lg->start_running, 0)) {
+		w->enabled = tly_window_since(enabled, w->start_enabled);
+		w->running = tly_window_since(running, w->start_running);
+		return LEAN_READ;
 	}
-	if (elem_sz > sizeof(struct tally_result))
-		return finish_read(c, results, count, elem_sz, false);
-	return (int)count;
+	uint64_t time = running - lg->start_running;
+	w->enabled = time;
+	w->running = time;
+	const struct event *e = ev + lg->first;
+	struct tally_result *r = results + lg->first;
+	const struct tally_count *counts = lg->counts;
+#pragma GCC unroll 4
+	for (size_t k = 0; k < n; k++)
+		fill_exact(&e[k], counts[k].value, time, &r[k]);
+	return LEAN_EXACT;
 }
 
-/* read_groups for a counter with groups of both kinds, out of the way of the lean path's registers. */
-static __attribute__((noinline)) int read_groups_out_of_line(tally_counter *c, void *results, size_t count,
-                                                             size_t elem_sz)
+/* The lean path of tally_counter_read, over the groups as tly_counter_lean_refresh laid them out (every
+ * group read from user space, every event in one, none topdown), for a caller that takes every result in
+ * this version's elements: group by group, the read and then its members' results. A group's members
+ * share its times (one slot, one window), so whether they ran all the window, the one decision between
+ * the exact result and scaling, is made once per group. Anything else (bases to subtract, another
+ * thread, a member off its counter, a multiplexed or idle group, the first read after an open) goes to
+ * read_lean_rest from that group on. */
+static inline __attribute__((always_inline)) int read_lean(tally_counter *c, struct tally_result *results)
 {
-	return read_groups(c, results, count, elem_sz);
+	uint64_t token = tly_thread_token;
+	const struct event *ev = c->ev;
+	for (const struct tly_lean_group *lg = c->lean, *end = c->lean_end; lg < end; lg++) {
+		enum lean_outcome got;
+		/* 4 first: the default events of a region set, and a usual group. */
+		size_t n = lg->user->n;
+		if (n == 4) {
+			got = read_lean_group(lg, token, ev, results, 4);
+		} else switch (n) {
+		case 1:
+			got = read_lean_group(lg, token, ev, results, 1);
+			break;
+		case 2:
+			got = read_lean_group(lg, token, ev, results, 2);
+			break;
+		case 3:
+			got = read_lean_group(lg, token, ev, results, 3);
+			break;
+		default:
+			got = read_lean_group(lg, token, ev, results, n);
+			break;
+		}
+		if (__builtin_expect(got != LEAN_EXACT, 0))
+			return read_lean_rest(c, (size_t)(lg - c->lean), got == LEAN_READ, results);
+	}
+	return (int)c->nr;
 }
 
 /* tally_counter_read's checks: 0, or the failure. */
@@ -225,22 +266,9 @@ static inline __attribute__((always_inline)) int check_read(tally_counter *c, co
 	return 0;
 }
 
-/* tally_counter_read of a counter with a group read from user space: the lean path when they all are. */
-static __attribute__((noinline)) int read_with_user_groups(tally_counter *c, struct tally_result *results, size_t n,
-                                                           size_t elem_sz)
-{
-	int err = check_read(c, results, n, elem_sz);
-	if (err)
-		return err;
-	size_t count = n < c->nr ? n : c->nr;
-	if (c->user_groups == c->plan.nr_groups && c->plan.nr == c->nr)
-		return read_user_groups(c, results, count, elem_sz);
-	return read_groups_out_of_line(c, results, count, elem_sz);
-}
-
-/* tally_counter_read of a counter read with read(2) only. */
-static __attribute__((noinline)) int read_without_user_groups(tally_counter *c, struct tally_result *results,
-                                                              size_t n, size_t elem_sz)
+/* tally_counter_read's general path: its checks, then every group read and every result. */
+static __attribute__((noinline)) int read_checked(tally_counter *c, struct tally_result *results, size_t n,
+                                                  size_t elem_sz)
 {
 	int err = check_read(c, results, n, elem_sz);
 	if (err)
@@ -248,16 +276,18 @@ static __attribute__((noinline)) int read_without_user_groups(tally_counter *c, 
 	return read_groups(c, results, n < c->nr ? n : c->nr, elem_sz);
 }
 
-/* Each kind in its own function, so that neither pays for the other's registers. */
+/* The lean path where it applies (a lean plan, room for every result in this version's elements), the
+ * general one for everything else, its own errors included. */
 int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n, size_t elem_sz)
 {
-	if (c && c->user_groups)
-		return read_with_user_groups(c, results, n, elem_sz);
-	return read_without_user_groups(c, results, n, elem_sz);
+	if (__builtin_expect(elem_sz != sizeof(*results), 0) || __builtin_expect(!results, 0) ||
+	    __builtin_expect(!c, 0) || __builtin_expect(!c->nr_lean, 0) || __builtin_expect(n < c->nr, 0))
+		return read_checked(c, results, n, elem_sz);
+	return read_lean(c, results);
 }
 
 /* tally_counter_read_values' way for what its lean path does not read: tally_counter_read into the
- * counter's results, their scaled values copied. Out of line, as read_user_rest. */
+ * counter's results, their scaled values copied. Out of line, as read_lean_rest. */
 static __attribute__((noinline)) int read_values_through_results(tally_counter *c, uint64_t *values, size_t n)
 {
 	int got = tally_counter_read(c, c->value_results, n < c->nr ? n : c->nr, sizeof(*c->value_results));
@@ -276,7 +306,7 @@ static __attribute__((noinline)) int read_values_checked(tally_counter *c, uint6
 	return read_values_through_results(c, values, n);
 }
 
-/* The lean path of read_user_groups without results, over the groups as tly_counter_lean_refresh laid
+/* The lean path of tally_counter_read without results, over the groups as tly_counter_lean_refresh laid
  * them out (c->nr_lean: every group read from user space, every event in one, none topdown): each group
  * read from user space straight into values (its members side by side there) by its opening thread, and
  * where each ran all its window, the values are the results' scaled values already. It ran all its
@@ -291,10 +321,11 @@ int tally_counter_read_values(tally_counter *c, uint64_t *values, size_t n)
 	if (__builtin_expect(!c || !c->nr_lean || n < c->nr || !values, 0))
 		return read_values_checked(c, values, n);
 	uint64_t token = tly_thread_token;
-	for (const struct tly_lean_group *lg = c->lean, *end = lg + c->nr_lean; lg < end; lg++) {
+	for (const struct tly_lean_group *lg = c->lean, *end = c->lean_end; lg < end; lg++) {
 		uint64_t enabled, running, now;
-		bool read = lg->ok && token == lg->user->owner &&
-		            tly_user_group_read_plain(lg->user, values + lg->first, 1, false, &enabled, &running, &now);
+		bool read = token == lg->reader &&
+		            tly_user_group_read_plain(lg->user, lg->user->n, values + lg->first, 1, false, 1, &enabled, &running,
+	                                      &now);
 		if (!read || enabled - running != lg->start_gap) {
 			/* The read through results reads every group again, and counts each read once. */
 			for (const struct tly_lean_group *done = c->lean; done < lg + read; done++)

@@ -139,19 +139,24 @@ void tly_counter_user_drop(tally_counter *c, size_t g)
 void tly_counter_lean_refresh(tally_counter *c)
 {
 	c->nr_lean = 0;
+	c->lean_end = c->lean;
 	if (!c->lean || !c->user_groups || c->user_groups != c->plan.nr_groups || c->plan.nr != c->nr)
 		return;
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
 		const size_t *m = tly_plan_members(&c->plan, g);
 		const struct event *leader = &c->ev[m[0]];
 		const struct tly_window *w = leader->window;
-		c->lean[g] = (struct tly_lean_group){ .user = leader->user,
+		bool ok = leader->contiguous && !leader->user->td && !leader->has_bases && leader->nr_counts == 1;
+		c->lean[g] = (struct tly_lean_group){ .reader = ok ? leader->user->owner : TLY_NO_READER,
+			                              .user = leader->user,
 			                              .first = m[0],
 			                              .start_gap = w->start_enabled - w->start_running,
-			                              .ok = leader->contiguous && !leader->user->td && !leader->has_bases &&
-			                                    leader->nr_counts == 1 };
+			                              .start_running = w->start_running,
+			                              .counts = leader->counts,
+			                              .window = leader->window };
 	}
 	c->nr_lean = c->plan.nr_groups;
+	c->lean_end = c->lean + c->nr_lean;
 }
 
 int tally_counter_read_info(const tally_counter *c, size_t i, struct tally_read_info *info)

@@ -52,7 +52,7 @@ enum tly_user_outcome {
 	TLY_USER_NOT_ON_COUNTER, /* a member's index is 0 (or one this architecture cannot read) */
 	TLY_USER_NO_RDPMC,       /* a member's cap_user_rdpmc is 0 */
 	TLY_USER_NO_TIME,        /* the leader's page has no cap_user_time: its times cannot be extrapolated */
-	TLY_USER_BUSY,           /* the pages changed during every one of TLY_USER_TRIES passes */
+	TLY_USER_BUSY,           /* the pages changed during every one of its passes */
 };
 
 typedef uint64_t (*tly_read_pmc_fn)(uint32_t index);
@@ -62,8 +62,16 @@ typedef uint64_t (*tly_read_clock_fn)(void);
  * number is implementation-defined in C11; GCC and Clang define it as arithmetic. */
 static inline int64_t tly_sign_extend(uint64_t v, unsigned width)
 {
+#if defined(__aarch64__)
+	/* lsl and asr by a register shift by its value modulo 64, so -width is the shift 64 - width as it
+	 * is: three instructions where C's shifts, defined below 64 only, take a mask more. */
+	uint64_t shift, r;
+	__asm__("neg %w1, %w3\n\tlsl %0, %2, %1\n\tasr %0, %0, %1" : "=&r"(r), "=&r"(shift) : "r"(v), "r"(width));
+	return (int64_t)r;
+#else
 	unsigned shift = (64 - width) & 63;
 	return (int64_t)(v << shift) >> shift;
+#endif
 }
 
 /* The clock reading cyc in nanoseconds by the page's time_mult and time_shift: the uapi header's formula,
@@ -72,7 +80,7 @@ static inline int64_t tly_sign_extend(uint64_t v, unsigned width)
 static inline uint64_t tly_page_clock_ns(uint64_t cyc, uint32_t time_mult, unsigned time_shift)
 {
 	unsigned shift = time_shift & 63;
-	uint64_t quot = cyc >> shift, rem = cyc & (((uint64_t)1 << shift) - 1);
+	uint64_t quot = cyc >> shift, rem = cyc - (quot << shift);
 	return quot * time_mult + ((rem * time_mult) >> shift);
 }
 
@@ -106,10 +114,15 @@ static inline uint64_t tly_page_short_cycles(uint64_t cyc, uint64_t time_cycles,
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_pmc_fn read_pmc,
                    tly_read_clock_fn read_clock, uint32_t max_index, uint64_t *values, size_t stride, bool times,
-                   uint64_t *enabled, uint64_t *running, uint64_t *now)
+                   unsigned tries, uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
 	tly_page *lead = pages[0];
-	for (unsigned pass = 0; pass < TLY_USER_TRIES; pass++) {
+	/* Between the fences, the fields but the lock and the index are read as plain memory, as the kernel's
+	 * own readers read them (the locks' second reading tells whether they held still), so that the
+	 * compiler may pair and order their loads; the index is read once, volatile, as it picks the
+	 * register read and must be the value checked. */
+	const struct perf_event_mmap_page *lead_fields = (const struct perf_event_mmap_page *)lead;
+	for (unsigned pass = 0; pass < tries; pass++) {
 		/* Every lock first, as plain volatile loads (the kernel's readers' READ_ONCE), then one fence for
 		 * all of them (their smp_rmb): no field below is read before its lock. */
 		uint32_t seq_sum = 0, odd = 0;
@@ -124,33 +137,33 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 		 * page, and what can take it away later is the PMU's alone (x86's rdpmc setting, arm64's
 		 * perf_user_access), the same for every member, whose pages the kernel updates with the
 		 * leader's as the group is scheduled. */
-		uint64_t caps = lead->capabilities;
+		uint64_t caps = lead_fields->capabilities;
 		if (!(caps & TLY_CAP_USER_RDPMC))
 			return TLY_USER_NO_RDPMC;
 #pragma GCC unroll 4
 		for (size_t k = 0; k < n; k++) {
-			tly_page *pc = pages[k];
-			uint32_t index = pc->index;
+			uint32_t index = pages[k]->index;
 			/* index 0 (off its counter) wraps to the top: one comparison for both ends. */
 			if (index - 1 >= max_index)
 				return TLY_USER_NOT_ON_COUNTER;
 			uint64_t raw = read_pmc(index);
-			values[k * stride] = td && td[k] != TLY_READ_PLAIN
-			                             ? raw
-			                             : (uint64_t)pc->offset + (uint64_t)tly_sign_extend(raw, pc->pmc_width);
+			const struct perf_event_mmap_page *fields = (const struct perf_event_mmap_page *)pages[k];
+			values[k * stride] = td && td[k] != TLY_READ_PLAIN ? raw
+			                                                   : (uint64_t)fields->offset +
+			                                                             (uint64_t)tly_sign_extend(raw, fields->pmc_width);
 		}
 		/* The times and the clock after the counters, in the same section, and extrapolated at once:
 		 * three results live across the locks' second reading, not the page's seven time fields. */
-		uint64_t out_enabled = lead->time_enabled, out_running = lead->time_running, out_now = 0;
+		uint64_t out_enabled = lead_fields->time_enabled, out_running = lead_fields->time_running, out_now = 0;
 		if (times) {
 			uint64_t cyc = read_clock();
 			if (caps & TLY_CAP_USER_TIME_SHORT)
-				cyc = tly_page_short_cycles(cyc, lead->time_cycles, lead->time_mask);
-			uint64_t clock = tly_page_clock_ns(cyc, lead->time_mult, lead->time_shift);
-			uint64_t since_update = lead->time_offset + clock;
+				cyc = tly_page_short_cycles(cyc, lead_fields->time_cycles, lead_fields->time_mask);
+			uint64_t clock = tly_page_clock_ns(cyc, lead_fields->time_mult, lead_fields->time_shift);
+			uint64_t since_update = lead_fields->time_offset + clock;
 			out_enabled += since_update;
 			out_running += since_update;
-			out_now = lead->time_zero + clock;
+			out_now = lead_fields->time_zero + clock;
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uint32_t end_sum = 0;
@@ -198,12 +211,12 @@ static inline uint64_t tly_page_now(tly_page *pc, tly_read_clock_fn read_clock)
  * with the group's size a constant up to 4 (the usual group: a read of 4 events is then straight-line
  * code, without the loops' counting and branching), the loop beyond. */
 #define TLY_READ_PASS_OF(size)                                                                             \
-	tly_mmap_read_pass(pages, size, NULL, read_pmc, read_clock, max_index, values, stride, times, enabled, \
-	                   running, now)
+	tly_mmap_read_pass(pages, size, NULL, read_pmc, read_clock, max_index, values, stride, times, tries,   \
+	                   enabled, running, now)
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
-                      uint32_t max_index, uint64_t *values, size_t stride, bool times, uint64_t *enabled,
-                      uint64_t *running, uint64_t *now)
+                      uint32_t max_index, uint64_t *values, size_t stride, bool times, unsigned tries,
+                      uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
 	switch (n) {
 	case 1:
@@ -230,7 +243,7 @@ tly_mmap_read_topdown(tly_page *const *pages, size_t n, const int8_t *td, tly_re
                       uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
 	enum tly_user_outcome r = tly_mmap_read_pass(pages, n, td, read_pmc, read_clock, max_index, values, stride,
-	                                             true, enabled, running, now);
+	                                             true, TLY_USER_TRIES, enabled, running, now);
 	for (size_t k = 1; r == TLY_USER_OK && k < n; k++)
 		if (td[k] >= 0)
 			values[k * stride] = tly_topdown_value(values[0], values[k * stride], (enum tly_topdown_metric)td[k]);
@@ -245,7 +258,8 @@ tly_mmap_read_values(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc,
 {
 	uint64_t now;
 	return tly_mmap_read_strided(pages, n, read_pmc, read_clock, max_index, (uint64_t *)counts,
-	                             sizeof(*counts) / sizeof(counts->value), true, enabled, running, &now);
+	                             sizeof(*counts) / sizeof(counts->value), true, TLY_USER_TRIES, enabled, running,
+	                             &now);
 }
 
 /* Completes the counts of a group read from user space (values in place) as read(2) gives them: the

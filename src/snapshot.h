@@ -155,7 +155,8 @@ static inline __attribute__((always_inline)) bool tly_counter_read_lean(const st
 	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
 		uint64_t *buf = reading + gr->at;
 		if (token != gr->user->owner ||
-		    !tly_user_group_read_plain(gr->user, buf + 3, 2, true, &buf[1], &buf[2], &reading[TLY_RAW_NOW])) {
+		    !tly_user_group_read_plain(gr->user, gr->user->n, buf + 3, 2, true, 1, &buf[1], &buf[2],
+	                               &reading[TLY_RAW_NOW])) {
 			for (const struct tly_raw_group *done = l->groups; done < gr; done++)
 				done->user->user_reads--;
 			return false;

@@ -87,13 +87,16 @@ enum tly_user_outcome tly_user_group_read_topdown(struct tly_user_group *u, uint
 void tly_user_group_free(struct tly_user_group *u);
 
 /* tly_user_group_read_strided of a group that is not topdown (u->td NULL), read by its opening thread
- * (the caller checked both). */
+ * (the caller checked both); n is u->n, which a caller that knows it as a constant passes as one. tries:
+ * passes before giving up, TLY_USER_TRIES; 1 (a constant) on the lean paths, whose read is then
+ * straight-line code, and which give a read that finds the pages moving to their general path, which
+ * retries. */
 static inline __attribute__((always_inline)) bool
-tly_user_group_read_plain(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
-                          uint64_t *enabled, uint64_t *running, uint64_t *now)
+tly_user_group_read_plain(struct tly_user_group *u, size_t n, uint64_t *values, size_t stride, bool times,
+                          unsigned tries, uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
-	if (tly_mmap_read_strided((tly_page *const *)u->pages, u->n, tly_arch_read_pmc, tly_arch_read_clock,
-	                          TLY_USER_MAX_INDEX, values, stride, times, enabled, running, now) != TLY_USER_OK)
+	if (tly_mmap_read_strided((tly_page *const *)u->pages, n, tly_arch_read_pmc, tly_arch_read_clock,
+	                          TLY_USER_MAX_INDEX, values, stride, times, tries, enabled, running, now) != TLY_USER_OK)
 		return false;
 	u->user_reads++;
 	u->last_reason = TALLY_READ_REASON_NONE;
@@ -118,7 +121,7 @@ tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t s
 		u->last_reason = TALLY_READ_REASON_NONE;
 		return true;
 	}
-	return tly_user_group_read_plain(u, values, stride, times, enabled, running, now);
+	return tly_user_group_read_plain(u, u->n, values, stride, times, TLY_USER_TRIES, enabled, running, now);
 }
 
 /* tly_user_group_read_strided out of line: for reads that take this path only when their lean one

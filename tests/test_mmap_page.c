@@ -207,13 +207,13 @@ static void time_extrapolation_matches_reference(void)
 		CHECK_U64(c.running, 3000000 + delta);
 		uint64_t now = 0, value, enabled = 0, running = 0, want = p->time_zero + (delta - cases[i].time_offset);
 		tly_page *pages[1] = { p };
-		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, UINT32_MAX, &value, 1, true,
+		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, UINT32_MAX, &value, 1, true, 1,
 		                                &enabled, &running, &now),
 		          TLY_USER_OK);
 		CHECK_U64(now, want);
 		/* Without times: those of the page's latest update, whose difference is the extrapolated one's. */
 		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, UINT32_MAX, &value, 1, false,
-		                                &enabled, &running, &now),
+		                                TLY_USER_TRIES, &enabled, &running, &now),
 		          TLY_USER_OK);
 		CHECK_U64(enabled, 7000000);
 		CHECK_U64(running, 3000000);
@@ -276,6 +276,14 @@ static void group_retried_when_a_member_moved(void)
 		CHECK_U64(c[k].value, 2000 * (k + 1));
 		CHECK_U64(c[k].id, ids[k]);
 	}
+	/* A read of one pass (the lean paths') gives the moved pass up, for its caller's general path. */
+	sim_reset(40, 0, 3);
+	calls = 0;
+	uint64_t values[3], enabled, running, now;
+	CHECK_INT(tly_mmap_read_strided(pages, 3, member_moves_once, sim_read_clock, UINT32_MAX, values, 1, true, 1,
+	                                &enabled, &running, &now),
+	          TLY_USER_BUSY);
+	CHECK_INT(calls, 3);
 }
 
 /* ---- the race ----------------------------------------------------------------------------------- */
