@@ -222,8 +222,9 @@ read_lean_group(const struct tly_lean_group *lg, uint64_t token, const struct ev
  * share its times (one slot, one window), so whether they ran all the window, the one decision between
  * the exact result and scaling, is made once per group. Anything else (bases to subtract, another
  * thread, a member off its counter, a multiplexed or idle group, the first read after an open) goes to
- * read_lean_rest from that group on. */
-static inline __attribute__((always_inline)) int read_lean(tally_counter *c, struct tally_result *results)
+ * read_lean_rest from that group on. Out of line, as read_checked: tally_counter_read only chooses, and
+ * neither path pays for the other's registers. */
+static __attribute__((noinline)) int read_lean(tally_counter *c, struct tally_result *results)
 {
 	uint64_t token = tly_thread_token;
 	const struct event *ev = c->ev;
