@@ -343,6 +343,7 @@ static int alloc_counts(tally_counter *c)
 	c->bases = calloc(c->nr * c->max_slots, sizeof(*c->bases));
 	c->value_results = calloc(c->nr ? c->nr : 1, sizeof(*c->value_results));
 	c->lean = calloc(c->nr ? c->nr : 1, sizeof(*c->lean)); /* a group has one event at least */
+	c->lean_end = c->lean; /* no lean plan until a group sets one up (a counter without events never does) */
 	if (!c->counts || !c->windows || !c->bases || !c->value_results || !c->lean)
 		return tly_error(-ENOMEM, "out of memory");
 	return 0;

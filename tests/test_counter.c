@@ -415,6 +415,13 @@ static void empty_spec_counts_time_alone(void)
 	if (!c)
 		return;
 	CHECK_INT(tally_counter_count(c), 0);
+	/* Open on the calling thread and read: no result, no plan of groups to walk. */
+	struct tally_result r[1];
+	CHECK_INT(tally_counter_open(c, NULL), 0);
+	CHECK_INT(tally_counter_read(c, r, 1, sizeof(r[0])), 0);
+	uint64_t v[1];
+	CHECK_INT(tally_counter_read_values(c, v, 1), 0);
+	CHECK_INT(tally_counter_close(c), 0);
 	char *const argv[] = { "sh", "-c", "exit 6", NULL };
 	struct tally_exit ex;
 	count_command(c, argv, &ex);
