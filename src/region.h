@@ -15,14 +15,24 @@
  * (tly_region_stats_add). The squares are summed in 128 bits and the deviations made of them in integers
  * (squares - sum^2 / counted), exact, free of the cancellation a floating-point sum of squares suffers
  * where calls differ little from each other and much from zero (the same loop every call), as long as
- * the squares stay below 2^128 (a million calls of 2^44 events each, hours of counting apiece). The
- * fields a call updates lie in pairs, for paired loads and stores. */
+ * the squares stay below 2^128 (a million calls of 2^44 events each, hours of counting apiece). The sum
+ * is the thread's count of the event inside the region (or its estimate), which the kernel keeps in 64
+ * bits as well: it does not saturate. The fields a call updates lie in pairs, for paired loads and
+ * stores. An exact call, the common one, changes neither status nor ratio: status stays not counted
+ * until a call scales (or the event has no descriptors), and a read takes a counted event's not counted
+ * for exact (tly_region_acc_status); ratio starts at 1, the smallest of the calls' ratios. */
 struct tly_region_acc {
-	uint64_t counted, sum, min, max;
 	unsigned __int128 squares;
+	uint64_t counted, sum, min, max;
 	double ratio;
 	enum tally_status status;
 };
+
+/* The status acc's calls give. */
+static inline enum tally_status tly_region_acc_status(const struct tly_region_acc *acc)
+{
+	return acc->counted && acc->status == TALLY_STATUS_NOT_COUNTED ? TALLY_STATUS_EXACT : acc->status;
+}
 
 /* What a read makes of the accs of one region's event: over threads, Chan et al.'s combination of their
  * means and sums of squared deviations, exact for any split of the calls. */
@@ -50,6 +60,7 @@ struct tly_region_thread {
 	struct tly_raw_layout layout;
 	uint64_t *end;
 	struct tly_region_rec *_Atomic *recs; /* by region id; published by the owning thread */
+	uint32_t nr_recs;                     /* max_regions + 1 (the calibration's id last) */
 	char error[512];
 };
 
@@ -87,16 +98,15 @@ struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t);
 static inline __attribute__((always_inline)) void tly_region_acc_count(struct tly_region_acc *acc, uint64_t v)
 {
 	acc->counted++;
-	acc->sum = acc->sum + v < acc->sum ? UINT64_MAX : acc->sum + v;
+	acc->sum += v;
 	acc->squares += (unsigned __int128)v * v;
 	acc->min = v < acc->min ? v : acc->min;
 	acc->max = v > acc->max ? v : acc->max;
 }
 
-/* A call of group gr that did not run all its window (or not at all), the first call that counted, or
- * any call with the overhead subtracted: per member, tally_snapshot_delta's scaling of one part
- * (tally_count_scale, tly_sum_result's ratio), less the overhead when asked. Out of the common path's
- * way. */
+/* A call of group gr that did not run all its window (or not at all: not counted), or any call with the overhead
+ * subtracted: per member, tally_snapshot_delta's scaling of one part (tally_count_scale, tly_sum_result's
+ * ratio), less the overhead when asked. Out of the common path's way. */
 void tly_region_group_call(struct tly_region_acc *acc, const struct tly_raw_group *gr, const uint64_t *begin,
                            const uint64_t *end, const uint64_t *overhead, bool subtract);
 
@@ -104,43 +114,42 @@ void tly_region_group_call(struct tly_region_acc *acc, const struct tly_raw_grou
  * event the scaled difference of the readings (tally_snapshot_delta's of one part: tly_sum_add,
  * tly_sum_result), overhead[i] taken off when subtract, fused with the statistics so that the end of a
  * region stores nothing in between; inline in the end of a region. A group's members share its times
- * and are counted in the same calls, so whether they ran all the window (exact, ratio 1: the common case)
- * and whether the call is their first counted one (which alone changes an exact call's status and ratio:
- * every ratio is at most 1, and an exact call changes no status but not counted) are decided once per
- * group. lean (a constant at each call): the layout is (l->lean), so each group's members are its first
- * event's and those after it. */
+ * and are counted in the same calls, so whether they ran all the window (exact, ratio 1: the common case,
+ * which changes no status nor ratio) is decided once per group: it did when its running time grew as
+ * much as its enabled time, also where neither grew (a call shorter than a tick of the clock that
+ * extrapolates them). lean (a constant at each call): the layout is (l->lean), so each group's members
+ * are its first event's and those after it, and both readings are from user space (or the same read(2)'s
+ * kernel counts where one falls back: a region's counter starts stopped, with no bases) and never reset:
+ * plain differences, and the times compared as the time the group was enabled but not running (one
+ * subtraction a reading), which the user-space pass extrapolates by the same amount for both. */
 static inline __attribute__((always_inline)) void
 tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout *l, const uint64_t *begin,
                    const uint64_t *end, const uint64_t *overhead, bool subtract, bool lean)
 {
-	for (size_t u = 0; u < l->nr_unsupported; u++)
-		acc[l->unsupported[u]].status = TALLY_STATUS_NOT_SUPPORTED;
-	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
-		uint64_t enabled = tly_window_since(end[gr->at + 1], begin[gr->at + 1]);
-		uint64_t running = tly_window_since(end[gr->at + 2], begin[gr->at + 2]);
-		if (__builtin_expect(running != enabled || running == 0 || subtract ||
-		                             acc[lean ? gr->first : gr->members[0]].counted == 0,
-		                     0)) {
+	const struct tly_raw_group *groups = l->groups, *last = groups + l->nr_groups;
+	for (const struct tly_raw_group *gr = groups; gr < last; gr++) {
+		const uint64_t *b = begin + gr->at, *e = end + gr->at;
+		bool exact = lean ? e[1] - e[2] == b[1] - b[2]
+		                  : tly_window_since(e[1], b[1]) == tly_window_since(e[2], b[2]);
+		if (__builtin_expect(!exact || subtract, 0)) {
 			tly_region_group_call(acc, gr, begin, end, overhead, subtract);
 			continue;
 		}
-		const uint64_t *b = begin + gr->at + 3, *e = end + gr->at + 3;
-		struct tly_region_acc *a = acc + (lean ? gr->first : 0);
-		/* A lean layout's readings are both from user space (or the same read(2)'s kernel counts where one
-		 * falls back: a region's counter starts stopped, with no bases) and never reset: a plain
-		 * difference. */
 		if (lean) {
+			struct tly_region_acc *a = acc + gr->first;
 #pragma GCC unroll 4
 			for (size_t k = 0; k < gr->nr; k++)
-				tly_region_acc_count(&a[k], e[2 * k] - b[2 * k]);
+				tly_region_acc_count(&a[k], e[3 + 2 * k] - b[3 + 2 * k]);
 		} else {
 			for (size_t k = 0; k < gr->nr; k++)
-				tly_region_acc_count(&acc[gr->members[k]], tly_window_since(e[2 * k], b[2 * k]));
+				tly_region_acc_count(&acc[gr->members[k]], tly_window_since(e[3 + 2 * k], b[3 + 2 * k]));
 		}
 	}
 }
 
-void tly_region_acc_init(struct tly_region_acc *acc, size_t n);
+/* n events' accs before any call; unsupported (nr_unsupported of them, events without descriptors) never
+ * count. */
+void tly_region_acc_init(struct tly_region_acc *acc, size_t n, const size_t *unsupported, size_t nr_unsupported);
 /* Adds a thread's acc to the statistics over threads (from tly_region_stats_init). */
 void tly_region_stats_init(struct tly_region_stats *stats, size_t n);
 void tly_region_stats_add(struct tly_region_stats *total, const struct tly_region_acc *part);

@@ -81,7 +81,7 @@ struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t)
 		return NULL;
 	memset(rec, 0, size);
 	rec->begin = (uint64_t *)(rec->acc + n);
-	tly_region_acc_init(rec->acc, n);
+	tly_region_acc_init(rec->acc, n, t->layout.unsupported, t->layout.nr_unsupported);
 	return rec;
 }
 
@@ -186,7 +186,8 @@ struct tly_region_thread *tly_region_thread(tally_region_set *s)
 		return NULL;
 	t->set = s;
 	t->tid = gettid();
-	t->recs = calloc(s->max_regions + 1, sizeof(t->recs[0]));
+	t->nr_recs = (uint32_t)s->max_regions + 1;
+	t->recs = calloc(t->nr_recs, sizeof(t->recs[0]));
 	if (!t->recs || pthread_setspecific(s->key, t) != 0) {
 		free((void *)t->recs);
 		free(t);
@@ -288,17 +289,15 @@ static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region
 /* The thread's record of region id, made on the thread's first use of it; NULL: the call does nothing.
  * Inline, the common case touches no callee-saved register: the thread's set as last time (its serial,
  * never 0 and never another set's, whatever address a set is given), the record made (which a thread
- * has only while it counts). The number of ids is read relaxed: a thread that sees it stale (another
- * thread just registered a name) takes rec_of_slow, whose acquire load sees it; an id below it indexes
- * records allocated for max_regions + 1 from the start. */
+ * has only while it counts, and for registered ids alone, but the calibration's while it runs: any id
+ * below nr_recs may index, and a slot without a record takes rec_of_slow, which says whether the id is
+ * one). */
 static inline __attribute__((always_inline)) struct tly_region_rec *rec_of(tally_region_set *s, int id,
                                                                           struct tly_region_thread **tp)
 {
 	struct tly_region_thread *t = last_used.t;
-	if (__builtin_expect(s && last_used.serial == s->serial &&
-	                             (size_t)id < atomic_load_explicit(&s->nr_ids, memory_order_relaxed),
-	                     1)) {
-		struct tly_region_rec *rec = atomic_load_explicit(&t->recs[id], memory_order_relaxed);
+	if (__builtin_expect(s && last_used.serial == s->serial && (uint32_t)id < t->nr_recs, 1)) {
+		struct tly_region_rec *rec = atomic_load_explicit(&t->recs[(uint32_t)id], memory_order_relaxed);
 		if (__builtin_expect(rec != NULL, 1)) {
 			*tp = t;
 			return rec;
@@ -349,7 +348,7 @@ static void calibrate(tally_region_set *s)
 	for (int k = 0; k < CALIBRATION_WARMUP + CALIBRATION_CALLS; k++) {
 		struct tly_region_rec *rec = atomic_load_explicit(&maker->recs[id], memory_order_relaxed);
 		if (k == CALIBRATION_WARMUP && rec)
-			tly_region_acc_init(rec->acc, s->nr_events);
+			tly_region_acc_init(rec->acc, s->nr_events, maker->layout.unsupported, maker->layout.nr_unsupported);
 		if (tally_region_begin_id(s, id) != 0 || tally_region_end_id(s, id) != 0)
 			break;
 	}

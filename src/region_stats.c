@@ -6,10 +6,12 @@
 
 #include "aggregate.h"
 
-void tly_region_acc_init(struct tly_region_acc *acc, size_t n)
+void tly_region_acc_init(struct tly_region_acc *acc, size_t n, const size_t *unsupported, size_t nr_unsupported)
 {
 	for (size_t i = 0; i < n; i++)
-		acc[i] = (struct tly_region_acc){ .min = UINT64_MAX, .status = TALLY_STATUS_NOT_COUNTED };
+		acc[i] = (struct tly_region_acc){ .min = UINT64_MAX, .ratio = 1.0, .status = TALLY_STATUS_NOT_COUNTED };
+	for (size_t u = 0; u < nr_unsupported; u++)
+		acc[unsupported[u]].status = TALLY_STATUS_NOT_SUPPORTED;
 }
 
 void tly_region_stats_init(struct tly_region_stats *stats, size_t n)
@@ -36,9 +38,9 @@ void tly_region_group_call(struct tly_region_acc *acc, const struct tly_raw_grou
 {
 	uint64_t enabled = tly_window_since(end[gr->at + 1], begin[gr->at + 1]);
 	uint64_t running = tly_window_since(end[gr->at + 2], begin[gr->at + 2]);
-	if (running == 0)
+	if (running == 0 && enabled != 0)
 		return; /* not counted: the weakest status, which changes no other */
-	double ratio = running >= enabled ? (enabled ? 1.0 : 0.0) : (double)running / (double)enabled;
+	double ratio = running >= enabled ? 1.0 : (double)running / (double)enabled;
 	enum tally_status status = running >= enabled ? TALLY_STATUS_EXACT : TALLY_STATUS_SCALED;
 	for (size_t k = 0; k < gr->nr; k++) {
 		size_t i = gr->members[k], at = gr->at + 3 + 2 * k;
@@ -49,7 +51,7 @@ void tly_region_group_call(struct tly_region_acc *acc, const struct tly_raw_grou
 		if (subtract)
 			v = v > overhead[i] ? v - overhead[i] : 0;
 		acc[i].status = status_merge(acc[i].status, status);
-		if (acc[i].counted == 0 || ratio < acc[i].ratio)
+		if (ratio < acc[i].ratio)
 			acc[i].ratio = ratio;
 		tly_region_acc_count(&acc[i], v);
 	}
@@ -68,7 +70,7 @@ static void acc_moments(const struct tly_region_acc *a, double *mean, double *m2
 
 void tly_region_stats_add(struct tly_region_stats *total, const struct tly_region_acc *part)
 {
-	total->status = status_merge(total->status, part->status);
+	total->status = status_merge(total->status, tly_region_acc_status(part));
 	if (part->counted == 0)
 		return;
 	double mean, m2;

@@ -145,22 +145,21 @@ static inline __attribute__((always_inline)) int tly_counter_read_raw(struct tal
 }
 
 /* tly_counter_read_raw of a lean layout (l->lean) from user space alone: every group's values, times and
- * the moment, as tly_counter_read_raw writes them; false when a group's read cannot (another thread, a
- * member off its counter...): then tly_counter_read_raw reads the whole reading again, and counts each
- * group's read once (the ones read here are taken back). */
+ * the moment, as tly_counter_read_raw writes them; false when a group's read cannot (a member off its
+ * counter, the pages moving...): then tly_counter_read_raw reads the whole reading again. For the thread
+ * that opened the counter only (a region's thread state, found by that thread alone), which the user
+ * groups' owner check would only repeat; the groups' read statistics (user_reads, last_reason) are left
+ * as they are, as nothing reports them for such a counter. */
 static inline __attribute__((always_inline)) bool tly_counter_read_lean(const struct tly_raw_layout *l,
                                                                      uint64_t *reading)
 {
-	uint64_t token = tly_thread_token;
-	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
+	const struct tly_raw_group *groups = l->groups, *last = groups + l->nr_groups;
+	for (const struct tly_raw_group *gr = groups; gr < last; gr++) {
 		uint64_t *buf = reading + gr->at;
-		if (token != gr->user->owner ||
-		    !tly_user_group_read_plain(gr->user, gr->user->n, buf + 3, 2, true, 1, &buf[1], &buf[2],
-	                               &reading[TLY_RAW_NOW])) {
-			for (const struct tly_raw_group *done = l->groups; done < gr; done++)
-				done->user->user_reads--;
+		if (tly_mmap_read_strided((tly_page *const *)gr->user->pages, gr->nr, tly_arch_read_pmc,
+		                          tly_arch_read_clock, TLY_USER_MAX_INDEX, buf + 3, 2, true, 1, &buf[1], &buf[2],
+		                          &reading[TLY_RAW_NOW]) != TLY_USER_OK)
 			return false;
-		}
 	}
 	return true;
 }
