@@ -44,9 +44,8 @@ struct tly_region_stats {
 
 /* One region on one thread. depth counts begins not yet ended: only the outermost pair is measured. */
 struct tly_region_rec {
-	uint64_t *begin; /* the outermost begin's reading (after acc, in one block) */
+	uint64_t *begin; /* the outermost begin's reading (after acc, in one block); moment 0: not taken */
 	uint64_t depth, calls, wall_ns, stray_ends;
-	bool armed; /* the begin's reading was taken */
 	struct tly_region_acc acc[];
 };
 
@@ -110,40 +109,54 @@ static inline __attribute__((always_inline)) void tly_region_acc_count(struct tl
 void tly_region_group_call(struct tly_region_acc *acc, const struct tly_raw_group *gr, const uint64_t *begin,
                            const uint64_t *end, const uint64_t *overhead, bool subtract);
 
-/* Adds one call, read at its begin and its end (laid out as l says), to the events' statistics: per
- * event the scaled difference of the readings (tally_snapshot_delta's of one part: tly_sum_add,
- * tly_sum_result), overhead[i] taken off when subtract, fused with the statistics so that the end of a
- * region stores nothing in between; inline in the end of a region. A group's members share its times
- * and are counted in the same calls, so whether they ran all the window (exact, ratio 1: the common case,
- * which changes no status nor ratio) is decided once per group: it did when its running time grew as
- * much as its enabled time, also where neither grew (a call shorter than a tick of the clock that
- * extrapolates them). lean (a constant at each call): the layout is (l->lean), so each group's members
- * are its first event's and those after it, and both readings are from user space (or the same read(2)'s
- * kernel counts where one falls back: a region's counter starts stopped, with no bases) and never reset:
- * plain differences, and the times compared as the time the group was enabled but not running (one
- * subtraction a reading), which the user-space pass extrapolates by the same amount for both. */
-static inline __attribute__((always_inline)) void
-tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_layout *l, const uint64_t *begin,
-                   const uint64_t *end, const uint64_t *overhead, bool subtract, bool lean)
+/* Whether a group of a lean layout (tly_raw_layout.lean) ran all of a call: its times at the end
+ * (enabled, running) against its begin's reading b (laid out as tly_counter_read_raw's): both readings
+ * are from user space (or the same read(2)'s kernel counts where one falls back: a region's counter
+ * starts stopped, with no bases) and never reset, so that the time it was enabled but not running did
+ * not grow (one subtraction a reading; the user-space pass extrapolates both times by the same amount).
+ * A group's members share its times and are counted in the same calls: this is decided once a group. It
+ * ran all of it also where neither time grew (a call shorter than a tick of the clock that extrapolates
+ * them). */
+static inline __attribute__((always_inline)) bool tly_region_lean_exact(uint64_t enabled, uint64_t running,
+                                                                      const uint64_t *b)
 {
-	const struct tly_raw_group *groups = l->groups, *last = groups + l->nr_groups;
-	for (const struct tly_raw_group *gr = groups; gr < last; gr++) {
-		const uint64_t *b = begin + gr->at, *e = end + gr->at;
-		bool exact = lean ? e[1] - e[2] == b[1] - b[2]
-		                  : tly_window_since(e[1], b[1]) == tly_window_since(e[2], b[2]);
-		if (__builtin_expect(!exact || subtract, 0)) {
-			tly_region_group_call(acc, gr, begin, end, overhead, subtract);
-			continue;
-		}
-		if (lean) {
-			struct tly_region_acc *a = acc + gr->first;
+	return enabled - running == b[1] - b[2];
+}
+
+/* An exact call of a lean layout's group of n members (their accs at acc): each member's value at the
+ * end, values[k x stride], less its value in the begin's reading b (plain differences, as above). */
+static inline __attribute__((always_inline)) void tly_region_lean_count(struct tly_region_acc *acc, size_t n,
+                                                                      const uint64_t *values, size_t stride,
+                                                                      const uint64_t *b)
+{
 #pragma GCC unroll 4
-			for (size_t k = 0; k < gr->nr; k++)
-				tly_region_acc_count(&a[k], e[3 + 2 * k] - b[3 + 2 * k]);
-		} else {
+	for (size_t k = 0; k < n; k++)
+		tly_region_acc_count(&acc[k], values[k * stride] - b[3 + 2 * k]);
+}
+
+/* Adds one call of groups [gr, last), read at its begin and its end (laid out as tly_counter_read_raw
+ * says), to the events' statistics: per event the scaled difference of the readings
+ * (tally_snapshot_delta's of one part: tly_sum_add, tly_sum_result), overhead[i] taken off when
+ * subtract. A group that ran all the call (exact, ratio 1: the common case, which changes no status nor
+ * ratio; its running time grew as much as its enabled time) counts its members' differences; any other
+ * call, or any with the overhead subtracted, is tly_region_group_call's. lean: the layout is
+ * (tly_raw_layout.lean: tly_region_lean_exact, tly_region_lean_count), else the kernel's times and
+ * counts, which may be of another window. */
+static inline void tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_group *gr,
+                                      const struct tly_raw_group *last, const uint64_t *begin, const uint64_t *end,
+                                      const uint64_t *overhead, bool subtract, bool lean)
+{
+	for (; gr < last; gr++) {
+		const uint64_t *b = begin + gr->at, *e = end + gr->at;
+		bool exact = lean ? tly_region_lean_exact(e[1], e[2], b)
+		                  : tly_window_since(e[1], b[1]) == tly_window_since(e[2], b[2]);
+		if (!exact || subtract)
+			tly_region_group_call(acc, gr, begin, end, overhead, subtract);
+		else if (lean)
+			tly_region_lean_count(acc + gr->first, gr->nr, e + 3, 2, b);
+		else
 			for (size_t k = 0; k < gr->nr; k++)
 				tly_region_acc_count(&acc[gr->members[k]], tly_window_since(e[3 + 2 * k], b[3 + 2 * k]));
-		}
 	}
 }
 

@@ -85,44 +85,6 @@ struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t)
 	return rec;
 }
 
-/* One reading of the thread's counter into reading: from user space on a lean layout, else (or where
- * that read cannot) through the counter's raw read. True when it was taken. */
-static inline __attribute__((always_inline)) bool take_reading(struct tly_region_thread *t, uint64_t *reading)
-{
-	if (__builtin_expect(t->layout.lean, 1) && tly_counter_read_lean(&t->layout, reading))
-		return true;
-	return tly_counter_read_raw(t->counter, &t->layout, reading) == 0;
-}
-
-static inline __attribute__((always_inline)) void rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec)
-{
-	if (rec->depth++ > 0)
-		return;
-	rec->armed = take_reading(t, rec->begin);
-}
-
-static inline __attribute__((always_inline)) void rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
-{
-	if (__builtin_expect(rec->depth != 1, 0)) {
-		if (rec->depth == 0)
-			rec->stray_ends++;
-		else
-			rec->depth--;
-		return;
-	}
-	rec->depth = 0;
-	if (!take_reading(t, t->end) || !rec->armed)
-		return;
-	const tally_region_set *s = t->set;
-	rec->calls++;
-	/* The readings' own moments (snapshot.h): the clock a user-space read already reads. */
-	rec->wall_ns += t->end[TLY_RAW_NOW] - rec->begin[TLY_RAW_NOW];
-	if (__builtin_expect(t->layout.lean, 1))
-		tly_region_acc_add(rec->acc, &t->layout, rec->begin, t->end, s->overhead, s->subtract, true);
-	else
-		tly_region_acc_add(rec->acc, &t->layout, rec->begin, t->end, s->overhead, s->subtract, false);
-}
-
 static void thread_buffers_free(struct tly_region_thread *t)
 {
 	free(t->end);
@@ -264,9 +226,9 @@ int tally_region_id(tally_region_set *s, const char *name)
 }
 
 /* rec_of's way for what it does not find at once: a thread's first call, another set than its last, a
- * name's first use in the thread, a bad id, a thread that does not count. */
-static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region_set *s, int id,
-                                                                   struct tly_region_thread **tp)
+ * name's first use in the thread, a bad id, a thread that does not count. Then the thread's state is
+ * last_used.t. */
+static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region_set *s, int id)
 {
 	if (!s || id < 0 || (size_t)id >= atomic_load_explicit(&s->nr_ids, memory_order_acquire))
 		return NULL;
@@ -276,7 +238,6 @@ static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region
 		last_used.serial = t ? s->serial : 0;
 		last_used.t = t;
 	}
-	*tp = t;
 	/* A thread that does not count has no records: rec_of finds none and comes here, which says so. */
 	if (!t || !t->counter)
 		return NULL;
@@ -286,24 +247,17 @@ static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region
 	return rec;
 }
 
-/* The thread's record of region id, made on the thread's first use of it; NULL: the call does nothing.
- * Inline, the common case touches no callee-saved register: the thread's set as last time (its serial,
- * never 0 and never another set's, whatever address a set is given), the record made (which a thread
- * has only while it counts, and for registered ids alone, but the calibration's while it runs: any id
- * below nr_recs may index, and a slot without a record takes rec_of_slow, which says whether the id is
- * one). */
+/* The thread's record of region id where the common case finds it at once (NULL: rec_of_slow's turn):
+ * the thread's set as last time (its serial, never 0 and never another set's, whatever address a set is
+ * given), the record made (which a thread has only while it counts, and for registered ids alone, but
+ * the calibration's while it runs: any id below nr_recs may index, and a slot without a record takes
+ * rec_of_slow, which says whether the id is one). The thread's state is then last_used.t. */
 static inline __attribute__((always_inline)) struct tly_region_rec *rec_of(tally_region_set *s, int id,
-                                                                          struct tly_region_thread **tp)
+                                                                          struct tly_region_thread *t)
 {
-	struct tly_region_thread *t = last_used.t;
-	if (__builtin_expect(s && last_used.serial == s->serial && (uint32_t)id < t->nr_recs, 1)) {
-		struct tly_region_rec *rec = atomic_load_explicit(&t->recs[(uint32_t)id], memory_order_relaxed);
-		if (__builtin_expect(rec != NULL, 1)) {
-			*tp = t;
-			return rec;
-		}
-	}
-	return rec_of_slow(s, id, tp);
+	if (__builtin_expect(s && last_used.serial == s->serial && (uint32_t)id < t->nr_recs, 1))
+		return atomic_load_explicit(&t->recs[(uint32_t)id], memory_order_relaxed);
+	return NULL;
 }
 
 static int bad_id(const tally_region_set *s, int id, const char *fn)
@@ -315,24 +269,172 @@ static int bad_id(const tally_region_set *s, int id, const char *fn)
 	return 0;
 }
 
+/* Begin and end hold the common case (the record found at once, a lean layout whose groups read from
+ * user space at the first pass, an exact call) to straight-line code that calls nothing but the
+ * counter reads: everything else is a tail call of one of the functions below, so that the common case
+ * saves few registers. */
+
+/* A call's begin where its lean read does not apply or cannot: the counter's raw read. A reading not
+ * taken has moment 0 (a taken one's never has: the perf clock or CLOCK_MONOTONIC since boot), so that
+ * the call's end counts nothing. */
+static __attribute__((noinline)) int begin_raw(struct tly_region_thread *t, struct tly_region_rec *rec)
+{
+	if (tly_counter_read_raw(t->counter, &t->layout, rec->begin) != 0)
+		rec->begin[TLY_RAW_NOW] = 0;
+	return 0;
+}
+
+/* The end of a counted call from group gr on, the groups before it counted: gr's reading at the end
+ * taken into the thread's end reading already (taken) or not, now the moment the groups read so far
+ * gave (0: none). The call counts even where a group's read fails, which the call's groups from gr on
+ * then do not count. */
+static __attribute__((noinline)) int end_from(struct tly_region_thread *t, struct tly_region_rec *rec,
+                                              const struct tly_raw_group *gr, bool taken, uint64_t now)
+{
+	const struct tly_raw_layout *l = &t->layout;
+	const struct tly_raw_group *last = l->groups + l->nr_groups;
+	bool read = true;
+	for (const struct tly_raw_group *g = taken ? gr + 1 : gr; g < last; g++)
+		read &= tly_counter_read_raw_group(t->counter, l, g, t->end + g->at, &now) == 0;
+	if (read)
+		tly_region_acc_add(rec->acc, gr, last, rec->begin, t->end, t->set->overhead, t->set->subtract, l->lean);
+	rec->calls++;
+	rec->wall_ns += tly_raw_moment(l, now) - rec->begin[TLY_RAW_NOW];
+	return 0;
+}
+
+enum lean_step {
+	LEAN_DONE,   /* read, and stored (a begin) or counted (the end of an exact call) */
+	LEAN_TAKEN,  /* an end read into the thread's end reading, for end_from to count */
+	LEAN_UNREAD, /* not read from user space at the first pass: the raw read's turn */
+};
+
+/* Group gr of a lean layout at a call's begin or end: its n members (a constant where the caller knows
+ * it) read from user space into values[k x stride] and its moment into *now, then at the begin stored
+ * into the record's reading, at the end counted where the call was exact and no overhead is
+ * subtracted. Both sides read the same way, at the same point of the same code (values in registers
+ * where values is the caller's array), so that every event's count of a call spans the same code. */
+static inline __attribute__((always_inline)) enum lean_step lean_step(struct tly_region_thread *t,
+                                                                     struct tly_region_rec *rec,
+                                                                     const struct tly_raw_group *gr, size_t n,
+                                                                     uint64_t *values, size_t stride, bool end,
+                                                                     uint64_t *now)
+{
+	uint64_t enabled, running;
+	if (!tly_counter_read_lean_group(gr, n, values, stride, &enabled, &running, now))
+		return LEAN_UNREAD;
+	uint64_t *b = rec->begin + gr->at, *e = t->end + gr->at;
+	if (end && __builtin_expect(tly_region_lean_exact(enabled, running, b) && !t->set->subtract, 1)) {
+		tly_region_lean_count(rec->acc + gr->first, n, values, stride, b);
+		return LEAN_DONE;
+	}
+	uint64_t *to = end ? e : b;
+	to[1] = enabled;
+	to[2] = running;
+	for (size_t k = 0; k < n; k++)
+		to[3 + 2 * k] = values[k * stride];
+	return end ? LEAN_TAKEN : LEAN_DONE;
+}
+
+/* lean_step of group gr, with its size a constant up to 4 (the usual group: straight-line code, its
+ * values in registers), the loops beyond. */
+static inline __attribute__((always_inline)) enum lean_step lean_group(struct tly_region_thread *t,
+                                                                      struct tly_region_rec *rec,
+                                                                      const struct tly_raw_group *gr, bool end,
+                                                                      uint64_t *now)
+{
+	uint64_t values[4];
+	switch (gr->nr) {
+	case 1:
+		return lean_step(t, rec, gr, 1, values, 1, end, now);
+	case 2:
+		return lean_step(t, rec, gr, 2, values, 1, end, now);
+	case 3:
+		return lean_step(t, rec, gr, 3, values, 1, end, now);
+	case 4:
+		return lean_step(t, rec, gr, 4, values, 1, end, now);
+	default:
+		return lean_step(t, rec, gr, gr->nr, (end ? t->end : rec->begin) + gr->at + 3, 2, end, now);
+	}
+}
+
+/* The outermost begin of a region reads the counter; nested ones only count. */
+static inline __attribute__((always_inline)) int rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec)
+{
+	if (rec->depth++ > 0)
+		return 0;
+	const struct tly_raw_layout *l = &t->layout;
+	if (__builtin_expect(!l->lean, 0))
+		return begin_raw(t, rec);
+	uint64_t now = 0;
+	for (const struct tly_raw_group *gr = l->groups, *last = gr + l->nr_groups; gr < last; gr++)
+		if (__builtin_expect(lean_group(t, rec, gr, false, &now) != LEAN_DONE, 0))
+			return begin_raw(t, rec);
+	rec->begin[TLY_RAW_NOW] = now;
+	return 0;
+}
+
+static __attribute__((noinline)) int begin_slow(tally_region_set *s, int id)
+{
+	struct tly_region_rec *rec = rec_of_slow(s, id);
+	return rec ? rec_begin(last_used.t, rec) : bad_id(s, id, "tally_region_begin_id");
+}
+
 int tally_region_begin_id(tally_region_set *s, int id)
 {
-	struct tly_region_thread *t;
-	struct tly_region_rec *rec = rec_of(s, id, &t);
-	if (!rec)
-		return bad_id(s, id, __func__);
-	rec_begin(t, rec);
+	struct tly_region_thread *t = last_used.t;
+	struct tly_region_rec *rec = rec_of(s, id, t);
+	if (__builtin_expect(!rec, 0))
+		return begin_slow(s, id);
+	return rec_begin(t, rec);
+}
+
+static __attribute__((noinline)) int end_unbalanced(struct tly_region_rec *rec)
+{
+	if (rec->depth == 0)
+		rec->stray_ends++;
+	else
+		rec->depth--;
 	return 0;
+}
+
+/* The outermost end of a region whose begin was read reads the counter and counts the call; nested
+ * ones only count down; one without a begin is a stray end. */
+static inline __attribute__((always_inline)) int rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
+{
+	if (__builtin_expect(rec->depth != 1, 0))
+		return end_unbalanced(rec);
+	rec->depth = 0;
+	uint64_t then = rec->begin[TLY_RAW_NOW];
+	if (!then)
+		return 0;
+	const struct tly_raw_layout *l = &t->layout;
+	if (__builtin_expect(!l->lean, 0))
+		return end_from(t, rec, l->groups, false, 0);
+	uint64_t now = 0;
+	for (const struct tly_raw_group *gr = l->groups, *last = gr + l->nr_groups; gr < last; gr++) {
+		enum lean_step r = lean_group(t, rec, gr, true, &now);
+		if (__builtin_expect(r != LEAN_DONE, 0))
+			return end_from(t, rec, gr, r == LEAN_TAKEN, now);
+	}
+	rec->calls++;
+	rec->wall_ns += now - then;
+	return 0;
+}
+
+static __attribute__((noinline)) int end_slow(tally_region_set *s, int id)
+{
+	struct tly_region_rec *rec = rec_of_slow(s, id);
+	return rec ? rec_end(last_used.t, rec) : bad_id(s, id, "tally_region_end_id");
 }
 
 int tally_region_end_id(tally_region_set *s, int id)
 {
-	struct tly_region_thread *t;
-	struct tly_region_rec *rec = rec_of(s, id, &t);
-	if (!rec)
-		return bad_id(s, id, __func__);
-	rec_end(t, rec);
-	return 0;
+	struct tly_region_thread *t = last_used.t;
+	struct tly_region_rec *rec = rec_of(s, id, t);
+	if (__builtin_expect(!rec, 0))
+		return end_slow(s, id);
+	return rec_end(t, rec);
 }
 
 /* The smallest count of an empty region per event, on the making thread, through the public calls on the

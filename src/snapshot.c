@@ -285,6 +285,8 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 			.user = leader->backend == TLY_READ_USER && !ev->tool && !leader->has_bases &&
 			                1 + ev->nr_members == size ? leader->user : NULL,
 		};
+		if (l.groups[g].user)
+			l.groups[g].pages = (tly_page *const *)l.groups[g].user->pages;
 		/* The kernel gives time_zero with cap_user_time (which user reads need) unless the event has its
 		 * own clockid (x86 and arm64's arch_perf_update_userpage), which tally never asks. */
 		if (l.groups[g].user && !l.clock && (l.groups[g].user->pages[0]->capabilities & TLY_CAP_USER_TIME_ZERO))

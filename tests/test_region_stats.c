@@ -30,8 +30,8 @@ static void each_event_is_tally_snapshot_delta_s(void)
 	struct tly_region_acc acc[4];
 	uint64_t overhead[4] = { 0 };
 	tly_region_acc_init(acc, 4, unsupported, 1);
-	tly_region_acc_add(acc, &layout, readings[0], readings[1], overhead, false, false);
-	tly_region_acc_add(acc, &layout, readings[1], readings[2], overhead, false, false);
+	tly_region_acc_add(acc, layout.groups, layout.groups + layout.nr_groups, readings[0], readings[1], overhead, false, false);
+	tly_region_acc_add(acc, layout.groups, layout.groups + layout.nr_groups, readings[1], readings[2], overhead, false, false);
 	CHECK_INT(tly_region_acc_status(&acc[0]), TALLY_STATUS_EXACT);
 	CHECK_U64(acc[0].counted, 1);
 	CHECK_U64(acc[0].sum, 5);
@@ -59,8 +59,8 @@ static void the_overhead_is_subtracted_when_asked(void)
 	struct tly_region_acc acc[4];
 	uint64_t overhead[4] = { 6, 20, 2, 0 };
 	tly_region_acc_init(acc, 4, unsupported, 1);
-	tly_region_acc_add(acc, &layout, readings[0], readings[1], overhead, true, false);
-	tly_region_acc_add(acc, &layout, readings[1], readings[2], overhead, true, false);
+	tly_region_acc_add(acc, layout.groups, layout.groups + layout.nr_groups, readings[0], readings[1], overhead, true, false);
+	tly_region_acc_add(acc, layout.groups, layout.groups + layout.nr_groups, readings[1], readings[2], overhead, true, false);
 	CHECK_U64(acc[0].sum, 0); /* 5 - 6 saturates */
 	CHECK_U64(acc[2].sum, 5);
 	CHECK_U64(acc[1].sum, 100); /* 120 - 20, and 10 - 20 saturates */
@@ -84,8 +84,8 @@ static void the_lean_layout_counts_the_same(void)
 	tly_region_acc_init(general, 3, NULL, 0);
 	tly_region_acc_init(lean, 3, NULL, 0);
 	for (size_t call = 0; call < 2; call++) {
-		tly_region_acc_add(general, &l, readings[call], readings[call + 1], overhead, false, false);
-		tly_region_acc_add(lean, &l, readings[call], readings[call + 1], overhead, false, true);
+		tly_region_acc_add(general, l.groups, l.groups + l.nr_groups, readings[call], readings[call + 1], overhead, false, false);
+		tly_region_acc_add(lean, l.groups, l.groups + l.nr_groups, readings[call], readings[call + 1], overhead, false, true);
 	}
 	for (size_t i = 0; i < 3; i++) {
 		CHECK_INT(tly_region_acc_status(&lean[i]), tly_region_acc_status(&general[i]));
@@ -118,8 +118,8 @@ static void statistics_from_sums_are_exact(void)
 	tly_region_acc_init(parts, 3, NULL, 0);
 	for (size_t k = 0; k < 6; k++) {
 		const uint64_t begin[5] = { 0, 1, 1, 0, 0 }, end[5] = { 0, 2, 2, base + deltas[k], 0 };
-		tly_region_acc_add(&whole, &l, begin, end, overhead, false, false);
-		tly_region_acc_add(&parts[k / 2], &l, begin, end, overhead, false, false);
+		tly_region_acc_add(&whole, l.groups, l.groups + l.nr_groups, begin, end, overhead, false, false);
+		tly_region_acc_add(&parts[k / 2], l.groups, l.groups + l.nr_groups, begin, end, overhead, false, false);
 	}
 	struct tly_region_stats one_thread, three_threads;
 	tly_region_stats_init(&one_thread, 1);
