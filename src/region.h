@@ -22,10 +22,12 @@
  * until a call scales (or the event has no descriptors), and a read takes a counted event's not counted
  * for exact (tly_region_acc_status); ratio starts at 1, the smallest of the calls' ratios. */
 struct tly_region_acc {
-	unsigned __int128 squares;
-	uint64_t counted, sum, min, max;
+	/* First, so that no field a call updates is at offset 0, which compilers address base + index
+	 * (unpaired) where an acc is picked by index. */
 	double ratio;
 	enum tally_status status;
+	unsigned __int128 squares;
+	uint64_t counted, sum, min, max;
 };
 
 /* The status acc's calls give. */

@@ -292,7 +292,7 @@ static __attribute__((noinline)) int end_from(struct tly_region_thread *t, struc
                                               const struct tly_raw_group *gr, bool taken, uint64_t now)
 {
 	const struct tly_raw_layout *l = &t->layout;
-	const struct tly_raw_group *last = l->groups + l->nr_groups;
+	const struct tly_raw_group *last = l->groups_end;
 	bool read = true;
 	for (const struct tly_raw_group *g = taken ? gr + 1 : gr; g < last; g++)
 		read &= tly_counter_read_raw_group(t->counter, l, g, t->end + g->at, &now) == 0;
@@ -367,7 +367,7 @@ static inline __attribute__((always_inline)) int rec_begin(struct tly_region_thr
 	if (__builtin_expect(!l->lean, 0))
 		return begin_raw(t, rec);
 	uint64_t now = 0;
-	for (const struct tly_raw_group *gr = l->groups, *last = gr + l->nr_groups; gr < last; gr++)
+	for (const struct tly_raw_group *gr = l->groups, *last = l->groups_end; gr < last; gr++)
 		if (__builtin_expect(lean_group(t, rec, gr, false, &now) != LEAN_DONE, 0))
 			return begin_raw(t, rec);
 	rec->begin[TLY_RAW_NOW] = now;
@@ -412,7 +412,7 @@ static inline __attribute__((always_inline)) int rec_end(struct tly_region_threa
 	if (__builtin_expect(!l->lean, 0))
 		return end_from(t, rec, l->groups, false, 0);
 	uint64_t now = 0;
-	for (const struct tly_raw_group *gr = l->groups, *last = gr + l->nr_groups; gr < last; gr++) {
+	for (const struct tly_raw_group *gr = l->groups, *last = l->groups_end; gr < last; gr++) {
 		enum lean_step r = lean_group(t, rec, gr, true, &now);
 		if (__builtin_expect(r != LEAN_DONE, 0))
 			return end_from(t, rec, gr, r == LEAN_TAKEN, now);

@@ -251,7 +251,6 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 {
 	size_t n = c->nr ? c->nr : 1, groups = c->plan.nr_groups ? c->plan.nr_groups : 1;
 	struct tly_raw_layout l = {
-		.nr_groups = c->plan.nr_groups,
 		.groups = calloc(groups, sizeof(*l.groups)),
 		.order = calloc(n, sizeof(*l.order)),
 		.unsupported = calloc(n, sizeof(*l.unsupported)),
@@ -293,8 +292,9 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 			l.clock = l.groups[g].user->pages[0];
 		l.size += 3 + 2 * size;
 	}
-	l.lean = l.nr_groups > 0;
-	for (size_t g = 0; g < l.nr_groups; g++) {
+	l.groups_end = l.groups + c->plan.nr_groups;
+	l.lean = c->plan.nr_groups > 0;
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
 		const struct tly_user_group *u = l.groups[g].user;
 		l.lean &= u && !u->td && l.groups[g].first != SIZE_MAX &&
 		          (u->pages[0]->capabilities & TLY_CAP_USER_TIME_ZERO);

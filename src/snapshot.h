@@ -87,8 +87,7 @@ struct tly_raw_group {
 struct tly_raw_layout {
 	size_t size;          /* u64s of a reading */
 	tly_page *clock;      /* the page whose perf clock the moments are in, or NULL: CLOCK_MONOTONIC */
-	size_t nr_groups;
-	struct tly_raw_group *groups;
+	struct tly_raw_group *groups, *groups_end; /* groups_end: one past the last */
 	size_t *order;        /* the groups' members, group after group */
 	size_t *unsupported;  /* events without descriptors (in no group) */
 	size_t nr_unsupported;
@@ -149,7 +148,7 @@ static inline __attribute__((always_inline)) int tly_counter_read_raw(struct tal
                                                                    uint64_t *reading)
 {
 	reading[TLY_RAW_NOW] = 0;
-	for (const struct tly_raw_group *gr = l->groups; gr < l->groups + l->nr_groups; gr++) {
+	for (const struct tly_raw_group *gr = l->groups; gr < l->groups_end; gr++) {
 		int err = tly_counter_read_raw_group(c, l, gr, reading + gr->at, &reading[TLY_RAW_NOW]);
 		if (err)
 			return err;

@@ -14,7 +14,8 @@ static const struct tly_raw_group groups[] = {
 	{ .members = order, .at = 0, .nr = 2 },
 	{ .members = order + 2, .at = 7, .nr = 1 },
 };
-static const struct tly_raw_layout layout = { .size = 12, .nr_groups = 2, .groups = (struct tly_raw_group *)groups,
+static const struct tly_raw_layout layout = { .size = 12, .groups = (struct tly_raw_group *)groups,
+	                                      .groups_end = (struct tly_raw_group *)groups + 2,
 	                                      .order = (size_t *)order, .unsupported = (size_t *)unsupported,
 	                                      .nr_unsupported = 1 };
 
@@ -30,8 +31,8 @@ static void each_event_is_tally_snapshot_delta_s(void)
 	struct tly_region_acc acc[4];
 	uint64_t overhead[4] = { 0 };
 	tly_region_acc_init(acc, 4, unsupported, 1);
-	tly_region_acc_add(acc, layout.groups, layout.groups + layout.nr_groups, readings[0], readings[1], overhead, false, false);
-	tly_region_acc_add(acc, layout.groups, layout.groups + layout.nr_groups, readings[1], readings[2], overhead, false, false);
+	tly_region_acc_add(acc, layout.groups, layout.groups_end, readings[0], readings[1], overhead, false, false);
+	tly_region_acc_add(acc, layout.groups, layout.groups_end, readings[1], readings[2], overhead, false, false);
 	CHECK_INT(tly_region_acc_status(&acc[0]), TALLY_STATUS_EXACT);
 	CHECK_U64(acc[0].counted, 1);
 	CHECK_U64(acc[0].sum, 5);
@@ -59,8 +60,8 @@ static void the_overhead_is_subtracted_when_asked(void)
 	struct tly_region_acc acc[4];
 	uint64_t overhead[4] = { 6, 20, 2, 0 };
 	tly_region_acc_init(acc, 4, unsupported, 1);
-	tly_region_acc_add(acc, layout.groups, layout.groups + layout.nr_groups, readings[0], readings[1], overhead, true, false);
-	tly_region_acc_add(acc, layout.groups, layout.groups + layout.nr_groups, readings[1], readings[2], overhead, true, false);
+	tly_region_acc_add(acc, layout.groups, layout.groups_end, readings[0], readings[1], overhead, true, false);
+	tly_region_acc_add(acc, layout.groups, layout.groups_end, readings[1], readings[2], overhead, true, false);
 	CHECK_U64(acc[0].sum, 0); /* 5 - 6 saturates */
 	CHECK_U64(acc[2].sum, 5);
 	CHECK_U64(acc[1].sum, 100); /* 120 - 20, and 10 - 20 saturates */
@@ -77,15 +78,16 @@ static void the_lean_layout_counts_the_same(void)
 		{ .members = side_by_side, .at = 0, .nr = 2, .first = 0 },
 		{ .members = side_by_side + 2, .at = 7, .nr = 1, .first = 2 },
 	};
-	const struct tly_raw_layout l = { .size = 12, .nr_groups = 2, .groups = (struct tly_raw_group *)lean_groups,
+	const struct tly_raw_layout l = { .size = 12, .groups = (struct tly_raw_group *)lean_groups,
+		                          .groups_end = (struct tly_raw_group *)lean_groups + 2,
 		                          .order = (size_t *)side_by_side, .lean = true };
 	uint64_t overhead[3] = { 0 };
 	struct tly_region_acc general[3], lean[3];
 	tly_region_acc_init(general, 3, NULL, 0);
 	tly_region_acc_init(lean, 3, NULL, 0);
 	for (size_t call = 0; call < 2; call++) {
-		tly_region_acc_add(general, l.groups, l.groups + l.nr_groups, readings[call], readings[call + 1], overhead, false, false);
-		tly_region_acc_add(lean, l.groups, l.groups + l.nr_groups, readings[call], readings[call + 1], overhead, false, true);
+		tly_region_acc_add(general, l.groups, l.groups_end, readings[call], readings[call + 1], overhead, false, false);
+		tly_region_acc_add(lean, l.groups, l.groups_end, readings[call], readings[call + 1], overhead, false, true);
 	}
 	for (size_t i = 0; i < 3; i++) {
 		CHECK_INT(tly_region_acc_status(&lean[i]), tly_region_acc_status(&general[i]));
@@ -109,7 +111,8 @@ static void the_lean_layout_counts_the_same(void)
 static void statistics_from_sums_are_exact(void)
 {
 	static const struct tly_raw_group one[] = { { .members = order, .at = 0, .nr = 1 } };
-	const struct tly_raw_layout l = { .size = 5, .nr_groups = 1, .groups = (struct tly_raw_group *)one,
+	const struct tly_raw_layout l = { .size = 5, .groups = (struct tly_raw_group *)one,
+		                          .groups_end = (struct tly_raw_group *)one + 1,
 		                          .order = (size_t *)order };
 	const uint64_t base = 1000000000000000ull, deltas[] = { 3, 5, 4, 8, 5, 5 };
 	uint64_t overhead[1] = { 0 };
@@ -118,8 +121,8 @@ static void statistics_from_sums_are_exact(void)
 	tly_region_acc_init(parts, 3, NULL, 0);
 	for (size_t k = 0; k < 6; k++) {
 		const uint64_t begin[5] = { 0, 1, 1, 0, 0 }, end[5] = { 0, 2, 2, base + deltas[k], 0 };
-		tly_region_acc_add(&whole, l.groups, l.groups + l.nr_groups, begin, end, overhead, false, false);
-		tly_region_acc_add(&parts[k / 2], l.groups, l.groups + l.nr_groups, begin, end, overhead, false, false);
+		tly_region_acc_add(&whole, l.groups, l.groups_end, begin, end, overhead, false, false);
+		tly_region_acc_add(&parts[k / 2], l.groups, l.groups_end, begin, end, overhead, false, false);
 	}
 	struct tly_region_stats one_thread, three_threads;
 	tly_region_stats_init(&one_thread, 1);
