@@ -20,20 +20,30 @@
  * bits as well: it does not saturate. The fields a call updates lie in pairs, for paired loads and
  * stores. An exact call, the common one, changes neither status nor ratio: status stays not counted
  * until a call scales (or the event has no descriptors), and a read takes a counted event's not counted
- * for exact (tly_region_acc_status); ratio starts at 1, the smallest of the calls' ratios. */
+ * for exact; ratio starts at 1, the smallest of the calls' ratios. Nor does a counted call count itself:
+ * the record counts the calls (tly_region_rec.calls), and an event the calls it did not count, which
+ * are rare (its group did not run or could not be read). */
 struct tly_region_acc {
 	/* First, so that no field a call updates is at offset 0, which compilers address base + index
 	 * (unpaired) where an acc is picked by index. */
 	double ratio;
 	enum tally_status status;
 	unsigned __int128 squares;
-	uint64_t counted, sum, min, max;
+	uint64_t min, max, sum;
+	uint64_t uncounted;
 };
 
-/* The status acc's calls give. */
-static inline enum tally_status tly_region_acc_status(const struct tly_region_acc *acc)
+/* Of a thread's calls of the region, those acc counted. */
+static inline uint64_t tly_region_acc_counted(const struct tly_region_acc *acc, uint64_t calls)
 {
-	return acc->counted && acc->status == TALLY_STATUS_NOT_COUNTED ? TALLY_STATUS_EXACT : acc->status;
+	return acc->status == TALLY_STATUS_NOT_SUPPORTED ? 0 : calls - acc->uncounted;
+}
+
+/* The status acc's calls (calls of them) give. */
+static inline enum tally_status tly_region_acc_status(const struct tly_region_acc *acc, uint64_t calls)
+{
+	return tly_region_acc_counted(acc, calls) && acc->status == TALLY_STATUS_NOT_COUNTED ? TALLY_STATUS_EXACT
+	                                                                                      : acc->status;
 }
 
 /* What a read makes of the accs of one region's event: over threads, Chan et al.'s combination of their
@@ -98,7 +108,6 @@ struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t);
 /* One counted call of one event: its count v. */
 static inline __attribute__((always_inline)) void tly_region_acc_count(struct tly_region_acc *acc, uint64_t v)
 {
-	acc->counted++;
 	acc->sum += v;
 	acc->squares += (unsigned __int128)v * v;
 	acc->min = v < acc->min ? v : acc->min;
@@ -110,6 +119,8 @@ static inline __attribute__((always_inline)) void tly_region_acc_count(struct tl
  * ratio), less the overhead when asked. Out of the common path's way. */
 void tly_region_group_call(struct tly_region_acc *acc, const struct tly_raw_group *gr, const uint64_t *begin,
                            const uint64_t *end, const uint64_t *overhead, bool subtract);
+/* A call that group gr's members did not count. */
+void tly_region_group_uncounted(struct tly_region_acc *acc, const struct tly_raw_group *gr);
 
 /* Whether a group of a lean layout (tly_raw_layout.lean) ran all of a call: its times at the end
  * (enabled, running) against its begin's reading b (laid out as tly_counter_read_raw's): both readings
@@ -165,9 +176,10 @@ static inline void tly_region_acc_add(struct tly_region_acc *acc, const struct t
 /* n events' accs before any call; unsupported (nr_unsupported of them, events without descriptors) never
  * count. */
 void tly_region_acc_init(struct tly_region_acc *acc, size_t n, const size_t *unsupported, size_t nr_unsupported);
-/* Adds a thread's acc to the statistics over threads (from tly_region_stats_init). */
+/* Adds a thread's acc (of its calls of the region) to the statistics over threads (from
+ * tly_region_stats_init). */
 void tly_region_stats_init(struct tly_region_stats *stats, size_t n);
-void tly_region_stats_add(struct tly_region_stats *total, const struct tly_region_acc *part);
+void tly_region_stats_add(struct tly_region_stats *total, const struct tly_region_acc *part, uint64_t calls);
 double tly_region_sqrt(double x);
 
 /* The set's default spec when the caller gives none (documented in tally/region.h). */

@@ -252,11 +252,10 @@ static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region
  * given), the record made (which a thread has only while it counts, and for registered ids alone, but
  * the calibration's while it runs: any id below nr_recs may index, and a slot without a record takes
  * rec_of_slow, which says whether the id is one). The thread's state is then last_used.t. */
-static inline __attribute__((always_inline)) struct tly_region_rec *rec_of(tally_region_set *s, int id,
-                                                                          struct tly_region_thread *t)
+static inline __attribute__((always_inline)) struct tly_region_rec *rec_of(tally_region_set *s, int id)
 {
-	if (__builtin_expect(s && last_used.serial == s->serial && (uint32_t)id < t->nr_recs, 1))
-		return atomic_load_explicit(&t->recs[(uint32_t)id], memory_order_relaxed);
+	if (__builtin_expect(s && last_used.serial == s->serial && (uint32_t)id < last_used.t->nr_recs, 1))
+		return atomic_load_explicit(&last_used.t->recs[(uint32_t)id], memory_order_relaxed);
 	return NULL;
 }
 
@@ -298,6 +297,9 @@ static __attribute__((noinline)) int end_from(struct tly_region_thread *t, struc
 		read &= tly_counter_read_raw_group(t->counter, l, g, t->end + g->at, &now) == 0;
 	if (read)
 		tly_region_acc_add(rec->acc, gr, last, rec->begin, t->end, t->set->overhead, t->set->subtract, l->lean);
+	else
+		for (; gr < last; gr++)
+			tly_region_group_uncounted(rec->acc, gr);
 	rec->calls++;
 	rec->wall_ns += tly_raw_moment(l, now) - rec->begin[TLY_RAW_NOW];
 	return 0;
@@ -366,27 +368,30 @@ static inline __attribute__((always_inline)) int rec_begin(struct tly_region_thr
 	const struct tly_raw_layout *l = &t->layout;
 	if (__builtin_expect(!l->lean, 0))
 		return begin_raw(t, rec);
+	/* A lean layout has a group at least. */
 	uint64_t now = 0;
-	for (const struct tly_raw_group *gr = l->groups, *last = l->groups_end; gr < last; gr++)
+	const struct tly_raw_group *gr = l->groups, *last = l->groups_end;
+	do
 		if (__builtin_expect(lean_group(t, rec, gr, false, &now) != LEAN_DONE, 0))
 			return begin_raw(t, rec);
+	while (++gr < last);
 	rec->begin[TLY_RAW_NOW] = now;
 	return 0;
 }
 
+/* A record not found at once: made (or the id refused), then the call again, which finds it at once, so
+ * that every call counts the same code (the record's lookup is before its begin's read). */
 static __attribute__((noinline)) int begin_slow(tally_region_set *s, int id)
 {
-	struct tly_region_rec *rec = rec_of_slow(s, id);
-	return rec ? rec_begin(last_used.t, rec) : bad_id(s, id, "tally_region_begin_id");
+	return rec_of_slow(s, id) ? tally_region_begin_id(s, id) : bad_id(s, id, "tally_region_begin_id");
 }
 
 int tally_region_begin_id(tally_region_set *s, int id)
 {
-	struct tly_region_thread *t = last_used.t;
-	struct tly_region_rec *rec = rec_of(s, id, t);
+	struct tly_region_rec *rec = rec_of(s, id);
 	if (__builtin_expect(!rec, 0))
 		return begin_slow(s, id);
-	return rec_begin(t, rec);
+	return rec_begin(last_used.t, rec);
 }
 
 static __attribute__((noinline)) int end_unbalanced(struct tly_region_rec *rec)
@@ -412,11 +417,12 @@ static inline __attribute__((always_inline)) int rec_end(struct tly_region_threa
 	if (__builtin_expect(!l->lean, 0))
 		return end_from(t, rec, l->groups, false, 0);
 	uint64_t now = 0;
-	for (const struct tly_raw_group *gr = l->groups, *last = l->groups_end; gr < last; gr++) {
+	const struct tly_raw_group *gr = l->groups, *last = l->groups_end;
+	do {
 		enum lean_step r = lean_group(t, rec, gr, true, &now);
 		if (__builtin_expect(r != LEAN_DONE, 0))
 			return end_from(t, rec, gr, r == LEAN_TAKEN, now);
-	}
+	} while (++gr < last);
 	rec->calls++;
 	rec->wall_ns += now - then;
 	return 0;
@@ -424,17 +430,15 @@ static inline __attribute__((always_inline)) int rec_end(struct tly_region_threa
 
 static __attribute__((noinline)) int end_slow(tally_region_set *s, int id)
 {
-	struct tly_region_rec *rec = rec_of_slow(s, id);
-	return rec ? rec_end(last_used.t, rec) : bad_id(s, id, "tally_region_end_id");
+	return rec_of_slow(s, id) ? tally_region_end_id(s, id) : bad_id(s, id, "tally_region_end_id");
 }
 
 int tally_region_end_id(tally_region_set *s, int id)
 {
-	struct tly_region_thread *t = last_used.t;
-	struct tly_region_rec *rec = rec_of(s, id, t);
+	struct tly_region_rec *rec = rec_of(s, id);
 	if (__builtin_expect(!rec, 0))
 		return end_slow(s, id);
-	return rec_end(t, rec);
+	return rec_end(last_used.t, rec);
 }
 
 /* The smallest count of an empty region per event, on the making thread, through the public calls on the
@@ -449,8 +453,10 @@ static void calibrate(tally_region_set *s)
 	atomic_store_explicit(&s->nr_ids, s->max_regions + 1, memory_order_release);
 	for (int k = 0; k < CALIBRATION_WARMUP + CALIBRATION_CALLS; k++) {
 		struct tly_region_rec *rec = atomic_load_explicit(&maker->recs[id], memory_order_relaxed);
-		if (k == CALIBRATION_WARMUP && rec)
+		if (k == CALIBRATION_WARMUP && rec) {
+			rec->calls = 0;
 			tly_region_acc_init(rec->acc, s->nr_events, maker->layout.unsupported, maker->layout.nr_unsupported);
+		}
 		if (tally_region_begin_id(s, id) != 0 || tally_region_end_id(s, id) != 0)
 			break;
 	}
@@ -459,7 +465,7 @@ static void calibrate(tally_region_set *s)
 	if (!rec)
 		return;
 	for (size_t i = 0; i < s->nr_events; i++)
-		s->overhead[i] = rec->acc[i].counted ? rec->acc[i].min : 0;
+		s->overhead[i] = tly_region_acc_counted(&rec->acc[i], rec->calls) ? rec->acc[i].min : 0;
 	atomic_store_explicit(&maker->recs[id], NULL, memory_order_relaxed);
 	free(rec);
 }
@@ -610,7 +616,7 @@ static void add_thread(const tally_region_set *s, const struct tly_region_thread
 	info->open += rec->depth;
 	info->stray_ends += rec->stray_ends;
 	for (size_t i = 0; i < s->nr_events; i++)
-		tly_region_stats_add(&stats[i], &rec->acc[i]);
+		tly_region_stats_add(&stats[i], &rec->acc[i], rec->calls);
 }
 
 int tally_region_set_read(const tally_region_set *s, size_t region, size_t thread, struct tally_region_info *info,

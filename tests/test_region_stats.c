@@ -33,26 +33,26 @@ static void each_event_is_tally_snapshot_delta_s(void)
 	tly_region_acc_init(acc, 4, unsupported, 1);
 	tly_region_acc_add(acc, layout.groups, layout.groups_end, readings[0], readings[1], overhead, false, false);
 	tly_region_acc_add(acc, layout.groups, layout.groups_end, readings[1], readings[2], overhead, false, false);
-	CHECK_INT(tly_region_acc_status(&acc[0]), TALLY_STATUS_EXACT);
-	CHECK_U64(acc[0].counted, 1);
+	CHECK_INT(tly_region_acc_status(&acc[0], 2), TALLY_STATUS_EXACT);
+	CHECK_U64(tly_region_acc_counted(&acc[0], 2), 1);
 	CHECK_U64(acc[0].sum, 5);
 	CHECK(acc[0].ratio == 1.0);
-	CHECK_U64(acc[2].counted, 1);
+	CHECK_U64(tly_region_acc_counted(&acc[2], 2), 1);
 	CHECK_U64(acc[2].sum, 7);
 	/* 30 over a quarter of the window scales to 120, then 10 exact. */
-	CHECK_INT(tly_region_acc_status(&acc[1]), TALLY_STATUS_SCALED);
-	CHECK_U64(acc[1].counted, 2);
+	CHECK_INT(tly_region_acc_status(&acc[1], 2), TALLY_STATUS_SCALED);
+	CHECK_U64(tly_region_acc_counted(&acc[1], 2), 2);
 	CHECK_U64(acc[1].sum, 130);
 	CHECK_U64(acc[1].min, 10);
 	CHECK_U64(acc[1].max, 120);
 	struct tly_region_stats stats;
 	tly_region_stats_init(&stats, 1);
-	tly_region_stats_add(&stats, &acc[1]);
+	tly_region_stats_add(&stats, &acc[1], 2);
 	CHECK(stats.mean == 65.0);
 	CHECK(stats.m2 == 6050.0);
 	CHECK(acc[1].ratio == 0.25);
-	CHECK_INT(tly_region_acc_status(&acc[3]), TALLY_STATUS_NOT_SUPPORTED);
-	CHECK_U64(acc[3].counted, 0);
+	CHECK_INT(tly_region_acc_status(&acc[3], 2), TALLY_STATUS_NOT_SUPPORTED);
+	CHECK_U64(tly_region_acc_counted(&acc[3], 2), 0);
 }
 
 static void the_overhead_is_subtracted_when_asked(void)
@@ -90,8 +90,8 @@ static void the_lean_layout_counts_the_same(void)
 		tly_region_acc_add(lean, l.groups, l.groups_end, readings[call], readings[call + 1], overhead, false, true);
 	}
 	for (size_t i = 0; i < 3; i++) {
-		CHECK_INT(tly_region_acc_status(&lean[i]), tly_region_acc_status(&general[i]));
-		CHECK_U64(lean[i].counted, general[i].counted);
+		CHECK_INT(tly_region_acc_status(&lean[i], 2), tly_region_acc_status(&general[i], 2));
+		CHECK_U64(tly_region_acc_counted(&lean[i], 2), tly_region_acc_counted(&general[i], 2));
 		CHECK_U64(lean[i].sum, general[i].sum);
 		CHECK_U64(lean[i].min, general[i].min);
 		CHECK_U64(lean[i].max, general[i].max);
@@ -101,8 +101,8 @@ static void the_lean_layout_counts_the_same(void)
 	/* Event 1 is group A's second member here (readings' u64 5): 7 in the first call, exact; the second
 	 * call, where A did not run, counts nothing. */
 	CHECK_U64(lean[1].sum, 7);
-	CHECK_U64(lean[1].counted, 1);
-	CHECK_INT(tly_region_acc_status(&lean[2]), TALLY_STATUS_SCALED);
+	CHECK_U64(tly_region_acc_counted(&lean[1], 2), 1);
+	CHECK_INT(tly_region_acc_status(&lean[2], 2), TALLY_STATUS_SCALED);
 }
 
 /* The means and deviations a read makes of the calls' sums: exact where the calls differ little from each
@@ -127,9 +127,9 @@ static void statistics_from_sums_are_exact(void)
 	struct tly_region_stats one_thread, three_threads;
 	tly_region_stats_init(&one_thread, 1);
 	tly_region_stats_init(&three_threads, 1);
-	tly_region_stats_add(&one_thread, &whole);
+	tly_region_stats_add(&one_thread, &whole, 6);
 	for (size_t k = 0; k < 3; k++)
-		tly_region_stats_add(&three_threads, &parts[k]);
+		tly_region_stats_add(&three_threads, &parts[k], 2);
 	/* deltas: mean 5, squared deviations 4 + 0 + 1 + 9 + 0 + 0 = 14 */
 	CHECK(one_thread.mean == (double)(base + 5));
 	CHECK(one_thread.m2 == 14.0);
