@@ -211,23 +211,25 @@ read_lean_group(const struct tly_lean_group *lg, uint64_t token, const struct ev
 	struct tally_result *r = results + lg->first;
 	const struct tally_count *counts = lg->counts;
 #pragma GCC unroll 4
-	for (size_t k = 0; k < n; k++)
-		fill_exact(&e[k], counts[k].value, time, &r[k]);
+	for (size_t k = 0; k < n; k++, e++, r++)
+		fill_exact(e, counts[k].value, time, r);
 	return LEAN_EXACT;
 }
 
 /* The lean path of tally_counter_read, over the groups as tly_counter_lean_refresh laid them out (every
- * group read from user space, every event in one, none topdown), for a caller that takes every result in
+ * group read from user space, every event in one, none topdown; at least one group), for a caller that takes every result in
  * this version's elements: group by group, the read and then its members' results. A group's members
  * share its times (one slot, one window), so whether they ran all the window, the one decision between
  * the exact result and scaling, is made once per group. Anything else (bases to subtract, another
  * thread, a member off its counter, a multiplexed or idle group, the first read after an open) goes to
- * read_lean_rest from that group on. */
-static inline __attribute__((always_inline)) int read_lean(tally_counter *c, struct tally_result *results)
+ * read_lean_rest from that group on. Out of line, as read_checked: tally_counter_read only chooses, and
+ * neither path pays for the other's registers. */
+static __attribute__((noinline)) int read_lean(tally_counter *c, struct tally_result *results)
 {
 	uint64_t token = tly_thread_token;
 	const struct event *ev = c->ev;
-	for (const struct tly_lean_group *lg = c->lean, *end = c->lean_end; lg < end; lg++) {
+	const struct tly_lean_group *lg = c->lean, *end = c->lean_end;
+	do {
 		enum lean_outcome got;
 		/* 4 first: the default events of a region set, and a usual group. */
 		size_t n = lg->user->n;
@@ -249,7 +251,7 @@ static inline __attribute__((always_inline)) int read_lean(tally_counter *c, str
 		}
 		if (__builtin_expect(got != LEAN_EXACT, 0))
 			return read_lean_rest(c, (size_t)(lg - c->lean), got == LEAN_READ, results);
-	}
+	} while (++lg < end);
 	return (int)c->nr;
 }
 
@@ -280,8 +282,7 @@ static __attribute__((noinline)) int read_checked(tally_counter *c, struct tally
  * general one for everything else, its own errors included. */
 int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n, size_t elem_sz)
 {
-	if (__builtin_expect(elem_sz != sizeof(*results), 0) || __builtin_expect(!results, 0) ||
-	    __builtin_expect(!c, 0) || __builtin_expect(!c->nr_lean, 0) || __builtin_expect(n < c->nr, 0))
+	if (__builtin_expect(elem_sz != sizeof(*results) || !results || !c || c->lean == c->lean_end || n < c->nr, 0))
 		return read_checked(c, results, n, elem_sz);
 	return read_lean(c, results);
 }

@@ -46,6 +46,9 @@ typedef const volatile struct perf_event_mmap_page tly_page;
  * something keeps interrupting; read(2) is then the better answer, and the bound keeps a read finite. */
 #define TLY_USER_TRIES 8
 
+/* A max_index (tly_mmap_read_pass) under which every index but 0 is readable, for a simulated page. */
+#define TLY_ANY_INDEX (UINT32_C(1) << 31)
+
 /* Why a group read from user space gave up (the caller then reads with read(2)). */
 enum tly_user_outcome {
 	TLY_USER_OK,
@@ -93,7 +96,9 @@ static inline uint64_t tly_page_short_cycles(uint64_t cyc, uint64_t time_cycles,
 /* The core of a group read: each member's value into values[k x stride] (nothing else there is
  * written), and the leader's enabled and running times extrapolated to now
  * into *enabled and *running, once for the group: a group read gives the leader's times to every member,
- * as the kernel's does. max_index is the highest counter index read_pmc can read.
+ * as the kernel's does. max_index is the highest counter index read_pmc can read, a power of two (0:
+ * none), so that indexes 1 .. max_index are those whose index - 1 has no bit at or above it: a group of
+ * up to 4 checks the OR of its members' at once.
  *
  * Consistency: a pass reads every member's lock, then their fields and counters, and at its end every
  * lock again; the pass is kept only if no lock moved and none was odd (an update in progress, which a reader
@@ -140,11 +145,23 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 		uint64_t caps = lead_fields->capabilities;
 		if (!(caps & TLY_CAP_USER_RDPMC))
 			return TLY_USER_NO_RDPMC;
+		/* Each index is read once (it picks the register the read reads, so it must be the value
+		 * checked). index 0 (off its counter) wraps to the top: one comparison for both ends, for a
+		 * group of up to 4 one for all of them, before any register is read. */
+		uint32_t index_of[4] = { 0 }, beyond = 0;
+		if (n <= 4) {
+#pragma GCC unroll 4
+			for (size_t k = 0; k < n; k++) {
+				index_of[k] = pages[k]->index;
+				beyond |= index_of[k] - 1;
+			}
+			if (beyond >= max_index)
+				return TLY_USER_NOT_ON_COUNTER;
+		}
 #pragma GCC unroll 4
 		for (size_t k = 0; k < n; k++) {
-			uint32_t index = pages[k]->index;
-			/* index 0 (off its counter) wraps to the top: one comparison for both ends. */
-			if (index - 1 >= max_index)
+			uint32_t index = n <= 4 ? index_of[k] : pages[k]->index;
+			if (n > 4 && index - 1 >= max_index)
 				return TLY_USER_NOT_ON_COUNTER;
 			uint64_t raw = read_pmc(index);
 			const struct perf_event_mmap_page *fields = (const struct perf_event_mmap_page *)pages[k];

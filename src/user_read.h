@@ -24,7 +24,9 @@
 #if defined(__x86_64__) || defined(__i386__)
 
 #define TLY_USER_READ_ARCH 1
-#define TLY_USER_MAX_INDEX UINT32_MAX
+/* The kernel's rdpmc numbers + 1 stay below 2^31: fixed counters (1 << 30) | k, topdown metrics 1 << 29
+ * (arch/x86/events/core.c, x86_pmu_event_idx). */
+#define TLY_USER_MAX_INDEX (UINT32_C(1) << 31)
 
 static inline uint64_t tly_arch_read_pmc(uint32_t index)
 {

@@ -53,7 +53,7 @@ static const uint64_t ids[MAXN] = { 11, 12, 13, 14 };
 static enum tly_user_outcome read_sim(size_t n, struct tally_count *c)
 {
 	tly_page *pages[MAXN] = { &page[0], &page[1], &page[2], &page[3] };
-	return tly_mmap_read_group(pages, n, ids, sim_read_pmc, sim_read_clock, UINT32_MAX, c);
+	return tly_mmap_read_group(pages, n, ids, sim_read_pmc, sim_read_clock, TLY_ANY_INDEX, c);
 }
 
 /* The kernel's update of member k (perf_event_update_userpage): the counter reprogrammed to raw, the
@@ -155,6 +155,22 @@ static void index_zero_and_capabilities_fall_back(void)
 	/* An index above what the architecture reads (arm64: above the cycle counter's 32). */
 	page[1].index = 33;
 	CHECK_INT(tly_mmap_read_group(pages, 2, ids, sim_read_pmc, sim_read_clock, 32, c), TLY_USER_NOT_ON_COUNTER);
+	/* 32 itself (the cycle counter) is read. */
+	page[1].index = 32;
+	CHECK_INT(tly_mmap_read_group(pages, 2, ids, sim_read_pmc, sim_read_clock, 32, c), TLY_USER_OK);
+	/* A group of more than 4 checks its members one by one: 33 and 0 are refused there too. */
+	sim_reset(48, 0, MAXN);
+	tly_page *five[] = { &page[0], &page[1], &page[2], &page[3], &page[0] };
+	const uint64_t five_ids[] = { 11, 12, 13, 14, 11 };
+	struct tally_count c5[5];
+	CHECK_INT(tly_mmap_read_group(five, 5, five_ids, sim_read_pmc, sim_read_clock, 32, c5), TLY_USER_OK);
+	uint32_t on = page[3].index;
+	page[3].index = 33;
+	CHECK_INT(tly_mmap_read_group(five, 5, five_ids, sim_read_pmc, sim_read_clock, 32, c5), TLY_USER_NOT_ON_COUNTER);
+	page[3].index = 0;
+	CHECK_INT(tly_mmap_read_group(five, 5, five_ids, sim_read_pmc, sim_read_clock, 32, c5), TLY_USER_NOT_ON_COUNTER);
+	page[3].index = on;
+	CHECK_INT(tly_mmap_read_group(five, 5, five_ids, sim_read_pmc, sim_read_clock, 32, c5), TLY_USER_OK);
 }
 
 /* Time extrapolation against values computed independently, in 128-bit arithmetic from the definition
@@ -207,12 +223,12 @@ static void time_extrapolation_matches_reference(void)
 		CHECK_U64(c.running, 3000000 + delta);
 		uint64_t now = 0, value, enabled = 0, running = 0, want = p->time_zero + (delta - cases[i].time_offset);
 		tly_page *pages[1] = { p };
-		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, UINT32_MAX, &value, 1, true, 1,
+		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, TLY_ANY_INDEX, &value, 1, true, 1,
 		                                &enabled, &running, &now),
 		          TLY_USER_OK);
 		CHECK_U64(now, want);
 		/* Without times: those of the page's latest update, whose difference is the extrapolated one's. */
-		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, UINT32_MAX, &value, 1, false,
+		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, TLY_ANY_INDEX, &value, 1, false,
 		                                TLY_USER_TRIES, &enabled, &running, &now),
 		          TLY_USER_OK);
 		CHECK_U64(enabled, 7000000);
@@ -239,7 +255,7 @@ static void retry_is_bounded(void)
 	tly_page *pages[] = { &page[0], &page[1], &page[2] };
 	struct tally_count c[3];
 	bumps = 0;
-	CHECK_INT(tly_mmap_read_group(pages, 3, ids, bumping_read_pmc, sim_read_clock, UINT32_MAX, c),
+	CHECK_INT(tly_mmap_read_group(pages, 3, ids, bumping_read_pmc, sim_read_clock, TLY_ANY_INDEX, c),
 	          TLY_USER_BUSY);
 	CHECK_INT(bumps, TLY_USER_TRIES * 3);
 	/* A lock left odd (an update that never finishes, seen from another CPU) is never read through. */
@@ -268,7 +284,7 @@ static void group_retried_when_a_member_moved(void)
 	tly_page *pages[] = { &page[0], &page[1], &page[2] };
 	struct tally_count c[3];
 	calls = 0;
-	CHECK_INT(tly_mmap_read_group(pages, 3, ids, member_moves_once, sim_read_clock, UINT32_MAX, c),
+	CHECK_INT(tly_mmap_read_group(pages, 3, ids, member_moves_once, sim_read_clock, TLY_ANY_INDEX, c),
 	          TLY_USER_OK);
 	CHECK_INT(calls, 6);
 	/* Every member from the second pass: the truth after the update. */
@@ -280,7 +296,7 @@ static void group_retried_when_a_member_moved(void)
 	sim_reset(40, 0, 3);
 	calls = 0;
 	uint64_t values[3], enabled, running, now;
-	CHECK_INT(tly_mmap_read_strided(pages, 3, member_moves_once, sim_read_clock, UINT32_MAX, values, 1, true, 1,
+	CHECK_INT(tly_mmap_read_strided(pages, 3, member_moves_once, sim_read_clock, TLY_ANY_INDEX, values, 1, true, 1,
 	                                &enabled, &running, &now),
 	          TLY_USER_BUSY);
 	CHECK_INT(calls, 3);

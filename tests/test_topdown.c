@@ -159,7 +159,7 @@ static enum tly_user_outcome read_td(uint64_t values[4], uint64_t *running)
 {
 	tly_page *pages[4] = { &td_page[0], &td_page[1], &td_page[2], &td_page[3] };
 	uint64_t enabled, now;
-	return tly_mmap_read_topdown(pages, 4, td_layout, regs_read_pmc, regs_read_clock, UINT32_MAX, values, 1,
+	return tly_mmap_read_topdown(pages, 4, td_layout, regs_read_pmc, regs_read_clock, TLY_ANY_INDEX, values, 1,
 	                             &enabled, running, &now);
 }
 

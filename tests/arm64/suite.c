@@ -1221,15 +1221,17 @@ static void fast_read_cost(void)
 	      values[1] > -0.5 && values[1] < 0.5);
 	/* The user instructions are deterministic under -icount (the same binary counts the same every boot),
 	 * so their ratios to the minimal reader are held, as ceilings that a change making the lean paths of
-	 * counter_read.c take the general one again would break. tally_counter_read_values: 169 against 180,
-	 * 0.939x, the issue's goal of 1.10x met (239, 1.31x, before the pass was unrolled for groups of up
+	 * counter_read.c take the general one again would break. tally_counter_read_values: 155 against 180,
+	 * 0.861x, the issue's goal of 1.10x met (239, 1.31x, before the pass was unrolled for groups of up
 	 * to 4, took one fence for its locks and the leader's capability for the group, read the registers
 	 * through one out-of-line table, and the counter kept a plan of its groups, tly_counter_lean_refresh):
 	 * the group's times are taken once, and not extrapolated at all, where the minimal reader extrapolates
-	 * them per event. tally_counter_read: 371, 2.06x (407 before; 2.82x before its lean path): each of the
-	 * 4 results of 72 bytes costs about 30 more than a value. */
+	 * them per event. tally_counter_read: 233, 1.29x (371, 2.06x, while it read the groups through their
+	 * user groups and filled results field by field; 407 before; 2.82x before its lean path), the goal of
+	 * 1.10x not met: its 4 results of 72 bytes take about 40 instructions, and the times it reports are
+	 * extrapolated (about 20 more than tally_counter_read_values). */
 	CHECK(values[0] <= 1.10 * minimal[0]);
-	CHECK(tally_user[0] <= 2.15 * minimal[0]);
+	CHECK(tally_user[0] <= 1.32 * minimal[0]);
 	CHECK(values[0] < tally_user[0]);
 	CHECK(tally_user[0] < syscall_read[0] + syscall_read[1]);
 	CHECK(syscall_read[1] > 100);
