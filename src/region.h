@@ -72,6 +72,7 @@ struct tly_region_thread {
 	uint64_t *end;
 	struct tly_region_rec *_Atomic *recs; /* by region id; published by the owning thread */
 	uint32_t nr_recs;                     /* max_regions + 1 (the calibration's id last) */
+	bool subtract;                        /* the set's, at hand */
 	char error[512];
 };
 
