@@ -274,11 +274,14 @@ static int bad_id(const tally_region_set *s, int id, const char *fn)
  * counter reads: everything else is a tail call of one of the functions below, so that the common case
  * saves few registers. */
 
-/* A call's begin where its lean read does not apply or cannot: the counter's raw read. A reading not
- * taken has moment 0 (a taken one's never has: the perf clock or CLOCK_MONOTONIC since boot), so that
- * the call's end counts nothing. */
-static __attribute__((noinline)) int begin_raw(struct tly_region_thread *t, struct tly_region_rec *rec)
+/* A call's begin where its lean read does not apply or cannot: the counter's raw read, into the record of
+ * region id that the caller found at once (taking the caller's arguments, so that the common case keeps
+ * them where they are). A reading not taken has moment 0 (a taken one's never has: the perf clock or
+ * CLOCK_MONOTONIC since boot), so that the call's end counts nothing. */
+static __attribute__((noinline)) int begin_raw(int id)
 {
+	struct tly_region_thread *t = last_used.t;
+	struct tly_region_rec *rec = atomic_load_explicit(&t->recs[(uint32_t)id], memory_order_relaxed);
 	if (tly_counter_read_raw(t->counter, &t->layout, rec->begin) != 0)
 		rec->begin[TLY_RAW_NOW] = 0;
 	return 0;
@@ -367,20 +370,21 @@ static inline __attribute__((always_inline)) enum lean_step lean_group(struct tl
 	}
 }
 
-/* The outermost begin of a region reads the counter; nested ones only count. */
-static inline __attribute__((always_inline)) int rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec)
+/* The outermost begin of a region (id) reads the counter; nested ones only count. */
+static inline __attribute__((always_inline)) int rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec,
+                                                           int id)
 {
 	if (rec->depth++ > 0)
 		return 0;
 	const struct tly_raw_layout *l = &t->layout;
 	if (__builtin_expect(!l->lean, 0))
-		return begin_raw(t, rec);
+		return begin_raw(id);
 	/* A lean layout has a group at least. */
 	uint64_t now = 0;
 	const struct tly_raw_group *gr = l->groups, *last = l->groups_end;
 	do
 		if (__builtin_expect(lean_group(t, rec, gr, false, &now) != LEAN_DONE, 0))
-			return begin_raw(t, rec);
+			return begin_raw(id);
 	while (++gr < last);
 	rec->begin[TLY_RAW_NOW] = now;
 	return 0;
@@ -398,7 +402,7 @@ int tally_region_begin_id(tally_region_set *s, int id)
 	struct tly_region_rec *rec = rec_of(s, id);
 	if (__builtin_expect(!rec, 0))
 		return begin_slow(s, id);
-	return rec_begin(last_used.t, rec);
+	return rec_begin(last_used.t, rec, id);
 }
 
 static __attribute__((noinline)) int end_unbalanced(struct tly_region_rec *rec)
