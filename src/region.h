@@ -138,14 +138,15 @@ static inline __attribute__((always_inline)) bool tly_region_lean_exact(uint64_t
 }
 
 /* An exact call of a lean layout's group of n members (their accs at acc): each member's value at the
- * end, values[k x stride], less its value in the begin's reading b (plain differences, as above). */
+ * end, values[k x stride], less its value in the begin's reading b (plain differences, as above; a
+ * group read from user space has its values side by side: tly_raw_group.stride 1). */
 static inline __attribute__((always_inline)) void tly_region_lean_count(struct tly_region_acc *acc, size_t n,
                                                                       const uint64_t *values, size_t stride,
                                                                       const uint64_t *b)
 {
 #pragma GCC unroll 4
 	for (size_t k = 0; k < n; k++)
-		tly_region_acc_count(&acc[k], values[k * stride] - b[3 + 2 * k]);
+		tly_region_acc_count(&acc[k], values[k * stride] - b[3 + k]);
 }
 
 /* Adds one call of groups [gr, last), read at its begin and its end (laid out as tly_counter_read_raw
@@ -167,10 +168,11 @@ static inline void tly_region_acc_add(struct tly_region_acc *acc, const struct t
 		if (!exact || subtract)
 			tly_region_group_call(acc, gr, begin, end, overhead, subtract);
 		else if (lean)
-			tly_region_lean_count(acc + gr->first, gr->nr, e + 3, 2, b);
+			tly_region_lean_count(acc + gr->first, gr->nr, e + 3, 1, b);
 		else
 			for (size_t k = 0; k < gr->nr; k++)
-				tly_region_acc_count(&acc[gr->members[k]], tly_window_since(e[3 + 2 * k], b[3 + 2 * k]));
+				tly_region_acc_count(&acc[gr->members[k]],
+				                     tly_window_since(e[3 + gr->stride * k], b[3 + gr->stride * k]));
 	}
 }
 

@@ -344,7 +344,7 @@ static inline __attribute__((always_inline)) enum lean_step lean_step(struct tly
 	to[1] = enabled;
 	to[2] = running;
 	for (size_t k = 0; k < n; k++)
-		to[3 + 2 * k] = values[k * stride];
+		to[3 + k] = values[k * stride];
 	return end ? LEAN_TAKEN : LEAN_DONE;
 }
 
@@ -366,7 +366,7 @@ static inline __attribute__((always_inline)) enum lean_step lean_group(struct tl
 	case 4:
 		return lean_step(t, rec, gr, 4, values, 1, end, now);
 	default:
-		return lean_step(t, rec, gr, gr->nr, (end ? t->end : rec->begin) + gr->at + 3, 2, end, now);
+		return lean_step(t, rec, gr, gr->nr, (end ? t->end : rec->begin) + gr->at + 3, 1, end, now);
 	}
 }
 

@@ -45,7 +45,7 @@ void tly_region_group_call(struct tly_region_acc *acc, const struct tly_raw_grou
 	double ratio = running >= enabled ? 1.0 : (double)running / (double)enabled;
 	enum tally_status status = running >= enabled ? TALLY_STATUS_EXACT : TALLY_STATUS_SCALED;
 	for (size_t k = 0; k < gr->nr; k++) {
-		size_t i = gr->members[k], at = gr->at + 3 + 2 * k;
+		size_t i = gr->members[k], at = gr->at + 3 + gr->stride * k;
 		struct tally_count d = { .value = tly_window_since(end[at], begin[at]), .enabled = enabled,
 			                 .running = running };
 		uint64_t v;

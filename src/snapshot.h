@@ -51,18 +51,22 @@ int tly_snapshot_alloc(const void *owner, size_t nr_events, size_t max_slots, ta
 
 /* A counter read at one (cpu, thread) position again and again (the regions' hot path), laid out once so
  * that each read is the group reads and nothing else. A reading is one block of u64s: its moment (u64
- * TLY_RAW_NOW, ns of the layout's clock), then every group in the
- * kernel's group layout (nr; enabled; running; value and id of each member: PERF_FORMAT_GROUP | ID | both
- * times), its times as the kernel counts them (not since the window began: a region takes the difference
- * of two readings, in which the window's start cancels). A group read with read(2) lands there as it is, and one
- * read from user space by the thread that opened it writes its values and times there itself; any other
- * (a tool event, a singleton, counts with bases, a user-space read that falls back) is read through the
- * counter's slot read and written there in that layout. */
+ * TLY_RAW_NOW, ns of the layout's clock), then every group as the kernel's group layout begins (nr;
+ * enabled; running: PERF_FORMAT_GROUP | ID | both times) and its members' values, each followed by its id
+ * where read(2) writes the group (tly_raw_group.stride), its times as the kernel counts them (not since the
+ * window began: a region takes the difference of two readings, in which the window's start cancels). A
+ * group read with read(2) lands there as it is, and one read from user space by the thread that opened it
+ * writes its values and times there itself; any other (a tool event, a singleton, counts with bases, a
+ * user-space read that falls back) is read through the counter's slot read and written there. */
 struct tly_raw_group {
 	const struct event *leader;
 	const size_t *members; /* event indices, leader first (in tly_raw_layout.order) */
 	size_t at;             /* its first u64 in a reading */
 	size_t nr;             /* members, leader included */
+	/* u64s from one member's value to the next's: 2 where read(2) writes the group (the kernel's
+	 * layout, each value followed by its id), else 1 (values side by side, so that a region's end loads
+	 * its begin's in pairs). */
+	size_t stride;
 	/* A group read with read(2) straight into the reading: its leader's descriptor (-1: not so), the
 	 * bytes of its read, the kernel's ids of its members and its window. */
 	int fd;
@@ -92,8 +96,8 @@ struct tly_raw_layout {
 	size_t *unsupported;  /* events without descriptors (in no group) */
 	size_t nr_unsupported;
 	struct tally_count *block; /* room for the largest group's slot read */
-	/* Every group is read from user space straight into the reading (.user, none topdown), its members
-	 * side by side (.first), and every group's read gives the moment (clock: each leader's page has
+	/* Every group is read from user space straight into the reading (.user, none topdown; so .stride
+	 * is 1), its members side by side (.first), and every group's read gives the moment (clock: each leader's page has
 	 * time_zero): tly_counter_read_lean_group reads each group, and a region counts it event by event. */
 	bool lean;
 };
@@ -104,7 +108,7 @@ struct tly_raw_layout {
 int tly_raw_layout_new(const struct tally_counter *c, struct tly_raw_layout *out);
 void tly_raw_layout_free(struct tly_raw_layout *l);
 
-/* Group gr through the counter's slot read, written in the kernel's layout at buf (the times as the
+/* Group gr through the counter's slot read, written at buf as a reading lays it out (the times as the
  * kernel's: the window's start added back to the slot read's): the other kinds of group, and a read(2)
  * that was not a whole group in order (the slot read retries, matches by id or explains). 0, or the
  * failure (as tally_counter_snapshot's). */
@@ -129,7 +133,7 @@ static inline __attribute__((always_inline)) int tly_counter_read_raw_group(stru
 		if (__builtin_expect(got == (ssize_t)gr->bytes && !differ, 1))
 			return 0;
 	}
-	if (gr->user && tly_user_group_read_outline(gr->user, buf + 3, 2, true, &buf[1], &buf[2], now))
+	if (gr->user && tly_user_group_read_outline(gr->user, buf + 3, gr->stride, true, &buf[1], &buf[2], now))
 		return 0;
 	return tly_counter_read_raw_slot(c, l, gr, buf);
 }

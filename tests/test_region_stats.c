@@ -11,8 +11,8 @@
 static const size_t order[] = { 0, 2, 1 };
 static const size_t unsupported[] = { 3 };
 static const struct tly_raw_group groups[] = {
-	{ .members = order, .at = 0, .nr = 2 },
-	{ .members = order + 2, .at = 7, .nr = 1 },
+	{ .members = order, .at = 0, .nr = 2, .stride = 2 },
+	{ .members = order + 2, .at = 7, .nr = 1, .stride = 2 },
 };
 static const struct tly_raw_layout layout = { .size = 12, .groups = (struct tly_raw_group *)groups,
 	                                      .groups_end = (struct tly_raw_group *)groups + 2,
@@ -68,26 +68,36 @@ static void the_overhead_is_subtracted_when_asked(void)
 	CHECK_U64(acc[1].min, 0);
 }
 
-/* A lean layout (each group's members side by side from its first event) counts event by event what the
- * general one counts through its member lists: the same readings, the same statistics, the exact,
- * scaled, first and not-running calls all taken. */
+/* A lean layout (each group's members side by side from its first event, read from user space: their
+ * values side by side in a reading too) counts event by event what the general one counts through its
+ * member lists: the same readings, the same statistics, the exact, scaled, first and not-running calls
+ * all taken. */
 static void the_lean_layout_counts_the_same(void)
 {
 	static const size_t side_by_side[] = { 0, 1, 2 };
-	static const struct tly_raw_group lean_groups[] = {
-		{ .members = side_by_side, .at = 0, .nr = 2, .first = 0 },
-		{ .members = side_by_side + 2, .at = 7, .nr = 1, .first = 2 },
+	static const struct tly_raw_group general_groups[] = {
+		{ .members = side_by_side, .at = 0, .nr = 2, .stride = 2, .first = 0 },
+		{ .members = side_by_side + 2, .at = 7, .nr = 1, .stride = 2, .first = 2 },
 	};
-	const struct tly_raw_layout l = { .size = 12, .groups = (struct tly_raw_group *)lean_groups,
-		                          .groups_end = (struct tly_raw_group *)lean_groups + 2,
-		                          .order = (size_t *)side_by_side, .lean = true };
+	static const struct tly_raw_group lean_groups[] = {
+		{ .members = side_by_side, .at = 0, .nr = 2, .stride = 1, .first = 0 },
+		{ .members = side_by_side + 2, .at = 5, .nr = 1, .stride = 1, .first = 2 },
+	};
+	/* readings without the ids */
+	static const uint64_t lean_readings[3][9] = {
+		{ 2, 100, 100, 10, 0, 1, 0, 0, 0 },
+		{ 2, 200, 200, 15, 7, 1, 400, 100, 30 },
+		{ 2, 300, 200, 15, 9, 1, 500, 200, 40 },
+	};
 	uint64_t overhead[3] = { 0 };
 	struct tly_region_acc general[3], lean[3];
 	tly_region_acc_init(general, 3, NULL, 0);
 	tly_region_acc_init(lean, 3, NULL, 0);
 	for (size_t call = 0; call < 2; call++) {
-		tly_region_acc_add(general, l.groups, l.groups_end, readings[call], readings[call + 1], overhead, false, false);
-		tly_region_acc_add(lean, l.groups, l.groups_end, readings[call], readings[call + 1], overhead, false, true);
+		tly_region_acc_add(general, general_groups, general_groups + 2, readings[call], readings[call + 1],
+		                   overhead, false, false);
+		tly_region_acc_add(lean, lean_groups, lean_groups + 2, lean_readings[call], lean_readings[call + 1],
+		                   overhead, false, true);
 	}
 	for (size_t i = 0; i < 3; i++) {
 		CHECK_INT(tly_region_acc_status(&lean[i], 2), tly_region_acc_status(&general[i], 2));
@@ -110,7 +120,7 @@ static void the_lean_layout_counts_the_same(void)
  * the calls over threads. */
 static void statistics_from_sums_are_exact(void)
 {
-	static const struct tly_raw_group one[] = { { .members = order, .at = 0, .nr = 1 } };
+	static const struct tly_raw_group one[] = { { .members = order, .at = 0, .nr = 1, .stride = 2 } };
 	const struct tly_raw_layout l = { .size = 5, .groups = (struct tly_raw_group *)one,
 		                          .groups_end = (struct tly_raw_group *)one + 1,
 		                          .order = (size_t *)order };
