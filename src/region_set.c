@@ -287,6 +287,14 @@ static __attribute__((noinline)) int begin_raw(int id)
 	return 0;
 }
 
+/* A call of rec that ended, read at moments then and now. */
+static inline int call_counted(struct tly_region_rec *rec, uint64_t then, uint64_t now)
+{
+	rec->calls++;
+	rec->wall_ns += now - then;
+	return 0;
+}
+
 /* The end of a counted call from group gr on, the groups before it counted: gr's reading at the end
  * taken into the thread's end reading already (taken) or not, now the moment the groups read so far
  * gave (0: none). The call counts even where a group's read fails, which the call's groups from gr on
@@ -304,15 +312,43 @@ static __attribute__((noinline)) int end_from(struct tly_region_thread *t, struc
 	else
 		for (; gr < last; gr++)
 			tly_region_group_uncounted(rec->acc, gr);
-	rec->calls++;
-	rec->wall_ns += tly_raw_moment(l, now) - rec->begin[TLY_RAW_NOW];
-	return 0;
+	return call_counted(rec, rec->begin[TLY_RAW_NOW], tly_raw_moment(l, now));
+}
+
+/* A pass over a lean layout's group that met its pages moving (an interrupt, a switch to another thread)
+ * or a member off its counter: the call's begin or end (of region id in set s) again, the same code, so
+ * that every event's reading is taken at the same point of it as in every other call and the events of
+ * a group count the same instructions (with cycles = 2^S x instructions on the rig, a region's IPC is
+ * exact); the raw read (which retries, or asks the kernel) after TLY_USER_TRIES of them. The record
+ * counts the passes taken again, a success not setting it back (a store on the common path): the raw
+ * read sets it back, so that a run of failed passes ends there after 1 to TLY_USER_TRIES of them. */
+static __attribute__((noinline)) int begin_again(tally_region_set *s, int id)
+{
+	struct tly_region_rec *rec = atomic_load_explicit(&last_used.t->recs[(uint32_t)id], memory_order_relaxed);
+	rec->depth--;
+	if (++rec->passes < TLY_USER_TRIES)
+		return tally_region_begin_id(s, id);
+	rec->passes = 0;
+	rec->depth++;
+	return begin_raw(id);
+}
+
+static __attribute__((noinline)) int end_again(tally_region_set *s, int id)
+{
+	struct tly_region_thread *t = last_used.t;
+	struct tly_region_rec *rec = atomic_load_explicit(&t->recs[(uint32_t)id], memory_order_relaxed);
+	if (++rec->passes < TLY_USER_TRIES) {
+		rec->depth = 1;
+		return tally_region_end_id(s, id);
+	}
+	rec->passes = 0;
+	return end_from(t, rec, t->layout.groups, false, 0);
 }
 
 enum lean_step {
 	LEAN_DONE,   /* read, and stored (a begin) or counted (the end of an exact call) */
 	LEAN_TAKEN,  /* an end read into the thread's end reading, for end_from to count */
-	LEAN_UNREAD, /* not read from user space at the first pass: the raw read's turn */
+	LEAN_UNREAD, /* not read from user space at the first pass: begin_again's or end_again's turn */
 };
 
 /* Group gr of a lean layout at a call's begin or end: its n members (a constant where the caller knows
@@ -372,9 +408,32 @@ static inline __attribute__((always_inline)) enum lean_step lean_group(struct tl
 	}
 }
 
-/* The outermost begin of a region (id) reads the counter; nested ones only count. */
-static inline __attribute__((always_inline)) int rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec,
-                                                           int id)
+/* A lean layout's groups after its first at a call's begin or end (of region id), now the first's moment,
+ * and the call's completion as rec_begin's and rec_end's: out of line, so that a layout of one group
+ * (the default events') reads it without a loop. A pass that fails takes the begin again (begin_again),
+ * or at the end, where the groups before are counted, the group's pass again here. */
+static __attribute__((noinline)) int lean_rest(struct tly_region_thread *t, struct tly_region_rec *rec, int id,
+                                               bool end, uint64_t now)
+{
+	const struct tly_raw_group *gr = t->layout.groups + 1, *last = t->layout.groups_end;
+	for (unsigned passes = 1; gr < last;) {
+		enum lean_step r = lean_group(t, rec, gr, end, &now);
+		if (r == LEAN_DONE)
+			gr++;
+		else if (!end)
+			return begin_again(t->set, id);
+		else if (r == LEAN_TAKEN || passes++ == TLY_USER_TRIES)
+			return end_from(t, rec, gr, r == LEAN_TAKEN, now);
+	}
+	if (end)
+		return call_counted(rec, rec->begin[TLY_RAW_NOW], now);
+	rec->begin[TLY_RAW_NOW] = now;
+	return 0;
+}
+
+/* The outermost begin of a region (id in set s) reads the counter; nested ones only count. */
+static inline __attribute__((always_inline)) int rec_begin(tally_region_set *s, int id, struct tly_region_thread *t,
+                                                           struct tly_region_rec *rec)
 {
 	if (rec->depth++ > 0)
 		return 0;
@@ -383,11 +442,10 @@ static inline __attribute__((always_inline)) int rec_begin(struct tly_region_thr
 		return begin_raw(id);
 	/* A lean layout has a group at least. */
 	uint64_t now = 0;
-	const struct tly_raw_group *gr = l->groups, *last = l->groups_end;
-	do
-		if (__builtin_expect(lean_group(t, rec, gr, false, &now) != LEAN_DONE, 0))
-			return begin_raw(id);
-	while (++gr < last);
+	if (__builtin_expect(lean_group(t, rec, l->groups, false, &now) != LEAN_DONE, 0))
+		return begin_again(s, id);
+	if (__builtin_expect(l->groups + 1 < l->groups_end, 0))
+		return lean_rest(t, rec, id, false, now);
 	rec->begin[TLY_RAW_NOW] = now;
 	return 0;
 }
@@ -404,7 +462,7 @@ int tally_region_begin_id(tally_region_set *s, int id)
 	struct tly_region_rec *rec = rec_of(s, id);
 	if (__builtin_expect(!rec, 0))
 		return begin_slow(s, id);
-	return rec_begin(last_used.t, rec, id);
+	return rec_begin(s, id, last_used.t, rec);
 }
 
 static __attribute__((noinline)) int end_unbalanced(struct tly_region_rec *rec)
@@ -418,7 +476,8 @@ static __attribute__((noinline)) int end_unbalanced(struct tly_region_rec *rec)
 
 /* The outermost end of a region whose begin was read reads the counter and counts the call; nested
  * ones only count down; one without a begin is a stray end. */
-static inline __attribute__((always_inline)) int rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
+static inline __attribute__((always_inline)) int rec_end(tally_region_set *s, int id, struct tly_region_thread *t,
+                                                         struct tly_region_rec *rec)
 {
 	if (__builtin_expect(rec->depth != 1, 0))
 		return end_unbalanced(rec);
@@ -430,15 +489,14 @@ static inline __attribute__((always_inline)) int rec_end(struct tly_region_threa
 	if (__builtin_expect(!l->lean, 0))
 		return end_from(t, rec, l->groups, false, 0);
 	uint64_t now = 0;
-	const struct tly_raw_group *gr = l->groups, *last = l->groups_end;
-	do {
-		enum lean_step r = lean_group(t, rec, gr, true, &now);
-		if (__builtin_expect(r != LEAN_DONE, 0))
-			return end_from(t, rec, gr, r == LEAN_TAKEN, now);
-	} while (++gr < last);
-	rec->calls++;
-	rec->wall_ns += now - then;
-	return 0;
+	enum lean_step r = lean_group(t, rec, l->groups, true, &now);
+	if (__builtin_expect(r == LEAN_UNREAD, 0))
+		return end_again(s, id);
+	if (__builtin_expect(r != LEAN_DONE, 0))
+		return end_from(t, rec, l->groups, true, now);
+	if (__builtin_expect(l->groups + 1 < l->groups_end, 0))
+		return lean_rest(t, rec, 0, true, now);
+	return call_counted(rec, then, now);
 }
 
 static __attribute__((noinline)) int end_slow(tally_region_set *s, int id)
@@ -451,7 +509,7 @@ int tally_region_end_id(tally_region_set *s, int id)
 	struct tly_region_rec *rec = rec_of(s, id);
 	if (__builtin_expect(!rec, 0))
 		return end_slow(s, id);
-	return rec_end(last_used.t, rec);
+	return rec_end(s, id, last_used.t, rec);
 }
 
 /* The smallest count of an empty region per event, on the making thread, through the public calls on the

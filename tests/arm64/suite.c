@@ -1375,6 +1375,40 @@ static void region_loop_exact(void)
 	tally_region_set_free(s);
 }
 
+/* Two groups of one event each: begin and end read both from user space (a lean layout's groups after
+ * its first are read out of line), and every call of a region around the loop counts the same, exactly,
+ * a longer loop exactly its extra instructions and 2^S x as many cycles. */
+static void region_groups_exact(void)
+{
+	enum { CALLS = 10 };
+	static const uint64_t iterations[2] = { 1000, 100000 };
+	const struct loop_shape *shape = &loop_shapes[0];
+	tally_region_set *s = region_set_open("{instructions:u},{cycles:u}");
+	if (!s)
+		return;
+	int ids[2] = { tally_region_id(s, "short"), tally_region_id(s, "long") };
+	for (int call = 0; call < CALLS; call++) {
+		for (size_t l = 0; l < 2; l++) {
+			tally_region_begin_id(s, ids[l]);
+			shape->run(iterations[l]);
+			tally_region_end_id(s, ids[l]);
+		}
+	}
+	uint64_t insns[2], cycles[2];
+	for (size_t l = 0; l < 2; l++) {
+		struct tally_region_event ev[2];
+		struct tally_region_info info = region_read(s, ids[l], TALLY_REGION_ALL_THREADS, ev);
+		insns[l] = region_every_call(&info, ev, CALLS);
+		cycles[l] = ev[1].min;
+	}
+	uint64_t extra = shape->insns_per_iter * (iterations[1] - iterations[0]);
+	expect_u64(insns[1] - insns[0], extra, "instructions of the longer loop's extra iterations");
+	expect_u64(cycles[1] - cycles[0], cycles_per_insn * extra, "cycles of the longer loop's extra iterations");
+	printf("  two groups: every call the loop's instructions + %" PRIu64 "\n",
+	       insns[0] - shape->insns_per_iter * iterations[0]);
+	tally_region_set_free(s);
+}
+
 /* A region's calls on one of several threads that share the rig's one CPU: as region_every_call, but a
  * call may count one more pass of the end's read than the others. When the thread is switched out and in
  * during that read (the other threads are runnable), the kernel updates the group's pages, the pass sees
@@ -2244,6 +2278,7 @@ static const struct harness_case pmu_cases[] = {
 	{"fast_read_cost", fast_read_cost},
 	{"fast_read_without_user_access", fast_read_without_user_access},
 	{"region_loop_exact", region_loop_exact},
+	{"region_groups_exact", region_groups_exact},
 	{"region_threads", region_threads},
 	{"region_cost", region_cost},
 	{"cli_stat_regions", cli_stat_regions},
