@@ -59,6 +59,7 @@ struct tly_region_rec {
 	uint64_t *begin; /* the outermost begin's reading (after acc, in one block); moment 0: not taken */
 	uint64_t depth, calls, wall_ns, stray_ends;
 	uint64_t passes; /* user-space passes taken again (begin_again) since the latest raw read */
+	int id;          /* its region's */
 	struct tly_region_acc acc[];
 };
 

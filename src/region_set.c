@@ -243,8 +243,10 @@ static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region
 	if (!t || !t->counter)
 		return NULL;
 	struct tly_region_rec *rec = atomic_load_explicit(&t->recs[id], memory_order_relaxed);
-	if (!rec && (rec = tly_region_rec_new(t)))
+	if (!rec && (rec = tly_region_rec_new(t))) {
+		rec->id = id;
 		atomic_store_explicit(&t->recs[id], rec, memory_order_release);
+	}
 	return rec;
 }
 
@@ -321,7 +323,8 @@ static __attribute__((noinline)) int end_from(struct tly_region_thread *t, struc
  * a group count the same instructions (with cycles = 2^S x instructions on the rig, a region's IPC is
  * exact); the raw read (which retries, or asks the kernel) after TLY_USER_TRIES of them. The record
  * counts the passes taken again, a success not setting it back (a store on the common path): the raw
- * read sets it back, so that a run of failed passes ends there after 1 to TLY_USER_TRIES of them. */
+ * read sets it back, so that a run of failed passes ends there after 1 to TLY_USER_TRIES of them. The
+ * end's takes the record, which the common case holds (and its id from it). */
 static __attribute__((noinline)) int begin_again(tally_region_set *s, int id)
 {
 	struct tly_region_rec *rec = atomic_load_explicit(&last_used.t->recs[(uint32_t)id], memory_order_relaxed);
@@ -333,13 +336,11 @@ static __attribute__((noinline)) int begin_again(tally_region_set *s, int id)
 	return begin_raw(id);
 }
 
-static __attribute__((noinline)) int end_again(tally_region_set *s, int id)
+static __attribute__((noinline)) int end_again(struct tly_region_thread *t, struct tly_region_rec *rec)
 {
-	struct tly_region_thread *t = last_used.t;
-	struct tly_region_rec *rec = atomic_load_explicit(&t->recs[(uint32_t)id], memory_order_relaxed);
 	if (++rec->passes < TLY_USER_TRIES) {
 		rec->depth = 1;
-		return tally_region_end_id(s, id);
+		return tally_region_end_id(t->set, rec->id);
 	}
 	rec->passes = 0;
 	return end_from(t, rec, t->layout.groups, false, 0);
@@ -476,8 +477,7 @@ static __attribute__((noinline)) int end_unbalanced(struct tly_region_rec *rec)
 
 /* The outermost end of a region whose begin was read reads the counter and counts the call; nested
  * ones only count down; one without a begin is a stray end. */
-static inline __attribute__((always_inline)) int rec_end(tally_region_set *s, int id, struct tly_region_thread *t,
-                                                         struct tly_region_rec *rec)
+static inline __attribute__((always_inline)) int rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
 {
 	if (__builtin_expect(rec->depth != 1, 0))
 		return end_unbalanced(rec);
@@ -491,7 +491,7 @@ static inline __attribute__((always_inline)) int rec_end(tally_region_set *s, in
 	uint64_t now = 0;
 	enum lean_step r = lean_group(t, rec, l->groups, true, &now);
 	if (__builtin_expect(r == LEAN_UNREAD, 0))
-		return end_again(s, id);
+		return end_again(t, rec);
 	if (__builtin_expect(r != LEAN_DONE, 0))
 		return end_from(t, rec, l->groups, true, now);
 	if (__builtin_expect(l->groups + 1 < l->groups_end, 0))
@@ -509,7 +509,7 @@ int tally_region_end_id(tally_region_set *s, int id)
 	struct tly_region_rec *rec = rec_of(s, id);
 	if (__builtin_expect(!rec, 0))
 		return end_slow(s, id);
-	return rec_end(s, id, last_used.t, rec);
+	return rec_end(last_used.t, rec);
 }
 
 /* The smallest count of an empty region per event, on the making thread, through the public calls on the
