@@ -322,17 +322,17 @@ static __attribute__((noinline)) int end_from(struct tly_region_thread *t, struc
  * that every event's reading is taken at the same point of it as in every other call and the events of
  * a group count the same instructions (with cycles = 2^S x instructions on the rig, a region's IPC is
  * exact); the raw read (which retries, or asks the kernel) after TLY_USER_TRIES of them. The record
- * counts the passes taken again, a success not setting it back (a store on the common path): the raw
- * read sets it back, so that a run of failed passes ends there after 1 to TLY_USER_TRIES of them. The
- * end's takes the record, which the common case holds (and its id from it). */
+ * counts the passes taken again, and a success does not set it back (that would be a store on the common
+ * path): the raw read does, so that a run of failed passes ends there after 1 to TLY_USER_TRIES of them.
+ * The end's takes the record, which the common case holds (and its id from it). */
 static __attribute__((noinline)) int begin_again(tally_region_set *s, int id)
 {
 	struct tly_region_rec *rec = atomic_load_explicit(&last_used.t->recs[(uint32_t)id], memory_order_relaxed);
-	rec->depth--;
-	if (++rec->passes < TLY_USER_TRIES)
+	if (++rec->passes < TLY_USER_TRIES) {
+		rec->depth--;
 		return tally_region_begin_id(s, id);
+	}
 	rec->passes = 0;
-	rec->depth++;
 	return begin_raw(id);
 }
 
@@ -409,12 +409,12 @@ static inline __attribute__((always_inline)) enum lean_step lean_group(struct tl
 	}
 }
 
-/* A lean layout's groups after its first at a call's begin or end (of region id), now the first's moment,
+/* A lean layout's groups after its first at a call's begin or end, now the first's moment,
  * and the call's completion as rec_begin's and rec_end's: out of line, so that a layout of one group
  * (the default events') reads it without a loop. A pass that fails takes the begin again (begin_again),
  * or at the end, where the groups before are counted, the group's pass again here. */
-static __attribute__((noinline)) int lean_rest(struct tly_region_thread *t, struct tly_region_rec *rec, int id,
-                                               bool end, uint64_t now)
+static __attribute__((noinline)) int lean_rest(struct tly_region_thread *t, struct tly_region_rec *rec, bool end,
+                                               uint64_t now)
 {
 	const struct tly_raw_group *gr = t->layout.groups + 1, *last = t->layout.groups_end;
 	for (unsigned passes = 1; gr < last;) {
@@ -422,7 +422,7 @@ static __attribute__((noinline)) int lean_rest(struct tly_region_thread *t, stru
 		if (r == LEAN_DONE)
 			gr++;
 		else if (!end)
-			return begin_again(t->set, id);
+			return begin_again(t->set, rec->id);
 		else if (r == LEAN_TAKEN || passes++ == TLY_USER_TRIES)
 			return end_from(t, rec, gr, r == LEAN_TAKEN, now);
 	}
@@ -446,7 +446,7 @@ static inline __attribute__((always_inline)) int rec_begin(tally_region_set *s, 
 	if (__builtin_expect(lean_group(t, rec, l->groups, false, &now) != LEAN_DONE, 0))
 		return begin_again(s, id);
 	if (__builtin_expect(l->groups + 1 < l->groups_end, 0))
-		return lean_rest(t, rec, id, false, now);
+		return lean_rest(t, rec, false, now);
 	rec->begin[TLY_RAW_NOW] = now;
 	return 0;
 }
@@ -495,7 +495,7 @@ static inline __attribute__((always_inline)) int rec_end(struct tly_region_threa
 	if (__builtin_expect(r != LEAN_DONE, 0))
 		return end_from(t, rec, l->groups, true, now);
 	if (__builtin_expect(l->groups + 1 < l->groups_end, 0))
-		return lean_rest(t, rec, 0, true, now);
+		return lean_rest(t, rec, true, now);
 	return call_counted(rec, then, now);
 }
 

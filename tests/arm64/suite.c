@@ -1551,7 +1551,7 @@ static void region_cost(void)
 	 * thousands and a clock_gettime outside the vDSO hundreds. */
 	CHECK(region[1] > -0.5 && region[1] < 0.5);
 	CHECK(region[0] > 0 && (double)overhead < region[0]);
-	/* User instructions are the same every boot (424 against 360: 1.18x, with begin and end straight-line
+	/* User instructions are the same every boot (419 against 360: 1.16x, with begin and end straight-line
 	 * code around the group passes of a 4-member group, the end's values in registers and counted as
 	 * read, everything rare a tail call out of line, an exact call counting only its sums, squares,
 	 * minimum and maximum; 566, 1.57x, with per-event counts, first-call checks and the end's reading in
