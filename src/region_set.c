@@ -81,46 +81,8 @@ struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t)
 		return NULL;
 	memset(rec, 0, size);
 	rec->begin = (uint64_t *)(rec->acc + n);
-	tly_region_acc_init(rec->acc, n);
+	tly_region_acc_init(rec->acc, n, t->layout.unsupported, t->layout.nr_unsupported);
 	return rec;
-}
-
-/* One reading of the thread's counter into reading: from user space on a lean layout, else (or where
- * that read cannot) through the counter's raw read. True when it was taken. */
-static inline __attribute__((always_inline)) bool take_reading(struct tly_region_thread *t, uint64_t *reading)
-{
-	if (__builtin_expect(t->layout.lean, 1) && tly_counter_read_lean(&t->layout, reading))
-		return true;
-	return tly_counter_read_raw(t->counter, &t->layout, reading) == 0;
-}
-
-static inline __attribute__((always_inline)) void rec_begin(struct tly_region_thread *t, struct tly_region_rec *rec)
-{
-	if (rec->depth++ > 0)
-		return;
-	rec->armed = take_reading(t, rec->begin);
-}
-
-static inline __attribute__((always_inline)) void rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
-{
-	if (__builtin_expect(rec->depth != 1, 0)) {
-		if (rec->depth == 0)
-			rec->stray_ends++;
-		else
-			rec->depth--;
-		return;
-	}
-	rec->depth = 0;
-	if (!take_reading(t, t->end) || !rec->armed)
-		return;
-	const tally_region_set *s = t->set;
-	rec->calls++;
-	/* The readings' own moments (snapshot.h): the clock a user-space read already reads. */
-	rec->wall_ns += t->end[TLY_RAW_NOW] - rec->begin[TLY_RAW_NOW];
-	if (__builtin_expect(t->layout.lean, 1))
-		tly_region_acc_add(rec->acc, &t->layout, rec->begin, t->end, s->overhead, s->subtract, true);
-	else
-		tly_region_acc_add(rec->acc, &t->layout, rec->begin, t->end, s->overhead, s->subtract, false);
 }
 
 static void thread_buffers_free(struct tly_region_thread *t)
@@ -186,7 +148,9 @@ struct tly_region_thread *tly_region_thread(tally_region_set *s)
 		return NULL;
 	t->set = s;
 	t->tid = gettid();
-	t->recs = calloc(s->max_regions + 1, sizeof(t->recs[0]));
+	t->subtract = s->subtract;
+	t->nr_recs = (uint32_t)s->max_regions + 1;
+	t->recs = calloc(t->nr_recs, sizeof(t->recs[0]));
 	if (!t->recs || pthread_setspecific(s->key, t) != 0) {
 		free((void *)t->recs);
 		free(t);
@@ -263,9 +227,9 @@ int tally_region_id(tally_region_set *s, const char *name)
 }
 
 /* rec_of's way for what it does not find at once: a thread's first call, another set than its last, a
- * name's first use in the thread, a bad id, a thread that does not count. */
-static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region_set *s, int id,
-                                                                   struct tly_region_thread **tp)
+ * name's first use in the thread, a bad id, a thread that does not count. Then the thread's state is
+ * last_used.t. */
+static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region_set *s, int id)
 {
 	if (!s || id < 0 || (size_t)id >= atomic_load_explicit(&s->nr_ids, memory_order_acquire))
 		return NULL;
@@ -275,36 +239,27 @@ static __attribute__((noinline)) struct tly_region_rec *rec_of_slow(tally_region
 		last_used.serial = t ? s->serial : 0;
 		last_used.t = t;
 	}
-	*tp = t;
 	/* A thread that does not count has no records: rec_of finds none and comes here, which says so. */
 	if (!t || !t->counter)
 		return NULL;
 	struct tly_region_rec *rec = atomic_load_explicit(&t->recs[id], memory_order_relaxed);
-	if (!rec && (rec = tly_region_rec_new(t)))
+	if (!rec && (rec = tly_region_rec_new(t))) {
+		rec->id = id;
 		atomic_store_explicit(&t->recs[id], rec, memory_order_release);
+	}
 	return rec;
 }
 
-/* The thread's record of region id, made on the thread's first use of it; NULL: the call does nothing.
- * Inline, the common case touches no callee-saved register: the thread's set as last time (its serial,
- * never 0 and never another set's, whatever address a set is given), the record made (which a thread
- * has only while it counts). The number of ids is read relaxed: a thread that sees it stale (another
- * thread just registered a name) takes rec_of_slow, whose acquire load sees it; an id below it indexes
- * records allocated for max_regions + 1 from the start. */
-static inline __attribute__((always_inline)) struct tly_region_rec *rec_of(tally_region_set *s, int id,
-                                                                          struct tly_region_thread **tp)
+/* The thread's record of region id where the common case finds it at once (NULL: rec_of_slow's turn):
+ * the thread's set as last time (its serial, never 0 and never another set's, whatever address a set is
+ * given), the record made (which a thread has only while it counts, and for registered ids alone, but
+ * the calibration's while it runs: any id below nr_recs may index, and a slot without a record takes
+ * rec_of_slow, which says whether the id is one). The thread's state is then last_used.t. */
+static inline __attribute__((always_inline)) struct tly_region_rec *rec_of(tally_region_set *s, int id)
 {
-	struct tly_region_thread *t = last_used.t;
-	if (__builtin_expect(s && last_used.serial == s->serial &&
-	                             (size_t)id < atomic_load_explicit(&s->nr_ids, memory_order_relaxed),
-	                     1)) {
-		struct tly_region_rec *rec = atomic_load_explicit(&t->recs[id], memory_order_relaxed);
-		if (__builtin_expect(rec != NULL, 1)) {
-			*tp = t;
-			return rec;
-		}
-	}
-	return rec_of_slow(s, id, tp);
+	if (__builtin_expect(s && last_used.serial == s->serial && (uint32_t)id < last_used.t->nr_recs, 1))
+		return atomic_load_explicit(&last_used.t->recs[(uint32_t)id], memory_order_relaxed);
+	return NULL;
 }
 
 static int bad_id(const tally_region_set *s, int id, const char *fn)
@@ -316,24 +271,245 @@ static int bad_id(const tally_region_set *s, int id, const char *fn)
 	return 0;
 }
 
+/* Begin and end hold the common case (the record found at once, a lean layout whose groups read from
+ * user space at the first pass, an exact call) to straight-line code that calls nothing but the
+ * counter reads: everything else is a tail call of one of the functions below, so that the common case
+ * saves few registers. */
+
+/* A call's begin where its lean read does not apply or cannot: the counter's raw read, into the record of
+ * region id that the caller found at once (taking the caller's arguments, so that the common case keeps
+ * them where they are). A reading not taken has moment 0 (a taken one's never has: the perf clock or
+ * CLOCK_MONOTONIC since boot), so that the call's end counts nothing. */
+static __attribute__((noinline)) int begin_raw(int id)
+{
+	struct tly_region_thread *t = last_used.t;
+	struct tly_region_rec *rec = atomic_load_explicit(&t->recs[(uint32_t)id], memory_order_relaxed);
+	if (tly_counter_read_raw(t->counter, &t->layout, rec->begin) != 0)
+		rec->begin[TLY_RAW_NOW] = 0;
+	return 0;
+}
+
+/* A call of rec that ended, read at moments then and now. */
+static inline int call_counted(struct tly_region_rec *rec, uint64_t then, uint64_t now)
+{
+	rec->calls++;
+	rec->wall_ns += now - then;
+	return 0;
+}
+
+/* The end of a counted call from group gr on, the groups before it counted: gr's reading at the end
+ * taken into the thread's end reading already (taken) or not, now the moment the groups read so far
+ * gave (0: none). The call counts even where a group's read fails, which the call's groups from gr on
+ * then do not count. */
+static __attribute__((noinline)) int end_from(struct tly_region_thread *t, struct tly_region_rec *rec,
+                                              const struct tly_raw_group *gr, bool taken, uint64_t now)
+{
+	const struct tly_raw_layout *l = &t->layout;
+	const struct tly_raw_group *last = l->groups_end;
+	bool read = true;
+	for (const struct tly_raw_group *g = taken ? gr + 1 : gr; g < last; g++)
+		read &= tly_counter_read_raw_group(t->counter, l, g, t->end + g->at, &now) == 0;
+	if (read)
+		tly_region_acc_add(rec->acc, gr, last, rec->begin, t->end, t->set->overhead, t->subtract, l->lean);
+	else
+		for (; gr < last; gr++)
+			tly_region_group_uncounted(rec->acc, gr);
+	return call_counted(rec, rec->begin[TLY_RAW_NOW], tly_raw_moment(l, now));
+}
+
+/* A pass over a lean layout's group that met its pages moving (an interrupt, a switch to another thread)
+ * or a member off its counter: the call's begin or end (of region id in set s) again, the same code, so
+ * that every event's reading is taken at the same point of it as in every other call and the events of
+ * a group count the same instructions (with cycles = 2^S x instructions on the rig, a region's IPC is
+ * exact); the raw read (which retries, or asks the kernel) after TLY_USER_TRIES of them. The record
+ * counts the passes taken again, and a success does not set it back (that would be a store on the common
+ * path): the raw read does, so that a run of failed passes ends there after 1 to TLY_USER_TRIES of them.
+ * The end's takes the record, which the common case holds (and its id from it). */
+static __attribute__((noinline)) int begin_again(tally_region_set *s, int id)
+{
+	struct tly_region_rec *rec = atomic_load_explicit(&last_used.t->recs[(uint32_t)id], memory_order_relaxed);
+	if (++rec->passes < TLY_USER_TRIES) {
+		rec->depth--;
+		return tally_region_begin_id(s, id);
+	}
+	rec->passes = 0;
+	return begin_raw(id);
+}
+
+static __attribute__((noinline)) int end_again(struct tly_region_thread *t, struct tly_region_rec *rec)
+{
+	if (++rec->passes < TLY_USER_TRIES) {
+		rec->depth = 1;
+		return tally_region_end_id(t->set, rec->id);
+	}
+	rec->passes = 0;
+	return end_from(t, rec, t->layout.groups, false, 0);
+}
+
+enum lean_step {
+	LEAN_DONE,   /* read, and stored (a begin) or counted (the end of an exact call) */
+	LEAN_TAKEN,  /* an end read into the thread's end reading, for end_from to count */
+	LEAN_UNREAD, /* not read from user space at the first pass: begin_again's or end_again's turn */
+};
+
+/* Group gr of a lean layout at a call's begin or end: its n members (a constant where the caller knows
+ * it) read from user space into values[k x stride] and its moment into *now, then at the begin stored
+ * into the record's reading, at the end counted where the call was exact and no overhead is
+ * subtracted. Both sides read the same way, at the same point of the same code (values in registers
+ * where values is the caller's array), so that every event's count of a call spans the same code. */
+static inline __attribute__((always_inline)) enum lean_step lean_step(struct tly_region_thread *t,
+                                                                     struct tly_region_rec *rec,
+                                                                     const struct tly_raw_group *gr, size_t n,
+                                                                     uint64_t *values, size_t stride, bool end,
+                                                                     uint64_t *now)
+{
+	uint64_t enabled, running;
+	if (!tly_counter_read_lean_group(gr, n, values, stride, &enabled, &running, now))
+		return LEAN_UNREAD;
+	uint64_t *b = rec->begin + gr->at, *to = b;
+	if (end && __builtin_expect(tly_region_lean_exact(enabled, running, b) && !t->subtract, 1)) {
+		/* The members' accs from one base, hidden from the optimizer as the kernel's OPTIMIZER_HIDE_VAR
+		 * does: else GCC (12) splits rec + first + member into a base register of each member's own (an
+		 * add apiece) and pairs fewer of their loads and stores (rig: 7 instructions an end). */
+		struct tly_region_acc *acc = rec->acc + gr->first;
+		__asm__("" : "+r"(acc));
+		tly_region_lean_count(acc, n, values, stride, b);
+		return LEAN_DONE;
+	}
+	if (end)
+		to = t->end + gr->at;
+	to[1] = enabled;
+	to[2] = running;
+	for (size_t k = 0; k < n; k++)
+		to[3 + k] = values[k * stride];
+	return end ? LEAN_TAKEN : LEAN_DONE;
+}
+
+/* lean_step of group gr, with its size a constant up to 4 (the usual group: straight-line code, its
+ * values in registers), the loops beyond; 4 first, as tally_counter_read's lean path: the default events
+ * of a region set. */
+static inline __attribute__((always_inline)) enum lean_step lean_group(struct tly_region_thread *t,
+                                                                      struct tly_region_rec *rec,
+                                                                      const struct tly_raw_group *gr, bool end,
+                                                                      uint64_t *now)
+{
+	uint64_t values[4];
+	size_t n = gr->nr;
+	if (n == 4)
+		return lean_step(t, rec, gr, 4, values, 1, end, now);
+	switch (n) {
+	case 1:
+		return lean_step(t, rec, gr, 1, values, 1, end, now);
+	case 2:
+		return lean_step(t, rec, gr, 2, values, 1, end, now);
+	case 3:
+		return lean_step(t, rec, gr, 3, values, 1, end, now);
+	default:
+		return lean_step(t, rec, gr, n, (end ? t->end : rec->begin) + gr->at + 3, 1, end, now);
+	}
+}
+
+/* A lean layout's groups after its first at a call's begin or end, now the first's moment,
+ * and the call's completion as rec_begin's and rec_end's: out of line, so that a layout of one group
+ * (the default events') reads it without a loop. A pass that fails takes the begin again (begin_again),
+ * or at the end, where the groups before are counted, the group's pass again here. */
+static __attribute__((noinline)) int lean_rest(struct tly_region_thread *t, struct tly_region_rec *rec, bool end,
+                                               uint64_t now)
+{
+	const struct tly_raw_group *gr = t->layout.groups + 1, *last = t->layout.groups_end;
+	for (unsigned passes = 1; gr < last;) {
+		enum lean_step r = lean_group(t, rec, gr, end, &now);
+		if (r == LEAN_DONE)
+			gr++;
+		else if (!end)
+			return begin_again(t->set, rec->id);
+		else if (r == LEAN_TAKEN || passes++ == TLY_USER_TRIES)
+			return end_from(t, rec, gr, r == LEAN_TAKEN, now);
+	}
+	if (end)
+		return call_counted(rec, rec->begin[TLY_RAW_NOW], now);
+	rec->begin[TLY_RAW_NOW] = now;
+	return 0;
+}
+
+/* The outermost begin of a region (id in set s) reads the counter; nested ones only count. */
+static inline __attribute__((always_inline)) int rec_begin(tally_region_set *s, int id, struct tly_region_thread *t,
+                                                           struct tly_region_rec *rec)
+{
+	if (rec->depth++ > 0)
+		return 0;
+	const struct tly_raw_layout *l = &t->layout;
+	if (__builtin_expect(!l->lean, 0))
+		return begin_raw(id);
+	/* A lean layout has a group at least. */
+	uint64_t now = 0;
+	if (__builtin_expect(lean_group(t, rec, l->groups, false, &now) != LEAN_DONE, 0))
+		return begin_again(s, id);
+	if (__builtin_expect(l->groups + 1 < l->groups_end, 0))
+		return lean_rest(t, rec, false, now);
+	rec->begin[TLY_RAW_NOW] = now;
+	return 0;
+}
+
+/* A record not found at once: made (or the id refused), then the call again, which finds it at once, so
+ * that every call counts the same code (the record's lookup is before its begin's read). */
+static __attribute__((noinline)) int begin_slow(tally_region_set *s, int id)
+{
+	return rec_of_slow(s, id) ? tally_region_begin_id(s, id) : bad_id(s, id, "tally_region_begin_id");
+}
+
 int tally_region_begin_id(tally_region_set *s, int id)
 {
-	struct tly_region_thread *t;
-	struct tly_region_rec *rec = rec_of(s, id, &t);
-	if (!rec)
-		return bad_id(s, id, __func__);
-	rec_begin(t, rec);
+	struct tly_region_rec *rec = rec_of(s, id);
+	if (__builtin_expect(!rec, 0))
+		return begin_slow(s, id);
+	return rec_begin(s, id, last_used.t, rec);
+}
+
+static __attribute__((noinline)) int end_unbalanced(struct tly_region_rec *rec)
+{
+	if (rec->depth == 0)
+		rec->stray_ends++;
+	else
+		rec->depth--;
 	return 0;
+}
+
+/* The outermost end of a region whose begin was read reads the counter and counts the call; nested
+ * ones only count down; one without a begin is a stray end. */
+static inline __attribute__((always_inline)) int rec_end(struct tly_region_thread *t, struct tly_region_rec *rec)
+{
+	if (__builtin_expect(rec->depth != 1, 0))
+		return end_unbalanced(rec);
+	rec->depth = 0;
+	uint64_t then = rec->begin[TLY_RAW_NOW];
+	if (!then)
+		return 0;
+	const struct tly_raw_layout *l = &t->layout;
+	if (__builtin_expect(!l->lean, 0))
+		return end_from(t, rec, l->groups, false, 0);
+	uint64_t now = 0;
+	enum lean_step r = lean_group(t, rec, l->groups, true, &now);
+	if (__builtin_expect(r == LEAN_UNREAD, 0))
+		return end_again(t, rec);
+	if (__builtin_expect(r != LEAN_DONE, 0))
+		return end_from(t, rec, l->groups, true, now);
+	if (__builtin_expect(l->groups + 1 < l->groups_end, 0))
+		return lean_rest(t, rec, true, now);
+	return call_counted(rec, then, now);
+}
+
+static __attribute__((noinline)) int end_slow(tally_region_set *s, int id)
+{
+	return rec_of_slow(s, id) ? tally_region_end_id(s, id) : bad_id(s, id, "tally_region_end_id");
 }
 
 int tally_region_end_id(tally_region_set *s, int id)
 {
-	struct tly_region_thread *t;
-	struct tly_region_rec *rec = rec_of(s, id, &t);
-	if (!rec)
-		return bad_id(s, id, __func__);
-	rec_end(t, rec);
-	return 0;
+	struct tly_region_rec *rec = rec_of(s, id);
+	if (__builtin_expect(!rec, 0))
+		return end_slow(s, id);
+	return rec_end(last_used.t, rec);
 }
 
 /* The smallest count of an empty region per event, on the making thread, through the public calls on the
@@ -348,8 +524,10 @@ static void calibrate(tally_region_set *s)
 	atomic_store_explicit(&s->nr_ids, s->max_regions + 1, memory_order_release);
 	for (int k = 0; k < CALIBRATION_WARMUP + CALIBRATION_CALLS; k++) {
 		struct tly_region_rec *rec = atomic_load_explicit(&maker->recs[id], memory_order_relaxed);
-		if (k == CALIBRATION_WARMUP && rec)
-			tly_region_acc_init(rec->acc, s->nr_events);
+		if (k == CALIBRATION_WARMUP && rec) {
+			rec->calls = 0;
+			tly_region_acc_init(rec->acc, s->nr_events, maker->layout.unsupported, maker->layout.nr_unsupported);
+		}
 		if (tally_region_begin_id(s, id) != 0 || tally_region_end_id(s, id) != 0)
 			break;
 	}
@@ -358,7 +536,7 @@ static void calibrate(tally_region_set *s)
 	if (!rec)
 		return;
 	for (size_t i = 0; i < s->nr_events; i++)
-		s->overhead[i] = rec->acc[i].counted ? rec->acc[i].min : 0;
+		s->overhead[i] = tly_region_acc_counted(&rec->acc[i], rec->calls) ? rec->acc[i].min : 0;
 	atomic_store_explicit(&maker->recs[id], NULL, memory_order_relaxed);
 	free(rec);
 }
@@ -509,7 +687,7 @@ static void add_thread(const tally_region_set *s, const struct tly_region_thread
 	info->open += rec->depth;
 	info->stray_ends += rec->stray_ends;
 	for (size_t i = 0; i < s->nr_events; i++)
-		tly_region_stats_add(&stats[i], &rec->acc[i]);
+		tly_region_stats_add(&stats[i], &rec->acc[i], rec->calls);
 }
 
 int tally_region_set_read(const tally_region_set *s, size_t region, size_t thread, struct tally_region_info *info,

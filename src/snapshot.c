@@ -251,7 +251,6 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 {
 	size_t n = c->nr ? c->nr : 1, groups = c->plan.nr_groups ? c->plan.nr_groups : 1;
 	struct tly_raw_layout l = {
-		.nr_groups = c->plan.nr_groups,
 		.groups = calloc(groups, sizeof(*l.groups)),
 		.order = calloc(n, sizeof(*l.order)),
 		.unsupported = calloc(n, sizeof(*l.unsupported)),
@@ -277,22 +276,26 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 		              ev->group_entry_size == sizeof(struct tly_group_entry) &&
 		              ev->read_size == sizeof(uint64_t) * (3 + 2 * size);
 		memcpy(l.order + c->plan.first[g], m, size * sizeof(*m));
+		size_t stride = direct ? 2 : 1;
 		l.groups[g] = (struct tly_raw_group){
 			.first = leader->contiguous ? m[0] : SIZE_MAX,
-			.leader = leader, .members = l.order + c->plan.first[g], .at = l.size, .nr = size,
+			.leader = leader, .members = l.order + c->plan.first[g], .at = l.size, .nr = size, .stride = stride,
 			.fd = direct ? ev->grid.fd[0] : -1, .bytes = ev->read_size, .ids = ev->group_ids,
 			.window = leader->window,
 			.user = leader->backend == TLY_READ_USER && !ev->tool && !leader->has_bases &&
 			                1 + ev->nr_members == size ? leader->user : NULL,
 		};
+		if (l.groups[g].user)
+			l.groups[g].pages = (tly_page *const *)l.groups[g].user->pages;
 		/* The kernel gives time_zero with cap_user_time (which user reads need) unless the event has its
 		 * own clockid (x86 and arm64's arch_perf_update_userpage), which tally never asks. */
 		if (l.groups[g].user && !l.clock && (l.groups[g].user->pages[0]->capabilities & TLY_CAP_USER_TIME_ZERO))
 			l.clock = l.groups[g].user->pages[0];
-		l.size += 3 + 2 * size;
+		l.size += 3 + stride * size;
 	}
-	l.lean = l.nr_groups > 0;
-	for (size_t g = 0; g < l.nr_groups; g++) {
+	l.groups_end = l.groups + c->plan.nr_groups;
+	l.lean = c->plan.nr_groups > 0;
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
 		const struct tly_user_group *u = l.groups[g].user;
 		l.lean &= u && !u->td && l.groups[g].first != SIZE_MAX &&
 		          (u->pages[0]->capabilities & TLY_CAP_USER_TIME_ZERO);
@@ -322,9 +325,7 @@ int tly_counter_read_raw_slot(tally_counter *c, const struct tly_raw_layout *l, 
 	buf[0] = gr->nr;
 	buf[1] += gr->window->start_enabled;
 	buf[2] += gr->window->start_running;
-	for (size_t k = 0; k < gr->nr; k++) {
-		buf[3 + 2 * k] = l->block[k].value;
-		buf[4 + 2 * k] = l->block[k].id;
-	}
+	for (size_t k = 0; k < gr->nr; k++)
+		buf[3 + gr->stride * k] = l->block[k].value;
 	return 0;
 }

@@ -275,9 +275,10 @@ static void unbalanced_calls_are_reported(void)
 static void low_counts_are_flagged_and_subtraction_is_asked_for(void)
 {
 	for (int subtract = 0; subtract <= 1; subtract++) {
-		tally_region_set *s = page_fault_set();
+		TALLY_OPTS(tally_region_opts, opts, .subtract_overhead = subtract);
+		tally_region_set *s = NULL;
+		CHECK_INT(tally_region_set_new("page-faults", &opts, &s), 0);
 		s->overhead[0] = 1;
-		s->subtract = subtract;
 		int few = tally_region_id(s, "few"), many = tally_region_id(s, "many");
 		/* Two calls each: the smallest is the one without valgrind's first-run faults. */
 		for (int call = 0; call < 2; call++) {
