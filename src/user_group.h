@@ -125,7 +125,7 @@ tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t s
 }
 
 /* tly_user_group_read_strided out of line: for reads that take this path only when their lean one
- * (snapshot.h's tly_counter_read_lean) does not apply, so that their inlined code stays small. */
+ * (snapshot.h's tly_counter_read_lean_group) does not apply, so that their inlined code stays small. */
 bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
                                  uint64_t *enabled, uint64_t *running, uint64_t *now);
 
