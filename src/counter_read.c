@@ -193,11 +193,17 @@ read_lean_group(const struct tly_lean_group *lg, uint64_t token, const struct ev
                 struct tally_result *results, size_t n)
 {
 	struct tly_user_group *u = lg->user;
+	struct tally_count *counts = lg->counts;
+	/* A group of up to 4 reads into locals, which stay in registers for its results; a larger one into
+	 * its readings. */
+	uint64_t local[4], *values = n <= 4 ? local : &counts->value;
+	size_t stride = n <= 4 ? 1 : sizeof(*counts) / sizeof(counts->value);
 	uint64_t enabled, running, now;
 	if (token != lg->reader ||
-	    !tly_user_group_read_plain(u, n, &lg->counts->value, sizeof(*lg->counts) / sizeof(lg->counts->value), true, 1,
-	                               &enabled, &running, &now))
+	    !tly_user_group_read_plain(u, n, values, stride, true, 1, &enabled, &running, &now))
 		return LEAN_NOT_READ;
+	for (size_t k = 0; n <= 4 && k < n; k++)
+		counts[k].value = local[k];
 	struct tly_window *w = lg->window;
 	if (__builtin_expect(enabled - running != lg->start_gap || running <= lg->start_running, 0)) {
 		w->enabled = tly_window_since(enabled, w->start_enabled);
@@ -209,10 +215,9 @@ read_lean_group(const struct tly_lean_group *lg, uint64_t token, const struct ev
 	w->running = time;
 	const struct event *e = ev + lg->first;
 	struct tally_result *r = results + lg->first;
-	const struct tally_count *counts = lg->counts;
 #pragma GCC unroll 4
 	for (size_t k = 0; k < n; k++, e++, r++)
-		fill_exact(e, counts[k].value, time, r);
+		fill_exact(e, values[k * stride], time, r);
 	return LEAN_EXACT;
 }
 

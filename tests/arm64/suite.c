@@ -1226,12 +1226,12 @@ static void fast_read_cost(void)
 	 * to 4, took one fence for its locks and the leader's capability for the group, read the registers
 	 * through one out-of-line table, and the counter kept a plan of its groups, tly_counter_lean_refresh):
 	 * the group's times are taken once, and not extrapolated at all, where the minimal reader extrapolates
-	 * them per event. tally_counter_read: 233, 1.29x (371, 2.06x, while it read the groups through their
+	 * them per event. tally_counter_read: 229, 1.27x (371, 2.06x, while it read the groups through their
 	 * user groups and filled results field by field; 407 before; 2.82x before its lean path), the goal of
 	 * 1.10x not met: its 4 results of 72 bytes take about 40 instructions, and the times it reports are
 	 * extrapolated (about 20 more than tally_counter_read_values). */
 	CHECK(values[0] <= 1.10 * minimal[0]);
-	CHECK(tally_user[0] <= 1.32 * minimal[0]);
+	CHECK(tally_user[0] <= 1.30 * minimal[0]);
 	CHECK(values[0] < tally_user[0]);
 	CHECK(tally_user[0] < syscall_read[0] + syscall_read[1]);
 	CHECK(syscall_read[1] > 100);
