@@ -1255,10 +1255,14 @@ static void fast_read_across_32bit_wrap(void)
 	expect_path(c, 2, TALLY_READ_USER, TALLY_READ_REASON_NONE);
 	struct tally_result r0[2], r1[2];
 	CHECK_INT(tally_counter_start(c), 0);
+	/* The first read after an open notes the number of parts, through the general path, whose pass reads
+	 * the members a different number of instructions apart than the lean one (2 more on the rig): both
+	 * measured reads take the lean path, so that the skew between the members is the same in both. */
+	CHECK_INT(tally_counter_read(c, r0, 2, sizeof(r0[0])), 2);
 	CHECK_INT(tally_counter_read(c, r0, 2, sizeof(r0[0])), 2);
 	shape->run(n);
 	CHECK_INT(tally_counter_read(c, r1, 2, sizeof(r1[0])), 2);
-	expect_u64(read_info(c, 0).user_reads, 2, "reads from user space");
+	expect_u64(read_info(c, 0).user_reads, 3, "reads from user space");
 	uint64_t insns = r1[0].value - r0[0].value, cycles = r1[1].value - r0[1].value;
 	CHECK(insns >= shape->insns_per_iter * n && insns < shape->insns_per_iter * n + 2000);
 	CHECK(cycles > UINT64_C(1) << 32);
