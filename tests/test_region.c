@@ -351,6 +351,21 @@ static void writers_name_every_field(void)
 	tally_region_set_free(s);
 }
 
+/* A region's name is the program's bytes, which need not be UTF-8: JSON must be (RFC 8259), so a byte
+ * that is no part of a valid sequence goes out as U+FFFD, and valid ones as they are. */
+static void json_names_are_valid_utf8(void)
+{
+	tally_region_set *s = page_fault_set();
+	int id = tally_region_id(s, "\xff\xc3\xa9t\xc3\xa9 \xed\xa0\x80 \xe2\x82");
+	tally_region_begin_id(s, id);
+	tally_region_end_id(s, id);
+	char *text = written(s, TALLY_REGION_JSON);
+	CHECK_CONTAINS(text, "{\"name\":\"\\ufffd\xc3\xa9t\xc3\xa9 \\ufffd\\ufffd\\ufffd \\ufffd\\ufffd\",");
+	CHECK(text && !strchr(text, '\xff') && !strstr(text, "\xed\xa0"));
+	free(text);
+	tally_region_set_free(s);
+}
+
 /* One call of region `name` around the first writes to fresh pages. */
 static void touch_once(tally_region_set *s, const char *name)
 {
@@ -521,6 +536,7 @@ int main(void)
 		{ "a_set_that_cannot_count_says_why", a_set_that_cannot_count_says_why },
 		{ "writers_name_every_field", writers_name_every_field },
 		{ "writers_carry_each_events_metric", writers_carry_each_events_metric },
+		{ "json_names_are_valid_utf8", json_names_are_valid_utf8 },
 		{ "asked_for_metrics_per_region", asked_for_metrics_per_region },
 		{ "a_forked_child_counts_its_own_thread", a_forked_child_counts_its_own_thread },
 		{ "zero_configuration_and_fork", zero_configuration_and_fork },
