@@ -267,6 +267,15 @@ static void table_header(const tally_region_set *s, FILE *f)
 		table_text(f, s->error, 0);
 		fputc('\n', f);
 	}
+	/* A thread whose own counter could not open (no descriptor left) made no record: no row shows it. */
+	for (const struct tly_region_thread *t = atomic_load_explicit(&s->threads, memory_order_acquire);
+	     t && !s->error[0]; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
+		if (t->error[0]) {
+			fprintf(f, "# thread %d not counting: ", (int)t->tid);
+			table_text(f, t->error, 0);
+			fputc('\n', f);
+		}
+	}
 	if (s->refused)
 		fprintf(f, "# %" PRIu64 " region call(s) not counted: their names came after the %zu the set holds\n",
 		        (uint64_t)s->refused, s->max_regions);

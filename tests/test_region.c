@@ -3,6 +3,7 @@
  * Named regions (issue 11) on software events through read(2): per-call counts, threads, nesting,
  * unbalanced calls, a set that cannot count, the writers, and the zero-configuration layer across fork.
  */
+#include "fault.h"
 #include "harness.h"
 #include "region.h"
 
@@ -329,6 +330,43 @@ static void a_set_that_cannot_count_says_why(void)
 	tally_region_set_free(s);
 }
 
+static void *one_call(void *arg)
+{
+	tally_region_set *s = arg;
+	int id = tally_region_id(s, "r");
+	CHECK_INT(tally_region_begin_id(s, id), 0);
+	CHECK_INT(tally_region_end_id(s, id), 0);
+	return NULL;
+}
+
+/* A thread whose counter cannot open (here: no descriptor left) does nothing in its calls, the others
+ * count on; the table, which people read, says which thread did not count and why, rather than leaving
+ * its calls out of the sums unseen. */
+static void a_thread_that_cannot_count_says_why(void)
+{
+	tally_region_set *s = page_fault_set();
+	one_call(s);
+	fault_install();
+	fault_arm(FAULT_PERF_EVENT_OPEN, 1, EMFILE);
+	pthread_t thread;
+	CHECK_INT(pthread_create(&thread, NULL, one_call, s), 0);
+	pthread_join(thread, NULL);
+	CHECK(fault_fired());
+	fault_uninstall();
+	CHECK_INT(tally_region_set_threads(s), 2);
+	struct tally_region_info info;
+	read_region(s, 0, 1, &info);
+	CHECK_INT(info.calls, 0);
+	CHECK_CONTAINS(info.error, "EMFILE");
+	char *text = written(s, TALLY_REGION_TABLE), line[64];
+	snprintf(line, sizeof(line), "# thread %d not counting: ", (int)info.tid);
+	CHECK_CONTAINS(text, line);
+	CHECK_CONTAINS(text, "EMFILE");
+	CHECK_INT(read_region(s, 0, TALLY_REGION_ALL_THREADS, &info).counted, 1);
+	free(text);
+	tally_region_set_free(s);
+}
+
 static void writers_name_every_field(void)
 {
 	tally_region_set *s = page_fault_set();
@@ -534,6 +572,7 @@ int main(void)
 		{ "low_counts_are_flagged_and_subtraction_is_asked_for",
 		  low_counts_are_flagged_and_subtraction_is_asked_for },
 		{ "a_set_that_cannot_count_says_why", a_set_that_cannot_count_says_why },
+		{ "a_thread_that_cannot_count_says_why", a_thread_that_cannot_count_says_why },
 		{ "writers_name_every_field", writers_name_every_field },
 		{ "writers_carry_each_events_metric", writers_carry_each_events_metric },
 		{ "json_names_are_valid_utf8", json_names_are_valid_utf8 },
