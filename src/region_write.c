@@ -216,22 +216,40 @@ static void json_named(FILE *f, const struct row *r)
 	fputc(']', f);
 }
 
-static bool row_read(const tally_region_set *s, size_t region, size_t thread, struct row *r)
+/* Region's row of thread t (NULL: all threads). */
+static bool row_read(const tally_region_set *s, size_t region, const struct tly_region_thread *t, struct row *r)
 {
 	r->info = (struct tally_region_info){ .sz = sizeof(r->info) };
-	if (tally_region_set_read(s, region, thread, &r->info, r->ev, s->nr_events, sizeof(r->ev[0])) < 0)
+	if (tly_region_read(s, region, t, &r->info, r->ev, s->nr_events, sizeof(r->ev[0])) < 0)
 		return false;
 	row_metrics(s, r);
 	return true;
 }
 
+static const struct tly_region_thread *first_thread(const tally_region_set *s)
+{
+	return atomic_load_explicit(&s->threads, memory_order_acquire);
+}
+
+static const struct tly_region_thread *next_thread(const struct tly_region_thread *t)
+{
+	return atomic_load_explicit(&t->next, memory_order_acquire);
+}
+
+/* Whether thread t has calls of region to show (completed, open or stray). */
+static bool thread_used(const struct tly_region_thread *t, size_t region)
+{
+	const struct tly_region_rec *rec = atomic_load_explicit(&t->recs[region], memory_order_acquire);
+	return rec && (rec->calls || rec->depth || rec->stray_ends);
+}
+
 /* Per-thread rows are written for a region more than one thread used. */
-static size_t threads_using(const tally_region_set *s, size_t region, struct row *r)
+static bool used_by_threads(const tally_region_set *s, size_t region)
 {
 	size_t used = 0;
-	for (size_t k = 0; k < tally_region_set_threads(s); k++)
-		used += row_read(s, region, k, r) && (r->info.calls || r->info.open || r->info.stray_ends);
-	return used;
+	for (const struct tly_region_thread *t = first_thread(s); t && used < 2; t = next_thread(t))
+		used += thread_used(t, region);
+	return used > 1;
 }
 
 /* Where the process stands in a parallel job, for the headers (tally merge reads it from the JSON). A launcher
@@ -268,8 +286,7 @@ static void table_header(const tally_region_set *s, FILE *f)
 		fputc('\n', f);
 	}
 	/* A thread whose own counter could not open (no descriptor left) made no record: no row shows it. */
-	for (const struct tly_region_thread *t = atomic_load_explicit(&s->threads, memory_order_acquire);
-	     t && !s->error[0]; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
+	for (const struct tly_region_thread *t = first_thread(s); t && !s->error[0]; t = next_thread(t)) {
 		if (t->error[0]) {
 			fprintf(f, "# thread %d not counting: ", (int)t->tid);
 			table_text(f, t->error, 0);
@@ -400,13 +417,13 @@ static void json_head(const tally_region_set *s, FILE *f)
 static void write_region(const tally_region_set *s, FILE *f, enum tally_region_format format, size_t region,
                          struct row *r)
 {
-	bool per_thread = threads_using(s, region, r) > 1;
+	bool per_thread = used_by_threads(s, region);
 	if (format == TALLY_REGION_JSON) {
 		fputs(region ? ",{\"name\":" : "{\"name\":", f);
 		json_string(f, s->region_names[region]);
 		fputc(',', f);
 	}
-	row_read(s, region, TALLY_REGION_ALL_THREADS, r);
+	row_read(s, region, NULL, r);
 	if (format == TALLY_REGION_TABLE)
 		table_row(s, f, r);
 	else if (format == TALLY_REGION_CSV)
@@ -415,8 +432,9 @@ static void write_region(const tally_region_set *s, FILE *f, enum tally_region_f
 		json_row(s, f, r);
 	if (format == TALLY_REGION_JSON)
 		fputs(",\"threads\":[", f);
-	for (size_t k = 0, written = 0; per_thread && k < tally_region_set_threads(s); k++) {
-		if (!row_read(s, region, k, r) || !(r->info.calls || r->info.open || r->info.stray_ends))
+	size_t written = 0;
+	for (const struct tly_region_thread *t = first_thread(s); per_thread && t; t = next_thread(t)) {
+		if (!thread_used(t, region) || !row_read(s, region, t, r))
 			continue;
 		if (format == TALLY_REGION_TABLE)
 			table_row(s, f, r);
