@@ -608,6 +608,31 @@ static void zero_configuration_and_fork(void)
 	setenv("TALLY_OUTPUT", "/dev/null", 1); /* the exit writes there */
 }
 
+/* Without TALLY_OUTPUT the table goes to stderr at exit: a stderr whose reader is gone (`prog 2>&1 | head
+ * -1`) must not kill the program with SIGPIPE there, which changed its exit status (141 for 3). */
+static void a_stderr_nobody_reads_leaves_the_exit_status(void)
+{
+	fflush(NULL);
+	pid_t child = fork();
+	if (child == 0) {
+		int p[2];
+		if (pipe(p) != 0 || dup2(p[1], 2) < 0)
+			_exit(90);
+		close(p[0]);
+		close(p[1]);
+		unsetenv("TALLY_OUTPUT");
+		tally_region_begin("r");
+		tally_region_end("r");
+		exit(3);
+	}
+	int status = 0;
+	CHECK_INT(waitpid(child, &status, 0), child);
+	CHECK(WIFEXITED(status));
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "killed by signal %d\n", WTERMSIG(status));
+	CHECK_INT(WEXITSTATUS(status), 3);
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
@@ -627,6 +652,7 @@ int main(void)
 		{ "a_forked_child_counts_its_own_thread", a_forked_child_counts_its_own_thread },
 		{ "zero_configuration_and_fork", zero_configuration_and_fork },
 		{ "writing_many_threads_takes_one_walk", writing_many_threads_takes_one_walk },
+		{ "a_stderr_nobody_reads_leaves_the_exit_status", a_stderr_nobody_reads_leaves_the_exit_status },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);

@@ -53,7 +53,8 @@
  *
  * When counting cannot start (a spec that cannot open, no PMU, perf_event_paranoid, no descriptors left),
  * the set is still made: region calls do nothing and tally_region_set_error() says why, as every output
- * does. The measured program is never harmed: no output on stdout, no change of exit status.
+ * does. The measured program is never harmed: no output on stdout, no change of exit status (an output
+ * whose reader is gone fails with EPIPE, raising no SIGPIPE).
  */
 #ifndef TALLY_REGION_H
 #define TALLY_REGION_H
