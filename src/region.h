@@ -105,6 +105,10 @@ struct tally_region_set {
 
 /* The thread's state, made on its first call (NULL when even that failed: calls do nothing). */
 struct tly_region_thread *tly_region_thread(tally_region_set *set);
+/* tally_region_set_read of region on thread (NULL: all threads), its arguments checked: the writers walk
+ * the thread list once rather than find each thread by its number. */
+int tly_region_read(const tally_region_set *set, size_t region, const struct tly_region_thread *thread,
+                    struct tally_region_info *info, struct tally_region_event *events, size_t n, size_t elem_sz);
 /* A record with room for the set's events and the thread's reading (free() frees it). */
 struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t);
 

@@ -9,6 +9,7 @@
 
 #include <tally/rank.h>
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,12 +58,42 @@ static int session_write(tally_region_set *s)
 	return fclose(f) != 0 && err == 0 ? tly_error(-EIO, "writing TALLY_OUTPUT '%s' failed", path) : err;
 }
 
+/* SIGPIPE held back on the calling thread while the session writes: an output whose reader is gone (stderr
+ * of `prog 2>&1 | head -1`, a FIFO) must not kill the program, nor run a handler of its own; the write fails
+ * with EPIPE instead. A SIGPIPE the write raised is taken off the pending set (one that was pending before
+ * is left there), then the program's mask is restored. */
+struct pipe_held {
+	sigset_t pipe, was;
+	bool pending;
+};
+
+static void pipe_hold(struct pipe_held *h)
+{
+	sigset_t pending;
+	sigemptyset(&h->pipe);
+	sigaddset(&h->pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &h->pipe, &h->was);
+	h->pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+}
+
+static void pipe_release(struct pipe_held *h)
+{
+	static const struct timespec now = { 0 };
+	if (!h->pending)
+		sigtimedwait(&h->pipe, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &h->was, NULL);
+}
+
 int tally_regions_write(void)
 {
 	tally_region_set *s = atomic_load_explicit(&session, memory_order_acquire);
 	if (!s)
 		return tly_error(-TALLY_ESTATE, "no region was used in this process yet");
-	return session_write(s);
+	struct pipe_held held;
+	pipe_hold(&held);
+	int err = session_write(s);
+	pipe_release(&held);
+	return err;
 }
 
 /* At exit nobody is left to see a return code: a TALLY_OUTPUT that cannot be used (a placeholder without a
@@ -71,11 +102,16 @@ int tally_regions_write(void)
 static void session_at_exit(void)
 {
 	tally_region_set *s = atomic_load_explicit(&session, memory_order_acquire);
-	if (s && session_write(s) < 0) {
+	if (!s)
+		return;
+	struct pipe_held held;
+	pipe_hold(&held);
+	if (session_write(s) < 0) {
 		fprintf(stderr, "tally regions: TALLY_OUTPUT not written (%s); the results follow here\n",
 		        tally_last_error());
 		tally_region_set_write(s, stderr, TALLY_REGION_TABLE);
 	}
+	pipe_release(&held);
 }
 
 static tally_region_set *session_make(void)

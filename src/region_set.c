@@ -157,9 +157,17 @@ struct tly_region_thread *tly_region_thread(tally_region_set *s)
 		return NULL;
 	}
 	int err = s->error[0] ? -TALLY_ESTATE : counter_start(s, &t->counter);
-	if (err == 0 && (err = tly_raw_layout_new(t->counter, &t->layout)) == 0 &&
-	    !(t->end = calloc(t->layout.size ? t->layout.size : 1, sizeof(t->end[0]))))
-		err = tly_error(-ENOMEM, "out of memory");
+	if (err == 0)
+		err = tly_raw_layout_new(t->counter, &t->layout);
+	if (err == 0) {
+		/* The end reading touched here, not calloc'd: as a record's (tly_region_rec_new), a fresh page's
+		 * first write would be a page fault between two groups' reads of an end. */
+		size_t end_size = (t->layout.size ? t->layout.size : 1) * sizeof(t->end[0]);
+		if ((t->end = malloc(end_size)) != NULL)
+			memset(t->end, 0, end_size);
+		else
+			err = tly_error(-ENOMEM, "out of memory");
+	}
 	if (err != 0 && t->counter) {
 		thread_buffers_free(t);
 		tally_counter_free(t->counter);
@@ -690,6 +698,37 @@ static void add_thread(const tally_region_set *s, const struct tly_region_thread
 		tly_region_stats_add(&stats[i], &rec->acc[i], rec->calls);
 }
 
+int tly_region_read(const tally_region_set *s, size_t region, const struct tly_region_thread *thread,
+                    struct tally_region_info *info, struct tally_region_event *events, size_t n, size_t elem_sz)
+{
+	struct tly_region_stats *stats = calloc(s->nr_events ? s->nr_events : 1, sizeof(*stats));
+	if (!stats)
+		return tly_error(-ENOMEM, "out of memory");
+	tly_region_stats_init(stats, s->nr_events);
+	struct tally_region_info in = { .sz = sizeof(in), .name = s->region_names[region], .error = s->error };
+	if (!thread) {
+		for (const struct tly_region_thread *t = atomic_load_explicit(&s->threads, memory_order_acquire); t;
+		     t = atomic_load_explicit(&t->next, memory_order_acquire))
+			add_thread(s, t, region, &in, stats);
+	} else {
+		in.tid = thread->tid;
+		add_thread(s, thread, region, &in, stats);
+	}
+	for (size_t i = 0; i < n && i < s->nr_events; i++) {
+		const struct tly_region_stats *a = &stats[i];
+		struct tally_region_event e = {
+			.sum = a->sum, .min = a->counted ? a->min : 0, .max = a->max, .mean = a->mean,
+			.stddev = a->counted ? tly_region_sqrt(a->m2 / (double)a->counted) : 0, .counted = a->counted,
+			.ratio = a->ratio, .status = a->status,
+			.low = a->counted && s->overhead[i] && a->mean < TALLY_REGION_LOW_MULTIPLE * (double)s->overhead[i],
+		};
+		tly_out_put(tly_out_at(events, i, elem_sz), elem_sz, &e, TLY_KNOWN_SIZE(tally_region_event));
+	}
+	free(stats);
+	int err = TLY_INFO_COPY(info, &in, tally_region_info);
+	return err != 0 ? err : (int)s->nr_events;
+}
+
 int tally_region_set_read(const tally_region_set *s, size_t region, size_t thread, struct tally_region_info *info,
                           struct tally_region_event *events, size_t n, size_t elem_sz)
 {
@@ -704,31 +743,6 @@ int tally_region_set_read(const tally_region_set *s, size_t region, size_t threa
 	if (region >= tally_region_set_regions(s) ||
 	    (thread != TALLY_REGION_ALL_THREADS && thread >= tally_region_set_threads(s)))
 		return tly_error(-ERANGE, "%s: no region %zu or thread %zu", __func__, region, thread);
-	struct tly_region_stats *stats = calloc(s->nr_events ? s->nr_events : 1, sizeof(*stats));
-	if (!stats)
-		return tly_error(-ENOMEM, "out of memory");
-	tly_region_stats_init(stats, s->nr_events);
-	struct tally_region_info in = { .sz = sizeof(in), .name = s->region_names[region], .error = s->error };
-	if (thread == TALLY_REGION_ALL_THREADS) {
-		for (const struct tly_region_thread *t = thread_at(s, 0); t;
-		     t = atomic_load_explicit(&t->next, memory_order_acquire))
-			add_thread(s, t, region, &in, stats);
-	} else {
-		const struct tly_region_thread *t = thread_at(s, thread);
-		in.tid = t->tid;
-		add_thread(s, t, region, &in, stats);
-	}
-	for (size_t i = 0; i < n && i < s->nr_events; i++) {
-		const struct tly_region_stats *a = &stats[i];
-		struct tally_region_event e = {
-			.sum = a->sum, .min = a->counted ? a->min : 0, .max = a->max, .mean = a->mean,
-			.stddev = a->counted ? tly_region_sqrt(a->m2 / (double)a->counted) : 0, .counted = a->counted,
-			.ratio = a->ratio, .status = a->status,
-			.low = a->counted && s->overhead[i] && a->mean < TALLY_REGION_LOW_MULTIPLE * (double)s->overhead[i],
-		};
-		tly_out_put(tly_out_at(events, i, elem_sz), elem_sz, &e, TLY_KNOWN_SIZE(tally_region_event));
-	}
-	free(stats);
-	err = TLY_INFO_COPY(info, &in, tally_region_info);
-	return err != 0 ? err : (int)s->nr_events;
+	return tly_region_read(s, region, thread == TALLY_REGION_ALL_THREADS ? NULL : thread_at(s, thread), info, events,
+	                       n, elem_sz);
 }

@@ -27,16 +27,42 @@ static const char *status_text(enum tally_status st)
 	return "?";
 }
 
+/* Length of the valid UTF-8 sequence (RFC 3629: no overlong form, surrogate or code point past U+10FFFF)
+ * that starts at p, a byte of 0x80 or more in a NUL-terminated string; 0 when it is none. The CLI's
+ * tools/utf8.c decides the same for its own JSON (it uses only the public API, so it cannot share this). */
+static size_t utf8_length(const unsigned char *p)
+{
+	size_t len = p[0] >= 0xc2 && p[0] <= 0xdf   ? 2
+	             : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+	             : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4
+	                                            : 0;
+	uint32_t v = p[0] & (0x7f >> len); /* the lead byte's bits: 5, 4 or 3 */
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80) /* the terminating NUL too */
+			return 0;
+		v = v << 6 | (p[i] & 0x3f);
+	}
+	bool valid = len == 2 || (len == 3 && v >= 0x800 && (v < 0xd800 || v > 0xdfff)) ||
+	             (len == 4 && v >= 0x10000 && v <= 0x10ffff);
+	return valid ? len : 0;
+}
+
+/* A JSON string of text that need not be UTF-8 (a region's name is the program's bytes): a byte that is no
+ * part of a valid sequence goes out as U+FFFD, as a reader's decoder would take it (RFC 8259 asks for
+ * UTF-8; \u00XX would claim a Latin-1 character the text never held). */
 static void json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		size_t len = *p < 0x80 ? 1 : utf8_length(p);
 		if (*p == '"' || *p == '\\')
 			fprintf(f, "\\%c", *p);
 		else if (*p < 0x20)
 			fprintf(f, "\\u%04x", *p);
+		else if (len == 0)
+			fputs("\\ufffd", f);
 		else
-			fputc(*p, f);
+			fwrite(p, 1, len, f), p += len - 1;
 	}
 	fputc('"', f);
 }
@@ -190,22 +216,40 @@ static void json_named(FILE *f, const struct row *r)
 	fputc(']', f);
 }
 
-static bool row_read(const tally_region_set *s, size_t region, size_t thread, struct row *r)
+/* Region's row of thread t (NULL: all threads). */
+static bool row_read(const tally_region_set *s, size_t region, const struct tly_region_thread *t, struct row *r)
 {
 	r->info = (struct tally_region_info){ .sz = sizeof(r->info) };
-	if (tally_region_set_read(s, region, thread, &r->info, r->ev, s->nr_events, sizeof(r->ev[0])) < 0)
+	if (tly_region_read(s, region, t, &r->info, r->ev, s->nr_events, sizeof(r->ev[0])) < 0)
 		return false;
 	row_metrics(s, r);
 	return true;
 }
 
+static const struct tly_region_thread *first_thread(const tally_region_set *s)
+{
+	return atomic_load_explicit(&s->threads, memory_order_acquire);
+}
+
+static const struct tly_region_thread *next_thread(const struct tly_region_thread *t)
+{
+	return atomic_load_explicit(&t->next, memory_order_acquire);
+}
+
+/* Whether thread t has calls of region to show (completed, open or stray). */
+static bool thread_used(const struct tly_region_thread *t, size_t region)
+{
+	const struct tly_region_rec *rec = atomic_load_explicit(&t->recs[region], memory_order_acquire);
+	return rec && (rec->calls || rec->depth || rec->stray_ends);
+}
+
 /* Per-thread rows are written for a region more than one thread used. */
-static size_t threads_using(const tally_region_set *s, size_t region, struct row *r)
+static bool used_by_threads(const tally_region_set *s, size_t region)
 {
 	size_t used = 0;
-	for (size_t k = 0; k < tally_region_set_threads(s); k++)
-		used += row_read(s, region, k, r) && (r->info.calls || r->info.open || r->info.stray_ends);
-	return used;
+	for (const struct tly_region_thread *t = first_thread(s); t && used < 2; t = next_thread(t))
+		used += thread_used(t, region);
+	return used > 1;
 }
 
 /* Where the process stands in a parallel job, for the headers (tally merge reads it from the JSON). A launcher
@@ -240,6 +284,14 @@ static void table_header(const tally_region_set *s, FILE *f)
 		fputs("# not counting: ", f);
 		table_text(f, s->error, 0);
 		fputc('\n', f);
+	}
+	/* A thread whose own counter could not open (no descriptor left) made no record: no row shows it. */
+	for (const struct tly_region_thread *t = first_thread(s); t && !s->error[0]; t = next_thread(t)) {
+		if (t->error[0]) {
+			fprintf(f, "# thread %d not counting: ", (int)t->tid);
+			table_text(f, t->error, 0);
+			fputc('\n', f);
+		}
 	}
 	if (s->refused)
 		fprintf(f, "# %" PRIu64 " region call(s) not counted: their names came after the %zu the set holds\n",
@@ -365,13 +417,13 @@ static void json_head(const tally_region_set *s, FILE *f)
 static void write_region(const tally_region_set *s, FILE *f, enum tally_region_format format, size_t region,
                          struct row *r)
 {
-	bool per_thread = threads_using(s, region, r) > 1;
+	bool per_thread = used_by_threads(s, region);
 	if (format == TALLY_REGION_JSON) {
 		fputs(region ? ",{\"name\":" : "{\"name\":", f);
 		json_string(f, s->region_names[region]);
 		fputc(',', f);
 	}
-	row_read(s, region, TALLY_REGION_ALL_THREADS, r);
+	row_read(s, region, NULL, r);
 	if (format == TALLY_REGION_TABLE)
 		table_row(s, f, r);
 	else if (format == TALLY_REGION_CSV)
@@ -380,8 +432,9 @@ static void write_region(const tally_region_set *s, FILE *f, enum tally_region_f
 		json_row(s, f, r);
 	if (format == TALLY_REGION_JSON)
 		fputs(",\"threads\":[", f);
-	for (size_t k = 0, written = 0; per_thread && k < tally_region_set_threads(s); k++) {
-		if (!row_read(s, region, k, r) || !(r->info.calls || r->info.open || r->info.stray_ends))
+	size_t written = 0;
+	for (const struct tly_region_thread *t = first_thread(s); per_thread && t; t = next_thread(t)) {
+		if (!thread_used(t, region) || !row_read(s, region, t, r))
 			continue;
 		if (format == TALLY_REGION_TABLE)
 			table_row(s, f, r);

@@ -7,12 +7,15 @@
  *   #include <tally/region.h>
  *   tally_region_begin("solve");  ...work...;  tally_region_end("solve");
  *
- * The first call makes a process-wide session (up to 1024 region names) from the environment: TALLY_EVENTS (an event spec; unset:
- * "cycles,instructions,branches,branch-misses", or "task-clock,page-faults,context-switches" when none of
- * those counts here), TALLY_METRICS (metrics to compute per region, as tally_region_opts.metrics) and TALLY_OUTPUT (a path where %p is the pid, %h the host name, %r the MPI or Slurm
- * rank from OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID, 0 when none is set, %% a %; a name ending in
- * .json is written as JSON (docs/json-schema.json, "regions"), .csv as CSV, anything else as a table;
- * unset: a table on stderr). The results are written at exit (atexit) and whenever tally_regions_write()
+ * The first call makes a process-wide session (up to 1024 region names) from the environment: TALLY_EVENTS
+ * (an event spec; unset: "cycles,instructions,branches,branch-misses", or
+ * "task-clock,page-faults,context-switches" when none of those counts here), TALLY_METRICS (metrics to
+ * compute per region, as tally_region_opts.metrics) and TALLY_OUTPUT (a path expanded as tally_path_expand
+ * does, tally/rank.h: %p the pid, %h the host name, %r the MPI or Slurm rank, %s the number of ranks, %j the
+ * job id, %% a %; a name ending in .json is written as JSON (docs/json-schema.json, "regions"), .csv as CSV,
+ * anything else as a table; unset: a table on stderr; one that cannot be used at exit, such as %r where no
+ * launcher sets a rank, is said in a line on stderr and the table follows there). The results are written
+ * at exit (atexit) and whenever tally_regions_write()
  * is called. A forked child starts with no region open and a session of its own (its own %p output),
  * made on its first region call. TALLY_REGION_BEGIN/END compile to nothing unless TALLY_REGIONS is
  * defined, so that markers stay in release builds at no cost.
@@ -50,7 +53,8 @@
  *
  * When counting cannot start (a spec that cannot open, no PMU, perf_event_paranoid, no descriptors left),
  * the set is still made: region calls do nothing and tally_region_set_error() says why, as every output
- * does. The measured program is never harmed: no output on stdout, no change of exit status.
+ * does. The measured program is never harmed: no output on stdout, no change of exit status (an output
+ * whose reader is gone fails with EPIPE, raising no SIGPIPE).
  */
 #ifndef TALLY_REGION_H
 #define TALLY_REGION_H
@@ -126,7 +130,7 @@ TALLY_API int tally_region_id(tally_region_set *set, const char *name);
 
 /* Begins / ends region `id` on the calling thread. 0, or -EINVAL for an id the set never gave. A thread's
  * first call makes its counter; when that fails, the thread's calls do nothing and its results say why
- * (tally_region_info.error). Thread-safe (each thread has its own state). */
+ * (tally_region_info.error; the table names the thread). Thread-safe (each thread has its own state). */
 TALLY_API int tally_region_begin_id(tally_region_set *set, int id);
 TALLY_API int tally_region_end_id(tally_region_set *set, int id);
 
