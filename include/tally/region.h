@@ -130,7 +130,9 @@ TALLY_API int tally_region_id(tally_region_set *set, const char *name);
 
 /* Begins / ends region `id` on the calling thread. 0, or -EINVAL for an id the set never gave. A thread's
  * first call makes its counter; when that fails, the thread's calls do nothing and its results say why
- * (tally_region_info.error; the table names the thread). Thread-safe (each thread has its own state). */
+ * (tally_region_info.error; the table names the thread). Thread-safe (each thread has its own state);
+ * not async-signal-safe (a thread's first call of a name allocates, and a handler's call would interleave
+ * with the one it interrupted): no region call in a signal handler. */
 TALLY_API int tally_region_begin_id(tally_region_set *set, int id);
 TALLY_API int tally_region_end_id(tally_region_set *set, int id);
 
