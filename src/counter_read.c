@@ -47,27 +47,6 @@ static inline __attribute__((always_inline)) int read_group(tally_counter *c, si
 	return 0;
 }
 
-/* restrict: the result and the event never overlap, and without saying so every store into the result
- * (uint64_t fields, as the event's) would make the compiler load the event's fields again. Every field
- * written lies within the first version's size, which every caller's element has; a newer caller's bytes
- * past the fields known here read zero. */
-static inline __attribute__((always_inline)) void fill_result(const struct event *restrict e,
-                                                             struct tally_result *restrict r)
-{
-	r->origin = e->origin;
-	r->group = e->group;
-	r->user_only = e->user_only;
-	r->has_note = e->has_note;
-	r->error = e->error;
-	/* An event that is not supported has no parts: zero counts, then its own status. */
-	tly_aggregate_parts(e->counts, e->stride, e->window, e->nr_counts, r);
-	if (!e->evsel)
-		r->status = TALLY_STATUS_NOT_SUPPORTED;
-	/* Our padding after the last field, where a newer version may have put one (it then reads 0): a
-	 * constant size, so a store or two, not a memset call. */
-	memset((char *)r + TLY_KNOWN_SIZE(tally_result), 0, sizeof(*r) - TLY_KNOWN_SIZE(tally_result));
-}
-
 /* fill_exact copies the event's fields from `exact` on as the result's from `status` on. */
 #define TLY_SAME_PLACE(e, r)                                                                               \
 	(offsetof(struct event, e) - offsetof(struct event, exact) ==                                        \
@@ -99,6 +78,33 @@ static inline __attribute__((always_inline)) void fill_exact(const struct event 
 	memcpy(&r->ratio, &one, sizeof(one));
 	r->nr_parts = 1;
 	memcpy(&r->status, &e->exact, sizeof(*r) - offsetof(struct tally_result, status));
+}
+
+/* restrict: the result and the event never overlap, and without saying so every store into the result
+ * (uint64_t fields, as the event's) would make the compiler load the event's fields again. Every field
+ * written lies within the first version's size, which every caller's element has; a newer caller's bytes
+ * past the fields known here read zero. */
+static inline __attribute__((always_inline)) void fill_result(const struct event *restrict e,
+                                                             struct tally_result *restrict r)
+{
+	/* The common case of every path (one part that ran all its window) as the lean path writes it. */
+	const struct tly_window *w = e->window;
+	if (e->evsel && e->nr_counts == 1 && w->running == w->enabled && w->running) {
+		fill_exact(e, e->counts->value, w->running, r);
+		return;
+	}
+	r->origin = e->origin;
+	r->group = e->group;
+	r->user_only = e->user_only;
+	r->has_note = e->has_note;
+	r->error = e->error;
+	/* An event that is not supported has no parts: zero counts, then its own status. */
+	tly_aggregate_parts(e->counts, e->stride, e->window, e->nr_counts, r);
+	if (!e->evsel)
+		r->status = TALLY_STATUS_NOT_SUPPORTED;
+	/* Our padding after the last field, where a newer version may have put one (it then reads 0): a
+	 * constant size, so a store or two, not a memset call. */
+	memset((char *)r + TLY_KNOWN_SIZE(tally_result), 0, sizeof(*r) - TLY_KNOWN_SIZE(tally_result));
 }
 
 /* After the results: zero what a newer caller's larger elements have past the fields this library knows,
