@@ -267,18 +267,6 @@ tly_mmap_read_topdown(tly_page *const *pages, size_t n, const int8_t *td, tly_re
 	return r;
 }
 
-/* The group read tally_counter_read calls: each member's value into counts[k].value, nothing else of
- * counts written. */
-static inline __attribute__((always_inline)) enum tly_user_outcome
-tly_mmap_read_values(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
-                     uint32_t max_index, struct tally_count *counts, uint64_t *enabled, uint64_t *running)
-{
-	uint64_t now;
-	return tly_mmap_read_strided(pages, n, read_pmc, read_clock, max_index, (uint64_t *)counts,
-	                             sizeof(*counts) / sizeof(counts->value), true, TLY_USER_TRIES, enabled, running,
-	                             &now);
-}
-
 /* Completes the counts of a group read from user space (values in place) as read(2) gives them: the
  * leader's times, ids[k] as the id, no loss. */
 static inline void tly_mmap_complete(struct tally_count *counts, size_t n, const uint64_t *ids, uint64_t enabled,
@@ -292,14 +280,16 @@ static inline void tly_mmap_complete(struct tally_count *counts, size_t n, const
 	}
 }
 
-/* tly_mmap_read_values, with every member's counts complete (tly_mmap_complete). */
+/* The general read of a group (up to TLY_USER_TRIES passes): each member's counts complete
+ * (tly_mmap_complete), as read(2) gives them. */
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_group(tly_page *const *pages, size_t n, const uint64_t *ids, tly_read_pmc_fn read_pmc,
                     tly_read_clock_fn read_clock, uint32_t max_index, struct tally_count *counts)
 {
-	uint64_t enabled, running;
-	enum tly_user_outcome r = tly_mmap_read_values(pages, n, read_pmc, read_clock, max_index, counts, &enabled,
-	                                               &running);
+	uint64_t enabled, running, now;
+	enum tly_user_outcome r = tly_mmap_read_strided(pages, n, read_pmc, read_clock, max_index, (uint64_t *)counts,
+	                                                sizeof(*counts) / sizeof(counts->value), true, TLY_USER_TRIES,
+	                                                &enabled, &running, &now);
 	if (r == TLY_USER_OK)
 		tly_mmap_complete(counts, n, ids, enabled, running);
 	return r;

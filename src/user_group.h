@@ -129,15 +129,6 @@ tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t s
 bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
                                  uint64_t *enabled, uint64_t *running, uint64_t *now);
 
-/* tally_counter_read's: the values into counts[k].value. */
-static inline bool tly_user_group_read_values(struct tly_user_group *u, struct tally_count *counts,
-                                              uint64_t *enabled, uint64_t *running)
-{
-	uint64_t now;
-	return tly_user_group_read_strided(u, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value), true,
-	                                   enabled, running, &now);
-}
-
 /* Reads the group into counts (value, enabled, running, id of each member, as read(2) gives them) from
  * user space when it can, else with read(2) of the leader's slot; counts which it did and why. */
 static inline int tly_user_group_read(struct tly_user_group *u, tally_evsel *leader, size_t slot,
