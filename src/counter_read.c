@@ -228,13 +228,13 @@ read_lean_group(const struct tly_lean_group *lg, uint64_t token, const struct ev
 }
 
 /* The lean path of tally_counter_read, over the groups as tly_counter_lean_refresh laid them out (every
- * group read from user space, every event in one, none topdown; at least one group), for a caller that takes every result in
- * this version's elements: group by group, the read and then its members' results. A group's members
- * share its times (one slot, one window), so whether they ran all the window, the one decision between
- * the exact result and scaling, is made once per group. Anything else (bases to subtract, another
- * thread, a member off its counter, a multiplexed or idle group, the first read after an open) goes to
- * read_lean_rest from that group on. Out of line, as read_checked: tally_counter_read only chooses, and
- * neither path pays for the other's registers. */
+ * group read from user space, every event in one, none topdown; one group at least), for a caller that
+ * takes every result in this version's elements: group by group, the read and then its members'
+ * results. A group's members share its times (one slot, one window), so whether they ran all the window,
+ * the one decision between the exact result and scaling, is made once per group. Anything else (bases to
+ * subtract, another thread, a member off its counter, a multiplexed or idle group, the first read after
+ * an open) goes to read_lean_rest from that group on. Out of line, as read_checked: tally_counter_read
+ * only chooses, and neither path pays for the other's registers. */
 static __attribute__((noinline)) int read_lean(tally_counter *c, struct tally_result *results)
 {
 	uint64_t token = tly_thread_token;
