@@ -474,6 +474,16 @@ int tally_region_begin_id(tally_region_set *s, int id)
 	return rec_begin(s, id, last_used.t, rec);
 }
 
+/* The end of a call whose begin's reading could not be taken (moment 0): the call counts, counted by no
+ * event (each says so in its counted calls, never silently), with no wall time, its start unknown. */
+static __attribute__((noinline)) int end_unbegun(struct tly_region_thread *t, struct tly_region_rec *rec)
+{
+	for (const struct tly_raw_group *gr = t->layout.groups; gr < t->layout.groups_end; gr++)
+		tly_region_group_uncounted(rec->acc, gr);
+	rec->calls++;
+	return 0;
+}
+
 static __attribute__((noinline)) int end_unbalanced(struct tly_region_rec *rec)
 {
 	if (rec->depth == 0)
@@ -491,8 +501,8 @@ static inline __attribute__((always_inline)) int rec_end(struct tly_region_threa
 		return end_unbalanced(rec);
 	rec->depth = 0;
 	uint64_t then = rec->begin[TLY_RAW_NOW];
-	if (!then)
-		return 0;
+	if (__builtin_expect(!then, 0))
+		return end_unbegun(t, rec);
 	const struct tly_raw_layout *l = &t->layout;
 	if (__builtin_expect(!l->lean, 0))
 		return end_from(t, rec, l->groups, false, 0);
