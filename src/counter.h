@@ -135,11 +135,10 @@ struct tally_counter {
 	uint64_t epochs;              /* windows begun so far, over every open: numbers each new one */
 	size_t user_groups;           /* open groups read from user space (TLY_READ_USER): when that is every
 	                               * group and every event is in one, reads take counter_read.c's lean path */
-	/* The lean paths of tally_counter_read and _read_values: every group (nr_lean of them, up to lean_end;
-	 * lean has room for nr) where each is read from user space and every event is in one, else nr_lean is
-	 * 0 (tly_counter_lean_refresh). */
+	/* The lean paths of tally_counter_read and _read_values: every group (lean .. lean_end; lean has room
+	 * for nr) where each is read from user space and every event is in one, else lean_end is lean
+	 * (tly_counter_lean_refresh). */
 	struct tly_lean_group *lean, *lean_end;
-	size_t nr_lean;
 	struct tly_facts_cache facts; /* for explaining failures: probed once per open, at the first one */
 	/* tally_counter_plan's, made at its first call: the plan every open starts from, and each planned
 	 * event's attr (in plan order) for the target kind of the latest call. */
@@ -224,7 +223,7 @@ void tly_counter_user_setup(tally_counter *c, size_t g);
 /* Group g is about to close: its pages go. */
 void tly_counter_user_drop(tally_counter *c, size_t g);
 
-/* Makes c->lean and c->nr_lean true again, from what they are made of (the groups' backends, layout,
+/* Makes c->lean .. lean_end true again, from what they are made of (the groups' backends, layout,
  * bases, window starts and reads): after every change of one of these, never on a read's lean path. */
 void tly_counter_lean_refresh(tally_counter *c);
 

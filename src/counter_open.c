@@ -326,7 +326,6 @@ static void close_events(tally_counter *c)
 	free(c->value_results);
 	free(c->lean);
 	c->lean = c->lean_end = NULL;
-	c->nr_lean = 0;
 	c->counts = NULL;
 	c->windows = NULL;
 	c->bases = NULL;

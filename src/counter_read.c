@@ -87,7 +87,8 @@ static inline __attribute__((always_inline)) void fill_exact(const struct event 
 static inline __attribute__((always_inline)) void fill_result(const struct event *restrict e,
                                                              struct tally_result *restrict r)
 {
-	/* The common case of every path (one part that ran all its window) as the lean path writes it. */
+	/* The common case of every path (one part that ran all its window) as the lean path writes it; the
+	 * rest summed and scaled part by part. */
 	const struct tly_window *w = e->window;
 	if (e->evsel && e->nr_counts == 1 && w->running == w->enabled && w->running) {
 		fill_exact(e, e->counts->value, w->running, r);
@@ -319,8 +320,8 @@ static __attribute__((noinline)) int read_values_checked(tally_counter *c, uint6
 }
 
 /* The lean path of tally_counter_read without results, over the groups as tly_counter_lean_refresh laid
- * them out (c->nr_lean: every group read from user space, every event in one, none topdown): each group
- * read from user space straight into values (its members side by side there) by its opening thread, and
+ * them out (c->lean .. lean_end: every group read from user space, every event in one, none topdown):
+ * each group read from user space straight into values (its members side by side there) by its opening thread, and
  * where each ran all its window, the values are the results' scaled values already. It ran all its
  * window when the difference of its enabled and running times is what it was at the window's start: a
  * difference that the times as of the page's latest update give as well as extrapolated ones, so the
@@ -330,7 +331,7 @@ static __attribute__((noinline)) int read_values_checked(tally_counter *c, uint6
  * results, and so is a NULL counter or values, whose error that path gives. */
 int tally_counter_read_values(tally_counter *c, uint64_t *values, size_t n)
 {
-	if (__builtin_expect(!c || !c->nr_lean || n < c->nr || !values, 0))
+	if (__builtin_expect(!c || c->lean == c->lean_end || n < c->nr || !values, 0))
 		return read_values_checked(c, values, n);
 	uint64_t token = tly_thread_token;
 	for (const struct tly_lean_group *lg = c->lean, *end = c->lean_end; lg < end; lg++) {

@@ -138,7 +138,6 @@ void tly_counter_user_drop(tally_counter *c, size_t g)
 
 void tly_counter_lean_refresh(tally_counter *c)
 {
-	c->nr_lean = 0;
 	c->lean_end = c->lean;
 	if (!c->lean || !c->user_groups || c->user_groups != c->plan.nr_groups || c->plan.nr != c->nr)
 		return;
@@ -155,8 +154,7 @@ void tly_counter_lean_refresh(tally_counter *c)
 			                              .counts = leader->counts,
 			                              .window = leader->window };
 	}
-	c->nr_lean = c->plan.nr_groups;
-	c->lean_end = c->lean + c->nr_lean;
+	c->lean_end = c->lean + c->plan.nr_groups;
 }
 
 int tally_counter_read_info(const tally_counter *c, size_t i, struct tally_read_info *info)
