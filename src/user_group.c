@@ -180,7 +180,16 @@ enum tly_user_outcome tly_user_group_read_topdown(struct tly_user_group *u, uint
 bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
                                  uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
-	return tly_user_group_read_strided(u, values, stride, times, enabled, running, now);
+	if (tly_thread_token != u->owner)
+		return false;
+	if (__builtin_expect(u->td != NULL, 0)) {
+		if (tly_user_group_read_topdown(u, values, stride, enabled, running, now) != TLY_USER_OK)
+			return false;
+		u->user_reads++;
+		u->last_reason = TALLY_READ_REASON_NONE;
+		return true;
+	}
+	return tly_user_group_read_plain(u, u->n, values, stride, times, TLY_USER_TRIES, enabled, running, now);
 }
 
 int tly_user_group_topdown_syscall(struct tly_user_group *u, struct tally_count *counts)

@@ -77,7 +77,7 @@ int tly_user_group_topdown_syscall(struct tly_user_group *u, struct tally_count 
 int tly_user_group_topdown_begin(struct tly_user_group *u, struct tally_count *counts);
 
 /* The read of a topdown group from user space (tly_mmap_read_topdown, then tly_user_group_topdown_fold),
- * without counting the read; its outcome. Out of line, for tly_user_group_read_strided and
+ * without counting the read; its outcome. Out of line, for tly_user_group_read_outline and
  * tly_user_group_read alike, so that the inlined reads of other groups carry none of its per-member
  * decisions (the compiler otherwise merges both passes into one that makes them). */
 enum tly_user_outcome tly_user_group_read_topdown(struct tly_user_group *u, uint64_t *values, size_t stride,
@@ -86,7 +86,7 @@ enum tly_user_outcome tly_user_group_read_topdown(struct tly_user_group *u, uint
 /* Unmaps and frees; NULL is a no-op. */
 void tly_user_group_free(struct tly_user_group *u);
 
-/* tly_user_group_read_strided of a group that is not topdown (u->td NULL), read by its opening thread
+/* tly_user_group_read_outline of a group that is not topdown (u->td NULL), read by its opening thread
  * (the caller checked both); n is u->n, which a caller that knows it as a constant passes as one. tries:
  * passes before giving up, TLY_USER_TRIES; 1 (a constant) on the lean paths, whose read is then
  * straight-line code, and which give a read that finds the pages moving to their general path, which
@@ -106,26 +106,9 @@ tly_user_group_read_plain(struct tly_user_group *u, size_t n, uint64_t *values, 
 /* The group read from user space: each member's value into values[k x stride], the group's times into
  * *enabled, *running and the perf clock into *now (mmap_page.h; without times, a constant false, the
  * times of the page's latest update and no clock: a topdown group gives them extrapolated all the same);
- * false, with nothing counted, when it cannot (another thread, a member off its counter...):
- * tly_user_group_read then reads it and says why. */
-static inline __attribute__((always_inline)) bool
-tly_user_group_read_strided(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
-                            uint64_t *enabled, uint64_t *running, uint64_t *now)
-{
-	if (tly_thread_token != u->owner)
-		return false;
-	if (__builtin_expect(u->td != NULL, 0)) {
-		if (tly_user_group_read_topdown(u, values, stride, enabled, running, now) != TLY_USER_OK)
-			return false;
-		u->user_reads++;
-		u->last_reason = TALLY_READ_REASON_NONE;
-		return true;
-	}
-	return tly_user_group_read_plain(u, u->n, values, stride, times, TLY_USER_TRIES, enabled, running, now);
-}
-
-/* tly_user_group_read_strided out of line: for reads that take this path only when their lean one
- * (snapshot.h's tly_counter_read_lean_group) does not apply, so that their inlined code stays small. */
+ * false, with nothing counted, when it cannot (another thread, a member off its counter...). Out of line:
+ * for reads that take this path only when their lean one (snapshot.h's tly_counter_read_lean_group)
+ * does not apply, so that their inlined code stays small. */
 bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
                                  uint64_t *enabled, uint64_t *running, uint64_t *now);
 
