@@ -56,12 +56,11 @@ struct event {
 	bool contiguous;             /* a leader's: its group's members are events leader .. leader + size - 1,
 	                              * so tally_counter_read_values reads them straight into its values
 	                              * (and a lean raw layout counts them in place: tly_raw_group.first) */
-	/* Laid out as the fields of its struct tally_result from `status` to the result's end, so that an
-	 * exact result copies them whole in three moves (counter_read.c checks the layout). */
+	int error;                   /* not supported: the open's code; 0 for an event that opened */
+	/* Laid out as the fields of its struct tally_result from `group` to the result's end, so that an
+	 * exact result copies them whole in two moves (counter_read.c checks the layout). */
 	struct {
-		_Alignas(8) enum tally_status exact; /* TALLY_STATUS_EXACT (0): never written */
-		int error;                   /* not supported: the open's code */
-		int group;                   /* the leader's event index */
+		_Alignas(8) int group;       /* the leader's event index */
 		unsigned origin;
 		bool user_only;
 		bool has_note;               /* note is not empty; kept apart so that reads never touch the text */

@@ -47,23 +47,23 @@ static inline __attribute__((always_inline)) int read_group(tally_counter *c, si
 	return 0;
 }
 
-/* fill_exact copies the event's fields from `exact` on as the result's from `status` on. */
-#define TLY_SAME_PLACE(e, r)                                                                               \
-	(offsetof(struct event, e) - offsetof(struct event, exact) ==                                        \
-	 offsetof(struct tally_result, r) - offsetof(struct tally_result, status))
-_Static_assert(TLY_SAME_PLACE(error, error) && TLY_SAME_PLACE(group, group) && TLY_SAME_PLACE(origin, origin) &&
-	               TLY_SAME_PLACE(user_only, user_only) && TLY_SAME_PLACE(has_note, has_note) &&
-	               offsetof(struct event, result_padding) - offsetof(struct event, exact) ==
-	                       TLY_KNOWN_SIZE(tally_result) - offsetof(struct tally_result, status) &&
+/* fill_exact copies the event's fields from `group` on as the result's from `group` on. */
+#define TLY_SAME_PLACE(f)                                                                                  \
+	(offsetof(struct event, f) - offsetof(struct event, group) ==                                        \
+	 offsetof(struct tally_result, f) - offsetof(struct tally_result, group))
+_Static_assert(TLY_SAME_PLACE(origin) && TLY_SAME_PLACE(user_only) && TLY_SAME_PLACE(has_note) &&
+	               offsetof(struct event, result_padding) - offsetof(struct event, group) ==
+	                       TLY_KNOWN_SIZE(tally_result) - offsetof(struct tally_result, group) &&
 	               offsetof(struct event, result_padding) + sizeof(((struct event *)0)->result_padding) -
-	                               offsetof(struct event, exact) ==
-	                       sizeof(struct tally_result) - offsetof(struct tally_result, status) &&
+	                               offsetof(struct event, group) ==
+	                       sizeof(struct tally_result) - offsetof(struct tally_result, group) &&
 	               offsetof(struct tally_result, has_note) + 1 == TLY_KNOWN_SIZE(tally_result),
                "struct event's result fields are laid out as struct tally_result's");
 
 /* The result of an event that ran all its window in one part: fill_result's common case, without the
- * decisions made once for its group (supported, one part, ran all the window). The event's fields from
- * its status on are copied as they lie, with the zeros after them. */
+ * decisions made once for its group (supported, one part, ran all the window). Exact, and with no error
+ * (an event that opened has none); the event's fields from its group on are copied as they lie, with
+ * the zeros after them. */
 static inline __attribute__((always_inline)) void fill_exact(const struct event *restrict e, uint64_t value,
                                                              uint64_t time, struct tally_result *restrict r)
 {
@@ -77,7 +77,9 @@ static inline __attribute__((always_inline)) void fill_exact(const struct event 
 	r->scaled = value;
 	memcpy(&r->ratio, &one, sizeof(one));
 	r->nr_parts = 1;
-	memcpy(&r->status, &e->exact, sizeof(*r) - offsetof(struct tally_result, status));
+	r->status = TALLY_STATUS_EXACT;
+	r->error = 0;
+	memcpy(&r->group, &e->group, sizeof(*r) - offsetof(struct tally_result, group));
 }
 
 /* restrict: the result and the event never overlap, and without saying so every store into the result
