@@ -121,7 +121,14 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
                    tly_read_clock_fn read_clock, uint32_t max_index, uint64_t *values, size_t stride, bool times,
                    unsigned tries, uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
-	tly_page *lead = pages[0];
+	/* A group of up to 4 holds its pages in locals (registers, when n is a constant): the fences below
+	 * would otherwise make every use load them again from pages. */
+	tly_page *held[4] = { 0 };
+#pragma GCC unroll 4
+	for (size_t k = 0; n <= 4 && k < n; k++)
+		held[k] = pages[k];
+#define TLY_PAGE(k) (n <= 4 ? held[k] : pages[k])
+	tly_page *lead = TLY_PAGE(0);
 	/* Between the fences, the fields but the lock and the index are read as plain memory, as the kernel's
 	 * own readers read them (the locks' second reading tells whether they held still), so that the
 	 * compiler may pair and order their loads; the index is read once, volatile, as it picks the
@@ -133,7 +140,7 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 		uint32_t seq_sum = 0, odd = 0;
 #pragma GCC unroll 4
 		for (size_t k = 0; k < n; k++) {
-			uint32_t seq = pages[k]->lock;
+			uint32_t seq = TLY_PAGE(k)->lock;
 			seq_sum += seq;
 			odd |= seq;
 		}
@@ -152,7 +159,7 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 		if (n <= 4) {
 #pragma GCC unroll 4
 			for (size_t k = 0; k < n; k++) {
-				index_of[k] = pages[k]->index;
+				index_of[k] = TLY_PAGE(k)->index;
 				beyond |= index_of[k] - 1;
 			}
 			if (beyond >= max_index)
@@ -160,11 +167,11 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 		}
 #pragma GCC unroll 4
 		for (size_t k = 0; k < n; k++) {
-			uint32_t index = n <= 4 ? index_of[k] : pages[k]->index;
+			uint32_t index = n <= 4 ? index_of[k] : TLY_PAGE(k)->index;
 			if (n > 4 && index - 1 >= max_index)
 				return TLY_USER_NOT_ON_COUNTER;
 			uint64_t raw = read_pmc(index);
-			const struct perf_event_mmap_page *fields = (const struct perf_event_mmap_page *)pages[k];
+			const struct perf_event_mmap_page *fields = (const struct perf_event_mmap_page *)TLY_PAGE(k);
 			values[k * stride] = td && td[k] != TLY_READ_PLAIN ? raw
 			                                                   : (uint64_t)fields->offset +
 			                                                             (uint64_t)tly_sign_extend(raw, fields->pmc_width);
@@ -186,7 +193,7 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 		uint32_t end_sum = 0;
 #pragma GCC unroll 4
 		for (size_t k = 0; k < n; k++)
-			end_sum += pages[k]->lock;
+			end_sum += TLY_PAGE(k)->lock;
 		if (end_sum != seq_sum || (odd & 1))
 			continue;
 		if (!(caps & TLY_CAP_USER_TIME))
@@ -198,6 +205,7 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 		return TLY_USER_OK;
 	}
 	return TLY_USER_BUSY;
+#undef TLY_PAGE
 }
 
 /* The page's perf clock now alone (tly_mmap_read_pass's *now), whatever the state of its counter: the
