@@ -145,6 +145,9 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 			odd |= seq;
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		/* An odd lock: its page is being updated (by another CPU). Checked now, so that no lock is kept. */
+		if (odd & 1)
+			continue;
 		/* The leader's capability stands for the group's: tly_user_group_new found it in every member's
 		 * page, and what can take it away later is the PMU's alone (x86's rdpmc setting, arm64's
 		 * perf_user_access), the same for every member, whose pages the kernel updates with the
@@ -194,7 +197,7 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 #pragma GCC unroll 4
 		for (size_t k = 0; k < n; k++)
 			end_sum += TLY_PAGE(k)->lock;
-		if (end_sum != seq_sum || (odd & 1))
+		if (end_sum != seq_sum)
 			continue;
 		if (!(caps & TLY_CAP_USER_TIME))
 			return TLY_USER_NO_TIME;
