@@ -77,14 +77,38 @@ static inline int64_t tly_sign_extend(uint64_t v, unsigned width)
 #endif
 }
 
+/* v >> shift and v << shift for a shift the page gives (time_shift, at most 32 in every kernel): C
+ * defines them below 64 only; arm64's shifts by a register take it modulo 64 as they are, where C's
+ * need a mask more. */
+static inline uint64_t tly_shift_right(uint64_t v, unsigned shift)
+{
+#if defined(__aarch64__)
+	uint64_t r;
+	__asm__("lsr %0, %1, %2" : "=r"(r) : "r"(v), "r"((uint64_t)shift));
+	return r;
+#else
+	return v >> (shift & 63);
+#endif
+}
+
+static inline uint64_t tly_shift_left(uint64_t v, unsigned shift)
+{
+#if defined(__aarch64__)
+	uint64_t r;
+	__asm__("lsl %0, %1, %2" : "=r"(r) : "r"(v), "r"((uint64_t)shift));
+	return r;
+#else
+	return v << (shift & 63);
+#endif
+}
+
 /* The clock reading cyc in nanoseconds by the page's time_mult and time_shift: the uapi header's formula,
  * with cyc split at time_shift so that cyc * time_mult never overflows (time_shift is at most 32). Plus
  * time_offset, the time since the page's latest update; plus time_zero, the kernel's perf clock. */
-static inline uint64_t tly_page_clock_ns(uint64_t cyc, uint32_t time_mult, unsigned time_shift)
+static inline uint64_t tly_page_clock_ns(uint64_t cyc, uint64_t time_mult, unsigned time_shift)
 {
-	unsigned shift = time_shift & 63;
-	uint64_t quot = cyc >> shift, rem = cyc - (quot << shift);
-	return quot * time_mult + ((rem * time_mult) >> shift);
+	uint64_t quot = tly_shift_right(cyc, time_shift), rem = cyc - tly_shift_left(quot, time_shift);
+	return quot * time_mult + tly_shift_right(rem * time_mult, time_shift);
 }
 
 /* cyc reduced as cap_user_time_short asks (arm64: the counter's valid bits above time_cycles). */
