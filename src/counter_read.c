@@ -198,8 +198,7 @@ enum lean_outcome {
  * where it ran all its window (enabled and running grew alike since the window's start, and by
  * something), its members' exact results written. */
 static inline __attribute__((always_inline)) enum lean_outcome
-read_lean_group(const struct tly_lean_group *lg, uint64_t token, const struct event *ev,
-                struct tally_result *results, size_t n)
+read_lean_group(const struct tly_lean_group *lg, uint64_t token, struct tally_result *results, size_t n)
 {
 	struct tly_user_group *u = lg->user;
 	struct tally_count *counts = lg->counts;
@@ -222,7 +221,7 @@ read_lean_group(const struct tly_lean_group *lg, uint64_t token, const struct ev
 	uint64_t time = running - lg->start_running;
 	w->enabled = time;
 	w->running = time;
-	const struct event *e = ev + lg->first;
+	const struct event *e = lg->events;
 	struct tally_result *r = results + lg->first;
 #pragma GCC unroll 4
 	for (size_t k = 0; k < n; k++, e++, r++)
@@ -241,26 +240,25 @@ read_lean_group(const struct tly_lean_group *lg, uint64_t token, const struct ev
 static __attribute__((noinline)) int read_lean(tally_counter *c, struct tally_result *results)
 {
 	uint64_t token = tly_thread_token;
-	const struct event *ev = c->ev;
 	const struct tly_lean_group *lg = c->lean, *end = c->lean_end;
 	do {
 		enum lean_outcome got;
 		/* 4 first: the default events of a region set, and a usual group. */
 		size_t n = lg->user->n;
 		if (n == 4) {
-			got = read_lean_group(lg, token, ev, results, 4);
+			got = read_lean_group(lg, token, results, 4);
 		} else switch (n) {
 		case 1:
-			got = read_lean_group(lg, token, ev, results, 1);
+			got = read_lean_group(lg, token, results, 1);
 			break;
 		case 2:
-			got = read_lean_group(lg, token, ev, results, 2);
+			got = read_lean_group(lg, token, results, 2);
 			break;
 		case 3:
-			got = read_lean_group(lg, token, ev, results, 3);
+			got = read_lean_group(lg, token, results, 3);
 			break;
 		default:
-			got = read_lean_group(lg, token, ev, results, n);
+			got = read_lean_group(lg, token, results, n);
 			break;
 		}
 		if (__builtin_expect(got != LEAN_EXACT, 0))

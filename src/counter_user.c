@@ -149,6 +149,7 @@ void tly_counter_lean_refresh(tally_counter *c)
 		c->lean[g] = (struct tly_lean_group){ .reader = ok ? leader->user->owner : TLY_NO_READER,
 			                              .user = leader->user,
 			                              .first = m[0],
+			                              .events = leader,
 			                              .start_gap = w->start_enabled - w->start_running,
 			                              .start_running = w->start_running,
 			                              .counts = leader->counts,
