@@ -186,6 +186,29 @@ static __attribute__((noinline)) int read_lean_rest(tally_counter *c, size_t g0,
 	return (int)c->nr;
 }
 
+/* tally_counter_read's checks: 0, or the failure. */
+static inline __attribute__((always_inline)) int check_read(tally_counter *c, const struct tally_result *results,
+                                                            size_t n, size_t elem_sz)
+{
+	if (!c || (n && !results))
+		return tly_error(-EINVAL, "tally_counter_read: NULL counter or results");
+	if (!tly_out_valid(elem_sz, TLY_RESULT_SZ_V1, alignof(struct tally_result), "tally_result"))
+		return tly_counter_fail(c, -TALLY_EOPTS);
+	if (!c->open)
+		return tly_counter_not_open(c, "tally_counter_read");
+	return 0;
+}
+
+/* tally_counter_read's general path: its checks, then every group read and every result. */
+static __attribute__((noinline)) int read_checked(tally_counter *c, struct tally_result *results, size_t n,
+                                                  size_t elem_sz)
+{
+	int err = check_read(c, results, n, elem_sz);
+	if (err)
+		return err;
+	return read_groups(c, results, n < c->nr ? n : c->nr, elem_sz);
+}
+
 /* How a group of the lean path went. */
 enum lean_outcome {
 	LEAN_EXACT,    /* read from user space, ran all its window: its results are written */
@@ -229,25 +252,28 @@ read_lean_group(const struct tly_lean_group *lg, uint64_t token, struct tally_re
 	return LEAN_EXACT;
 }
 
-/* The lean path of tally_counter_read, over the groups as tly_counter_lean_refresh laid them out (every
- * group read from user space, every event in one, none topdown; one group at least), for a caller that
- * takes every result in this version's elements: group by group, the read and then its members'
- * results. A group's members share its times (one slot, one window), so whether they ran all the window,
- * the one decision between the exact result and scaling, is made once per group. Anything else (bases to
- * subtract, another thread, a member off its counter, a multiplexed or idle group, the first read after
- * an open) goes to read_lean_rest from that group on. Out of line, as read_checked: tally_counter_read
- * only chooses, and neither path pays for the other's registers. */
-static __attribute__((noinline)) int read_lean(tally_counter *c, struct tally_result *results)
+/* The lean path where it applies, the general one (read_checked, out of line) for everything else, its
+ * own errors included. The lean path runs over the groups as tly_counter_lean_refresh laid them out
+ * (every group read from user space, every event in one, none topdown; one group at least), for a
+ * caller that takes every result in this version's elements: group by group, the read and then its
+ * members' results. A group's members share its times (one slot, one window), so whether they ran all
+ * the window, the one decision between the exact result and scaling, is made once per group. Anything
+ * else (bases to subtract, another thread, a member off its counter, a multiplexed or idle group, the
+ * first read after an open) goes to read_lean_rest from that group on. Its checks come before anything
+ * is saved, so that the general path pays nothing for the lean one's registers. */
+int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n, size_t elem_sz)
 {
+	if (__builtin_expect(!c || !results || elem_sz != sizeof(*results) || n < c->nr || c->lean == c->lean_end, 0))
+		return read_checked(c, results, n, elem_sz);
 	uint64_t token = tly_thread_token;
 	const struct tly_lean_group *lg = c->lean, *end = c->lean_end;
 	do {
 		enum lean_outcome got;
 		/* 4 first: the default events of a region set, and a usual group. */
-		size_t n = lg->user->n;
-		if (n == 4) {
+		size_t size = lg->user->n;
+		if (size == 4) {
 			got = read_lean_group(lg, token, results, 4);
-		} else switch (n) {
+		} else switch (size) {
 		case 1:
 			got = read_lean_group(lg, token, results, 1);
 			break;
@@ -258,45 +284,13 @@ static __attribute__((noinline)) int read_lean(tally_counter *c, struct tally_re
 			got = read_lean_group(lg, token, results, 3);
 			break;
 		default:
-			got = read_lean_group(lg, token, results, n);
+			got = read_lean_group(lg, token, results, size);
 			break;
 		}
 		if (__builtin_expect(got != LEAN_EXACT, 0))
 			return read_lean_rest(c, (size_t)(lg - c->lean), got == LEAN_READ, results);
 	} while (++lg < end);
 	return (int)c->nr;
-}
-
-/* tally_counter_read's checks: 0, or the failure. */
-static inline __attribute__((always_inline)) int check_read(tally_counter *c, const struct tally_result *results,
-                                                            size_t n, size_t elem_sz)
-{
-	if (!c || (n && !results))
-		return tly_error(-EINVAL, "tally_counter_read: NULL counter or results");
-	if (!tly_out_valid(elem_sz, TLY_RESULT_SZ_V1, alignof(struct tally_result), "tally_result"))
-		return tly_counter_fail(c, -TALLY_EOPTS);
-	if (!c->open)
-		return tly_counter_not_open(c, "tally_counter_read");
-	return 0;
-}
-
-/* tally_counter_read's general path: its checks, then every group read and every result. */
-static __attribute__((noinline)) int read_checked(tally_counter *c, struct tally_result *results, size_t n,
-                                                  size_t elem_sz)
-{
-	int err = check_read(c, results, n, elem_sz);
-	if (err)
-		return err;
-	return read_groups(c, results, n < c->nr ? n : c->nr, elem_sz);
-}
-
-/* The lean path where it applies (a lean plan, room for every result in this version's elements), the
- * general one for everything else, its own errors included. */
-int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n, size_t elem_sz)
-{
-	if (__builtin_expect(elem_sz != sizeof(*results) || !results || !c || c->lean == c->lean_end || n < c->nr, 0))
-		return read_checked(c, results, n, elem_sz);
-	return read_lean(c, results);
 }
 
 /* tally_counter_read_values' way for what its lean path does not read: tally_counter_read into the
