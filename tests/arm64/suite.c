@@ -1087,8 +1087,13 @@ static void count_reads(const struct read_cost *rc, unsigned reads, uint64_t out
 		else if (rc->c)
 			tally_counter_read(rc->c, r, rc->nr, sizeof(r[0]));
 		else
-			for (size_t k = 0; k < rc->nr; k++)
-				user_reader_read(rc->pages[k], &v, &e, &run);
+			for (size_t k = 0; k < rc->nr; k++) {
+				/* Its results used, as any reader's are: otherwise the compiler drops the
+				 * arithmetic that makes them (the sign extension, the time extrapolation) and
+				 * keeps only the page's volatile loads. */
+				if (user_reader_read(rc->pages[k], &v, &e, &run) == 0)
+					__asm__ volatile("" : : "r"(v), "r"(e), "r"(run));
+			}
 	}
 	CHECK_INT(tally_counter_stop(rc->m), 0);
 	CHECK_INT(tally_counter_read(rc->m, mr, 2, sizeof(mr[0])), 2);
@@ -1219,19 +1224,20 @@ static void fast_read_cost(void)
 	 * read(2) costs thousands. */
 	CHECK(tally_user[1] > -0.5 && tally_user[1] < 0.5 && snapshot[1] > -0.5 && snapshot[1] < 0.5 &&
 	      values[1] > -0.5 && values[1] < 0.5);
-	/* The user instructions are deterministic under -icount (the same binary counts the same every boot),
-	 * so their ratios to the minimal reader are held, as ceilings that a change making the lean paths of
-	 * counter_read.c take the general one again would break. tally_counter_read_values: 155 against 180,
-	 * 0.861x, the issue's goal of 1.10x met (239, 1.31x, before the pass was unrolled for groups of up
-	 * to 4, took one fence for its locks and the leader's capability for the group, read the registers
-	 * through one out-of-line table, and the counter kept a plan of its groups, tly_counter_lean_refresh):
-	 * the group's times are taken once, and not extrapolated at all, where the minimal reader extrapolates
-	 * them per event. tally_counter_read: 229, 1.27x (371, 2.06x, while it read the groups through their
-	 * user groups and filled results field by field; 407 before; 2.82x before its lean path), the goal of
-	 * 1.10x not met: its 4 results of 72 bytes take about 40 instructions, and the times it reports are
-	 * extrapolated (about 20 more than tally_counter_read_values). */
-	CHECK(values[0] <= 1.10 * minimal[0]);
-	CHECK(tally_user[0] <= 1.30 * minimal[0]);
+	/* The user instructions are deterministic under -icount (the same binary counts the same every boot).
+	 * The minimal reader: 285, its results used (180 while they were not, and the compiler dropped the
+	 * arithmetic of its sign extensions and time extrapolations, leaving the page's volatile loads: the
+	 * issue's 187 was such a figure). tally_counter_read_values: 148, 0.519x (0.82x of the 180; 239
+	 * before the pass was unrolled for groups of up to 4, took one fence for its locks and the leader's
+	 * capability for the group, and read the registers through one out-of-line table): the group's times
+	 * are taken once, and not extrapolated at all. tally_counter_read: 208, 0.730x (1.16x of the 180;
+	 * 229 before its exact results were written as constants and copies, the pages held in registers
+	 * across the fences and the lean path made tally_counter_read itself; 371 while it read the groups
+	 * through their user groups; 407 before its lean path). The goal is 1.10x; the ceilings hold the
+	 * figures now with about a tenth of room, so that a change making the lean paths of counter_read.c
+	 * take the general one again, or costlier, breaks them. */
+	CHECK(values[0] <= 0.60 * minimal[0]);
+	CHECK(tally_user[0] <= 0.80 * minimal[0]);
 	CHECK(values[0] < tally_user[0]);
 	CHECK(tally_user[0] < syscall_read[0] + syscall_read[1]);
 	CHECK(syscall_read[1] > 100);
@@ -1555,17 +1561,18 @@ static void region_cost(void)
 	 * thousands and a clock_gettime outside the vDSO hundreds. */
 	CHECK(region[1] > -0.5 && region[1] < 0.5);
 	CHECK(region[0] > 0 && (double)overhead < region[0]);
-	/* User instructions are the same every boot (419 against 360: 1.16x, with begin and end straight-line
+	/* User instructions are the same every boot (403 against 570: 0.707x, with begin and end straight-line
 	 * code around the group passes of a 4-member group, the end's values in registers and counted as
 	 * read, everything rare a tail call out of line, an exact call counting only its sums, squares,
-	 * minimum and maximum; 566, 1.57x, with per-event counts, first-call checks and the end's reading in
-	 * memory; 742, 2.04x, before the lean reads; 899, 2.48x, with Welford's statistics, window-relative
-	 * readings and clock_gettime; 3.14x while begin and end read the user-space groups through the
-	 * counter's slot read): held at the goal, 1.20x. What is left: the two passes with their times and
-	 * moments (about 105 each), 4 events' sums, squares, minimum and maximum (about 18 each per call),
-	 * the record's lookup and nesting on both sides (about 25 each), the registers the passes save
-	 * (about 15). */
-	CHECK(region[0] <= 1.20 * 2 * minimal[0]);
+	 * minimum and maximum; 419 before the pages were held in registers across the fences; 566 with
+	 * per-event counts, first-call checks and the end's reading in memory; 742 before the lean reads; 899
+	 * with Welford's statistics, window-relative readings and clock_gettime). Against the minimal reader
+	 * whose arithmetic the compiler dropped (360 for two reads), 1.12x. The goal is 1.20x; the ceiling
+	 * holds the figure now with about a tenth of room. What is left: the two passes with their times and
+	 * moments (about 100 each), 4 events' sums, squares, minimum and maximum (about 18 each per call), the
+	 * record's lookup and nesting on both sides (about 25 each), the registers the passes save (about
+	 * 15). */
+	CHECK(region[0] <= 0.80 * 2 * minimal[0]);
 out:
 	minimal_group_close(&g);
 	tally_region_set_free(s);
