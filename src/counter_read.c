@@ -263,7 +263,7 @@ read_lean_group(const struct tly_lean_group *lg, uint64_t token, struct tally_re
  * is saved, so that the general path pays nothing for the lean one's registers. */
 int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n, size_t elem_sz)
 {
-	if (__builtin_expect(!c || !results || elem_sz != sizeof(*results) || n < c->nr || c->lean == c->lean_end, 0))
+	if (!c || !results || elem_sz != sizeof(*results) || n < c->nr || c->lean == c->lean_end)
 		return read_checked(c, results, n, elem_sz);
 	uint64_t token = tly_thread_token;
 	const struct tly_lean_group *lg = c->lean, *end = c->lean_end;

@@ -174,9 +174,9 @@ int tally_counter_read_info(const tally_counter *c, size_t i, struct tally_read_
 		r.reason = e->read_reason;
 	if (u) {
 		r.path = TALLY_READ_USER;
-		r.last_reason = u->last_reason;
-		r.last_path = u->user_reads && u->last_reason == TALLY_READ_REASON_NONE ? TALLY_READ_USER
-		                                                                        : TALLY_READ_SYSCALL;
+		bool user = tly_user_group_last_was_user(u);
+		r.last_reason = user || !u->syscall_reads ? TALLY_READ_REASON_NONE : u->syscall_reason;
+		r.last_path = user ? TALLY_READ_USER : TALLY_READ_SYSCALL;
 		r.user_reads = u->user_reads;
 		r.syscall_reads = u->syscall_reads;
 	} else {

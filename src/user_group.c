@@ -186,7 +186,6 @@ bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, siz
 		if (tly_user_group_read_topdown(u, values, stride, enabled, running, now) != TLY_USER_OK)
 			return false;
 		u->user_reads++;
-		u->last_reason = TALLY_READ_REASON_NONE;
 		return true;
 	}
 	return tly_user_group_read_plain(u, u->n, values, stride, times, TLY_USER_TRIES, enabled, running, now);

@@ -37,9 +37,19 @@ struct tly_user_group {
 	 * CPU's counter of another context (or trap, on arm64, where user access is per task). The opening
 	 * thread's tly_thread_token. */
 	uint64_t owner;
-	enum tally_read_reason last_reason;
+	/* The reads so far by each path; the latest read(2)'s reason, and user_reads as it was then: the
+	 * latest read was from user space exactly when user_reads has grown since (so that a read from user
+	 * space writes its count alone). */
 	uint64_t user_reads, syscall_reads;
+	enum tally_read_reason syscall_reason;
+	uint64_t syscall_at;
 };
+
+/* Whether the latest read of u was from user space (else read(2), or none yet). */
+static inline bool tly_user_group_last_was_user(const struct tly_user_group *u)
+{
+	return u->user_reads > u->syscall_at;
+}
 
 /* Each thread's number, given by tly_user_group_new to a thread that has none (0): one TLS load, no
  * call, names the thread. A forked child inherits its forking thread's number with the pages, but the
@@ -99,7 +109,6 @@ tly_user_group_read_plain(struct tly_user_group *u, size_t n, uint64_t *values, 
 	                          TLY_USER_MAX_INDEX, values, stride, times, tries, enabled, running, now) != TLY_USER_OK)
 		return false;
 	u->user_reads++;
-	u->last_reason = TALLY_READ_REASON_NONE;
 	return true;
 }
 
@@ -131,11 +140,11 @@ static inline int tly_user_group_read(struct tly_user_group *u, tally_evsel *lea
 	}
 	if (r == TLY_USER_OK) {
 		u->user_reads++;
-		u->last_reason = TALLY_READ_REASON_NONE;
 		return 0;
 	}
 	u->syscall_reads++;
-	u->last_reason = here ? tly_user_reason_of(r) : TALLY_READ_REASON_OTHER_THREAD;
+	u->syscall_reason = here ? tly_user_reason_of(r) : TALLY_READ_REASON_OTHER_THREAD;
+	u->syscall_at = u->user_reads;
 	int err = tly_evsel_read_group_slot(leader, slot, counts);
 	return err || !u->td ? err : tly_user_group_topdown_syscall(u, counts);
 }
