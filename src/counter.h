@@ -98,6 +98,7 @@ struct tly_lean_group {
 	struct tly_user_group *user;
 	size_t first;       /* its leader's event index: its members' values lie side by side from there */
 	const struct event *events; /* its members' events, &counter->ev[first] on */
+	size_t results_at;  /* first x sizeof(struct tally_result): where its results start, in bytes */
 	uint64_t start_gap; /* enabled - running at its window's start: a read that finds the same ran it all */
 	uint64_t start_running;
 	struct tally_count *counts; /* its leader's readings, where tally_counter_read reads it to */

@@ -245,7 +245,7 @@ read_lean_group(const struct tly_lean_group *lg, uint64_t token, struct tally_re
 	w->enabled = time;
 	w->running = time;
 	const struct event *e = lg->events;
-	struct tally_result *r = results + lg->first;
+	struct tally_result *r = (struct tally_result *)((char *)results + lg->results_at);
 #pragma GCC unroll 4
 	for (size_t k = 0; k < n; k++, e++, r++)
 		fill_exact(e, values[k * stride], time, r);

@@ -150,6 +150,7 @@ void tly_counter_lean_refresh(tally_counter *c)
 			                              .user = leader->user,
 			                              .first = m[0],
 			                              .events = leader,
+			                              .results_at = m[0] * sizeof(struct tally_result),
 			                              .start_gap = w->start_enabled - w->start_running,
 			                              .start_running = w->start_running,
 			                              .counts = leader->counts,
