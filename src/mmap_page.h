@@ -168,6 +168,8 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 			seq_sum += seq;
 			odd |= seq;
 		}
+		/* Their sum and OR made now: the compiler otherwise keeps every lock live to the pass's end. */
+		__asm__("" : "+r"(seq_sum), "+r"(odd));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		/* An odd lock: its page is being updated (by another CPU). Checked now, so that no lock is kept. */
 		if (odd & 1)
