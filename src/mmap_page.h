@@ -46,9 +46,6 @@ typedef const volatile struct perf_event_mmap_page tly_page;
  * something keeps interrupting; read(2) is then the better answer, and the bound keeps a read finite. */
 #define TLY_USER_TRIES 8
 
-/* A max_index (tly_mmap_read_pass) under which every index but 0 is readable, for a simulated page. */
-#define TLY_ANY_INDEX (UINT32_C(1) << 31)
-
 /* Why a group read from user space gave up (the caller then reads with read(2)). */
 enum tly_user_outcome {
 	TLY_USER_OK,
@@ -58,7 +55,11 @@ enum tly_user_outcome {
 	TLY_USER_BUSY,           /* the pages changed during every one of its passes */
 };
 
-typedef uint64_t (*tly_read_pmc_fn)(uint32_t index);
+/* Reads the counter that a page's index names; where the index names none that this architecture reads
+ * from user space (0, an event off its counter, among them), sets *unreadable to non-zero instead, without
+ * faulting, and its value means nothing: the pass then leaves the group to read(2). The function, not the
+ * pass, knows which indexes are readable, so that arm64's reads through a table make no check at all. */
+typedef uint64_t (*tly_read_pmc_fn)(uint32_t index, uint32_t *unreadable);
 typedef uint64_t (*tly_read_clock_fn)(void);
 
 /* v's low `width` bits as a signed number (width 1 .. 64). The arithmetic right shift of a negative
@@ -120,9 +121,7 @@ static inline uint64_t tly_page_short_cycles(uint64_t cyc, uint64_t time_cycles,
 /* The core of a group read: each member's value into values[k x stride] (nothing else there is
  * written), and the leader's enabled and running times extrapolated to now
  * into *enabled and *running, once for the group: a group read gives the leader's times to every member,
- * as the kernel's does. max_index is the highest counter index read_pmc can read, a power of two (0:
- * none), so that indexes 1 .. max_index are those whose index - 1 has no bit at or above it: a group of
- * up to 4 checks the OR of its members' at once.
+ * as the kernel's does.
  *
  * Consistency: a pass reads every member's lock, then their fields and counters, and at its end every
  * lock again; the pass is kept only if no lock moved and none was odd (an update in progress, which a reader
@@ -142,7 +141,7 @@ static inline uint64_t tly_page_short_cycles(uint64_t cyc, uint64_t time_cycles,
 
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_pmc_fn read_pmc,
-                   tly_read_clock_fn read_clock, uint32_t max_index, uint64_t *values, size_t stride, bool times,
+                   tly_read_clock_fn read_clock, uint64_t *values, size_t stride, bool times,
                    unsigned tries, uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
 	/* A group of up to 4 holds its pages in locals (registers, when n is a constant): the fences below
@@ -181,30 +180,19 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 		uint64_t caps = lead_fields->capabilities;
 		if (!(caps & TLY_CAP_USER_RDPMC))
 			return TLY_USER_NO_RDPMC;
-		/* Each index is read once (it picks the register the read reads, so it must be the value
-		 * checked). index 0 (off its counter) wraps to the top: one comparison for both ends, for a
-		 * group of up to 4 one for all of them, before any register is read. */
-		uint32_t index_of[4] = { 0 }, beyond = 0;
-		if (n <= 4) {
-#pragma GCC unroll 4
-			for (size_t k = 0; k < n; k++) {
-				index_of[k] = TLY_PAGE(k)->index;
-				beyond |= index_of[k] - 1;
-			}
-			if (beyond >= max_index)
-				return TLY_USER_NOT_ON_COUNTER;
-		}
+		/* Each index is read once: it picks the register read_pmc reads, which says whether it could;
+		 * a member it could not read (off its counter, index 0) leaves the group after the reads. */
+		uint32_t unreadable = 0;
 #pragma GCC unroll 4
 		for (size_t k = 0; k < n; k++) {
-			uint32_t index = n <= 4 ? index_of[k] : TLY_PAGE(k)->index;
-			if (n > 4 && index - 1 >= max_index)
-				return TLY_USER_NOT_ON_COUNTER;
-			uint64_t raw = read_pmc(index);
+			uint64_t raw = read_pmc(TLY_PAGE(k)->index, &unreadable);
 			const struct perf_event_mmap_page *fields = (const struct perf_event_mmap_page *)TLY_PAGE(k);
 			values[k * stride] = td && td[k] != TLY_READ_PLAIN ? raw
 			                                                   : (uint64_t)fields->offset +
 			                                                             (uint64_t)tly_sign_extend(raw, fields->pmc_width);
 		}
+		if (unreadable)
+			return TLY_USER_NOT_ON_COUNTER;
 		/* The times and the clock after the counters, in the same section, and extrapolated at once:
 		 * three results live across the locks' second reading, not the page's seven time fields. */
 		uint64_t out_enabled = lead_fields->time_enabled, out_running = lead_fields->time_running, out_now = 0;
@@ -265,11 +253,11 @@ static inline uint64_t tly_page_now(tly_page *pc, tly_read_clock_fn read_clock)
  * with the group's size a constant up to 4 (the usual group: a read of 4 events is then straight-line
  * code, without the loops' counting and branching), the loop beyond. */
 #define TLY_READ_PASS_OF(size)                                                                             \
-	tly_mmap_read_pass(pages, size, NULL, read_pmc, read_clock, max_index, values, stride, times, tries,   \
+	tly_mmap_read_pass(pages, size, NULL, read_pmc, read_clock, values, stride, times, tries,   \
 	                   enabled, running, now)
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
-                      uint32_t max_index, uint64_t *values, size_t stride, bool times, unsigned tries,
+                      uint64_t *values, size_t stride, bool times, unsigned tries,
                       uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
 	switch (n) {
@@ -293,10 +281,10 @@ tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc
  * (tly_topdown_value), the other members by the protocol. */
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_topdown(tly_page *const *pages, size_t n, const int8_t *td, tly_read_pmc_fn read_pmc,
-                      tly_read_clock_fn read_clock, uint32_t max_index, uint64_t *values, size_t stride,
+                      tly_read_clock_fn read_clock, uint64_t *values, size_t stride,
                       uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
-	enum tly_user_outcome r = tly_mmap_read_pass(pages, n, td, read_pmc, read_clock, max_index, values, stride,
+	enum tly_user_outcome r = tly_mmap_read_pass(pages, n, td, read_pmc, read_clock, values, stride,
 	                                             true, TLY_USER_TRIES, enabled, running, now);
 	for (size_t k = 1; r == TLY_USER_OK && k < n; k++)
 		if (td[k] >= 0)
@@ -321,10 +309,10 @@ static inline void tly_mmap_complete(struct tally_count *counts, size_t n, const
  * (tly_mmap_complete), as read(2) gives them. */
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_group(tly_page *const *pages, size_t n, const uint64_t *ids, tly_read_pmc_fn read_pmc,
-                    tly_read_clock_fn read_clock, uint32_t max_index, struct tally_count *counts)
+                    tly_read_clock_fn read_clock, struct tally_count *counts)
 {
 	uint64_t enabled, running, now;
-	enum tly_user_outcome r = tly_mmap_read_strided(pages, n, read_pmc, read_clock, max_index, (uint64_t *)counts,
+	enum tly_user_outcome r = tly_mmap_read_strided(pages, n, read_pmc, read_clock, (uint64_t *)counts,
 	                                                sizeof(*counts) / sizeof(counts->value), true, TLY_USER_TRIES,
 	                                                &enabled, &running, &now);
 	if (r == TLY_USER_OK)

@@ -173,7 +173,7 @@ static inline __attribute__((always_inline)) bool tly_counter_read_lean_group(co
                                                                            size_t stride, uint64_t *enabled,
                                                                            uint64_t *running, uint64_t *now)
 {
-	return tly_mmap_read_strided(gr->pages, n, tly_arch_read_pmc, tly_arch_read_clock, TLY_USER_MAX_INDEX, values,
+	return tly_mmap_read_strided(gr->pages, n, tly_arch_read_pmc, tly_arch_read_clock, values,
 	                             stride, true, 1, enabled, running, now) == TLY_USER_OK;
 }
 

@@ -170,7 +170,7 @@ enum tly_user_outcome tly_user_group_read_topdown(struct tly_user_group *u, uint
                                                   uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
 	enum tly_user_outcome r = tly_mmap_read_topdown((tly_page *const *)u->pages, u->n, u->td, tly_arch_read_pmc,
-	                                                tly_arch_read_clock, TLY_USER_MAX_INDEX, values, stride, enabled,
+	                                                tly_arch_read_clock, values, stride, enabled,
 	                                                running, now);
 	if (r == TLY_USER_OK)
 		tly_user_group_topdown_fold(u, values, stride, *running);

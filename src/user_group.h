@@ -106,7 +106,7 @@ tly_user_group_read_plain(struct tly_user_group *u, size_t n, uint64_t *values, 
                           unsigned tries, uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
 	if (tly_mmap_read_strided((tly_page *const *)u->pages, n, tly_arch_read_pmc, tly_arch_read_clock,
-	                          TLY_USER_MAX_INDEX, values, stride, times, tries, enabled, running, now) != TLY_USER_OK)
+	                          values, stride, times, tries, enabled, running, now) != TLY_USER_OK)
 		return false;
 	u->user_reads++;
 	return true;
@@ -136,7 +136,7 @@ static inline int tly_user_group_read(struct tly_user_group *u, tally_evsel *lea
 			tly_mmap_complete(counts, u->n, &leader->group_ids[slot * u->n], enabled, running);
 	} else if (here) {
 		r = tly_mmap_read_group((tly_page *const *)u->pages, u->n, &leader->group_ids[slot * u->n],
-		                        tly_arch_read_pmc, tly_arch_read_clock, TLY_USER_MAX_INDEX, counts);
+		                        tly_arch_read_pmc, tly_arch_read_clock, counts);
 	}
 	if (r == TLY_USER_OK) {
 		u->user_reads++;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arm64's table of counter reads (user_read.h's tly_arch_read_pmc): entry i reads the register of the
- * index the kernel gives, i = 0 .. 32 (0 gives 0; k + 1 is PMEVCNTR<k>_EL0; 32 is PMCCNTR_EL0), into x16,
- * and returns. Elsewhere the counter is read inline (x86's rdpmc), and this file is empty.
+ * arm64's table of counter reads (user_read.h's tly_arch_read_pmc), one entry for each value of the
+ * index's low byte: entry k + 1 reads PMEVCNTR<k>_EL0 (k = 0 .. 30) and entry 32 PMCCNTR_EL0, into x16;
+ * entry 0 (off its counter) and 33 .. 255 (no counter this reads) set w17 to 1, the read's "unreadable".
+ * Each returns. Elsewhere the counter is read inline (x86's rdpmc), and this file is empty.
  */
 #include "user_read.h"
 
@@ -21,7 +22,7 @@ __asm__(".pushsection .text.tly_pmc_table,\"ax\",%progbits\n"
         ".hidden tly_pmc_table\n"
         ".type tly_pmc_table, %function\n"
         "tly_pmc_table:\n"
-        ENTRY("mov x16, #0")
+        ENTRY("mov w17, #1")
         EVENT_COUNTER(0) EVENT_COUNTER(1) EVENT_COUNTER(2) EVENT_COUNTER(3) EVENT_COUNTER(4)
         EVENT_COUNTER(5) EVENT_COUNTER(6) EVENT_COUNTER(7) EVENT_COUNTER(8) EVENT_COUNTER(9)
         EVENT_COUNTER(10) EVENT_COUNTER(11) EVENT_COUNTER(12) EVENT_COUNTER(13) EVENT_COUNTER(14)
@@ -30,6 +31,9 @@ __asm__(".pushsection .text.tly_pmc_table,\"ax\",%progbits\n"
         EVENT_COUNTER(25) EVENT_COUNTER(26) EVENT_COUNTER(27) EVENT_COUNTER(28) EVENT_COUNTER(29)
         EVENT_COUNTER(30)
         ENTRY("mrs x16, pmccntr_el0")
+        ".rept 256 - 33\n"
+        ENTRY("mov w17, #1")
+        ".endr\n"
         ".size tly_pmc_table, . - tly_pmc_table\n"
         ".popsection\n");
 

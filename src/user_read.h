@@ -25,11 +25,16 @@
 
 #define TLY_USER_READ_ARCH 1
 /* The kernel's rdpmc numbers + 1 stay below 2^31: fixed counters (1 << 30) | k, topdown metrics 1 << 29
- * (arch/x86/events/core.c, x86_pmu_event_idx). */
+ * (arch/x86/events/core.c, x86_pmu_event_idx). rdpmc of any other number faults (#GP), so the index is
+ * checked before: 0 wraps to the top, one comparison for both ends. */
 #define TLY_USER_MAX_INDEX (UINT32_C(1) << 31)
 
-static inline uint64_t tly_arch_read_pmc(uint32_t index)
+static inline uint64_t tly_arch_read_pmc(uint32_t index, uint32_t *unreadable)
 {
+	if (__builtin_expect(index - 1 >= TLY_USER_MAX_INDEX, 0)) {
+		*unreadable = 1;
+		return 0;
+	}
 	uint32_t lo, hi;
 	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(index - 1));
 	return lo | (uint64_t)hi << 32;
@@ -45,14 +50,15 @@ static inline uint64_t tly_arch_read_clock(void)
 #elif defined(__aarch64__)
 
 #define TLY_USER_READ_ARCH 1
-#define TLY_USER_MAX_INDEX 32
 
-/* The register is named in the instruction itself, so index picks one of 33 entries of a table of
- * `mrs x16, <register>; ret` pairs (user_read.c), called with `blr` at table + index x entry: 4
- * instructions a read (add, blr, mrs, ret) where a switch costs 9 (its range check, already done by the
- * protocol, and its table of offsets), and one table for every inlined read instead of a copy in each.
- * The entries touch x16 and the link register alone, which the asm names. Entry 0 (index 0, never read)
- * gives 0. With branch protection (BTI) every entry starts with its landing pad, padded to 16 bytes. */
+/* The register is named in the instruction itself, so the index picks one of the 256 entries of a table
+ * (user_read.c), called with `blr` at table + (index & 0xff) x entry: entries 1 .. 31 and 32 are
+ * `mrs x16, <register>; ret` pairs, every other one (0, 33 and up) sets w17 to 1 (unreadable) and
+ * returns. The kernel's indexes are at most 33 (31 event counters, the cycle counter and PMUv3.9's
+ * instruction counter, armv8pmu_user_event_idx; the architecture has no more), so the low byte names
+ * each of them, and the read takes no check: add, blr, mrs, ret. One table for every inlined read
+ * instead of a copy in each. The entries touch x16, x17 and the link register alone, which the asm names.
+ * With branch protection (BTI) every entry starts with its landing pad, padded to 16 bytes. */
 #if defined(__ARM_FEATURE_BTI_DEFAULT)
 #define TLY_PMC_ENTRY_SHIFT "4"
 #else
@@ -61,15 +67,17 @@ static inline uint64_t tly_arch_read_clock(void)
 
 extern const char tly_pmc_table[] __attribute__((visibility("hidden")));
 
-static inline __attribute__((always_inline)) uint64_t tly_arch_read_pmc(uint32_t index)
+static inline __attribute__((always_inline)) uint64_t tly_arch_read_pmc(uint32_t index, uint32_t *unreadable)
 {
 	register uint64_t v __asm__("x16");
+	register uint32_t flag __asm__("x17") = *unreadable; /* 32 bits: no extension between reads */
 	uint64_t at;
-	__asm__ volatile("add %1, %2, %w3, uxtw #" TLY_PMC_ENTRY_SHIFT "\n\t"
+	__asm__ volatile("add %1, %3, %w4, uxtb #" TLY_PMC_ENTRY_SHIFT "\n\t"
 	                 "blr %1"
-	                 : "=r"(v), "=&r"(at)
+	                 : "=r"(v), "=&r"(at), "+r"(flag)
 	                 : "r"(tly_pmc_table), "r"(index)
 	                 : "x30");
+	*unreadable = flag;
 	return v;
 }
 
@@ -83,11 +91,12 @@ static inline uint64_t tly_arch_read_clock(void)
 #else
 
 #define TLY_USER_READ_ARCH 0
-#define TLY_USER_MAX_INDEX 0
 
-static inline uint64_t tly_arch_read_pmc(uint32_t index)
+static inline uint64_t tly_arch_read_pmc(uint32_t index, uint32_t *unreadable)
 {
-	return index;
+	(void)index;
+	*unreadable = 1;
+	return 0;
 }
 
 static inline uint64_t tly_arch_read_clock(void)

@@ -28,8 +28,15 @@ static _Atomic uint64_t raw0[MAXN], t0[MAXN];
 static unsigned sim_width;
 static uint64_t sim_high; /* bits above the width that the register also holds (arm64 PMUv3p5's bias) */
 
-static uint64_t sim_read_pmc(uint32_t index)
+/* The highest index the simulated architecture reads (arm64's is 32); 0 never. */
+static uint32_t sim_top = UINT32_MAX;
+
+static uint64_t sim_read_pmc(uint32_t index, uint32_t *unreadable)
 {
+	if (index == 0 || index > sim_top) {
+		*unreadable = 1;
+		return 0;
+	}
 	size_t k = (index - 1) % MAXN;
 	uint64_t count = (atomic_load(&truth) - atomic_load(&t0[k])) * (k + 1);
 	return ((atomic_load(&raw0[k]) + count) & mask_of(sim_width)) | sim_high;
@@ -53,7 +60,7 @@ static const uint64_t ids[MAXN] = { 11, 12, 13, 14 };
 static enum tly_user_outcome read_sim(size_t n, struct tally_count *c)
 {
 	tly_page *pages[MAXN] = { &page[0], &page[1], &page[2], &page[3] };
-	return tly_mmap_read_group(pages, n, ids, sim_read_pmc, sim_read_clock, TLY_ANY_INDEX, c);
+	return tly_mmap_read_group(pages, n, ids, sim_read_pmc, sim_read_clock, c);
 }
 
 /* The kernel's update of member k (perf_event_update_userpage): the counter reprogrammed to raw, the
@@ -129,7 +136,8 @@ static void widths_across_a_wrap(void)
 			CHECK_U64(c.value, 1000 + step);
 			CHECK_U64(c.id, ids[0]);
 		}
-		uint64_t raw = sim_read_pmc(page[0].index) & mask_of(cases[i].width);
+		uint32_t unreadable = 0;
+		uint64_t raw = sim_read_pmc(page[0].index, &unreadable) & mask_of(cases[i].width);
 		CHECK_U64(raw, 19); /* it did wrap: 20 below it, 40 counted */
 	}
 }
@@ -153,24 +161,26 @@ static void index_zero_and_capabilities_fall_back(void)
 	page[0].cap_user_time = 1;
 	tly_page *pages[] = { &page[0], &page[1] };
 	/* An index above what the architecture reads (arm64: above the cycle counter's 32). */
+	sim_top = 32;
 	page[1].index = 33;
-	CHECK_INT(tly_mmap_read_group(pages, 2, ids, sim_read_pmc, sim_read_clock, 32, c), TLY_USER_NOT_ON_COUNTER);
+	CHECK_INT(tly_mmap_read_group(pages, 2, ids, sim_read_pmc, sim_read_clock, c), TLY_USER_NOT_ON_COUNTER);
 	/* 32 itself (the cycle counter) is read. */
 	page[1].index = 32;
-	CHECK_INT(tly_mmap_read_group(pages, 2, ids, sim_read_pmc, sim_read_clock, 32, c), TLY_USER_OK);
-	/* A group of more than 4 checks its members one by one: 33 and 0 are refused there too. */
+	CHECK_INT(tly_mmap_read_group(pages, 2, ids, sim_read_pmc, sim_read_clock, c), TLY_USER_OK);
+	/* A group of more than 4 (read in a loop): 33 and 0 are refused there too. */
 	sim_reset(48, 0, MAXN);
 	tly_page *five[] = { &page[0], &page[1], &page[2], &page[3], &page[0] };
 	const uint64_t five_ids[] = { 11, 12, 13, 14, 11 };
 	struct tally_count c5[5];
-	CHECK_INT(tly_mmap_read_group(five, 5, five_ids, sim_read_pmc, sim_read_clock, 32, c5), TLY_USER_OK);
+	CHECK_INT(tly_mmap_read_group(five, 5, five_ids, sim_read_pmc, sim_read_clock, c5), TLY_USER_OK);
 	uint32_t on = page[3].index;
 	page[3].index = 33;
-	CHECK_INT(tly_mmap_read_group(five, 5, five_ids, sim_read_pmc, sim_read_clock, 32, c5), TLY_USER_NOT_ON_COUNTER);
+	CHECK_INT(tly_mmap_read_group(five, 5, five_ids, sim_read_pmc, sim_read_clock, c5), TLY_USER_NOT_ON_COUNTER);
 	page[3].index = 0;
-	CHECK_INT(tly_mmap_read_group(five, 5, five_ids, sim_read_pmc, sim_read_clock, 32, c5), TLY_USER_NOT_ON_COUNTER);
+	CHECK_INT(tly_mmap_read_group(five, 5, five_ids, sim_read_pmc, sim_read_clock, c5), TLY_USER_NOT_ON_COUNTER);
 	page[3].index = on;
-	CHECK_INT(tly_mmap_read_group(five, 5, five_ids, sim_read_pmc, sim_read_clock, 32, c5), TLY_USER_OK);
+	CHECK_INT(tly_mmap_read_group(five, 5, five_ids, sim_read_pmc, sim_read_clock, c5), TLY_USER_OK);
+	sim_top = UINT32_MAX;
 }
 
 /* Time extrapolation against values computed independently, in 128-bit arithmetic from the definition
@@ -223,12 +233,12 @@ static void time_extrapolation_matches_reference(void)
 		CHECK_U64(c.running, 3000000 + delta);
 		uint64_t now = 0, value, enabled = 0, running = 0, want = p->time_zero + (delta - cases[i].time_offset);
 		tly_page *pages[1] = { p };
-		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, TLY_ANY_INDEX, &value, 1, true, 1,
+		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, &value, 1, true, 1,
 		                                &enabled, &running, &now),
 		          TLY_USER_OK);
 		CHECK_U64(now, want);
 		/* Without times: those of the page's latest update, whose difference is the extrapolated one's. */
-		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, TLY_ANY_INDEX, &value, 1, false,
+		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, &value, 1, false,
 		                                TLY_USER_TRIES, &enabled, &running, &now),
 		          TLY_USER_OK);
 		CHECK_U64(enabled, 7000000);
@@ -242,8 +252,9 @@ static void time_extrapolation_matches_reference(void)
 /* A page that changes during every pass: the read gives up after TLY_USER_TRIES passes, never loops. */
 static unsigned bumps;
 
-static uint64_t bumping_read_pmc(uint32_t index)
+static uint64_t bumping_read_pmc(uint32_t index, uint32_t *unreadable)
 {
+	(void)unreadable;
 	bumps++;
 	page[(index - 1) % MAXN].lock += 2;
 	return 0;
@@ -255,7 +266,7 @@ static void retry_is_bounded(void)
 	tly_page *pages[] = { &page[0], &page[1], &page[2] };
 	struct tally_count c[3];
 	bumps = 0;
-	CHECK_INT(tly_mmap_read_group(pages, 3, ids, bumping_read_pmc, sim_read_clock, TLY_ANY_INDEX, c),
+	CHECK_INT(tly_mmap_read_group(pages, 3, ids, bumping_read_pmc, sim_read_clock, c),
 	          TLY_USER_BUSY);
 	CHECK_INT(bumps, TLY_USER_TRIES * 3);
 	/* A lock left odd (an update that never finishes, seen from another CPU) is never read through. */
@@ -268,14 +279,14 @@ static void retry_is_bounded(void)
  * the pass is thrown away and the group read again, whole. */
 static unsigned calls;
 
-static uint64_t member_moves_once(uint32_t index)
+static uint64_t member_moves_once(uint32_t index, uint32_t *unreadable)
 {
 	size_t k = (index - 1) % MAXN;
 	if (++calls == 3) {
 		atomic_store(&truth, 2000);
 		update_page(2, 77, true);
 	}
-	return sim_read_pmc((uint32_t)(k + 1));
+	return sim_read_pmc((uint32_t)(k + 1), unreadable);
 }
 
 static void group_retried_when_a_member_moved(void)
@@ -284,7 +295,7 @@ static void group_retried_when_a_member_moved(void)
 	tly_page *pages[] = { &page[0], &page[1], &page[2] };
 	struct tally_count c[3];
 	calls = 0;
-	CHECK_INT(tly_mmap_read_group(pages, 3, ids, member_moves_once, sim_read_clock, TLY_ANY_INDEX, c),
+	CHECK_INT(tly_mmap_read_group(pages, 3, ids, member_moves_once, sim_read_clock, c),
 	          TLY_USER_OK);
 	CHECK_INT(calls, 6);
 	/* Every member from the second pass: the truth after the update. */
@@ -296,7 +307,7 @@ static void group_retried_when_a_member_moved(void)
 	sim_reset(40, 0, 3);
 	calls = 0;
 	uint64_t values[3], enabled, running, now;
-	CHECK_INT(tly_mmap_read_strided(pages, 3, member_moves_once, sim_read_clock, TLY_ANY_INDEX, values, 1, true, 1,
+	CHECK_INT(tly_mmap_read_strided(pages, 3, member_moves_once, sim_read_clock, values, 1, true, 1,
 	                                &enabled, &running, &now),
 	          TLY_USER_BUSY);
 	CHECK_INT(calls, 3);

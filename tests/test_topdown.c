@@ -112,9 +112,11 @@ static void kinds_by_event_and_umask(void)
 static uint64_t reg_slots, reg_metrics, reg_pmc0;
 static unsigned reg_reads;
 
-static uint64_t regs_read_pmc(uint32_t index)
+static uint64_t regs_read_pmc(uint32_t index, uint32_t *unreadable)
 {
 	reg_reads++;
+	if (index == 0)
+		*unreadable = 1;
 	switch (index) {
 	case IDX_SLOTS:
 		return reg_slots;
@@ -159,7 +161,7 @@ static enum tly_user_outcome read_td(uint64_t values[4], uint64_t *running)
 {
 	tly_page *pages[4] = { &td_page[0], &td_page[1], &td_page[2], &td_page[3] };
 	uint64_t enabled, now;
-	return tly_mmap_read_topdown(pages, 4, td_layout, regs_read_pmc, regs_read_clock, TLY_ANY_INDEX, values, 1,
+	return tly_mmap_read_topdown(pages, 4, td_layout, regs_read_pmc, regs_read_clock, values, 1,
 	                             &enabled, running, &now);
 }
 
