@@ -40,6 +40,14 @@ typedef const volatile struct perf_event_mmap_page tly_page;
 #define TLY_CAP_USER_TIME_ZERO ((uint64_t)1 << 4)
 #define TLY_CAP_USER_TIME_SHORT ((uint64_t)1 << 5)
 
+/* Whether pages usually have cap_user_time_short: arm64's do (arch_perf_update_userpage sets it, its
+ * clock's counter being narrower than 64 bits), x86's do not (the TSC is whole). */
+#if defined(__aarch64__)
+#define TLY_TIME_SHORT_USUAL 1
+#else
+#define TLY_TIME_SHORT_USUAL 0
+#endif
+
 /* Passes over a group before giving up on it for this read (read(2) then answers): a pass is retried
  * only when the kernel updated a member's page during it, which takes an interrupt, a context switch or
  * a multiplexing rotation on this CPU in the few dozen instructions of a pass. Eight in a row means
@@ -198,7 +206,7 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 		uint64_t out_enabled = lead_fields->time_enabled, out_running = lead_fields->time_running, out_now = 0;
 		if (times) {
 			uint64_t cyc = read_clock();
-			if (caps & TLY_CAP_USER_TIME_SHORT)
+			if (__builtin_expect((caps & TLY_CAP_USER_TIME_SHORT) != 0, TLY_TIME_SHORT_USUAL))
 				cyc = tly_page_short_cycles(cyc, lead_fields->time_cycles, lead_fields->time_mask);
 			uint64_t clock = tly_page_clock_ns(cyc, lead_fields->time_mult, lead_fields->time_shift);
 			uint64_t since_update = lead_fields->time_offset + clock;
