@@ -1236,8 +1236,8 @@ static void fast_read_cost(void)
 	 * through their user groups; 407 before its lean path). The goal is 1.10x; the ceilings hold the
 	 * figures now with about a tenth of room, so that a change making the lean paths of counter_read.c
 	 * take the general one again, or costlier, breaks them. */
-	CHECK(values[0] <= 0.60 * minimal[0]);
-	CHECK(tally_user[0] <= 0.80 * minimal[0]);
+	CHECK(values[0] <= 0.55 * minimal[0]);
+	CHECK(tally_user[0] <= 0.75 * minimal[0]);
 	CHECK(values[0] < tally_user[0]);
 	CHECK(tally_user[0] < syscall_read[0] + syscall_read[1]);
 	CHECK(syscall_read[1] > 100);
@@ -1572,7 +1572,7 @@ static void region_cost(void)
 	 * moments (about 100 each), 4 events' sums, squares, minimum and maximum (about 18 each per call), the
 	 * record's lookup and nesting on both sides (about 25 each), the registers the passes save (about
 	 * 15). */
-	CHECK(region[0] <= 0.80 * 2 * minimal[0]);
+	CHECK(region[0] <= 0.75 * 2 * minimal[0]);
 out:
 	minimal_group_close(&g);
 	tally_region_set_free(s);
@@ -2256,7 +2256,21 @@ static void cli_stat_regions_metrics(void)
 	}
 }
 
+/* The register table of tly_arch_read_pmc: every index whose low byte names no counter (0, 33 .. 255)
+ * says unreadable, and reads no register (one would trap here without a PMU or user access). The
+ * readable entries are read by every fast_read case. */
+static void pmc_table_flags_unreadable(void)
+{
+	static const uint32_t unreadable[] = {0, 33, 34, 100, 255, 256, 256 + 33, 0xffffff00u, 0xffffffffu};
+	for (size_t i = 0; i < sizeof(unreadable) / sizeof(unreadable[0]); i++) {
+		uint32_t flag = 0;
+		(void)tly_arch_read_pmc(unreadable[i], &flag);
+		expect_u64(flag, 1, "the unreadable flag of index %u", (unsigned)unreadable[i]);
+	}
+}
+
 static const struct harness_case pmu_cases[] = {
+	{"pmc_table_flags_unreadable", pmc_table_flags_unreadable},
 	{"pmu_snapshot", pmu_snapshot},
 	{"facts_with_pmu", facts_with_pmu},
 	{"evsel_exact_generic", evsel_exact_generic},
@@ -2316,6 +2330,7 @@ static const struct harness_case wrap_cases[] = {
 };
 
 static const struct harness_case nopmu_cases[] = {
+	{"pmc_table_flags_unreadable", pmc_table_flags_unreadable},
 	{"pmu_snapshot_without_pmu", pmu_snapshot_without_pmu},
 	{"facts_without_pmu", facts_without_pmu},
 	{"evsel_without_pmu", evsel_without_pmu},
