@@ -296,7 +296,7 @@ static __attribute__((noinline)) int read_lean(tally_counter *c, struct tally_re
  * general one for everything else, its own errors included. */
 int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n, size_t elem_sz)
 {
-	if (__builtin_expect(!c || !results || elem_sz != sizeof(*results) || n < c->nr || c->lean == c->lean_end, 0))
+	if (__builtin_expect(!c || n < c->nr || !results || elem_sz != sizeof(*results) || c->lean == c->lean_end, 0))
 		return read_checked(c, results, n, elem_sz);
 	return read_lean(c, results);
 }
