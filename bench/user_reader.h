@@ -5,7 +5,9 @@
  * reader loop of include/uapi/linux/perf_event.h as libperf's perf_mmap__read_self writes it (seqlock,
  * the counter sign-extended from pmc_width, the times extrapolated with cap_user_time), per event, with
  * nothing else: no ids, no window, no scaling, no results. The counter and clock reads are tally's
- * (src/user_read.h), so both sides pay the same for the registers.
+ * (src/user_read.h), so both sides pay the same for the registers. A caller must use all three results
+ * (or the compiler drops the arithmetic that makes the unused ones, and measures a reader that
+ * computes nothing).
  */
 #ifndef TALLY_BENCH_USER_READER_H
 #define TALLY_BENCH_USER_READER_H
