@@ -86,28 +86,21 @@ static inline int64_t tly_sign_extend(uint64_t v, unsigned width)
 #endif
 }
 
-/* v >> shift and v << shift for a shift the page gives (time_shift, at most 32 in every kernel): C
- * defines them below 64 only; arm64's shifts by a register take it modulo 64 as they are, where C's
- * need a mask more. */
-static inline uint64_t tly_shift_right(uint64_t v, unsigned shift)
+/* v >> shift (right) or v << shift for a shift the page gives (time_shift, at most 32 in every kernel):
+ * C defines them below 64 only; arm64's shifts by a register take it modulo 64 as they are, where C's
+ * need a mask more. right is a constant where inlined. */
+static inline uint64_t tly_shift_by(uint64_t v, unsigned shift, bool right)
 {
 #if defined(__aarch64__)
 	uint64_t r;
-	__asm__("lsr %0, %1, %2" : "=r"(r) : "r"(v), "r"((uint64_t)shift));
+	if (right)
+		__asm__("lsr %0, %1, %2" : "=r"(r) : "r"(v), "r"((uint64_t)shift));
+	else
+		__asm__("lsl %0, %1, %2" : "=r"(r) : "r"(v), "r"((uint64_t)shift));
 	return r;
 #else
-	return v >> (shift & 63);
-#endif
-}
-
-static inline uint64_t tly_shift_left(uint64_t v, unsigned shift)
-{
-#if defined(__aarch64__)
-	uint64_t r;
-	__asm__("lsl %0, %1, %2" : "=r"(r) : "r"(v), "r"((uint64_t)shift));
-	return r;
-#else
-	return v << (shift & 63);
+	shift &= 63;
+	return right ? v >> shift : v << shift;
 #endif
 }
 
@@ -116,8 +109,8 @@ static inline uint64_t tly_shift_left(uint64_t v, unsigned shift)
  * time_offset, the time since the page's latest update; plus time_zero, the kernel's perf clock. */
 static inline uint64_t tly_page_clock_ns(uint64_t cyc, uint64_t time_mult, unsigned time_shift)
 {
-	uint64_t quot = tly_shift_right(cyc, time_shift), rem = cyc - tly_shift_left(quot, time_shift);
-	return quot * time_mult + tly_shift_right(rem * time_mult, time_shift);
+	uint64_t quot = tly_shift_by(cyc, time_shift, true), rem = cyc - tly_shift_by(quot, time_shift, false);
+	return quot * time_mult + tly_shift_by(rem * time_mult, time_shift, true);
 }
 
 /* cyc reduced as cap_user_time_short asks (arm64: the counter's valid bits above time_cycles). */
