@@ -148,9 +148,11 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 	/* A group of up to 4 holds its pages in locals (registers, when n is a constant): the fences below
 	 * would otherwise make every use load them again from pages. */
 	tly_page *held[4] = { 0 };
+	if (n <= 4) {
 #pragma GCC unroll 4
-	for (size_t k = 0; n <= 4 && k < n; k++)
-		held[k] = pages[k];
+		for (size_t k = 0; k < n; k++)
+			held[k] = pages[k];
+	}
 #define TLY_PAGE(k) (n <= 4 ? held[k] : pages[k])
 	tly_page *lead = TLY_PAGE(0);
 	/* Between the fences, the fields but the lock and the index are read as plain memory, as the kernel's
