@@ -15,13 +15,15 @@
 #define ENTRY(mrs) "\t" mrs "\n\tret\n"
 #endif
 #define EVENT_COUNTER(k) ENTRY("mrs x16, pmevcntr" #k "_el0")
+#define NAME_OF(table) #table
+#define NAME(table) NAME_OF(table)
 
-__asm__(".pushsection .text.tly_pmc_table,\"ax\",%progbits\n"
+__asm__(".pushsection .text." NAME(TLY_PMC_TABLE) ",\"ax\",%progbits\n"
         ".p2align 4\n"
-        ".globl tly_pmc_table\n"
-        ".hidden tly_pmc_table\n"
-        ".type tly_pmc_table, %function\n"
-        "tly_pmc_table:\n"
+        ".globl " NAME(TLY_PMC_TABLE) "\n"
+        ".hidden " NAME(TLY_PMC_TABLE) "\n"
+        ".type " NAME(TLY_PMC_TABLE) ", %function\n"
+        NAME(TLY_PMC_TABLE) ":\n"
         ENTRY("mov w17, #1")
         EVENT_COUNTER(0) EVENT_COUNTER(1) EVENT_COUNTER(2) EVENT_COUNTER(3) EVENT_COUNTER(4)
         EVENT_COUNTER(5) EVENT_COUNTER(6) EVENT_COUNTER(7) EVENT_COUNTER(8) EVENT_COUNTER(9)
@@ -34,7 +36,7 @@ __asm__(".pushsection .text.tly_pmc_table,\"ax\",%progbits\n"
         ".rept 256 - 33\n"
         ENTRY("mov w17, #1")
         ".endr\n"
-        ".size tly_pmc_table, . - tly_pmc_table\n"
+        ".size " NAME(TLY_PMC_TABLE) ", . - " NAME(TLY_PMC_TABLE) "\n"
         ".popsection\n");
 
 #endif

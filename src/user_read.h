@@ -58,24 +58,28 @@ static inline uint64_t tly_arch_read_clock(void)
  * instruction counter, armv8pmu_user_event_idx; the architecture has no more), so the low byte names
  * each of them, and the read takes no check: add, blr, mrs, ret. One table for every inlined read
  * instead of a copy in each. The entries touch x16, x17 and the link register alone, which the asm names.
- * With branch protection (BTI) every entry starts with its landing pad, padded to 16 bytes. */
+ * With branch protection (BTI) every entry starts with its landing pad, padded to 16 bytes, and the
+ * table has another name, so that code built with the other entry size fails to link instead of reading
+ * the wrong entry. */
 #if defined(__ARM_FEATURE_BTI_DEFAULT)
 #define TLY_PMC_ENTRY_SHIFT "4"
+#define TLY_PMC_TABLE tly_pmc_table_bti
 #else
 #define TLY_PMC_ENTRY_SHIFT "3"
+#define TLY_PMC_TABLE tly_pmc_table
 #endif
 
-extern const char tly_pmc_table[] __attribute__((visibility("hidden")));
+extern const char TLY_PMC_TABLE[] __attribute__((visibility("hidden")));
 
 static inline __attribute__((always_inline)) uint64_t tly_arch_read_pmc(uint32_t index, uint32_t *unreadable)
 {
 	register uint64_t v __asm__("x16");
-	register uint32_t flag __asm__("x17") = *unreadable; /* 32 bits: no extension between reads */
+	register uint32_t flag __asm__("x17") = *unreadable; /* 32 bits: GCC extends nothing between reads */
 	uint64_t at;
 	__asm__ volatile("add %1, %3, %w4, uxtb #" TLY_PMC_ENTRY_SHIFT "\n\t"
 	                 "blr %1"
 	                 : "=r"(v), "=&r"(at), "+r"(flag)
-	                 : "r"(tly_pmc_table), "r"(index)
+	                 : "r"(TLY_PMC_TABLE), "r"(index)
 	                 : "x30");
 	*unreadable = flag;
 	return v;
