@@ -166,7 +166,7 @@ static inline __attribute__((always_inline)) int tly_counter_read_raw(struct tal
  * *running and the moment into *now; false when it cannot (a member off its counter, the pages
  * moving...): then tly_counter_read_raw_group reads it, retrying. For the thread that opened the counter
  * only (a region's thread state, found by that thread alone), which the user groups' owner check would
- * only repeat; the groups' read statistics (user_reads, last_reason) are left as they are, as nothing
+ * only repeat; the groups' read statistics (user_reads, the latest read(2)'s reason) are left as they are, as nothing
  * reports them for such a counter. */
 static inline __attribute__((always_inline)) bool tly_counter_read_lean_group(const struct tly_raw_group *gr,
                                                                            size_t n, uint64_t *values,
