@@ -256,8 +256,8 @@ static inline uint64_t tly_page_now(tly_page *pc, tly_read_clock_fn read_clock)
  * with the group's size a constant up to 4 (the usual group: a read of 4 events is then straight-line
  * code, without the loops' counting and branching), the loop beyond. */
 #define TLY_READ_PASS_OF(size)                                                                             \
-	tly_mmap_read_pass(pages, size, NULL, read_pmc, read_clock, values, stride, times, tries,   \
-	                   enabled, running, now)
+	tly_mmap_read_pass(pages, size, NULL, read_pmc, read_clock, values, stride, times, tries, enabled,     \
+	                   running, now)
 static inline __attribute__((always_inline)) enum tly_user_outcome
 tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
                       uint64_t *values, size_t stride, bool times, unsigned tries,

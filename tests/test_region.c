@@ -98,6 +98,16 @@ static char *written(tally_region_set *s, enum tally_region_format format)
 	return text;
 }
 
+/* Every format's writing of s holds expect[format]. */
+static void expect_in_every_format(tally_region_set *s, const char *const expect[TALLY_REGION_JSON + 1])
+{
+	for (int format = TALLY_REGION_TABLE; format <= TALLY_REGION_JSON; format++) {
+		char *text = written(s, (enum tally_region_format)format);
+		CHECK_CONTAINS(text, expect[format]);
+		free(text);
+	}
+}
+
 static void counts_fresh_pages_per_call(void)
 {
 	tally_region_set *s = page_fault_set();
@@ -434,11 +444,7 @@ static void writing_many_threads_takes_one_walk(void)
 		[TALLY_REGION_CSV] = "\nr,all,2000,",
 		[TALLY_REGION_JSON] = "{\"name\":\"r\",\"calls\":2000,",
 	};
-	for (int format = TALLY_REGION_TABLE; format <= TALLY_REGION_JSON; format++) {
-		char *text = written(s, (enum tally_region_format)format);
-		CHECK_CONTAINS(text, expect[format]);
-		free(text);
-	}
+	expect_in_every_format(s, expect);
 	tally_region_set_free(s);
 }
 
@@ -456,11 +462,7 @@ static void writers_name_every_field(void)
 		[TALLY_REGION_CSV] = "\"a,\"\"b\"\"\",all,1,",
 		[TALLY_REGION_JSON] = "{\"name\":\"a,\\\"b\\\"\",\"calls\":1,",
 	};
-	for (int format = TALLY_REGION_TABLE; format <= TALLY_REGION_JSON; format++) {
-		char *text = written(s, (enum tally_region_format)format);
-		CHECK_CONTAINS(text, expect[format]);
-		free(text);
-	}
+	expect_in_every_format(s, expect);
 	tally_region_set_free(s);
 }
 
