@@ -922,7 +922,17 @@ static void fast_read_exact(void)
 	/* Stopped, the events are off their counters: read(2) answers, and says why. */
 	struct tally_result r[2];
 	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
-	CHECK_INT(read_info(c, 0).last_reason, TALLY_READ_REASON_NOT_ON_COUNTER);
+	struct tally_read_info stopped = read_info(c, 0);
+	CHECK_INT(stopped.last_path, TALLY_READ_SYSCALL);
+	CHECK_INT(stopped.last_reason, TALLY_READ_REASON_NOT_ON_COUNTER);
+	/* Started again, the next read is from user space, and the reason of the read(2) before it is gone. */
+	CHECK_INT(tally_counter_start(c), 0);
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	struct tally_read_info again = read_info(c, 0);
+	CHECK_INT(again.last_path, TALLY_READ_USER);
+	CHECK_INT(again.last_reason, TALLY_READ_REASON_NONE);
+	expect_u64(again.user_reads, stopped.user_reads + 1, "reads from user space after the restart");
+	expect_u64(again.syscall_reads, stopped.syscall_reads, "reads through read(2) after the restart");
 	tally_counter_free(c);
 }
 
