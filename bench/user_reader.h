@@ -5,7 +5,7 @@
  * reader loop of include/uapi/linux/perf_event.h, as libperf's perf_mmap__read_self follows it (seqlock,
  * the counter sign-extended from pmc_width, the times extrapolated with cap_user_time), per event, with
  * nothing else: no ids, no window, no scaling, no results. The counter and clock reads are tally's
- * (src/user_read.h), so both sides pay the same for the registers. A caller must use all three results
+ * (src/userread/user_read.h), so both sides pay the same for the registers. A caller must use all three results
  * (or the compiler drops the arithmetic that makes the unused ones, and measures a reader that
  * computes nothing).
  */
@@ -15,7 +15,7 @@
 #include <linux/perf_event.h>
 #include <stdint.h>
 
-#include "../src/user_read.h"
+#include "../src/userread/user_read.h"
 
 /* The counter of index idx (not 0), as tly_arch_read_pmc reads it, without the output that says an
  * index is unreadable, which this reader does not take (it checks idx for 0 alone, as libperf's does):

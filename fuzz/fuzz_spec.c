@@ -6,8 +6,8 @@
  * the spec and a caret message; an accepted one has canonical texts that parse back to the same attrs.
  * The fixtures come from $TALLY_FIXTURES, else from the source tree next to this file.
  */
-#include "event_list.h"
 #include "fuzz_common.h"
+#include "spec/event_list.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * content; its first 8 bytes, if there are that many, also serve as a term value to deposit.
  */
 #include "fuzz_common.h"
-#include "pmu.h"
+#include "machine/pmu.h"
 
 #include <math.h>
 #include <stdlib.h>

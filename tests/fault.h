@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fault injection through the syscall table (src/sys.h), SQLite-style: count every call tally makes, make
+ * Fault injection through the syscall table (src/core/sys.h), SQLite-style: count every call tally makes, make
  * the Nth call of one kind fail with a chosen errno (or, for read, come back short), and count this
  * process's open descriptors to prove that nothing leaks.
  *
@@ -18,8 +18,8 @@
 #ifndef TALLY_TEST_FAULT_H
 #define TALLY_TEST_FAULT_H
 
-#include "sys.h"
-#include "sysfs_file.h"
+#include "core/sys.h"
+#include "core/sysfs_file.h"
 
 #include <dirent.h>
 #include <errno.h>

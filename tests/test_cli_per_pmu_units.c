@@ -15,16 +15,16 @@
 #include "fixture_tree.h"
 #include "harness.h"
 
-#include "../tools/utf8.c"
 #include "../tools/json_writer.c"
 #include "../tools/number_format.c"
-#include "../tools/text_escape.c"
 #include "../tools/output.c"
-#include "../tools/report_metrics.c"
+#include "../tools/output_csv.c"
 #include "../tools/output_json.c"
 #include "../tools/output_table.c"
-#include "../tools/output_csv.c"
 #include "../tools/readings.c"
+#include "../tools/report_metrics.c"
+#include "../tools/text_escape.c"
+#include "../tools/utf8.c"
 
 #define ATOM (10ULL << 32)
 #define CORE (4ULL << 32)

@@ -14,14 +14,14 @@
 
 #include "harness.h"
 
-#include "../tools/text_escape.c"
-#include "../tools/utf8.c"
 #include "../tools/json_writer.c"
 #include "../tools/number_format.c"
 #include "../tools/output.c"
-#include "../tools/report_metrics.c"
 #include "../tools/output_json.c"
 #include "../tools/readings.c"
+#include "../tools/report_metrics.c"
+#include "../tools/text_escape.c"
+#include "../tools/utf8.c"
 
 #define HW(id) { .name = #id, .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_##id, .group = -1 }
 #define SW(id) { .name = #id, .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_##id, .group = -1 }

@@ -11,10 +11,10 @@
 #include "harness.h"
 
 #include "../tools/cpu_list.c"
-#include "../tools/text_escape.c"
-#include "../tools/utf8.c"
 #include "../tools/json_writer.c"
 #include "../tools/number_format.c"
+#include "../tools/text_escape.c"
+#include "../tools/utf8.c"
 
 static const struct number_style en = { ",", "." }, de = { ".", "," }, plain = { "", "." };
 

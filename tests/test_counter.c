@@ -6,7 +6,7 @@
  */
 #include "fault.h"
 #include "harness.h"
-#include "target.h"
+#include "target/target.h"
 
 #include <pthread.h>
 #include <sched.h>

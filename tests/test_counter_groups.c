@@ -4,7 +4,7 @@
  * (pinned and exclusive are for leaders: members count), and the limit on a group's read (16 KiB since
  * Linux 6.7) for packed groups of many events and for explicit ones.
  */
-#include "error.h"
+#include "core/error.h"
 #include "harness.h"
 
 #include <stdio.h>

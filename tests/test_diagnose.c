@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Failure explanations: a table of failures × machine facts → key phrases, the retry policy, and the
  * real failure of `cycles` on a machine without a hardware PMU. */
-#include "diagnose.h"
-#include "error.h"
+#include "core/error.h"
+#include "core/sys.h"
+#include "diagnose/diagnose.h"
 #include "harness.h"
-#include "sys.h"
 
 #include <errno.h>
 #include <unistd.h>

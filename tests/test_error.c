@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Error codes, last-error text, and options structs that carry their size. */
-#include "error.h"
+#include "core/error.h"
+#include "core/opts.h"
 #include "harness.h"
-#include "opts.h"
 
 #include <pthread.h>
 #include <tally/common.h>

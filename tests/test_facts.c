@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Machine facts: the real machine against independent readings, fixture trees, and a replaced table. */
-#include "diagnose.h"
+#include "core/sys.h"
+#include "diagnose/diagnose.h"
 #include "fixture_tree.h"
 #include "harness.h"
-#include "pmu.h"
-#include "sys.h"
+#include "machine/pmu.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -10,7 +10,7 @@
  * many positions there were and how each ended.
  */
 #include "alloc_fault.h"
-#include "error.h"
+#include "core/error.h"
 #include "fault.h"
 #include "harness.h"
 

@@ -5,7 +5,7 @@
  * for reads). Each failure must be reported (a negative code and a text naming the event and the errno),
  * leak no descriptor, and leave a handle that closes and frees cleanly (ASan checks the memory).
  */
-#include "evsel.h"
+#include "evsel/evsel.h"
 #include "fault.h"
 #include "harness.h"
 

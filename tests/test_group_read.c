@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The read_format decoder on constructed buffers: every layout, id matching, and malformed input. */
-#include "group_read.h"
+#include "evsel/group_read.h"
 #include "harness.h"
 
 #include <tally/common.h>

@@ -8,8 +8,8 @@
 #include "fixture_tree.h"
 #include "harness.h"
 
-#include "diagnose.h"
-#include "sys.h"
+#include "core/sys.h"
+#include "diagnose/diagnose.h"
 
 #include <errno.h>
 #include <linux/capability.h>

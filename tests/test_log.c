@@ -4,8 +4,8 @@
  * failure the library recovers from (the exclude_guest retry) is DEBUG and leaves tally_last_error() as
  * it was; a call that gives up logs its explanation once at ERROR.
  */
+#include "core/sys.h"
 #include "harness.h"
-#include "sys.h"
 
 #include <tally.h>
 

@@ -5,7 +5,7 @@
  * reprogrammed counters near their wrap, scheduling out and in, the times) while the reader runs.
  */
 #include "harness.h"
-#include "mmap_page.h"
+#include "userread/mmap_page.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Automatic grouping: the plan from constructed events, and how it reshapes (split, remove). */
+#include "counter/packing.h"
 #include "fixture_tree.h"
 #include "harness.h"
-#include "packing.h"
 
 #include <linux/perf_event.h>
 #include <tally/events.h>

@@ -3,7 +3,7 @@
  * (present on every machine, hardware PMU or not) are listed and encode to the kernel's generic values;
  * without it every name and the listing are refused with an explanation. */
 #include "harness.h"
-#include "pfm.h"
+#include "machine/pfm.h"
 
 #include <pthread.h>
 #include <tally/events.h>

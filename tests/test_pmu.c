@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* PMU discovery from sysfs: the fixture trees, this machine's /sys, broken trees, and fault injection. */
-#include "error.h"
+#include "core/error.h"
+#include "core/sys.h"
 #include "fixture_tree.h"
 #include "harness.h"
-#include "pmu.h"
-#include "sys.h"
+#include "machine/pmu.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
  * fixture tree of a 2-socket Intel server (six imc, four cha) and an AMD one; the counts come from a
  * table that plays the kernel: real software events underneath, values written over their reads.
  */
-#include "sys.h"
+#include "core/sys.h"
 #include "fixture_tree.h"
 #include "harness.h"
 

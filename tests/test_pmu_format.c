@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* format/ file parsing and the depositing of term values into config bits. */
 #include "harness.h"
-#include "pmu.h"
+#include "machine/pmu.h"
 
 #include <errno.h>
 

@@ -5,10 +5,10 @@
  * machines. That it
  * is invisible (same listings, same encodings) is what test_pmu, test_parse and test_perf_agreement check.
  */
+#include "core/sys.h"
 #include "fixture_tree.h"
 #include "harness.h"
-#include "pmu.h"
-#include "sys.h"
+#include "machine/pmu.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,10 +5,10 @@
  * hardware event (so read(2) answers for real) and maps simulated perf_event_mmap_pages. Their index
  * stays 0 (a real counter read cannot run here), so every read falls back to read(2), and says why.
  */
-#include "counter.h"
+#include "core/sys.h"
+#include "counter/counter.h"
 #include "fixture_tree.h"
 #include "harness.h"
-#include "sys.h"
 
 #include <fcntl.h>
 #include <ftw.h>

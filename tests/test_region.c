@@ -5,7 +5,7 @@
  */
 #include "fault.h"
 #include "harness.h"
-#include "region.h"
+#include "region/region.h"
 
 #include <string.h>
 #include <stdlib.h>

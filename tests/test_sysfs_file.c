@@ -4,9 +4,9 @@
  * place of an attribute, and roots too long for a path. Each tree is built at test time in a temporary
  * directory. alarm() turns a read that would hang into a failure instead of a stuck test.
  */
+#include "core/sys.h"
+#include "core/sysfs_file.h"
 #include "harness.h"
-#include "sys.h"
-#include "sysfs_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 /* Thread maps: explicit lists, the calling-thread dummy, every thread of a process from /proc. */
 #include "fault.h"
 #include "harness.h"
-#include "target.h"
+#include "target/target.h"
 
 #include <pthread.h>
 #include <sys/prctl.h>

@@ -6,8 +6,8 @@
  * values exact; the real ones are held to relationships that must hold (a command's user_time is its
  * rusage).
  */
+#include "core/sys.h"
 #include "harness.h"
-#include "sys.h"
 
 #include <errno.h>
 #include <stdlib.h>

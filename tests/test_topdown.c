@@ -8,10 +8,10 @@
 #include "fault.h"
 #include "fixture_tree.h"
 #include "harness.h"
-#include "mmap_page.h"
-#include "pmu.h"
-#include "topdown.h"
-#include "user_group.h"
+#include "machine/pmu.h"
+#include "machine/topdown.h"
+#include "userread/mmap_page.h"
+#include "userread/user_group.h"
 
 #include <math.h>
 #include <sys/syscall.h>

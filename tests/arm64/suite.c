@@ -31,10 +31,10 @@
 #include <tally/probe.h>
 #include <tally/region.h>
 
+#include "../../bench/user_reader.h"
 #include "../harness.h"
 #include "loops.h"
 #include "program.h"
-#include "../../bench/user_reader.h"
 
 /* cycles per retired instruction under -icount shift=S: 2^S. Set once by main from the boot's command
  * line before any case runs; a global because the harness's cases take no arguments. */

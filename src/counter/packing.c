@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+#include "counter/packing.h"
+
+#include "core/error.h"
+#include "machine/pmu.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A PMU known from the snapshot is its type; else hybrid x86 names the PMU in config[63:32] (5.13+). */
+uint32_t tly_pack_pmu(const struct perf_event_attr *attr, const tally_pmu *pmu)
+{
+	/* The type only: the PMU's other files are not read for it. */
+	if (pmu && tly_pmu_read(pmu, TLY_PMU_TYPE) == 0)
+		return pmu->type;
+	bool generic = attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE;
+	if (generic && attr->config >> PERF_PMU_TYPE_SHIFT)
+		return (uint32_t)(attr->config >> PERF_PMU_TYPE_SHIFT);
+	return attr->type;
+}
+
+/* The group an event outside braces joins: the first packed group of its PMU with room left, if any (not
+ * a topdown group, which is not packed). */
+static size_t packed_group_for(const struct tly_plan *plan, const struct tly_pack_event *events,
+                               const size_t *group_of, const size_t *group_size, size_t max_group, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (events[j].spec_group < 0 && events[j].pmu == events[i].pmu && plan->packed[group_of[j]] &&
+		    group_size[group_of[j]] < max_group)
+			return group_of[j];
+	return plan->nr_groups;
+}
+
+/* The event that leads event i's topdown group outside braces (the first slots event outside braces of
+ * its PMU, when metric events of that PMU are there too), or n when event i is in none. */
+static size_t topdown_lead(const struct tly_pack_event *events, size_t n, size_t i)
+{
+	if (events[i].spec_group >= 0 || events[i].topdown == TLY_TOPDOWN_NONE)
+		return n;
+	size_t slots = n;
+	bool metrics = false;
+	for (size_t j = 0; j < n; j++) {
+		if (events[j].spec_group >= 0 || events[j].pmu != events[i].pmu)
+			continue;
+		if (events[j].topdown == TLY_TOPDOWN_SLOTS && slots == n)
+			slots = j;
+		metrics |= events[j].topdown == TLY_TOPDOWN_METRIC;
+	}
+	if (!metrics || (events[i].topdown == TLY_TOPDOWN_SLOTS && slots != i))
+		return n;
+	return slots;
+}
+
+int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, size_t n, bool packing,
+                  size_t max_group)
+{
+	memset(plan, 0, sizeof(*plan));
+	size_t *group_of = calloc(n ? n : 1, sizeof(*group_of));
+	size_t *group_size = calloc(n ? n : 1, sizeof(*group_size));
+	size_t *lead = calloc(n ? n : 1, sizeof(*lead)); /* per group: the event laid out first, or n */
+	plan->order = calloc(n ? n : 1, sizeof(*plan->order));
+	plan->first = calloc(n + 1, sizeof(*plan->first));
+	plan->packed = calloc(n ? n : 1, sizeof(*plan->packed));
+	if (!group_of || !group_size || !lead || !plan->order || !plan->first || !plan->packed) {
+		free(group_of);
+		free(group_size);
+		free(lead);
+		tly_plan_fini(plan);
+		return tly_error(-ENOMEM, "planning the groups of %zu events: out of memory", n);
+	}
+
+	/* First pass: a group number per event, numbered by first appearance. */
+	bool any_topdown = false;
+	for (size_t i = 0; i < n; i++)
+		any_topdown |= events[i].topdown == TLY_TOPDOWN_METRIC && events[i].spec_group < 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t g = plan->nr_groups;
+		size_t td = any_topdown ? topdown_lead(events, n, i) : n;
+		if (events[i].spec_group >= 0) {
+			for (size_t j = 0; j < i; j++)
+				if (events[j].spec_group == events[i].spec_group)
+					g = group_of[j];
+		} else if (td < n) {
+			for (size_t j = 0; j < i && g == plan->nr_groups; j++)
+				if (lead[group_of[j]] == td)
+					g = group_of[j];
+		} else if (packing) {
+			g = packed_group_for(plan, events, group_of, group_size, max_group, i);
+		}
+		if (g == plan->nr_groups) {
+			plan->packed[g] = events[i].spec_group < 0 ? td == n : events[i].weak;
+			lead[g] = td;
+			plan->nr_groups++;
+		}
+		group_of[i] = g;
+		group_size[g]++;
+	}
+	free(group_size);
+	/* A weak group (perf's {...}:W: its leader's W, as perf reads it) may be split as tally's own are,
+	 * unless it holds a topdown event. */
+	for (size_t i = 0; i < n; i++)
+		if (events[i].spec_group >= 0 && events[i].topdown != TLY_TOPDOWN_NONE)
+			plan->packed[group_of[i]] = false;
+
+	/* Second pass: lay the events out group after group, spec order kept inside each but for a topdown
+	 * group's slots, which goes first. */
+	size_t pos = 0;
+	for (size_t g = 0; g < plan->nr_groups; g++) {
+		plan->first[g] = pos;
+		if (lead[g] < n)
+			plan->order[pos++] = lead[g];
+		for (size_t i = 0; i < n; i++)
+			if (group_of[i] == g && i != lead[g])
+				plan->order[pos++] = i;
+	}
+	plan->first[plan->nr_groups] = pos;
+	plan->nr = n;
+	free(group_of);
+	free(lead);
+	return 0;
+}
+
+void tly_plan_fini(struct tly_plan *plan)
+{
+	free(plan->order);
+	free(plan->first);
+	free(plan->packed);
+	memset(plan, 0, sizeof(*plan));
+}
+
+void tly_plan_split(struct tly_plan *plan, size_t g, size_t at)
+{
+	/* Group numbers after g move up by one; order[] itself does not change. */
+	memmove(plan->first + g + 2, plan->first + g + 1, (plan->nr_groups - g) * sizeof(*plan->first));
+	memmove(plan->packed + g + 2, plan->packed + g + 1, (plan->nr_groups - g - 1) * sizeof(*plan->packed));
+	plan->first[g + 1] = plan->first[g] + at;
+	plan->packed[g + 1] = true;
+	plan->nr_groups++;
+}
+
+void tly_plan_remove(struct tly_plan *plan, size_t g, size_t k)
+{
+	size_t pos = plan->first[g] + k;
+	memmove(plan->order + pos, plan->order + pos + 1, (plan->nr - pos - 1) * sizeof(*plan->order));
+	plan->nr--;
+	for (size_t h = g + 1; h <= plan->nr_groups; h++)
+		plan->first[h]--;
+	if (plan->first[g] == plan->first[g + 1]) {
+		memmove(plan->first + g, plan->first + g + 1, (plan->nr_groups - g) * sizeof(*plan->first));
+		memmove(plan->packed + g, plan->packed + g + 1,
+		        (plan->nr_groups - g - 1) * sizeof(*plan->packed));
+		plan->nr_groups--;
+	}
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/* Mapping a group's perf_event_mmap_pages and checking that the kernel lets user space read them; the
+ * bases and periodic reset of an Intel topdown group read from user space. */
+#include "userread/user_group.h"
+
+#include "core/error.h"
+#include "core/sys.h"
+#include "core/sysfs_file.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+_Thread_local uint64_t tly_thread_token __attribute__((tls_model("initial-exec")));
+static uint64_t tokens_given;
+
+static void forked_child(void)
+{
+	tly_thread_token = 0;
+}
+
+static void watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, forked_child);
+}
+
+enum tally_read_reason tly_user_reason_of(enum tly_user_outcome outcome)
+{
+	switch (outcome) {
+	case TLY_USER_OK:
+		return TALLY_READ_REASON_NONE;
+	case TLY_USER_NOT_ON_COUNTER:
+		return TALLY_READ_REASON_NOT_ON_COUNTER;
+	case TLY_USER_NO_RDPMC:
+		return TALLY_READ_REASON_CAP_USER_RDPMC;
+	case TLY_USER_NO_TIME:
+		return TALLY_READ_REASON_NO_USER_TIME;
+	case TLY_USER_BUSY:
+		return TALLY_READ_REASON_BUSY;
+	}
+	return TALLY_READ_REASON_BUSY;
+}
+
+/* x86's rdpmc setting (core PMU "cpu", or "cpu_core" on hybrids) is "0": why cap_user_rdpmc is 0. */
+static bool rdpmc_off(const char *sysfs_root)
+{
+	static const char *const files[] = { "bus/event_source/devices/cpu/rdpmc",
+		                             "bus/event_source/devices/cpu_core/rdpmc" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[4096], text[16];
+		if (tly_path_join(path, sizeof(path), sysfs_root, files[i]) == 0 &&
+		    tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_WHOLE) > 0)
+			return text[0] == '0' && text[1] == '\0';
+	}
+	return false;
+}
+
+/* Why user space may not read the mapped group: the capabilities of its pages. */
+static enum tally_read_reason check_pages(const struct tly_user_group *u, const char *sysfs_root)
+{
+	for (size_t k = 0; k < u->n; k++)
+		if (!(u->pages[k]->capabilities & TLY_CAP_USER_RDPMC))
+			return rdpmc_off(sysfs_root) ? TALLY_READ_REASON_RDPMC_SYSFS : TALLY_READ_REASON_CAP_USER_RDPMC;
+	if (!(u->pages[0]->capabilities & TLY_CAP_USER_TIME))
+		return TALLY_READ_REASON_NO_USER_TIME;
+	return TALLY_READ_REASON_NONE;
+}
+
+/* How each member of a topdown group is read (mmap_page.h): slots and the metric events raw, the others
+ * by the protocol. Returns false when out of memory. */
+static bool topdown_layout(struct tly_user_group *u, tally_evsel *leader, size_t n)
+{
+	u->td = calloc(n, sizeof(*u->td));
+	u->td_base = calloc(n, sizeof(*u->td_base));
+	if (!u->td || !u->td_base)
+		return false;
+	u->fd = leader->grid.fd[0];
+	for (size_t k = 0; k < n; k++) {
+		tally_evsel *e = k == 0 ? leader : leader->members[k - 1];
+		enum tly_topdown_metric metric;
+		enum tly_topdown_kind kind = tly_topdown_kind(&e->attr, &metric);
+		u->td[k] = kind == TLY_TOPDOWN_METRIC ? (int8_t)metric
+		           : kind == TLY_TOPDOWN_SLOTS && k == 0 ? TLY_READ_SLOTS
+		                                                 : TLY_READ_PLAIN;
+	}
+	return true;
+}
+
+enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs_root, bool topdown,
+                                          struct tly_user_group **out)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, watch_forks);
+	*out = NULL;
+	struct tly_user_group *u = calloc(1, sizeof(*u));
+	size_t n = 1 + leader->nr_members;
+	if (u)
+		u->pages = calloc(n, sizeof(*u->pages));
+	if (!u || !u->pages) {
+		free(u);
+		return TALLY_READ_REASON_MMAP;
+	}
+	if (topdown && !topdown_layout(u, leader, n)) {
+		tly_user_group_free(u);
+		return TALLY_READ_REASON_MMAP;
+	}
+	u->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	if (!tly_thread_token)
+		tly_thread_token = __atomic_add_fetch(&tokens_given, 1, __ATOMIC_RELAXED);
+	u->owner = tly_thread_token;
+	enum tally_read_reason reason = TALLY_READ_REASON_NONE;
+	/* One page each: the header page alone, no ring buffer (nothing is sampled). */
+	for (; u->n < n; u->n++) {
+		tally_evsel *e = u->n == 0 ? leader : leader->members[u->n - 1];
+		void *p = tly_sys->mmap(NULL, u->page_size, PROT_READ, MAP_SHARED, e->grid.fd[0], 0);
+		if (p == MAP_FAILED) {
+			tly_log(TALLY_LOG_DEBUG, "event %s: mmap of its page failed (%s): reads use read(2)", e->name,
+			        tally_strerror(-errno));
+			reason = TALLY_READ_REASON_MMAP;
+			break;
+		}
+		u->pages[u->n] = p;
+	}
+	if (reason == TALLY_READ_REASON_NONE)
+		reason = check_pages(u, sysfs_root);
+	if (reason != TALLY_READ_REASON_NONE)
+		tly_user_group_free(u);
+	else
+		*out = u;
+	return reason;
+}
+
+void tly_user_group_free(struct tly_user_group *u)
+{
+	if (!u)
+		return;
+	for (size_t k = 0; k < u->n; k++)
+		tly_sys->munmap((void *)u->pages[k], u->page_size);
+	free(u->pages);
+	free(u->td);
+	free(u->td_base);
+	free(u);
+}
+
+/* Resets the group (its slots and PERF_METRICS registers, and the kernel's counts) and makes values,
+ * the counts so far, the new bases. */
+static int topdown_reset(struct tly_user_group *u, const uint64_t *values, size_t stride, uint64_t running)
+{
+	if (tly_sys->ioctl(u->fd, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0)
+		return -errno;
+	for (size_t k = 0; k < u->n; k++)
+		u->td_base[k] = values[k * stride];
+	u->td_reset_running = running;
+	return 0;
+}
+
+void tly_user_group_topdown_fold(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t running)
+{
+	for (size_t k = 0; k < u->n; k++)
+		values[k * stride] += u->td_base[k];
+	/* A failed reset is tried again at the next read: the registers only count on meanwhile. */
+	if (running - u->td_reset_running >= TLY_TOPDOWN_RESET_NS)
+		(void)topdown_reset(u, values, stride, running);
+}
+
+enum tly_user_outcome tly_user_group_read_topdown(struct tly_user_group *u, uint64_t *values, size_t stride,
+                                                  uint64_t *enabled, uint64_t *running, uint64_t *now)
+{
+	enum tly_user_outcome r = tly_mmap_read_topdown((tly_page *const *)u->pages, u->n, u->td, tly_arch_read_pmc,
+	                                                tly_arch_read_clock, values, stride, enabled,
+	                                                running, now);
+	if (r == TLY_USER_OK)
+		tly_user_group_topdown_fold(u, values, stride, *running);
+	return r;
+}
+
+bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
+                                 uint64_t *enabled, uint64_t *running, uint64_t *now)
+{
+	if (tly_thread_token != u->owner)
+		return false;
+	if (__builtin_expect(u->td != NULL, 0)) {
+		if (tly_user_group_read_topdown(u, values, stride, enabled, running, now) != TLY_USER_OK)
+			return false;
+		u->user_reads++;
+		return true;
+	}
+	return tly_user_group_read_plain(u, u->n, values, stride, times, TLY_USER_TRIES, enabled, running, now);
+}
+
+int tly_user_group_topdown_syscall(struct tly_user_group *u, struct tally_count *counts)
+{
+	size_t stride = sizeof(*counts) / sizeof(counts->value);
+	for (size_t k = 0; k < u->n; k++)
+		counts[k].value += u->td_base[k];
+	int err = topdown_reset(u, (uint64_t *)counts, stride, counts->running);
+	if (err)
+		tly_error(err, "resetting a topdown group after reading it with read(2): %s", tally_strerror(err));
+	return err;
+}
+
+int tly_user_group_topdown_begin(struct tly_user_group *u, struct tally_count *counts)
+{
+	for (size_t k = 0; k < u->n; k++)
+		counts[k].value = 0;
+	return topdown_reset(u, (uint64_t *)counts, sizeof(*counts) / sizeof(counts->value), counts->running);
+}
