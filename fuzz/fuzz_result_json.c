@@ -7,11 +7,11 @@
  */
 #include "fuzz_common.h"
 
-#include "../tools/json_reader.c"
-#include "../tools/merge_input.c"
-#include "../tools/result_file.c"
-#include "../tools/text_escape.c"
-#include "../tools/utf8.c"
+#include "lib/json_reader.h"
+#include "lib/text_escape.h"
+#include "lib/utf8.h"
+#include "results/merge_input.h"
+#include "results/result_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

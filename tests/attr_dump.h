@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Test helper (not a test itself): prints one struct perf_event_attr field by field (every field the
- * installed header has, through tools/attr_names.c) and then byte by byte, so that two programs' attrs can
+ * installed header has, through tools/describe/attr_names.c) and then byte by byte, so that two programs' attrs can
  * be compared with diff: test_cli_encode.sh compiles `tally encode --c` with it and compares the result
  * with what encode_spec -p prints of the library's plan. The bytes catch a field the names miss. */
 #ifndef TALLY_TEST_ATTR_DUMP_H
@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "attr_names.h"
+#include "describe/attr_names.h"
 
 static void attr_dump_field(const struct attr_field *f, void *arg)
 {

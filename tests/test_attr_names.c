@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tools/attr_names.c, compiled here: every field of an attr that is set is reported, each under the name a
+/* tools/describe/attr_names.c, compiled here: every field of an attr that is set is reported, each under the name a
  * designated initializer uses (bp_addr/bp_len for breakpoints, config1/config2 otherwise), with the
  * headers' symbol for its value where they have one; so `tally encode` stays generic over new forms
  * (tracepoints, breakpoints, uncore PMUs) and over new bits of the installed <linux/perf_event.h>. */
@@ -10,7 +10,7 @@
 
 #include "harness.h"
 
-#include "../tools/attr_names.c"
+#include "describe/attr_names.h"
 
 /* The fields reported, as "name=value[=symbol] ..." (type, size and config always), and whether a symbol
  * needs <linux/hw_breakpoint.h>. */

@@ -30,7 +30,7 @@ compare_c() {
 		echo '	return 0; }'
 	} >>"$src"
 	if ! cc -std=gnu11 -Wall -Wextra -Werror -I"$TALLY_SOURCE/tests" -I"$TALLY_SOURCE/tools" -o "$WORK/encoded" \
-		"$src" "$TALLY_SOURCE/tools/attr_names.c" 2>"$WORK/cc.err"; then
+		"$src" "$TALLY_SOURCE/tools/describe/attr_names.c" 2>"$WORK/cc.err"; then
 		fail "encode --c '$spec' on $label does not compile: $(head -5 "$WORK/cc.err")"
 		return
 	fi

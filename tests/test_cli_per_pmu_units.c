@@ -15,16 +15,13 @@
 #include "fixture_tree.h"
 #include "harness.h"
 
-#include "../tools/json_writer.c"
-#include "../tools/number_format.c"
-#include "../tools/output.c"
-#include "../tools/output_csv.c"
-#include "../tools/output_json.c"
-#include "../tools/output_table.c"
-#include "../tools/readings.c"
-#include "../tools/report_metrics.c"
-#include "../tools/text_escape.c"
-#include "../tools/utf8.c"
+#include "lib/json_writer.h"
+#include "lib/text_escape.h"
+#include "lib/utf8.h"
+#include "report/number_format.h"
+#include "report/output.h"
+#include "report/readings.h"
+#include "report/report_metrics.h"
 
 #define ATOM (10ULL << 32)
 #define CORE (4ULL << 32)

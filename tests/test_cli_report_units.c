@@ -14,14 +14,13 @@
 
 #include "harness.h"
 
-#include "../tools/json_writer.c"
-#include "../tools/number_format.c"
-#include "../tools/output.c"
-#include "../tools/output_json.c"
-#include "../tools/readings.c"
-#include "../tools/report_metrics.c"
-#include "../tools/text_escape.c"
-#include "../tools/utf8.c"
+#include "lib/json_writer.h"
+#include "lib/text_escape.h"
+#include "lib/utf8.h"
+#include "report/number_format.h"
+#include "report/output.h"
+#include "report/readings.h"
+#include "report/report_metrics.h"
 
 #define HW(id) { .name = #id, .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_##id, .group = -1 }
 #define SW(id) { .name = #id, .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_##id, .group = -1 }
@@ -160,7 +159,7 @@ static void parts_under_one_label(void)
 		ev.nr_parts = 2;
 		struct report_count count;
 		struct readings rd = { .n = 1, .aggregation = AGGR_THREAD, .events = &ev, .counts = &count };
-		CHECK_INT(fill_all_parts(&rd), 0);
+		CHECK_INT(readings_fill_parts(&rd), 0);
 		CHECK_INT(count.nr_parts, 1);
 		CHECK_INT(count.parts[0].status, REPORT_SCALED);
 		CHECK(count.parts[0].scaled == 20.0);
@@ -174,7 +173,7 @@ static void parts_under_one_label(void)
 	struct event_reading ev = { .parts = idle, .nr_parts = 2 };
 	struct report_count count;
 	struct readings rd = { .n = 1, .aggregation = AGGR_THREAD, .events = &ev, .counts = &count };
-	CHECK_INT(fill_all_parts(&rd), 0);
+	CHECK_INT(readings_fill_parts(&rd), 0);
 	CHECK_INT(count.parts[0].status, REPORT_NOT_COUNTED);
 	free(ev.report_parts);
 	free(ev.labels);

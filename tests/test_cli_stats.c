@@ -10,10 +10,10 @@
 
 #include "harness.h"
 
-#include "../tools/json_reader.c"
-#include "../tools/student_t.c"
-#include "../tools/utf8.c"
-#include "../tools/welch.c"
+#include "lib/json_reader.h"
+#include "lib/utf8.h"
+#include "results/student_t.h"
+#include "results/welch.h"
 
 static void reader_accepts_json(void)
 {

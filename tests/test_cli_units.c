@@ -10,11 +10,11 @@
 
 #include "harness.h"
 
-#include "../tools/cpu_list.c"
-#include "../tools/json_writer.c"
-#include "../tools/number_format.c"
-#include "../tools/text_escape.c"
-#include "../tools/utf8.c"
+#include "lib/id_list.h"
+#include "lib/json_writer.h"
+#include "lib/text_escape.h"
+#include "lib/utf8.h"
+#include "report/number_format.h"
 
 static const struct number_style en = { ",", "." }, de = { ".", "," }, plain = { "", "." };
 
@@ -105,17 +105,17 @@ static void test_nesting_and_numbers(void)
 static void test_cpu_list(void)
 {
 	int *list;
-	CHECK_INT(cpu_list_parse("0-3,8,2,10-11", 0, 1000, &list), 7);
+	CHECK_INT(id_list_parse("0-3,8,2,10-11", 0, 1000, &list), 7);
 	CHECK_INT(list[0], 0);
 	CHECK_INT(list[3], 3);
 	CHECK_INT(list[4], 8);
 	CHECK_INT(list[6], 11);
 	free(list);
-	CHECK_INT(cpu_list_parse("5", 0, 1000, &list), 1);
+	CHECK_INT(id_list_parse("5", 0, 1000, &list), 1);
 	free(list);
 	const char *bad[] = { "", "-1", "3-1", "1,", "a", "1-", "2000", "1,,2" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		CHECK_INT(cpu_list_parse(bad[i], 0, 1000, &list), -1);
+		CHECK_INT(id_list_parse(bad[i], 0, 1000, &list), -1);
 		CHECK(list == NULL);
 	}
 }
@@ -195,20 +195,20 @@ static void test_cpu_list_ids(void)
 	/* -p and -t: 0 would count tally itself; a sign, an empty item or a word is not an id. */
 	const char *bad[] = { "0", "1,0", "0-2", "-5", "", "1,,2", "x", " 1" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CHECK_INT(cpu_list_parse(bad[i], 1, 1000, &list), -1);
-	CHECK_INT(cpu_list_parse("1,3-4", 1, 1000, &list), 3);
+		CHECK_INT(id_list_parse(bad[i], 1, 1000, &list), -1);
+	CHECK_INT(id_list_parse("1,3-4", 1, 1000, &list), 3);
 	free(list);
 }
 
-static void test_cpu_list_format(void)
+static void test_id_list_format(void)
 {
 	char buf[64];
 	const int list[] = { 0, 1, 2, 3, 5, 7, 8 };
-	CHECK_STR(cpu_list_format(list, 7, buf, sizeof(buf)), "0-3,5,7-8");
-	CHECK_STR(cpu_list_format(list + 4, 1, buf, sizeof(buf)), "5");
-	CHECK_STR(cpu_list_format(list, 0, buf, sizeof(buf)), "");
+	CHECK_STR(id_list_format(list, 7, buf, sizeof(buf)), "0-3,5,7-8");
+	CHECK_STR(id_list_format(list + 4, 1, buf, sizeof(buf)), "5");
+	CHECK_STR(id_list_format(list, 0, buf, sizeof(buf)), "");
 	char tiny[4];
-	CHECK_STR(cpu_list_format(list, 7, tiny, sizeof(tiny)), "0-3");
+	CHECK_STR(id_list_format(list, 7, tiny, sizeof(tiny)), "0-3");
 }
 
 int main(void)
@@ -220,7 +220,7 @@ int main(void)
 		{ "json_nesting_and_numbers", test_nesting_and_numbers },
 		{ "cpu_list", test_cpu_list },
 		{ "cpu_list_ids", test_cpu_list_ids },
-		{ "cpu_list_format", test_cpu_list_format },
+		{ "id_list_format", test_id_list_format },
 		{ "text_escape", test_text_escape },
 		{ "text_escape_field", test_text_escape_field },
 		{ NULL, NULL },

@@ -12,7 +12,7 @@
 
 #include <tally/common.h>
 
-#include "commands.h"
+#include "exporter_launch.h"
 
 int command_exporter(int argc, char **argv)
 {

@@ -14,8 +14,11 @@
 
 #include <tally/common.h>
 
-#include "commands.h"
-#include "stream.h"
+#include "describe/describe.h"
+#include "exporter_launch.h"
+#include "lib/stream.h"
+#include "results/results.h"
+#include "stat/stat.h"
 
 /* What tally printed on stdout (a listing, a report, --help) must have reached it: `tally list >
  * /dev/full` fails with a message and status 1, as perf list does, instead of exiting 0 with nothing

@@ -29,7 +29,7 @@ static const char *status_text(enum tally_status st)
 
 /* Length of the valid UTF-8 sequence (RFC 3629: no overlong form, surrogate or code point past U+10FFFF)
  * that starts at p, a byte of 0x80 or more in a NUL-terminated string; 0 when it is none. The CLI's
- * tools/utf8.c decides the same for its own JSON (it uses only the public API, so it cannot share this). */
+ * tools/lib/utf8.c decides the same for its own JSON (it uses only the public API, so it cannot share this). */
 static size_t utf8_length(const unsigned char *p)
 {
 	size_t len = p[0] >= 0xc2 && p[0] <= 0xdf   ? 2

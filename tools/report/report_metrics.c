@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+#include "report/report_metrics.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static enum tally_status library_status(enum report_status status)
+{
+	switch (status) {
+	case REPORT_COUNTED: return TALLY_STATUS_EXACT;
+	case REPORT_SCALED: return TALLY_STATUS_SCALED;
+	case REPORT_NOT_COUNTED: return TALLY_STATUS_NOT_COUNTED;
+	case REPORT_NOT_SUPPORTED: return TALLY_STATUS_NOT_SUPPORTED;
+	}
+	return TALLY_STATUS_NOT_SUPPORTED;
+}
+
+/* The line of event j in cgroup g (-G, --for-each-cgroup: a line per event and cgroup), or SIZE_MAX
+ * where the event is not counted in it. */
+static size_t cgroup_line(const struct report *r, size_t j, size_t g)
+{
+	for (size_t k = 0; k < r->nr_events; k++)
+		if (r->line_event[k] == j && r->line_cgroup[k] == g)
+			return k;
+	return SIZE_MAX;
+}
+
+/* The reading as the library's sample: the counts' scaled values (means with -r) and statuses, keyed by
+ * the report's events list. With cgroups, the counts of cgroup g's lines (perf rates a cgroup's events
+ * over that cgroup's task-clock). Returns false without memory (or without a list); free sample->values. */
+static bool make_sample(const struct report *r, const struct report_count *counts, double seconds, size_t g,
+                        struct tally_metric_sample *sample)
+{
+	if (!r->list)
+		return false;
+	size_t n = r->line_event ? tally_events_count(r->list) : r->nr_events;
+	/* One block: the values, then the statuses (a double's alignment suits the enum). */
+	double *values = malloc((n ? n : 1) * (sizeof(double) + sizeof(enum tally_status)));
+	if (!values)
+		return false;
+	enum tally_status *statuses = (enum tally_status *)(values + n);
+	for (size_t i = 0; i < n; i++) {
+		size_t line = r->line_event ? cgroup_line(r, i, g) : i;
+		values[i] = line == SIZE_MAX ? 0 : counts[line].scaled;
+		statuses[i] = line == SIZE_MAX ? TALLY_STATUS_NOT_COUNTED : library_status(counts[line].status);
+	}
+	*sample = (struct tally_metric_sample){ .sz = sizeof(*sample), .events = r->list, .values = values,
+		                                .statuses = statuses, .n = n, .seconds = seconds };
+	return true;
+}
+
+bool report_comment(const struct report *r, const struct report_count *counts, size_t i, double seconds,
+                    struct tally_metric_value *v)
+{
+	struct tally_metric_sample sample;
+	*v = (struct tally_metric_value){ .sz = sizeof(*v) };
+	if (!make_sample(r, counts, seconds, r->line_cgroup ? r->line_cgroup[i] : 0, &sample))
+		return false;
+	int ret = tally_metric_comment(&sample, r->line_event ? r->line_event[i] : i, v);
+	free((double *)sample.values);
+	return ret == 1;
+}
+
+size_t report_metric_cgroups(const struct report *r)
+{
+	return r->cgroups ? r->nr_cgroups : 1;
+}
+
+bool report_metric(const struct report *r, const struct report_count *counts, double seconds, size_t k,
+                   const char *pmu, size_t g, struct tally_metric_value *v)
+{
+	struct tally_metric_sample sample;
+	*v = (struct tally_metric_value){ .sz = sizeof(*v) };
+	TALLY_OPTS(tally_metric_info, info);
+	tally_metric_at(r->metrics[k], &info);
+	v->name = info.name;
+	snprintf(v->unit, sizeof(v->unit), "%s", info.unit);
+	if (!make_sample(r, counts, seconds, g, &sample)) {
+		snprintf(v->reason, sizeof(v->reason), "out of memory");
+		return true;
+	}
+	sample.pmu = pmu;
+	if (tally_metric_eval(&sample, r->metrics[k], v) < 0)
+		snprintf(v->reason, sizeof(v->reason), "%s", tally_last_error());
+	free((double *)sample.values);
+	if (!r->line_event)
+		return true;
+	/* The events the evaluation took: shown in the cgroup they count in; where -G gave them different
+	 * cgroups, a value would mix two cgroups' counts. */
+	const char *elsewhere = NULL;
+	bool here = false;
+	for (size_t j = 0; j < v->nr_inputs; j++) {
+		if (!v->inputs[j].found)
+			continue;
+		if (cgroup_line(r, v->inputs[j].first_event, g) != SIZE_MAX)
+			here = true;
+		else if (!elsewhere)
+			elsewhere = v->inputs[j].event;
+	}
+	if (here && elsewhere) {
+		v->available = false;
+		v->value = 0;
+		snprintf(v->reason, sizeof(v->reason), "%s is not counted in this cgroup (-G gave the metric's events "
+		         "different cgroups: give -e every event it reads before -G)", elsewhere);
+	}
+	return here;
+}
+
+size_t report_metric_parts(const struct report *r, const struct report_count *counts, size_t k, const char **pmus,
+                           size_t n)
+{
+	struct tally_metric_sample sample;
+	if (!make_sample(r, counts, 0, 0, &sample))
+		return 0;
+	int nr = tally_metric_parts(&sample, r->metrics[k], pmus, n);
+	free((double *)sample.values);
+	return nr < 0 ? 0 : (size_t)nr;
+}
