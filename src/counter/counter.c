@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The counter handle: made from a spec, its names and notes, its errors, the launched command's pid and
- * exit. The counting engine's other files are listed in counter.h. */
+/* The counter handle: made from a spec, its names and notes, the launched command's pid and exit. It is
+ * made here and freed here (closing through counter_open.c); the counting engine's other files are listed
+ * in counter.h. */
 #include "counter/counter.h"
 
 #include "core/error.h"
@@ -10,34 +11,9 @@
 #include "spec/event_list.h"
 
 #include <stdalign.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Every public call that fails on a handle keeps the explanation on it too. */
-int tly_counter_fail(tally_counter *c, int err)
-{
-	snprintf(c->last_error, sizeof(c->last_error), "%s", tally_last_error());
-	return tly_give_up(err);
-}
-
-int tly_counter_not_open(tally_counter *c, const char *fn)
-{
-	return tly_counter_fail(c, tly_error(-TALLY_ESTATE, "%s: the counter is not open", fn));
-}
-
-void tly_counter_note_add(struct event *e, const char *fmt, ...)
-{
-	e->has_note = true;
-	size_t used = strlen(e->note);
-	if (used && used + 1 < NOTE_MAX)
-		e->note[used++] = '\n', e->note[used] = '\0';
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(e->note + used, NOTE_MAX - used, fmt, ap);
-	va_end(ap);
-}
 
 static int copy_events(tally_counter *c, const tally_pmus *pmus)
 {
@@ -46,7 +22,7 @@ static int copy_events(tally_counter *c, const tally_pmus *pmus)
 		int err = tally_events_at(c->events, i, &info);
 		if (err)
 			return err;
-		struct event *e = &c->ev[i];
+		struct tly_counter_event *e = &c->ev[i];
 		e->attr = *info.attr;
 		e->name = info.name;
 		e->pmu_name = info.pmu;

@@ -2,7 +2,8 @@
 /*
  * Counter internals shared by the files of the counting engine, each one concept:
  *
- *   counter.c          the handle: new, free, names, notes, errors; the launched command's pid and exit
+ *   counter.c          the handle: new, free, names, notes; the launched command's pid and exit
+ *   counter_error.c    a call's failure kept on the handle, events' notes (what the other files report through)
  *   counter_open.c     the plan of groups and the open/retry state machine (what the kernel's answers mean)
  *   counter_window.c   start, stop, reset: the windows every read is relative to
  *   counter_read.c     reads: one read per group and (CPU, thread) through the read backend, scaling, parts
@@ -35,7 +36,7 @@
 /* Room for one event's note: a diagnosis (a few lines) plus a line on how it was regrouped. */
 #define NOTE_MAX 1024
 
-struct event {
+struct tly_counter_event {
 	/* While open; what a read touches comes first, so that it shares as few cache lines as it can. */
 	tally_evsel *evsel;          /* NULL when not open (not supported, or closed) */
 	enum tly_read_backend backend; /* a leader's: how its group is read, chosen when it opens */
@@ -97,7 +98,7 @@ struct tly_lean_group {
 	uint64_t reader;
 	struct tly_user_group *user;
 	size_t first;       /* its leader's event index: its members' values lie side by side from there */
-	const struct event *events; /* its members' events, &counter->ev[first] on */
+	const struct tly_counter_event *events; /* its members' events, &counter->ev[first] on */
 	size_t results_at;  /* first x sizeof(struct tally_result): where its results start, in bytes */
 	uint64_t start_gap; /* enabled - running at its window's start: a read that finds the same ran it all */
 	uint64_t start_running;
@@ -110,7 +111,7 @@ struct tly_lean_group {
 
 struct tally_counter {
 	tally_events *events;
-	struct event *ev;
+	struct tly_counter_event *ev;
 	size_t nr;
 	unsigned nr_origins;
 	char *sysfs_root;
@@ -159,7 +160,7 @@ int tly_counter_fail(tally_counter *c, int err);
 int tly_counter_not_open(tally_counter *c, const char *fn);
 
 /* Appends a line to event e's note (tally_counter_note). */
-void tly_counter_note_add(struct event *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tly_counter_note_add(struct tly_counter_event *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The spec tally_counter_new parses when metrics are asked for: spec, then each metric's group (one per
  * group, leaving out those this machine cannot name), in *combined (malloc'd); the selected metrics go to
@@ -178,7 +179,7 @@ int tly_counter_plan_init(const tally_counter *c, struct tly_plan *plan);
 size_t tly_counter_max_group(void);
 
 /* Event e's attr as the counter opens it in a group (before the evsel adds size and read_format). */
-struct perf_event_attr tly_counter_attr(const struct event *e, bool leader, bool inherit, bool enable_on_exec);
+struct perf_event_attr tly_counter_attr(const struct tly_counter_event *e, bool leader, bool inherit, bool enable_on_exec);
 
 /* Opens group g of the plan, reshaping the plan as the kernel answers (counter_open.c). Returns 1 when
  * group g is open, 0 when it was removed (no event left), or a fatal negative code. */
@@ -194,7 +195,7 @@ int tly_counter_explain_group_failure(tally_counter *c, size_t g, int err);
 /* Reads one (cpu, thread) slot of the group led by `leader` into block through the read backend, each
  * value and the group's times made relative to the start of the current window. Inline: it is the read
  * path of tally_counter_read and tally_counter_snapshot, held to the cost of a bare read(2). */
-static inline int tly_counter_read_slot(const tally_counter *c, const struct event *leader, size_t slot,
+static inline int tly_counter_read_slot(const tally_counter *c, const struct tly_counter_event *leader, size_t slot,
                                         struct tally_count *block, uint64_t *enabled, uint64_t *running)
 {
 	size_t size = leader->stride;

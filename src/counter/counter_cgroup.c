@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* Event e's result over the slots of its latest read whose cgroup is `cgroup`. */
-static void cgroup_result(const struct event *e, int cgroup, struct tally_result *r)
+static void cgroup_result(const struct tly_counter_event *e, int cgroup, struct tally_result *r)
 {
 	struct tly_sum sum = { 0 };
 	if (e->evsel) {

@@ -17,7 +17,7 @@
 /* What the kernel's answer to opening an event means for the counter. */
 enum open_outcome { UNSUPPORTED, NO_ROOM, RETRY_USER_ONLY, RETRY_WITHOUT_GUEST_BITS, FATAL };
 
-static enum open_outcome classify(tally_counter *c, struct event *e, int err, bool packed_member)
+static enum open_outcome classify(tally_counter *c, struct tly_counter_event *e, int err, bool packed_member)
 {
 	switch (-err) {
 	case EACCES:
@@ -63,7 +63,7 @@ void tly_counter_drop_group(tally_counter *c, size_t g)
 	}
 }
 
-struct perf_event_attr tly_counter_attr(const struct event *e, bool leader, bool inherit, bool enable_on_exec)
+struct perf_event_attr tly_counter_attr(const struct tly_counter_event *e, bool leader, bool inherit, bool enable_on_exec)
 {
 	struct perf_event_attr attr = e->attr;
 	/* perf's arrangement: the leader starts disabled and enables the group; members follow it. */
@@ -80,7 +80,7 @@ struct perf_event_attr tly_counter_attr(const struct event *e, bool leader, bool
 
 static int make_evsel(tally_counter *c, size_t i, bool leader)
 {
-	struct event *e = &c->ev[i];
+	struct tly_counter_event *e = &c->ev[i];
 	/* Only before the command's exec: after it, enable_on_exec would never fire. */
 	struct perf_event_attr attr = tly_counter_attr(e, leader, c->target.inherit,
 	                                               c->target.enable_on_exec && !c->target.command.released);
@@ -116,7 +116,7 @@ static int explain_open_failure(tally_counter *c, size_t g, size_t k, int err)
 {
 	const size_t *m = tly_plan_members(&c->plan, g);
 	size_t size = tly_plan_size(&c->plan, g);
-	const struct event *e = &c->ev[m[k]];
+	const struct tly_counter_event *e = &c->ev[m[k]];
 	if (err <= -TALLY_EBASE)
 		return err;
 	/* A CPU-wide event of a PMU with a cpumask gets ENODEV from open_leader, which said why. */
@@ -143,7 +143,7 @@ static int explain_open_failure(tally_counter *c, size_t g, size_t k, int err)
 /* Marks event i not supported with the current last error as its reason. */
 static int mark_unsupported(tally_counter *c, size_t i, int err)
 {
-	struct event *e = &c->ev[i];
+	struct tly_counter_event *e = &c->ev[i];
 	e->error = err;
 	tly_counter_note_add(e, "%s", tally_last_error());
 	if (c->unsupported_is_error)
@@ -191,7 +191,7 @@ static void leader_gone(tally_counter *c, size_t g, const char *gone)
 static void note_regrouped(tally_counter *c)
 {
 	for (size_t i = 0; i < c->nr; i++) {
-		struct event *e = &c->ev[i];
+		struct tly_counter_event *e = &c->ev[i];
 		if (e->lost_leader && !e->error && e->group >= 0)
 			tly_counter_note_add(e, "'%s' could not lead its group here, so the other members were opened "
 			                     "as a group of their own, led by '%s'", e->lost_leader, c->ev[e->group].name);
@@ -205,7 +205,7 @@ static void group_opened(tally_counter *c, size_t g)
 	const size_t *m = tly_plan_members(&c->plan, g);
 	for (k = 0; k < size; k++)
 		c->ev[m[k]].group = (int)m[0];
-	struct event *leader = &c->ev[m[0]];
+	struct tly_counter_event *leader = &c->ev[m[0]];
 	leader->ncpus = tally_cpus_count(tally_evsel_cpus(leader->evsel));
 	leader->nthreads = tally_threads_count(tally_evsel_threads(leader->evsel));
 	leader->idle_enabled = 0;
@@ -217,7 +217,7 @@ static void group_opened(tally_counter *c, size_t g)
 	       leader->ncpus * leader->nthreads * size * sizeof(*c->bases));
 	leader->has_bases = false;
 	for (k = 0; k < size; k++) {
-		struct event *e = &c->ev[m[k]];
+		struct tly_counter_event *e = &c->ev[m[k]];
 		e->counts = c->counts + c->plan.first[g] * c->max_slots + k;
 		e->stride = size;
 		e->nr_counts = 0;
@@ -265,7 +265,7 @@ int tly_counter_open_group(tally_counter *c, size_t g)
 		if (outcome == UNSUPPORTED || outcome == FATAL)
 			err = explain_open_failure(c, g, k, err);
 
-		struct event *e = &c->ev[m[k]];
+		struct tly_counter_event *e = &c->ev[m[k]];
 		switch (outcome) {
 		case RETRY_USER_ONLY: {
 			char note[NOTE_MAX];
@@ -385,7 +385,7 @@ int tly_counter_plan_init(const tally_counter *c, struct tly_plan *plan)
 static void reset_events(tally_counter *c)
 {
 	for (size_t i = 0; i < c->nr; i++) {
-		struct event *e = &c->ev[i];
+		struct tly_counter_event *e = &c->ev[i];
 		e->note[0] = '\0';
 		e->has_note = false;
 		e->error = 0;

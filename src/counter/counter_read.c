@@ -24,7 +24,7 @@ static inline __attribute__((always_inline)) int read_group(tally_counter *c, si
                                                             bool *counted_anew)
 {
 	const size_t *m = tly_plan_members(&c->plan, g);
-	struct event *leader = &c->ev[m[0]];
+	struct tly_counter_event *leader = &c->ev[m[0]];
 	size_t size = leader->stride, slots = leader->ncpus * leader->nthreads;
 	uint64_t enabled = 0, running = 0;
 	for (size_t slot = 0; slot < slots; slot++) {
@@ -49,22 +49,22 @@ static inline __attribute__((always_inline)) int read_group(tally_counter *c, si
 
 /* fill_exact copies the event's fields from `group` on as the result's from `group` on. */
 #define TLY_SAME_PLACE(f)                                                                                  \
-	(offsetof(struct event, f) - offsetof(struct event, group) ==                                        \
+	(offsetof(struct tly_counter_event, f) - offsetof(struct tly_counter_event, group) ==                                        \
 	 offsetof(struct tally_result, f) - offsetof(struct tally_result, group))
 _Static_assert(TLY_SAME_PLACE(origin) && TLY_SAME_PLACE(user_only) && TLY_SAME_PLACE(has_note) &&
-	               offsetof(struct event, result_padding) - offsetof(struct event, group) ==
+	               offsetof(struct tly_counter_event, result_padding) - offsetof(struct tly_counter_event, group) ==
 	                       TLY_KNOWN_SIZE(tally_result) - offsetof(struct tally_result, group) &&
-	               offsetof(struct event, result_padding) + sizeof(((struct event *)0)->result_padding) -
-	                               offsetof(struct event, group) ==
+	               offsetof(struct tly_counter_event, result_padding) + sizeof(((struct tly_counter_event *)0)->result_padding) -
+	                               offsetof(struct tly_counter_event, group) ==
 	                       sizeof(struct tally_result) - offsetof(struct tally_result, group) &&
 	               offsetof(struct tally_result, has_note) + 1 == TLY_KNOWN_SIZE(tally_result),
-               "struct event's result fields are laid out as struct tally_result's");
+               "struct tly_counter_event's result fields are laid out as struct tally_result's");
 
 /* The result of an event that ran all its window in one part: fill_result's common case, without the
  * decisions made once for its group (supported, one part, ran all the window). Exact, and with no error
  * (an event that opened has none); the event's fields from its group on are copied as they lie, with
  * the zeros after them. */
-static inline __attribute__((always_inline)) void fill_exact(const struct event *restrict e, uint64_t value,
+static inline __attribute__((always_inline)) void fill_exact(const struct tly_counter_event *restrict e, uint64_t value,
                                                              uint64_t time, struct tally_result *restrict r)
 {
 	/* The ratio 1.0 by its bits, so that it is stored in a pair with nr_parts, as each field is with
@@ -86,7 +86,7 @@ static inline __attribute__((always_inline)) void fill_exact(const struct event 
  * (uint64_t fields, as the event's) would make the compiler load the event's fields again. Every field
  * written lies within the first version's size, which every caller's element has; a newer caller's bytes
  * past the fields known here read zero. */
-static inline __attribute__((always_inline)) void fill_result(const struct event *restrict e,
+static inline __attribute__((always_inline)) void fill_result(const struct tly_counter_event *restrict e,
                                                              struct tally_result *restrict r)
 {
 	/* The common case of every path (one part that ran all its window) as the lean path writes it; the
@@ -166,7 +166,7 @@ static __attribute__((noinline)) int read_lean_rest(tally_counter *c, size_t g0,
 		c->ev[tly_plan_members(&c->plan, g)[0]].idle_enabled = 0;
 	for (g = g0; g < c->plan.nr_groups && !err; g++) {
 		const size_t *m = tly_plan_members(&c->plan, g);
-		struct event *leader = &c->ev[m[0]];
+		struct tly_counter_event *leader = &c->ev[m[0]];
 		if (g == g0 && read) {
 			const struct tly_window *w = leader->window;
 			leader->idle_enabled = w->running == 0 ? w->enabled : 0;
@@ -244,7 +244,7 @@ read_lean_group(const struct tly_lean_group *lg, uint64_t token, struct tally_re
 	uint64_t time = running - lg->start_running;
 	w->enabled = time;
 	w->running = time;
-	const struct event *e = lg->events;
+	const struct tly_counter_event *e = lg->events;
 	struct tally_result *r = (struct tally_result *)((char *)results + lg->results_at);
 #pragma GCC unroll 4
 	for (size_t k = 0; k < n; k++, e++, r++)
@@ -357,7 +357,7 @@ int tally_counter_parts(const tally_counter *c, size_t i, struct tally_part *par
 		return tly_error(-EINVAL, "tally_counter_parts: NULL counter or event %zu out of range", i);
 	if (!tly_out_valid(elem_sz, TLY_PART_SZ_V1, alignof(struct tally_part), "tally_part"))
 		return -TALLY_EOPTS;
-	const struct event *e = &c->ev[i];
+	const struct tly_counter_event *e = &c->ev[i];
 	if (!c->open || !e->evsel)
 		return 0;
 	const tally_cpus *cpus = tally_evsel_cpus(e->evsel);

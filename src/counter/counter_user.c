@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* What the target, the options and the event itself decide, before anything opens. */
-static enum tally_read_reason reason_before_open(const tally_counter *c, const struct event *e)
+static enum tally_read_reason reason_before_open(const tally_counter *c, const struct tly_counter_event *e)
 {
 	if (c->no_user_reads)
 		return TALLY_READ_REASON_FORCED;
@@ -55,7 +55,7 @@ void tly_counter_user_prepare(tally_counter *c)
 	int access = -1; /* perf_user_access, read once, for the first event that needs it */
 	c->user_groups = 0;
 	for (size_t i = 0; i < c->nr; i++) {
-		struct event *e = &c->ev[i];
+		struct tly_counter_event *e = &c->ev[i];
 		e->backend = TLY_READ_SYSCALL;
 		e->own_reason = reason_before_open(c, e);
 		e->user_term_mask = 0;
@@ -97,7 +97,7 @@ void tly_counter_user_setup(tally_counter *c, size_t g)
 {
 	size_t size = tly_plan_size(&c->plan, g);
 	const size_t *m = tly_plan_members(&c->plan, g);
-	struct event *leader = &c->ev[m[0]];
+	struct tly_counter_event *leader = &c->ev[m[0]];
 	leader->backend = TLY_READ_SYSCALL;
 	leader->user = NULL;
 	leader->contiguous = true;
@@ -128,7 +128,7 @@ void tly_counter_user_setup(tally_counter *c, size_t g)
 
 void tly_counter_user_drop(tally_counter *c, size_t g)
 {
-	struct event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
+	struct tly_counter_event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
 	c->user_groups -= leader->backend == TLY_READ_USER;
 	tly_user_group_free(leader->user);
 	leader->user = NULL;
@@ -143,7 +143,7 @@ void tly_counter_lean_refresh(tally_counter *c)
 		return;
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
 		const size_t *m = tly_plan_members(&c->plan, g);
-		const struct event *leader = &c->ev[m[0]];
+		const struct tly_counter_event *leader = &c->ev[m[0]];
 		const struct tly_window *w = leader->window;
 		bool ok = leader->contiguous && !leader->user->td && !leader->has_bases && leader->nr_counts == 1;
 		c->lean[g] = (struct tly_lean_group){ .reader = ok ? leader->user->owner : TLY_NO_READER,
@@ -168,7 +168,7 @@ int tally_counter_read_info(const tally_counter *c, size_t i, struct tally_read_
 		return tly_error(-EINVAL, "tally_counter_read_info: NULL counter or event %zu out of range", i);
 	if (!c->open)
 		return tly_error(-TALLY_ESTATE, "tally_counter_read_info: the counter is not open");
-	const struct event *e = &c->ev[i];
+	const struct tly_counter_event *e = &c->ev[i];
 	struct tally_read_info r = { .sz = info->sz };
 	const struct tly_user_group *u = e->evsel ? c->ev[e->group].user : NULL;
 	if (e->evsel)

@@ -33,7 +33,7 @@ static int each_leader(tally_counter *c, int (*op)(tally_evsel *))
 static int begin_window(tally_counter *c, size_t g)
 {
 	const size_t *m = tly_plan_members(&c->plan, g);
-	struct event *leader = &c->ev[m[0]];
+	struct tly_counter_event *leader = &c->ev[m[0]];
 	size_t size = leader->stride, slot = 0;
 	uint64_t epoch = ++c->epochs;
 	for (size_t k = 0; k < size; k++)

@@ -18,7 +18,7 @@ int tly_counter_split_idle_group(tally_counter *c, size_t g, uint64_t enabled, s
 	bool split = c->plan.packed[g] && size > 1;
 	bool topdown = c->ev[m[0]].topdown == TLY_TOPDOWN_SLOTS;
 	for (size_t k = 0; k < size; k++) {
-		struct event *e = &c->ev[m[k]];
+		struct tly_counter_event *e = &c->ev[m[k]];
 		e->note[0] = '\0';
 		tly_counter_note_add(e, "%s", why);
 		if (split)

@@ -180,7 +180,7 @@ int tally_snapshot_new(const tally_counter *c, tally_snapshot **out)
  * the counter's latest read (tally_counter_read, _parts) stays as it was. */
 static int snapshot_group(const tally_counter *c, size_t g, tally_snapshot *snap)
 {
-	const struct event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
+	const struct tly_counter_event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
 	struct tally_count *counts = snap->counts + (leader->counts - c->counts);
 	struct tly_snapshot_slot *slots = snap->slots + (leader->window - c->windows);
 	const tally_cpus *cpus = tally_evsel_cpus(leader->evsel);
@@ -217,8 +217,8 @@ int tally_counter_snapshot(tally_counter *c, tally_snapshot *snap)
 			return tly_counter_fail(c, err);
 	}
 	for (size_t i = 0; i < c->nr; i++) {
-		const struct event *e = &c->ev[i];
-		const struct event *leader = e->evsel ? &c->ev[e->group] : NULL;
+		const struct tly_counter_event *e = &c->ev[i];
+		const struct tly_counter_event *leader = e->evsel ? &c->ev[e->group] : NULL;
 		snap->ev[i] = (struct tly_snapshot_event){
 			.counts_at = leader ? (size_t)(e->counts - c->counts) : 0,
 			.stride = e->stride,
@@ -263,7 +263,7 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 	l.size = TLY_RAW_NOW + 1;
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
 		const size_t *m = tly_plan_members(&c->plan, g);
-		const struct event *leader = &c->ev[m[0]];
+		const struct tly_counter_event *leader = &c->ev[m[0]];
 		size_t size = leader->stride;
 		if (leader->ncpus * leader->nthreads != 1) {
 			tly_raw_layout_free(&l);

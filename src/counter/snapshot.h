@@ -59,7 +59,7 @@ int tly_snapshot_alloc(const void *owner, size_t nr_events, size_t max_slots, ta
  * writes its values and times there itself; any other (a tool event, a singleton, counts with bases, a
  * user-space read that falls back) is read through the counter's slot read and written there. */
 struct tly_raw_group {
-	const struct event *leader;
+	const struct tly_counter_event *leader;
 	const size_t *members; /* event indices, leader first (in tly_raw_layout.order) */
 	size_t at;             /* its first u64 in a reading */
 	size_t nr;             /* members, leader included */
