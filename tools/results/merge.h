@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tally merge: per-rank results (merge_input.h) checked to be one measurement, and their statistics over
- * ranks, overall and per host: what the writers (merge_output.c) print.
+ * tally merge's model (merge_model.c): per-rank results (merge_input.h) checked to be one measurement, and
+ * their statistics over ranks, overall and per host: what the writers (merge_output.c) print.
  */
 #ifndef TALLY_TOOLS_MERGE_H
 #define TALLY_TOOLS_MERGE_H
@@ -44,6 +44,11 @@ struct merge {
 	long size;                 /* the job's size as the files say it, -1 when none does */
 	size_t missing;            /* ranks under size that no file holds */
 };
+
+/* Reads every file (each bad one says why on stderr), then checks they are one measurement: 0, or -1 when
+ * they are not (m is then to be freed all the same). m starts as { .size = -1 }. */
+int merge_load(struct merge *m, char **files, size_t n);
+void merge_free(struct merge *m);
 
 /* The statistics of event i (region < 0) or of region `region`'s event i over scope sc. */
 void merge_stat_of(const struct merge *m, const struct merge_scope *sc, long region, size_t i,
