@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "exposition.h"
+#include "exporter/exposition.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "fleet.h"
+#include "exporter/fleet.h"
 
 #include <dirent.h>
 #include <errno.h>

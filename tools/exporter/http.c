@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "http.h"
+#include "exporter/http.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "exposition.h"
+#include "exporter/exposition.h"
 
 /* Threads that serve connections: concurrent scrapers are answered in parallel up to the lock, which a
  * scrape holds only while it reads the counters and writes the text. */

@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "fleet.h"
+#include "exporter/fleet.h"
 
 /* At most this many connections at once (their descriptors are kept aside from the counters' budget). */
 #define HTTP_MAX_CONNECTIONS 64

@@ -17,8 +17,8 @@
 
 #include <tally/common.h>
 
-#include "fleet.h"
-#include "http.h"
+#include "exporter/fleet.h"
+#include "exporter/http.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9464"
 #define DEFAULT_EVENTS "cycles,instructions,task-clock,page-faults,context-switches"
