@@ -9,7 +9,6 @@
 
 #include "lib/json_reader.h"
 #include "lib/text_escape.h"
-#include "lib/utf8.h"
 #include "results/merge_input.h"
 #include "results/result_file.h"
 

@@ -17,7 +17,6 @@
 
 #include "lib/json_writer.h"
 #include "lib/text_escape.h"
-#include "lib/utf8.h"
 #include "report/number_format.h"
 #include "report/output.h"
 #include "report/readings.h"

@@ -11,7 +11,6 @@
 #include "harness.h"
 
 #include "lib/json_reader.h"
-#include "lib/utf8.h"
 #include "results/student_t.h"
 #include "results/welch.h"
 

@@ -13,7 +13,6 @@
 #include "lib/id_list.h"
 #include "lib/json_writer.h"
 #include "lib/text_escape.h"
-#include "lib/utf8.h"
 #include "report/number_format.h"
 
 static const struct number_style en = { ",", "." }, de = { ".", "," }, plain = { "", "." };

@@ -4,7 +4,9 @@
 
 - No .c file at the top of src/: every file of the library sits in its layer's folder.
 - Every quoted include names its folder ("counter/counter.h"), and the folder exists; the CLI (tools/)
-  includes none of the library's internal headers, only <tally/...> and its own folders.
+  includes none of the library's internal headers, only <tally/...>, its own folders and src/shared/ (the
+  source both compile), whose folder is on its include path: no angle include of tools/ names another
+  folder of src/.
 - The folders, in the order of design.md's folder table (lowest layer first), include only folders at or
   below their own row: no upward arrow, so the folder-level include graph has no cycle (checked as well,
   to name the cycle if the table's order is ever loosened).
@@ -81,6 +83,8 @@ for top in ('src', 'tools'):
                                         'under src/' % (where, name))
                         continue
                     target = 'src/' + parts[0]
+                elif name.startswith('shared/') and os.path.isfile(os.path.join('src', name)):
+                    target = 'src/shared'
                 else:
                     if not os.path.isfile(os.path.join('tools', name)):
                         problems.append('%s: #include "%s" is not a header of tools/ (the CLI uses only '
@@ -93,6 +97,17 @@ for top in ('src', 'tools'):
                 if folder in rank and target in rank and rank[target] > rank[folder]:
                     problems.append('%s: %s/ includes %s/, a layer above it in docs/design.md\'s folder '
                                     'table' % (where, folder, target))
+
+# src/ is on the CLI's include path for src/shared/ alone: <core/error.h> would be found through it too.
+angle = re.compile(r'^\s*#\s*include\s+<([a-z_]+)/')
+internal = {entry for entry in os.listdir('src') if os.path.isdir(os.path.join('src', entry))} - {'shared'}
+for folder in folders_of('tools'):
+    for path in sources(folder):
+        for n, line in enumerate(open(path, encoding='utf-8'), 1):
+            m = angle.match(line)
+            if m and m.group(1) in internal:
+                problems.append('%s:%d: <%s/...> is an internal header of the library (the CLI uses only '
+                                'the public API, <tally/...>)' % (path, n, m.group(1)))
 
 # Cycles in the folder graph, named with one include of each arrow.
 state = {}

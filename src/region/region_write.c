@@ -3,6 +3,7 @@
 #include "region/region.h"
 
 #include "core/error.h"
+#include "shared/json_escape.h"
 
 #include <tally/rank.h>
 
@@ -27,43 +28,12 @@ static const char *status_text(enum tally_status st)
 	return "?";
 }
 
-/* Length of the valid UTF-8 sequence (RFC 3629: no overlong form, surrogate or code point past U+10FFFF)
- * that starts at p, a byte of 0x80 or more in a NUL-terminated string; 0 when it is none. The CLI's
- * tools/lib/utf8.c decides the same for its own JSON (it uses only the public API, so it cannot share this). */
-static size_t utf8_length(const unsigned char *p)
-{
-	size_t len = p[0] >= 0xc2 && p[0] <= 0xdf   ? 2
-	             : p[0] >= 0xe0 && p[0] <= 0xef ? 3
-	             : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4
-	                                            : 0;
-	uint32_t v = p[0] & (0x7f >> len); /* the lead byte's bits: 5, 4 or 3 */
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80) /* the terminating NUL too */
-			return 0;
-		v = v << 6 | (p[i] & 0x3f);
-	}
-	bool valid = len == 2 || (len == 3 && v >= 0x800 && (v < 0xd800 || v > 0xdfff)) ||
-	             (len == 4 && v >= 0x10000 && v <= 0x10ffff);
-	return valid ? len : 0;
-}
-
-/* A JSON string of text that need not be UTF-8 (a region's name is the program's bytes): a byte that is no
- * part of a valid sequence goes out as U+FFFD, as a reader's decoder would take it (RFC 8259 asks for
- * UTF-8; \u00XX would claim a Latin-1 character the text never held). */
+/* A JSON string of text that need not be UTF-8 (a region's name is the program's bytes): json_escape
+ * writes a byte that is no part of a valid sequence as U+FFFD (RFC 8259 asks for UTF-8). */
 static void json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		size_t len = *p < 0x80 ? 1 : utf8_length(p);
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else if (len == 0)
-			fputs("\\ufffd", f);
-		else
-			fwrite(p, 1, len, f), p += len - 1;
-	}
+	json_escape(f, s, strlen(s));
 	fputc('"', f);
 }
 

@@ -2,6 +2,7 @@
 #include "spec/spec_error.h"
 
 #include "core/error.h"
+#include "shared/utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,26 +42,6 @@ static const struct {
 	{ 0x2013, '-' }, { 0x2014, '-' }, { 0x2212, '-' }, { 0x00a0, ' ' }, { 0x3000, ' ' },
 };
 
-/* The length of the UTF-8 sequence at s (at most len bytes) and its code point; 0 when it is none. */
-static size_t utf8_decode(const unsigned char *s, size_t len, unsigned *code)
-{
-	size_t n = s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
-	if (s[0] >= 0xf5 || n == 0 || n > len)
-		return 0;
-	unsigned c = s[0] & (0x7f >> n);
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and code points past U+10FFFF are not UTF-8. */
-	static const unsigned least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
-	if (c < least[n] || (c >= 0xd800 && c < 0xe000) || c > 0x10ffff)
-		return 0;
-	*code = c;
-	return n;
-}
-
 bool tly_spec_foreign(char c)
 {
 	unsigned char u = (unsigned char)c;
@@ -70,8 +51,8 @@ bool tly_spec_foreign(char c)
 size_t tly_spec_char(const char *s, size_t len, char *out, size_t out_len)
 {
 	unsigned char c = (unsigned char)s[0];
-	unsigned code;
-	size_t n = c >= 0x80 ? utf8_decode((const unsigned char *)s, len, &code) : 1;
+	uint32_t code;
+	size_t n = utf8_sequence((const unsigned char *)s, len, &code);
 	if (!tly_spec_foreign(s[0])) {
 		snprintf(out, out_len, "'%c'", c);
 	} else if (c < 0x80) {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/utf8.h"
+#include "shared/utf8.h"
 
 struct reader {
 	const char *s;

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/utf8.h"
-
 void json_init(struct json_writer *w, FILE *out)
 {
 	memset(w, 0, sizeof(*w));
@@ -72,44 +70,6 @@ void json_key(struct json_writer *w, const char *key)
 	json_escape(w->out, key, strlen(key));
 	fputs("\": ", w->out);
 	w->after_key = true;
-}
-
-void json_escape(FILE *out, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-	while (i < n) {
-		unsigned char c = p[i];
-		uint32_t cp;
-		size_t seq = utf8_sequence(p + i, n - i, &cp);
-		if (seq == 0) {
-			/* A reader's decoder does the same with the byte (U+FFFD, the replacement character);
-			 * \u00XX would claim the text held the Latin-1 character XX, which it never did. */
-			fputs("\\ufffd", out);
-			i++;
-			continue;
-		}
-		if (seq > 1) {
-			fwrite(p + i, 1, seq, out);
-			i += seq;
-			continue;
-		}
-		switch (c) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		case '\b': fputs("\\b", out); break;
-		case '\f': fputs("\\f", out); break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				fprintf(out, "\\u%04x", c);
-			else
-				fputc(c, out);
-		}
-		i++;
-	}
 }
 
 void json_string_n(struct json_writer *w, const char *s, size_t n)

@@ -4,10 +4,8 @@
  * can emit one document whose interval records appear while the command runs. Commas, nesting and
  * indentation are tracked here; callers only say what comes next.
  *
- * Strings may hold any bytes. Valid UTF-8 passes through; '"', '\\' and control characters are escaped;
- * each byte that is not part of a valid UTF-8 sequence is written as \ufffd (U+FFFD, the replacement
- * character, as a UTF-8 decoder reads it), so the document is always valid JSON and never shows a
- * character the text did not hold.
+ * Strings may hold any bytes: they are escaped by json_escape (src/shared/json_escape.h, the library's
+ * escaper too), so the document is always valid JSON and never shows a character the text did not hold.
  */
 #ifndef TALLY_TOOLS_JSON_WRITER_H
 #define TALLY_TOOLS_JSON_WRITER_H
@@ -16,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "shared/json_escape.h" /* json_escape(out, s, n): a string's body, for perf's JSON too */
 
 #define JSON_MAX_DEPTH 16
 
@@ -48,8 +48,5 @@ void json_member_uint(struct json_writer *w, const char *key, uint64_t v);
 void json_member_int(struct json_writer *w, const char *key, int64_t v);
 void json_member_double(struct json_writer *w, const char *key, double v);
 void json_member_bool(struct json_writer *w, const char *key, bool v);
-
-/* Writes s to out as the body of a JSON string (no quotes), escaped as described above. */
-void json_escape(FILE *out, const char *s, size_t n);
 
 #endif

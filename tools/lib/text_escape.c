@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lib/utf8.h"
+#include "shared/utf8.h"
 
 static size_t write_hex(FILE *out, const unsigned char *p, size_t n)
 {
