@@ -210,6 +210,11 @@ enum tally_status {
 	TALLY_STATUS_NOT_SUPPORTED, /* could not be opened here; tally_counter_note says why */
 };
 
+/* (0.4) The status's word in tally's outputs (tally stat -j, the region writers; docs/json-schema.json
+ * $defs/status): "counted", "scaled", "not-counted", "not-supported"; "unknown" for any other value, never
+ * NULL. Thread-safe. */
+TALLY_API const char *tally_status_name(enum tally_status status);
+
 /* One event's reading, summed over its CPUs and threads. Fields are never reordered or removed; new ones
  * come at the end (see "Caller-allocated output" in libtally(3)). */
 struct tally_result {

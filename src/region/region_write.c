@@ -16,16 +16,18 @@
 /* The JSON object's own version, "regions.version" (docs/json-schema.json): 2 added rank, size, host, job. */
 #define REGIONS_JSON_VERSION 2
 
-/* The words of tally stat -j (docs/json-schema.json, $defs/status), in every format. */
-static const char *status_text(enum tally_status st)
+/* The words of tally stat -j (docs/json-schema.json, $defs/status), in every format: the library's one
+ * table of them, public so that the CLI writes the same (tools/report/report.h report_status_name). Its
+ * place by layer is beside the statuses (src/counter/); it stayed with its one user in the library. */
+const char *tally_status_name(enum tally_status status)
 {
-	switch (st) {
+	switch (status) {
 	case TALLY_STATUS_EXACT: return "counted";
 	case TALLY_STATUS_SCALED: return "scaled";
 	case TALLY_STATUS_NOT_COUNTED: return "not-counted";
 	case TALLY_STATUS_NOT_SUPPORTED: return "not-supported";
 	}
-	return "?";
+	return "unknown";
 }
 
 /* A JSON string of text that need not be UTF-8 (a region's name is the program's bytes): json_escape
@@ -296,7 +298,7 @@ static void table_row(const tally_region_set *s, FILE *f, const struct row *r)
 		fprintf(f, " %8s %10" PRIu64 " %12.3f  %-20s %14" PRIu64 " %14.1f %12.1f %12" PRIu64
 		        " %12" PRIu64 "  %s", tid, r->info.calls, (double)r->info.wall_ns / 1e6,
 		        tally_region_set_event_name(s, i), e->sum, e->mean, e->stddev, e->min, e->max,
-		        status_text(e->status));
+		        tally_status_name(e->status));
 		if (e->status == TALLY_STATUS_SCALED)
 			fprintf(f, " (%.1f%%)", e->ratio * 100);
 		if (e->low)
@@ -319,7 +321,8 @@ static void csv_row(const tally_region_set *s, FILE *f, const struct row *r)
 		csv_string(f, tally_region_set_event_name(s, i));
 		fprintf(f, ",%" PRIu64 ",%.3f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%.4f,%" PRIu64
 		        ",%d,%" PRIu64 ",%" PRIu64 ",", e->sum, e->mean, e->stddev, e->min, e->max, e->counted,
-		        status_text(e->status), e->ratio, s->overhead[i], e->low, r->info.open, r->info.stray_ends);
+		        tally_status_name(e->status), e->ratio, s->overhead[i], e->low, r->info.open,
+		        r->info.stray_ends);
 		if (r->has_metric[i]) {
 			fprintf(f, "%.6g,", r->metric[i].value);
 			csv_string(f, r->metric[i].unit);
@@ -341,7 +344,7 @@ static void json_row(const tally_region_set *s, FILE *f, const struct row *r)
 		json_string(f, tally_region_set_event_name(s, i));
 		fprintf(f, ",\"sum\":%" PRIu64 ",\"mean\":%.3f,\"stddev\":%.3f,\"min\":%" PRIu64 ",\"max\":%" PRIu64
 		        ",\"counted\":%" PRIu64 ",\"status\":\"%s\",\"ratio\":%.4f,\"low\":%s,\"metric\":", e->sum,
-		        e->mean, e->stddev, e->min, e->max, e->counted, status_text(e->status), e->ratio,
+		        e->mean, e->stddev, e->min, e->max, e->counted, tally_status_name(e->status), e->ratio,
 		        e->low ? "true" : "false");
 		if (r->has_metric[i]) {
 			fprintf(f, "{\"value\":%.17g,\"unit\":", r->metric[i].value);

@@ -13,6 +13,7 @@
 
 #include "report/number_format.h"
 
+#include <tally/counter.h>
 #include <tally/events.h>
 
 /* How lines are aggregated: perf stat's --per-* options, which the readings follow. */
@@ -41,16 +42,23 @@ static inline enum report_status report_status_worse(enum report_status a, enum 
 	return a > b ? a : b;
 }
 
-/* The status's word in tally stat -j (docs/json-schema.json, $defs/status), which tally merge reads back. */
-static inline const char *report_status_name(enum report_status status)
+/* The library's status a report status stands for (the words, the metrics' inputs). */
+static inline enum tally_status report_status_library(enum report_status status)
 {
 	switch (status) {
-	case REPORT_COUNTED: return "counted";
-	case REPORT_SCALED: return "scaled";
-	case REPORT_NOT_COUNTED: return "not-counted";
-	case REPORT_NOT_SUPPORTED: return "not-supported";
+	case REPORT_COUNTED: return TALLY_STATUS_EXACT;
+	case REPORT_SCALED: return TALLY_STATUS_SCALED;
+	case REPORT_NOT_COUNTED: return TALLY_STATUS_NOT_COUNTED;
+	case REPORT_NOT_SUPPORTED: return TALLY_STATUS_NOT_SUPPORTED;
 	}
-	return "unknown";
+	return TALLY_STATUS_NOT_SUPPORTED;
+}
+
+/* The status's word in tally stat -j (docs/json-schema.json, $defs/status), which tally merge reads back:
+ * the library's, so that the region writers and the CLI write the same words. */
+static inline const char *report_status_name(enum report_status status)
+{
+	return tally_status_name(report_status_library(status));
 }
 
 /* What one event is; fixed for the whole session. */

@@ -5,17 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static enum tally_status library_status(enum report_status status)
-{
-	switch (status) {
-	case REPORT_COUNTED: return TALLY_STATUS_EXACT;
-	case REPORT_SCALED: return TALLY_STATUS_SCALED;
-	case REPORT_NOT_COUNTED: return TALLY_STATUS_NOT_COUNTED;
-	case REPORT_NOT_SUPPORTED: return TALLY_STATUS_NOT_SUPPORTED;
-	}
-	return TALLY_STATUS_NOT_SUPPORTED;
-}
-
 /* The line of event j in cgroup g (-G, --for-each-cgroup: a line per event and cgroup), or SIZE_MAX
  * where the event is not counted in it. */
 static size_t cgroup_line(const struct report *r, size_t j, size_t g)
@@ -43,7 +32,7 @@ static bool make_sample(const struct report *r, const struct report_count *count
 	for (size_t i = 0; i < n; i++) {
 		size_t line = r->line_event ? cgroup_line(r, i, g) : i;
 		values[i] = line == SIZE_MAX ? 0 : counts[line].scaled;
-		statuses[i] = line == SIZE_MAX ? TALLY_STATUS_NOT_COUNTED : library_status(counts[line].status);
+		statuses[i] = line == SIZE_MAX ? TALLY_STATUS_NOT_COUNTED : report_status_library(counts[line].status);
 	}
 	*sample = (struct tally_metric_sample){ .sz = sizeof(*sample), .events = r->list, .values = values,
 		                                .statuses = statuses, .n = n, .seconds = seconds };
