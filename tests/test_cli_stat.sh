@@ -20,6 +20,13 @@ expect_status 137 "killed by SIGKILL: 128 + 9" -- stat -e task-clock -- sh -c 'k
 expect_status 127 "missing command" -- stat -e task-clock -- /nonexistent/command
 grep -q "No such file" "$WORK/err" && ok "missing command explained" || fail "missing command: no reason: $(cat "$WORK/err")"
 expect_status 2 "unknown option" -- stat --no-such-flag -- true
+# A long option given a value it takes none of: named as given (optopt is the option's getopt value, not
+# a character: it printed as a control byte, or as "-j" for --json=x).
+for given in --summary=x --json=x --summ=x; do
+	expect_status 2 "$given" -- stat "$given" -- true
+	grep -qxF "tally stat: ${given%%=*} takes no value" "$WORK/err" && ok "$given: takes no value" ||
+		fail "$given: $(cat "$WORK/err")"
+done
 expect_status 0 "no command and no target: the whole system, here for --duration" -- stat -e task-clock --duration 0.05
 expect_status 2 "-x and -j together" -- stat -x, -j -- true
 expect_status 2 "-I below 10 ms" -- stat -I 5 -- true

@@ -3,6 +3,9 @@
 # (.TP) under Options:
 # a merge once dropped the items of -r, -I, -x, --csv-header, -j, -o, -p and -t, and nothing noticed.
 # --append (documented with -o) and --version (with -h) are the two options that share another's item.
+# tally stat's --help is printed from its option table (tools/stat/options.c, through tools/lib/parse_options.c),
+# one "  -e, --event SPEC" line per entry with a help: an option added to the table without an item here fails.
+# (Entries without a help, accepted or refused quietly, are not in --help: -T, --smi-cost, --iostat, --big-num.)
 set -euo pipefail
 : "${TALLY_BUILD:?}" "${TALLY_SOURCE:?}"
 man="$TALLY_SOURCE/docs/man/tally.1"

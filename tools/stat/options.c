@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+/* tally stat's options: one table (lib/parse_options.h) that parses them and prints the usage (which
+ * tests/test_man_options.sh checks tally(1) against), then the checks of their combinations. */
 #include "stat/options.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -13,237 +14,33 @@
 #include <tally/common.h>
 
 #include "lib/id_list.h"
+#include "lib/parse_options.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
 /* perf refuses intervals under 10 ms: the reads themselves would dominate them. */
 #define MIN_INTERVAL_MS 10
 /* -I, -D and --duration end up as poll(2) timeouts, an int of milliseconds: longer ones are refused
- * rather than wrapped (a cast of a larger double to int is undefined, and poll took it as "forever"). */
-#define MAX_WAIT_MS INT_MAX
-#define MAX_DURATION_S (INT_MAX / 1000)
+ * rather than wrapped (a cast of a larger double to int is undefined, and poll took it as "forever").
+ * Written out, for the messages. */
+#define MAX_WAIT_MS 2147483647
+#define MAX_DURATION_S 2147483
+_Static_assert(MAX_WAIT_MS == INT_MAX && MAX_DURATION_S == INT_MAX / 1000, "poll's int of milliseconds");
 /* Ids above this are not pids any kernel hands out (PID_MAX_LIMIT is 4M). */
 #define MAX_ID (1 << 22)
+/* OPT_SET_INT stores an int. */
+_Static_assert(sizeof(enum stat_aggregation) == sizeof(int), "-A and --per-* set an int");
 
-enum long_only {
-	OPT_APPEND = 256,
-	OPT_PER_THREAD,
-	OPT_PER_CORE,
-	OPT_PER_SOCKET,
-	OPT_PER_DIE,
-	OPT_PER_NODE,
-	OPT_PER_CACHE,
-	OPT_NO_MERGE,
-	OPT_PER_PMU,
-	OPT_METRIC_ONLY,
-	OPT_TOPDOWN,
-	OPT_TD_LEVEL,
-	OPT_NO_SCALE,
-	OPT_NO_GROUP,
-	OPT_PIN,
-	OPT_DURATION,
-	OPT_CSV_HEADER,
-	OPT_VERSION,
-	OPT_REGIONS,
-	OPT_JSON_FORMAT,
-	OPT_BIG_NUM,
-	OPT_INTERVAL_COUNT,
-	OPT_SUMMARY,
-	OPT_NO_CSV_SUMMARY,
-	OPT_FOR_EACH_CGROUP,
-	OPT_ALL_USER,
-	OPT_ALL_KERNEL,
-	OPT_INTERVAL_CLEAR,
-	OPT_LOG_FD,
-	OPT_JSON_OUTPUT,
-	OPT_TIMEOUT,
-	OPT_PRE,
-	OPT_POST,
-	OPT_TABLE,
-	OPT_SCALE,
-	OPT_HYBRID_MERGE,
-	OPT_METRIC_NO_GROUP,
-	OPT_METRIC_NO_MERGE,
-	OPT_PERCORE_SHOW_THREAD,
-	OPT_CPUTYPE,
-	OPT_CONTROL,
-	OPT_SMI_COST,
-	OPT_IOSTAT,
-};
+#define PROG "tally stat"
 
-static const struct option long_options[] = {
-	{ "event", required_argument, NULL, 'e' },
-	{ "repeat", required_argument, NULL, 'r' },
-	{ "interval-print", required_argument, NULL, 'I' },
-	{ "interval-count", required_argument, NULL, OPT_INTERVAL_COUNT },
-	{ "summary", no_argument, NULL, OPT_SUMMARY },
-	{ "no-csv-summary", no_argument, NULL, OPT_NO_CSV_SUMMARY },
-	{ "field-separator", required_argument, NULL, 'x' },
-	{ "csv-header", no_argument, NULL, OPT_CSV_HEADER },
-	{ "json", no_argument, NULL, 'j' },
-	{ "json-format", required_argument, NULL, OPT_JSON_FORMAT },
-	{ "no-big-num", no_argument, NULL, 'B' },
-	{ "big-num", no_argument, NULL, OPT_BIG_NUM },
-	{ "output", required_argument, NULL, 'o' },
-	{ "append", no_argument, NULL, OPT_APPEND },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "tid", required_argument, NULL, 't' },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "cpu", required_argument, NULL, 'C' },
-	{ "no-aggr", no_argument, NULL, 'A' },
-	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
-	{ "per-core", no_argument, NULL, OPT_PER_CORE },
-	{ "per-socket", no_argument, NULL, OPT_PER_SOCKET },
-	{ "per-die", no_argument, NULL, OPT_PER_DIE },
-	{ "per-node", no_argument, NULL, OPT_PER_NODE },
-	{ "per-cache", optional_argument, NULL, OPT_PER_CACHE },
-	{ "no-merge", no_argument, NULL, OPT_NO_MERGE },
-	{ "per-pmu", no_argument, NULL, OPT_PER_PMU },
-	{ "metric-only", no_argument, NULL, OPT_METRIC_ONLY },
-	{ "topdown", no_argument, NULL, OPT_TOPDOWN },
-	{ "td-level", required_argument, NULL, OPT_TD_LEVEL },
-	{ "no-inherit", no_argument, NULL, 'i' },
-	{ "no-scale", no_argument, NULL, OPT_NO_SCALE },
-	{ "delay", required_argument, NULL, 'D' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "no-group", no_argument, NULL, OPT_NO_GROUP },
-	{ "pin", required_argument, NULL, OPT_PIN },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "regions", no_argument, NULL, OPT_REGIONS },
-	{ "metrics", required_argument, NULL, 'M' },
-	{ "cgroup", required_argument, NULL, 'G' },
-	{ "for-each-cgroup", required_argument, NULL, OPT_FOR_EACH_CGROUP },
-	{ "detailed", no_argument, NULL, 'd' },
-	{ "null", no_argument, NULL, 'n' },
-	{ "sync", no_argument, NULL, 'S' },
-	{ "all-user", no_argument, NULL, OPT_ALL_USER },
-	{ "all-kernel", no_argument, NULL, OPT_ALL_KERNEL },
-	{ "interval-clear", no_argument, NULL, OPT_INTERVAL_CLEAR },
-	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
-	{ "json-output", no_argument, NULL, OPT_JSON_OUTPUT },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "pre", required_argument, NULL, OPT_PRE },
-	{ "post", required_argument, NULL, OPT_POST },
-	{ "table", no_argument, NULL, OPT_TABLE },
-	{ "scale", no_argument, NULL, OPT_SCALE },
-	{ "hybrid-merge", no_argument, NULL, OPT_HYBRID_MERGE },
-	{ "metric-no-group", no_argument, NULL, OPT_METRIC_NO_GROUP },
-	{ "metric-no-merge", no_argument, NULL, OPT_METRIC_NO_MERGE },
-	{ "percore-show-thread", no_argument, NULL, OPT_PERCORE_SHOW_THREAD },
-	{ "cputype", required_argument, NULL, OPT_CPUTYPE },
-	{ "control", required_argument, NULL, OPT_CONTROL },
-	{ "transaction", no_argument, NULL, 'T' },
-	{ "smi-cost", no_argument, NULL, OPT_SMI_COST },
-	{ "iostat", optional_argument, NULL, OPT_IOSTAT },
-	{ NULL, 0, NULL, 0 },
-};
-
-void options_print_stat_usage(FILE *out)
-{
-	fputs("usage: tally stat [options] [--] command [args...]\n"
-	      "       tally stat [options] {-p PIDS | -t TIDS | -a | -C CPUS} [--duration SECONDS]\n"
-	      "\n"
-	      "  -e, --event SPEC         events to count (repeatable; perf's syntax)\n"
-	      "  -M, --metrics LIST       metrics or metric groups to compute (perf's names: IPC,TopdownL1;\n"
-	      "                           tally list --metrics); their events are counted as groups\n"
-	      "      --metric-only        only the -M metrics (without -M and -e: perf's Default ones),\n"
-	      "                           one column each\n"
-	      "      --topdown            Intel's top-down level 1 (-M TopdownL1: retiring, bad speculation,\n"
-	      "                           frontend bound, backend bound)\n"
-	      "      --td-level N         top-down levels 1 to N (2: TopdownL2 too; 0: the deepest, 2)\n"
-	      "  -d, --detailed           add perf's detailed events: -d the L1 data and last-level cache\n"
-	      "                           loads and misses, -dd the L1 instruction cache and TLBs too,\n"
-	      "                           -ddd the L1 data cache prefetches too\n"
-	      "  -n, --null               no default events: the elapsed time only\n"
-	      "      --all-user           every event counts in user space only (as perf's)\n"
-	      "      --all-kernel         every event counts in kernel space only (as perf's)\n"
-	      "  -r, --repeat N           run the command N times: mean and relative stddev\n"
-	      "  -S, --sync               sync(2) before each run, so that earlier writes are not counted\n"
-	      "  -I, --interval-print MS  print counts every MS milliseconds (deltas)\n"
-	      "      --interval-count N   with -I: stop after N intervals\n"
-	      "      --interval-clear     with -I: clear the terminal before each interval\n"
-	      "      --summary            with -I: the totals after the intervals\n"
-	      "      --no-csv-summary     with -x and --summary: no \"summary\" field on the totals\n"
-	      "  -x, --field-separator S  CSV output with separator S (perf's field order)\n"
-	      "      --csv-header         with -x, a header line first\n"
-	      "  -j, --json               one JSON document (see docs/json-schema.json)\n"
-	      "      --json-format FMT    tally (the -j document) or perf (perf stat -j's object per line)\n"
-	      "      --json-output        perf's JSON, an object per line (--json-format=perf; perf's -j)\n"
-	      "  -B, --no-big-num         no thousands separators in the table\n"
-	      "  -o, --output FILE        results to FILE instead of stderr\n"
-	      "      --append             append to the -o FILE\n"
-	      "      --log-fd FD          results to the open descriptor FD instead of stderr\n"
-	      "  -p, --pid PIDS           count existing processes (comma list)\n"
-	      "  -t, --tid TIDS           count existing threads (comma list)\n"
-	      "  -a, --all-cpus           count every CPU, system wide\n"
-	      "  -C, --cpu LIST           count these CPUs, system wide (e.g. 0-3,8)\n"
-	      "  -G, --cgroup NAMES       the preceding -e events count only in these cgroups, one name\n"
-	      "                           per event in order (one name: every event before it); -a or -C\n"
-	      "      --for-each-cgroup NAMES  every event once per cgroup (with -a or -C)\n"
-	      "  -A, --no-aggr            one figure per CPU\n"
-	      "      --per-thread         one figure per thread (with -p or -t)\n"
-	      "      --per-core           one figure per core (where topology is readable)\n"
-	      "      --per-socket         one figure per socket (package)\n"
-	      "      --per-die            one figure per die\n"
-	      "      --per-node           one figure per NUMA node\n"
-	      "      --per-cache[=L2]     one figure per cache (L1 to L4; default the highest level)\n"
-	      "      --no-merge           an event counted on several PMUs (cpu_core and cpu_atom,\n"
-	      "                           uncore_imc/...) one line per PMU, not summed\n"
-	      "      --per-pmu            the sum, then each PMU's part on a line of its own\n"
-	      "  -i, --no-inherit         children of the command are not counted\n"
-	      "      --no-scale           raw counts, not scaled for multiplexing\n"
-	      "      --scale              counts scaled for multiplexing (the default)\n"
-	      "      --hybrid-merge       accepted: a hybrid event's PMUs are summed already (--no-merge)\n"
-	      "      --metric-no-group    accepted, no effect: each -M metric's events stay one group\n"
-	      "      --metric-no-merge    accepted: tally never shares a group between metrics\n"
-	      "      --percore-show-thread  accepted, no effect: for perf's 'percore' events, which tally\n"
-	      "                           refuses\n"
-	      "  -D, --delay MS           start counting MS milliseconds after the command starts\n"
-	      "                           (-1: start disabled, for --control's \"enable\")\n"
-	      "      --control fd:CTL[,ACK] | fifo:CTL[,ACK]\n"
-	      "                           \"enable\" and \"disable\" the events by lines read from CTL;\n"
-	      "                           \"ack\" is written to ACK after each (perf's protocol)\n"
-	      "      --timeout MS         end the command (SIGTERM) after MS milliseconds (10 or more)\n"
-	      "      --pre CMD            run the shell command CMD before each run\n"
-	      "      --post CMD           run the shell command CMD after each run\n"
-	      "      --table              with -r: each run's elapsed time, as perf's table\n"
-	      "      --cputype TYPE       hybrid CPUs: the events count only on cpu_TYPE (core or atom)\n"
-	      "  -q, --quiet              print nothing (the exit status remains)\n"
-	      "  -v, --verbose            print each event's encoding\n"
-	      "      --no-group           open every event on its own (no automatic groups)\n"
-	      "      --pin CPULIST        run the command pinned to these CPUs\n"
-	      "      --regions            then the command's named regions (tally/region.h), same format\n"
-	      "      --duration SECONDS   without a command, stop after SECONDS\n"
-	      "  -h, --help               this text\n"
-	      "      --version            tally's version\n",
-	      out);
-}
-
-static enum options_result usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static enum options_result usage_error(const char *fmt, ...)
+static enum parse_result usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static enum parse_result usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("tally stat: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputs("\n(see tally stat --help)\n", stderr);
+	parse_options_verror(PROG, fmt, ap);
 	va_end(ap);
-	return OPTIONS_USAGE_ERROR;
-}
-
-/* A whole non-negative decimal number in [min, max]. */
-static bool parse_unsigned(const char *text, unsigned long min, unsigned long max, unsigned *out)
-{
-	char *end;
-	errno = 0;
-	if (text[0] < '0' || text[0] > '9')
-		return false;
-	unsigned long v = strtoul(text, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = (unsigned)v;
-	return true;
+	return PARSE_ERROR;
 }
 
 static bool append_spec(struct stat_options *o, const char *spec)
@@ -285,11 +82,11 @@ static bool parse_cpus(const char *text, tally_cpus **cpus)
 }
 
 /* -G and --for-each-cgroup, perf's rules: cgroup events are per CPU, so the target is -a or -C. */
-static enum options_result check_cgroups(const struct stat_options *o, bool system_wide)
+static enum parse_result check_cgroups(const struct stat_options *o, bool system_wide)
 {
 	const char *which = o->nr_cgroup_names ? "-G" : "--for-each-cgroup";
 	if (!o->nr_cgroup_names && !o->for_each_cgroup)
-		return OPTIONS_RUN;
+		return PARSE_OK;
 	if (o->nr_cgroup_names && o->for_each_cgroup)
 		return usage_error("-G and --for-each-cgroup cannot be used together");
 	if (!system_wide)
@@ -303,7 +100,7 @@ static enum options_result check_cgroups(const struct stat_options *o, bool syst
 	if (o->metric_only)
 		return usage_error("%s: not with --metric-only (the metrics are printed per cgroup after the "
 		                   "events)", which);
-	return OPTIONS_RUN;
+	return PARSE_OK;
 }
 
 /* One -G: its names appended to those of the earlier ones (an empty name included: the event in its
@@ -335,7 +132,7 @@ static bool append_cgroups(struct stat_options *o, const char *list)
 }
 
 /* The checks of combinations, once every flag is known. */
-static enum options_result check_combinations(const struct stat_options *o)
+static enum parse_result check_combinations(const struct stat_options *o)
 {
 	bool system_wide = o->all_cpus || o->cpu_list;
 	bool attached = o->nr_pids || o->nr_tids;
@@ -421,7 +218,7 @@ static bool parse_fd(const char *text, size_t len, int *fd)
 		return false;
 	memcpy(number, text, len);
 	number[len] = '\0';
-	if (!parse_unsigned(number, 0, INT_MAX, &v) || fcntl((int)v, F_GETFD) < 0)
+	if (!parse_options_unsigned(number, 0, INT_MAX, &v) || fcntl((int)v, F_GETFD) < 0)
 		return false;
 	*fd = (int)v;
 	return true;
@@ -438,7 +235,7 @@ static bool open_fifo(const char *path, size_t len, int *fd)
 }
 
 /* --control fd:CTL[,ACK] or fifo:CTL[,ACK], perf's syntax. */
-static enum options_result parse_control(struct stat_options *o, const char *arg)
+static enum parse_result parse_control(struct stat_options *o, const char *arg)
 {
 	bool fifo = strncmp(arg, "fifo:", 5) == 0;
 	if (!fifo && strncmp(arg, "fd:", 3) != 0)
@@ -452,14 +249,366 @@ static enum options_result parse_control(struct stat_options *o, const char *arg
 	if (!take(ctl, ctl_len, &o->control_fd) || (comma && !take(comma + 1, strlen(comma + 1), &o->ack_fd)))
 		return usage_error("--control %s: %s", arg,
 		                   fifo ? tally_strerror(errno) : "not an open file descriptor");
-	return OPTIONS_RUN;
+	return PARSE_OK;
 }
 
-/* The perf stat options whose hardware tally does not count: refused, with the reason. */
-static enum options_result refuse_hardware_option(const char *option, const char *why)
+/* The callbacks of the table's entries: dest is the struct stat_options being filled. */
+
+static enum parse_result on_event(const struct option_entry *opt, void *dest, const char *arg)
 {
-	return usage_error("%s is not supported: %s (see \"Differences from perf stat\" in tally(1))", option,
-	                   why);
+	(void)opt;
+	return append_spec(dest, arg) ? PARSE_OK : usage_error("out of memory");
+}
+
+static enum parse_result on_metrics(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt;
+	return append_metrics(dest, arg) ? PARSE_OK : usage_error("out of memory");
+}
+
+static enum parse_result on_json_format(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt;
+	struct stat_options *o = dest;
+	if (strcmp(arg, "perf") != 0 && strcmp(arg, "tally") != 0)
+		return PARSE_WANTS;
+	o->perf_json = strcmp(arg, "perf") == 0;
+	o->json = true;
+	return PARSE_OK;
+}
+
+/* perf's -j: its JSON lines. tally's -j is its own document. */
+static enum parse_result on_json_output(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt, (void)arg;
+	struct stat_options *o = dest;
+	o->json = o->perf_json = true;
+	return PARSE_OK;
+}
+
+static enum parse_result on_cgroup(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt;
+	struct stat_options *o = dest;
+	if (!o->nr_specs)
+		return usage_error("-G names the cgroups of the -e events before it: give them first");
+	return append_cgroups(o, arg) ? PARSE_OK : usage_error("out of memory");
+}
+
+/* -p and -t. */
+static enum parse_result on_ids(const struct option_entry *opt, void *dest, const char *arg)
+{
+	struct stat_options *o = dest;
+	bool pids = opt->short_name == 'p';
+	return parse_list(arg, pids ? &o->pids : &o->tids, pids ? &o->nr_pids : &o->nr_tids) ? PARSE_OK : PARSE_WANTS;
+}
+
+static enum parse_result on_cpu(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt;
+	tally_cpus *cpus = NULL;
+	bool valid = parse_cpus(arg, &cpus);
+	tally_cpus_free(cpus);
+	if (!valid)
+		return PARSE_WANTS;
+	((struct stat_options *)dest)->cpu_list = arg;
+	return PARSE_OK;
+}
+
+static enum parse_result on_pin(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt;
+	return parse_cpus(arg, &((struct stat_options *)dest)->pin) ? PARSE_OK : PARSE_WANTS;
+}
+
+/* --per-cache[=L2]: "L1" to "L4" or "1" to "4"; none: the highest a CPU has. */
+static enum parse_result on_per_cache(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt;
+	struct stat_options *o = dest;
+	o->aggregation = AGGR_CACHE;
+	o->cache_level = 0;
+	if (arg && !((arg[0] == 'L' || arg[0] == 'l') && arg[1] >= '1' && arg[1] <= '4' && !arg[2]) &&
+	    !(arg[0] >= '1' && arg[0] <= '4' && !arg[1]))
+		return PARSE_WANTS;
+	if (arg)
+		o->cache_level = arg[strlen(arg) - 1] - '0';
+	return PARSE_OK;
+}
+
+static enum parse_result on_topdown(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt, (void)arg;
+	struct stat_options *o = dest;
+	if (!o->topdown_levels)
+		o->topdown_levels = 1;
+	return PARSE_OK;
+}
+
+static enum parse_result on_td_level(const struct option_entry *opt, void *dest, const char *arg)
+{
+	unsigned level;
+	if (!parse_options_unsigned(arg, opt->min, opt->max, &level))
+		return PARSE_WANTS;
+	((struct stat_options *)dest)->topdown_levels = level ? level : TOPDOWN_MAX_LEVEL;
+	return PARSE_OK;
+}
+
+static enum parse_result on_detailed(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt, (void)arg;
+	struct stat_options *o = dest;
+	/* perf takes -dddd and more as -ddd. */
+	if (o->detailed < DETAILED_MAX_LEVEL)
+		o->detailed++;
+	return PARSE_OK;
+}
+
+/* --all-user and --all-kernel: the entry's value is the space. */
+static enum parse_result on_space(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)arg;
+	struct stat_options *o = dest;
+	enum tally_space space = (enum tally_space)opt->value;
+	if (o->space != TALLY_SPACE_AS_WRITTEN && o->space != space)
+		return usage_error("--all-user and --all-kernel: choose one");
+	o->space = space;
+	return PARSE_OK;
+}
+
+static enum parse_result on_log_fd(const struct option_entry *opt, void *dest, const char *arg)
+{
+	unsigned fd;
+	if (!parse_options_unsigned(arg, opt->min, opt->max, &fd))
+		return PARSE_WANTS;
+	((struct stat_options *)dest)->log_fd = (int)fd;
+	return PARSE_OK;
+}
+
+/* -D MS, or -D -1: start disabled. */
+static enum parse_result on_delay(const struct option_entry *opt, void *dest, const char *arg)
+{
+	struct stat_options *o = dest;
+	o->start_disabled = strcmp(arg, "-1") == 0;
+	if (!o->start_disabled && !parse_options_unsigned(arg, opt->min, opt->max, &o->delay_ms))
+		return PARSE_WANTS;
+	return PARSE_OK;
+}
+
+static enum parse_result on_timeout(const struct option_entry *opt, void *dest, const char *arg)
+{
+	struct stat_options *o = dest;
+	if (!parse_options_unsigned(arg, opt->min, opt->max, &o->timeout_ms))
+		return PARSE_WANTS;
+	/* perf's warning: tally's own start and reads are a large part of so short a run. */
+	if (o->timeout_ms < 100)
+		fputs("tally stat: --timeout under 100 ms: the overhead percentage could be high in some cases\n",
+		      stderr);
+	return PARSE_OK;
+}
+
+static enum parse_result on_cputype(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt;
+	struct stat_options *o = dest;
+	/* perf's "core" and "atom" name the PMUs cpu_core and cpu_atom. */
+	const char *type = strncmp(arg, "cpu_", 4) == 0 ? arg + 4 : arg;
+	if (!*type || strchr(type, '/') || strchr(type, ','))
+		return PARSE_WANTS;
+	free(o->cputype);
+	if (asprintf(&o->cputype, "cpu_%s", type) < 0) {
+		o->cputype = NULL;
+		return usage_error("out of memory");
+	}
+	return PARSE_OK;
+}
+
+static enum parse_result on_control(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt;
+	return parse_control(dest, arg);
+}
+
+static enum parse_result on_duration(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt;
+	struct stat_options *o = dest;
+	char *end;
+	errno = 0;
+	o->duration = strtod(arg, &end);
+	/* ERANGE: beyond a double (1e309 reads as inf) or below its precision. */
+	if (errno || *end || end == arg || !(o->duration > 0) || !(o->duration <= MAX_DURATION_S))
+		return PARSE_WANTS;
+	return PARSE_OK;
+}
+
+/* The perf stat options whose hardware tally does not count: refused, with the reason (the entry's
+ * .wants). */
+static enum parse_result refuse_hardware_option(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)dest, (void)arg;
+	char name[64];
+	if (opt->short_name)
+		snprintf(name, sizeof(name), "-%c/--%s", opt->short_name, opt->long_name);
+	else
+		snprintf(name, sizeof(name), "--%s", opt->long_name);
+	return usage_error("%s is not supported: %s (see \"Differences from perf stat\" in tally(1))", name,
+	                   opt->wants);
+}
+
+static enum parse_result on_help(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt, (void)dest, (void)arg;
+	/* One buffer for the whole text (more than the 4 KiB of a file's default), so that a write that fails
+	 * fails at the final flush, which says why (ENOSPC), not inside fputs, whose errno stdio forgets.
+	 * Nothing was written to stdout before; glibc ignores the size without a buffer. */
+	static char usage_buffer[1 << 14];
+	setvbuf(stdout, usage_buffer, _IOFBF, sizeof(usage_buffer));
+	options_print_stat_usage(stdout);
+	return PARSE_DONE;
+}
+
+static enum parse_result on_version(const struct option_entry *opt, void *dest, const char *arg)
+{
+	(void)opt, (void)dest, (void)arg;
+	printf("tally %s\n", tally_version());
+	return PARSE_DONE;
+}
+
+#define F(field) offsetof(struct stat_options, field)
+#define CPU_LIST_WANTED "a CPU list such as 0-3,8"
+
+/* Every option of tally stat, in the usage's order; those without help are accepted (or refused) quietly. */
+static const struct option_entry stat_entries[] = {
+	{ OPT_CALLBACK('e', "event", on_event, "events to count (repeatable; perf's syntax)"), OPT_ARG("SPEC"),
+	  .needs = "an event spec" },
+	{ OPT_CALLBACK('M', "metrics", on_metrics, "metrics or metric groups to compute (perf's names: IPC,TopdownL1;\n"
+	                                           "tally list --metrics); their events are counted as groups"),
+	  OPT_ARG("LIST"), .needs = "a metric or metric group name (tally list --metrics)" },
+	OPT_BOOLEAN(0, "metric-only", F(metric_only), "only the -M metrics (without -M and -e: perf's Default ones),\n"
+	                                              "one column each"),
+	{ OPT_CALLBACK(0, "topdown", on_topdown, "Intel's top-down level 1 (-M TopdownL1: retiring, bad speculation,\n"
+	                                         "frontend bound, backend bound)") },
+	{ OPT_CALLBACK(0, "td-level", on_td_level, "top-down levels 1 to N (2: TopdownL2 too; 0: the deepest, 2)"),
+	  OPT_ARG("N"), .min = 0, .max = TOPDOWN_MAX_LEVEL,
+	  .wants = "a level from 0 to " STR(TOPDOWN_MAX_LEVEL) " (0: the deepest)" },
+	{ OPT_CALLBACK('d', "detailed", on_detailed, "add perf's detailed events: -d the L1 data and last-level cache\n"
+	                                             "loads and misses, -dd the L1 instruction cache and TLBs too,\n"
+	                                             "-ddd the L1 data cache prefetches too") },
+	OPT_BOOLEAN('n', "null", F(null_run), "no default events: the elapsed time only"),
+	{ OPT_CALLBACK(0, "all-user", on_space, "every event counts in user space only (as perf's)"),
+	  .value = TALLY_SPACE_USER },
+	{ OPT_CALLBACK(0, "all-kernel", on_space, "every event counts in kernel space only (as perf's)"),
+	  .value = TALLY_SPACE_KERNEL },
+	OPT_UNSIGNED('r', "repeat", F(repeat), "N", 1, 100000, "a count from 1 to 100000",
+	             "run the command N times: mean and relative stddev"),
+	OPT_BOOLEAN('S', "sync", F(sync), "sync(2) before each run, so that earlier writes are not counted"),
+	OPT_UNSIGNED('I', "interval-print", F(interval_ms), "MS", MIN_INTERVAL_MS, MAX_WAIT_MS,
+	             "whole milliseconds from " STR(MIN_INTERVAL_MS) " to " STR(MAX_WAIT_MS),
+	             "print counts every MS milliseconds (deltas)"),
+	OPT_UNSIGNED(0, "interval-count", F(interval_count), "N", 1, UINT_MAX, "a count of 1 or more",
+	             "with -I: stop after N intervals"),
+	OPT_BOOLEAN(0, "interval-clear", F(interval_clear), "with -I: clear the terminal before each interval"),
+	OPT_BOOLEAN(0, "summary", F(summary), "with -I: the totals after the intervals"),
+	OPT_BOOLEAN(0, "no-csv-summary", F(no_csv_summary),
+	            "with -x and --summary: no \"summary\" field on the totals"),
+	OPT_STRING('x', "field-separator", F(separator), "S", "a separator",
+	           "CSV output with separator S (perf's field order)"),
+	OPT_BOOLEAN(0, "csv-header", F(csv_header), "with -x, a header line first"),
+	OPT_BOOLEAN('j', "json", F(json), "one JSON document (see docs/json-schema.json)"),
+	{ OPT_CALLBACK(0, "json-format", on_json_format,
+	               "tally (the -j document) or perf (perf stat -j's object per line)"),
+	  OPT_ARG("FMT"), .wants = "tally or perf" },
+	{ OPT_CALLBACK(0, "json-output", on_json_output,
+	               "perf's JSON, an object per line (--json-format=perf; perf's -j)") },
+	OPT_BOOLEAN('B', "no-big-num", F(no_big_num), "no thousands separators in the table"),
+	OPT_CLEAR(0, "big-num", F(no_big_num), NULL),
+	OPT_STRING('o', "output", F(output), "FILE", NULL, "results to FILE instead of stderr"),
+	OPT_BOOLEAN(0, "append", F(append), "append to the -o FILE"),
+	{ OPT_CALLBACK(0, "log-fd", on_log_fd, "results to the open descriptor FD instead of stderr"), OPT_ARG("FD"),
+	  .min = 1, .max = INT_MAX, .wants = "the number of an open file descriptor (1 or more)" },
+	{ OPT_CALLBACK('p', "pid", on_ids, "count existing processes (comma list)"), OPT_ARG("PIDS"),
+	  .wants = "a comma list of process ids (1 or more)" },
+	{ OPT_CALLBACK('t', "tid", on_ids, "count existing threads (comma list)"), OPT_ARG("TIDS"),
+	  .wants = "a comma list of thread ids (1 or more)" },
+	OPT_BOOLEAN('a', "all-cpus", F(all_cpus), "count every CPU, system wide"),
+	{ OPT_CALLBACK('C', "cpu", on_cpu, "count these CPUs, system wide (e.g. 0-3,8)"), OPT_ARG("LIST"),
+	  .wants = CPU_LIST_WANTED },
+	{ OPT_CALLBACK('G', "cgroup", on_cgroup, "the preceding -e events count only in these cgroups, one name\n"
+	                                         "per event in order (one name: every event before it); -a or -C"),
+	  OPT_ARG("NAMES") },
+	OPT_STRING(0, "for-each-cgroup", F(for_each_cgroup), "NAMES", "cgroup names",
+	           "every event once per cgroup (with -a or -C)"),
+	OPT_SET_INT('A', "no-aggr", F(aggregation), AGGR_NONE, "one figure per CPU"),
+	OPT_SET_INT(0, "per-thread", F(aggregation), AGGR_THREAD, "one figure per thread (with -p or -t)"),
+	OPT_SET_INT(0, "per-core", F(aggregation), AGGR_CORE, "one figure per core (where topology is readable)"),
+	OPT_SET_INT(0, "per-socket", F(aggregation), AGGR_SOCKET, "one figure per socket (package)"),
+	OPT_SET_INT(0, "per-die", F(aggregation), AGGR_DIE, "one figure per die"),
+	OPT_SET_INT(0, "per-node", F(aggregation), AGGR_NODE, "one figure per NUMA node"),
+	{ OPT_CALLBACK(0, "per-cache", on_per_cache, "one figure per cache (L1 to L4; default the highest level)"),
+	  OPT_OPTIONAL_ARG("[=L2]"), .wants = "a cache level L1 to L4" },
+	OPT_BOOLEAN(0, "no-merge", F(no_merge), "an event counted on several PMUs (cpu_core and cpu_atom,\n"
+	                                        "uncore_imc/...) one line per PMU, not summed"),
+	OPT_BOOLEAN(0, "per-pmu", F(per_pmu), "the sum, then each PMU's part on a line of its own"),
+	OPT_BOOLEAN('i', "no-inherit", F(no_inherit), "children of the command are not counted"),
+	OPT_BOOLEAN(0, "no-scale", F(no_scale), "raw counts, not scaled for multiplexing"),
+	OPT_CLEAR(0, "scale", F(no_scale), "counts scaled for multiplexing (the default)"),
+	/* tally sums a hybrid event's PMUs unless --no-merge: perf 6.1's --hybrid-merge is its default. */
+	OPT_CLEAR(0, "hybrid-merge", F(no_merge), "accepted: a hybrid event's PMUs are summed already (--no-merge)"),
+	/* Accepted, changing nothing: the library groups each metric's events (one window per ratio) and has
+	 * no way to open them apart; perf's --metric-no-merge is tally's way already, each metric's group on
+	 * its own, never shared with another metric's. */
+	OPT_NOOP(0, "metric-no-group", "accepted, no effect: each -M metric's events stay one group"),
+	OPT_NOOP(0, "metric-no-merge", "accepted: tally never shares a group between metrics"),
+	/* Accepted, changing nothing: perf's flag changes only events with the 'percore' term, which tally's
+	 * parser refuses (--per-core gives each core's sum). */
+	OPT_NOOP(0, "percore-show-thread", "accepted, no effect: for perf's 'percore' events, which tally\n"
+	                                   "refuses"),
+	{ OPT_CALLBACK('D', "delay", on_delay, "start counting MS milliseconds after the command starts\n"
+	                                       "(-1: start disabled, for --control's \"enable\")"),
+	  OPT_ARG("MS"), .min = 0, .max = MAX_WAIT_MS, .wants = "whole milliseconds from 0 to " STR(MAX_WAIT_MS) },
+	{ OPT_CALLBACK(0, "control", on_control, "\"enable\" and \"disable\" the events by lines read from CTL;\n"
+	                                         "\"ack\" is written to ACK after each (perf's protocol)"),
+	  OPT_ARG("fd:CTL[,ACK] | fifo:CTL[,ACK]") },
+	{ OPT_CALLBACK(0, "timeout", on_timeout, "end the command (SIGTERM) after MS milliseconds (10 or more)"),
+	  OPT_ARG("MS"), .min = MIN_INTERVAL_MS, .max = MAX_WAIT_MS,
+	  .wants = "whole milliseconds from " STR(MIN_INTERVAL_MS) " to " STR(MAX_WAIT_MS) },
+	OPT_STRING(0, "pre", F(pre_cmd), "CMD", NULL, "run the shell command CMD before each run"),
+	OPT_STRING(0, "post", F(post_cmd), "CMD", NULL, "run the shell command CMD after each run"),
+	OPT_BOOLEAN(0, "table", F(table), "with -r: each run's elapsed time, as perf's table"),
+	{ OPT_CALLBACK(0, "cputype", on_cputype, "hybrid CPUs: the events count only on cpu_TYPE (core or atom)"),
+	  OPT_ARG("TYPE"), .wants = "a hybrid CPU type such as core or atom" },
+	OPT_BOOLEAN('q', "quiet", F(quiet), "print nothing (the exit status remains)"),
+	OPT_BOOLEAN('v', "verbose", F(verbose), "print each event's encoding"),
+	OPT_BOOLEAN(0, "no-group", F(no_group), "open every event on its own (no automatic groups)"),
+	{ OPT_CALLBACK(0, "pin", on_pin, "run the command pinned to these CPUs"), OPT_ARG("CPULIST"),
+	  .wants = CPU_LIST_WANTED },
+	OPT_BOOLEAN(0, "regions", F(regions), "then the command's named regions (tally/region.h), same format"),
+	{ OPT_CALLBACK(0, "duration", on_duration, "without a command, stop after SECONDS"), OPT_ARG("SECONDS"),
+	  .wants = "seconds greater than 0 and at most " STR(MAX_DURATION_S) },
+	{ OPT_CALLBACK('h', "help", on_help, "this text") },
+	{ OPT_CALLBACK(0, "version", on_version, "tally's version") },
+	{ OPT_CALLBACK('T', "transaction", refuse_hardware_option, NULL),
+	  .wants = "it counts Intel TSX's transaction events (cpu/tx-start/, cpu/el-start/ ...), which tally has no "
+	           "set of" },
+	{ OPT_CALLBACK(0, "smi-cost", refuse_hardware_option, NULL),
+	  .wants = "it reads Intel's SMI counter (msr/smi/) with freeze_on_smi, which tally does not set" },
+	{ OPT_CALLBACK(0, "iostat", refuse_hardware_option, NULL), OPT_OPTIONAL_ARG(NULL),
+	  .wants = "it needs Intel's IIO PMUs (uncore_iio_*), which tally has no iostat support for" },
+};
+
+static const struct option_table stat_table = {
+	.prog = PROG,
+	.usage = "usage: tally stat [options] [--] command [args...]\n"
+	         "       tally stat [options] {-p PIDS | -t TIDS | -a | -C CPUS} [--duration SECONDS]\n"
+	         "\n",
+	.entries = stat_entries,
+	.nr = sizeof(stat_entries) / sizeof(stat_entries[0]),
+};
+
+void options_print_stat_usage(FILE *out)
+{
+	parse_options_usage(&stat_table, out);
 }
 
 enum options_result options_parse_stat(int argc, char **argv, struct stat_options *o)
@@ -468,253 +617,23 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 	o->repeat = 1;
 	o->log_fd = -1;
 	o->control_fd = o->ack_fd = -1;
-	/* '+': stop at the first non-option, so the command's own flags are left to it. ':': report a
-	 * missing argument distinctly. optind = 0 makes glibc start afresh. */
-	optind = 0;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "+:e:M:r:I:x:jBo:p:t:aC:AiD:qvhG:dnST", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (!*optarg)
-				return usage_error("-e needs an event spec");
-			if (!append_spec(o, optarg))
-				return usage_error("out of memory");
-			break;
-		case 'M':
-			if (!*optarg)
-				return usage_error("-M needs a metric or metric group name (tally list --metrics)");
-			if (!append_metrics(o, optarg))
-				return usage_error("out of memory");
-			break;
-		case 'r':
-			if (!parse_unsigned(optarg, 1, 100000, &o->repeat))
-				return usage_error("-r wants a count from 1 to 100000, not '%s'", optarg);
-			break;
-		case 'I':
-			if (!parse_unsigned(optarg, MIN_INTERVAL_MS, MAX_WAIT_MS, &o->interval_ms))
-				return usage_error("-I wants whole milliseconds from %d to %d, not '%s'", MIN_INTERVAL_MS,
-				                   MAX_WAIT_MS, optarg);
-			break;
-		case OPT_INTERVAL_COUNT:
-			if (!parse_unsigned(optarg, 1, UINT_MAX, &o->interval_count))
-				return usage_error("--interval-count wants a count of 1 or more, not '%s'", optarg);
-			break;
-		case OPT_SUMMARY: o->summary = true; break;
-		case OPT_NO_CSV_SUMMARY: o->no_csv_summary = true; break;
-		case 'x':
-			if (!*optarg)
-				return usage_error("-x needs a separator");
-			o->separator = optarg;
-			break;
-		case OPT_CSV_HEADER: o->csv_header = true; break;
-		case 'j': o->json = true; break;
-		case OPT_JSON_FORMAT:
-			if (strcmp(optarg, "perf") == 0)
-				o->perf_json = true;
-			else if (strcmp(optarg, "tally") != 0)
-				return usage_error("--json-format wants tally or perf, not '%s'", optarg);
-			else
-				o->perf_json = false;
-			o->json = true;
-			break;
-		case OPT_JSON_OUTPUT:
-			/* perf's -j: its JSON lines. tally's -j is its own document. */
-			o->json = o->perf_json = true;
-			break;
-		case 'B': o->no_big_num = true; break;
-		case OPT_BIG_NUM: o->no_big_num = false; break;
-		case OPT_REGIONS: o->regions = true; break;
-		case 'G':
-			if (!o->nr_specs)
-				return usage_error("-G names the cgroups of the -e events before it: give them first");
-			if (!append_cgroups(o, optarg))
-				return usage_error("out of memory");
-			break;
-		case OPT_FOR_EACH_CGROUP:
-			if (!*optarg)
-				return usage_error("--for-each-cgroup needs cgroup names");
-			o->for_each_cgroup = optarg;
-			break;
-		case 'o': o->output = optarg; break;
-		case OPT_APPEND: o->append = true; break;
-		case 'p':
-			if (!parse_list(optarg, &o->pids, &o->nr_pids))
-				return usage_error("-p wants a comma list of process ids (1 or more), not '%s'", optarg);
-			break;
-		case 't':
-			if (!parse_list(optarg, &o->tids, &o->nr_tids))
-				return usage_error("-t wants a comma list of thread ids (1 or more), not '%s'", optarg);
-			break;
-		case 'a': o->all_cpus = true; break;
-		case 'C': {
-			tally_cpus *cpus = NULL;
-			bool valid = parse_cpus(optarg, &cpus);
-			tally_cpus_free(cpus);
-			if (!valid)
-				return usage_error("-C wants a CPU list such as 0-3,8, not '%s'", optarg);
-			o->cpu_list = optarg;
-			break;
-		}
-		case 'A': o->aggregation = AGGR_NONE; break;
-		case OPT_PER_THREAD: o->aggregation = AGGR_THREAD; break;
-		case OPT_PER_CORE: o->aggregation = AGGR_CORE; break;
-		case OPT_PER_SOCKET: o->aggregation = AGGR_SOCKET; break;
-		case OPT_PER_DIE: o->aggregation = AGGR_DIE; break;
-		case OPT_PER_NODE: o->aggregation = AGGR_NODE; break;
-		case OPT_PER_CACHE:
-			o->aggregation = AGGR_CACHE;
-			o->cache_level = 0;
-			if (optarg && !((optarg[0] == 'L' || optarg[0] == 'l') && optarg[1] >= '1' && optarg[1] <= '4' &&
-			                !optarg[2]) && !(optarg[0] >= '1' && optarg[0] <= '4' && !optarg[1]))
-				return usage_error("--per-cache wants a cache level L1 to L4, not '%s'", optarg);
-			if (optarg)
-				o->cache_level = optarg[strlen(optarg) - 1] - '0';
-			break;
-		case OPT_NO_MERGE: o->no_merge = true; break;
-		case OPT_PER_PMU: o->per_pmu = true; break;
-		case OPT_METRIC_ONLY: o->metric_only = true; break;
-		case OPT_TOPDOWN:
-			if (!o->topdown_levels)
-				o->topdown_levels = 1;
-			break;
-		case OPT_TD_LEVEL: {
-			unsigned level;
-			if (!parse_unsigned(optarg, 0, TOPDOWN_MAX_LEVEL, &level))
-				return usage_error("--td-level wants a level from 0 to %d (0: the deepest), not '%s'",
-				                   TOPDOWN_MAX_LEVEL, optarg);
-			o->topdown_levels = level ? level : TOPDOWN_MAX_LEVEL;
-			break;
-		}
-		case 'd':
-			/* perf takes -dddd and more as -ddd. */
-			if (o->detailed < DETAILED_MAX_LEVEL)
-				o->detailed++;
-			break;
-		case 'n': o->null_run = true; break;
-		case 'S': o->sync = true; break;
-		case OPT_ALL_USER:
-		case OPT_ALL_KERNEL: {
-			enum tally_space space = c == OPT_ALL_USER ? TALLY_SPACE_USER : TALLY_SPACE_KERNEL;
-			if (o->space != TALLY_SPACE_AS_WRITTEN && o->space != space)
-				return usage_error("--all-user and --all-kernel: choose one");
-			o->space = space;
-			break;
-		}
-		case OPT_INTERVAL_CLEAR: o->interval_clear = true; break;
-		case OPT_LOG_FD: {
-			unsigned fd;
-			if (!parse_unsigned(optarg, 1, INT_MAX, &fd))
-				return usage_error("--log-fd wants the number of an open file descriptor (1 or more), not '%s'",
-				                   optarg);
-			o->log_fd = (int)fd;
-			break;
-		}
-		case 'i': o->no_inherit = true; break;
-		case OPT_NO_SCALE: o->no_scale = true; break;
-		case 'D':
-			o->start_disabled = strcmp(optarg, "-1") == 0;
-			if (!o->start_disabled && !parse_unsigned(optarg, 0, MAX_WAIT_MS, &o->delay_ms))
-				return usage_error("-D wants whole milliseconds from 0 to %d, not '%s'", MAX_WAIT_MS,
-				                   optarg);
-			break;
-		case OPT_TIMEOUT:
-			if (!parse_unsigned(optarg, MIN_INTERVAL_MS, MAX_WAIT_MS, &o->timeout_ms))
-				return usage_error("--timeout wants whole milliseconds from %d to %d, not '%s'",
-				                   MIN_INTERVAL_MS, MAX_WAIT_MS, optarg);
-			/* perf's warning: tally's own start and reads are a large part of so short a run. */
-			if (o->timeout_ms < 100)
-				fputs("tally stat: --timeout under 100 ms: the overhead percentage could be high in some "
-				      "cases\n", stderr);
-			break;
-		case OPT_PRE: o->pre_cmd = optarg; break;
-		case OPT_POST: o->post_cmd = optarg; break;
-		case OPT_TABLE: o->table = true; break;
-		case OPT_SCALE: o->no_scale = false; break;
-		/* tally sums a hybrid event's PMUs unless --no-merge: perf 6.1's --hybrid-merge is its default. */
-		case OPT_HYBRID_MERGE: o->no_merge = false; break;
-		/* Accepted, changing nothing: the library groups each metric's events (one window per ratio) and
-		 * has no way to open them apart; perf's --metric-no-merge is tally's way already, each metric's
-		 * group on its own, never shared with another metric's. */
-		case OPT_METRIC_NO_GROUP:
-		case OPT_METRIC_NO_MERGE: break;
-		/* Accepted, changing nothing: perf's flag changes only events with the 'percore' term, which
-		 * tally's parser refuses (--per-core gives each core's sum). */
-		case OPT_PERCORE_SHOW_THREAD: break;
-		case OPT_CPUTYPE: {
-			/* perf's "core" and "atom" name the PMUs cpu_core and cpu_atom. */
-			const char *type = strncmp(optarg, "cpu_", 4) == 0 ? optarg + 4 : optarg;
-			if (!*type || strchr(type, '/') || strchr(type, ','))
-				return usage_error("--cputype wants a hybrid CPU type such as core or atom, not '%s'", optarg);
-			free(o->cputype);
-			if (asprintf(&o->cputype, "cpu_%s", type) < 0) {
-				o->cputype = NULL;
-				return usage_error("out of memory");
-			}
-			break;
-		}
-		case OPT_CONTROL:
-			if (parse_control(o, optarg) != OPTIONS_RUN)
-				return OPTIONS_USAGE_ERROR;
-			break;
-		case 'T':
-			return refuse_hardware_option("-T/--transaction", "it counts Intel TSX's transaction events "
-			                              "(cpu/tx-start/, cpu/el-start/ ...), which tally has no set of");
-		case OPT_SMI_COST:
-			return refuse_hardware_option("--smi-cost", "it reads Intel's SMI counter (msr/smi/) with "
-			                              "freeze_on_smi, which tally does not set");
-		case OPT_IOSTAT:
-			return refuse_hardware_option("--iostat", "it needs Intel's IIO PMUs (uncore_iio_*), which "
-			                              "tally has no iostat support for");
-		case 'q': o->quiet = true; break;
-		case 'v': o->verbose = true; break;
-		case OPT_NO_GROUP: o->no_group = true; break;
-		case OPT_PIN:
-			if (!parse_cpus(optarg, &o->pin))
-				return usage_error("--pin wants a CPU list such as 0-3,8, not '%s'", optarg);
-			break;
-		case OPT_DURATION: {
-			char *end;
-			errno = 0;
-			o->duration = strtod(optarg, &end);
-			/* ERANGE: beyond a double (1e309 reads as inf) or below its precision. */
-			if (errno || *end || end == optarg || !(o->duration > 0) || !(o->duration <= MAX_DURATION_S))
-				return usage_error("--duration wants seconds greater than 0 and at most %d, not '%s'",
-				                   MAX_DURATION_S, optarg);
-			break;
-		}
-		case 'h': {
-			/* One buffer for the whole text (more than the 4 KiB of a file's default), so that a write that
-			 * fails fails at the final flush, which says why (ENOSPC), not inside fputs, whose errno
-			 * stdio forgets. Nothing was written to stdout before; glibc ignores the size without a
-			 * buffer. */
-			static char usage_buffer[1 << 14];
-			setvbuf(stdout, usage_buffer, _IOFBF, sizeof(usage_buffer));
-			options_print_stat_usage(stdout);
-			return OPTIONS_DONE;
-		}
-		case OPT_VERSION:
-			printf("tally %s\n", tally_version());
-			return OPTIONS_DONE;
-		case ':':
-			return usage_error("%s needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				return usage_error("unknown option -%c", optopt);
-			return usage_error("unknown option %s", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		o->argv = argv + optind;
+	int rest;
+	enum parse_result r = parse_options(&stat_table, argc, argv, o, &rest);
+	if (r == PARSE_DONE)
+		return OPTIONS_DONE;
+	if (r != PARSE_OK)
+		return OPTIONS_USAGE_ERROR;
+	if (rest < argc)
+		o->argv = argv + rest;
 	if (o->topdown_levels && !add_topdown_groups(o))
-		return usage_error("out of memory");
+		return usage_error("out of memory"), OPTIONS_USAGE_ERROR;
 	/* --metric-only without -M: the metrics perf prints beside the default events. */
 	if (o->metric_only && !o->metrics && !o->events && !append_metrics(o, "Default"))
-		return usage_error("out of memory");
+		return usage_error("out of memory"), OPTIONS_USAGE_ERROR;
 	/* Nothing named: the whole system, as perf stat counts it, until a signal or --duration. */
 	if (!o->argv && !o->nr_pids && !o->nr_tids && !o->cpu_list)
 		o->all_cpus = true;
-	return check_combinations(o);
+	return check_combinations(o) == PARSE_OK ? OPTIONS_RUN : OPTIONS_USAGE_ERROR;
 }
 
 void options_free(struct stat_options *o)
