@@ -130,7 +130,7 @@ static void worst_status_over_runs(void)
 	CHECK_INT(report_status_worse(REPORT_COUNTED, REPORT_SCALED), REPORT_SCALED);
 	CHECK_INT(report_status_worse(REPORT_NOT_SUPPORTED, REPORT_SCALED), REPORT_NOT_SUPPORTED);
 	CHECK_INT(report_status_worse(REPORT_COUNTED, REPORT_COUNTED), REPORT_COUNTED);
-	/* Folded over runs as stat.c folds them: one bad run in the middle decides. */
+	/* Folded over runs as stat/repeat.c folds them: one bad run in the middle decides. */
 	static const enum report_status runs[] = { REPORT_COUNTED, REPORT_NOT_COUNTED, REPORT_SCALED,
 		                                   REPORT_COUNTED };
 	enum report_status worst = runs[0];

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The writers of `tally stat`'s results: a table for people, CSV in perf's field order, and one JSON
- * document. stat.c calls begin once, interval for each -I reading, run after each run, finish once.
+ * document. tally stat (tools/stat/) calls begin once, interval for each -I reading, run after each run,
+ * finish once.
  */
 #ifndef TALLY_TOOLS_OUTPUT_H
 #define TALLY_TOOLS_OUTPUT_H
