@@ -14,6 +14,10 @@ PROG=$TALLY_BUILD/examples/regions
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to parse JSON"; exit 77; }
 EXPECT="sum 2147450880"
 unset TALLY_OUTPUT TALLY_EVENTS
+# tally stat --regions makes its temporary file in $TMPDIR: a folder of this test's own, so that the check
+# that none is left sees only this test's (another run on the machine, killed, may have left its own in /tmp).
+export TMPDIR=$WORK/tmp
+mkdir -p "$TMPDIR"
 
 same_program() { # NAME STATUS STDOUT-FILE
 	[ "$2" -eq 3 ] && ok "$1: the program's exit status" || fail "$1: exit status $2, not 3"
@@ -84,7 +88,7 @@ PY
 "$TALLY" stat --regions -j -o "$WORK/none.json" -- true
 python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["regions"] is None' "$WORK/none.json" &&
 	ok "stat --regions -j: null when the command used no region" || fail "no regions: $(cat "$WORK/none.json")"
-ls "${TMPDIR:-/tmp}"/tally-regions-* >/dev/null 2>&1 && fail "a temporary file is left" || ok "no temporary file left"
+ls "$TMPDIR"/tally-regions-* >/dev/null 2>&1 && fail "a temporary file is left" || ok "no temporary file left"
 
 # What the environment brings (TALLY_EVENTS, TALLY_METRICS) reaches the table escaped: no escape sequence or
 # broken line on the terminal.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tally stat before anything runs: the CPU list checked, the counter made (spec.c), the report model
- * (describe.c), the results' stream opened, the report's settings; whatever is refused is refused here. */
+ * (report_lines.c), the results' stream opened, the report's settings; whatever is refused is refused here. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* One `tally stat` as its files share it (docs/design.md, CLI): the session, and what each file does for the
  * others. stat.c runs the steps: prepare.c (everything refused before the command starts: spec.c's
- * spec and counter, describe.c's report model, the results' stream of report_file.c), then each run of
+ * spec and counter, report_lines.c's report model, the results' stream of report_file.c), then each run of
  * run.c (waiting in wait.c, --control in control.c), then repeat.c's totals over the runs (-r). */
 #ifndef TALLY_TOOLS_STAT_SESSION_H
 #define TALLY_TOOLS_STAT_SESSION_H
@@ -99,7 +99,7 @@ int stat_prepare(struct stat_session *s);
  * -M's metrics). Returns -1 to go on, or an exit status. */
 int stat_make_counter(struct stat_session *s);
 
-/* describe.c: the report model of what is counted. */
+/* report_lines.c: the report model of what is counted. */
 int stat_describe_events(struct stat_session *s);
 int stat_describe_metrics(struct stat_session *s);
 void stat_describe_target(struct stat_session *s);
