@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "counter/aggregate.h"
 
+#include <tally/counter.h>
+
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
 	uint64_t s = a + b;
@@ -127,4 +129,18 @@ void tly_aggregate_add(struct tally_result *acc, const struct tally_result *r, b
 	if (acc->status != TALLY_STATUS_NOT_SUPPORTED)
 		acc->error = 0;
 	acc->ratio = ratio_of(acc->running, acc->enabled);
+}
+
+/* The words of tally stat -j (docs/json-schema.json, $defs/status), in every format: the library's one
+ * table of them, beside the rule that gives each status, public so that the CLI and the region writers
+ * write the same (tools/report/report.h report_status_name, region/region_write.c). */
+const char *tally_status_name(enum tally_status status)
+{
+	switch (status) {
+	case TALLY_STATUS_EXACT: return "counted";
+	case TALLY_STATUS_SCALED: return "scaled";
+	case TALLY_STATUS_NOT_COUNTED: return "not-counted";
+	case TALLY_STATUS_NOT_SUPPORTED: return "not-supported";
+	}
+	return "unknown";
 }

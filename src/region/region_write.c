@@ -16,20 +16,6 @@
 /* The JSON object's own version, "regions.version" (docs/json-schema.json): 2 added rank, size, host, job. */
 #define REGIONS_JSON_VERSION 2
 
-/* The words of tally stat -j (docs/json-schema.json, $defs/status), in every format: the library's one
- * table of them, public so that the CLI writes the same (tools/report/report.h report_status_name). Its
- * place by layer is beside the statuses (src/counter/); it stayed with its one user in the library. */
-const char *tally_status_name(enum tally_status status)
-{
-	switch (status) {
-	case TALLY_STATUS_EXACT: return "counted";
-	case TALLY_STATUS_SCALED: return "scaled";
-	case TALLY_STATUS_NOT_COUNTED: return "not-counted";
-	case TALLY_STATUS_NOT_SUPPORTED: return "not-supported";
-	}
-	return "unknown";
-}
-
 /* A JSON string of text that need not be UTF-8 (a region's name is the program's bytes): json_escape
  * writes a byte that is no part of a valid sequence as U+FFFD (RFC 8259 asks for UTF-8). */
 static void json_string(FILE *f, const char *s)
