@@ -11,6 +11,7 @@
  *   counter_user.c     which groups read from user space, and why not (tally_counter_read_info)
  *   idle_groups.c      groups that were enabled but never ran: explained, and split when tally packed them
  *   snapshot.c         raw snapshots of a counter and the scaled deltas between two
+ *   raw_read.c         the raw read layout of a counter read at one position (what regions read)
  *   counter_plan.c     the plan of an open shown without opening (tally_counter_plan, for tally encode)
  *   counter_metrics.c  the metrics asked for (tally_counter_opts.metrics): their events appended as groups
  */

@@ -3,7 +3,8 @@
 #ifndef TLY_REGION_H
 #define TLY_REGION_H
 
-#include "counter/snapshot.h"
+#include "counter/aggregate.h"
+#include "counter/raw_read.h"
 
 #include <tally/region.h>
 

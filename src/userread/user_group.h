@@ -116,7 +116,7 @@ tly_user_group_read_plain(struct tly_user_group *u, size_t n, uint64_t *values, 
  * *enabled, *running and the perf clock into *now (mmap_page.h; without times, a constant false, the
  * times of the page's latest update and no clock: a topdown group gives them extrapolated all the same);
  * false, with nothing counted, when it cannot (another thread, a member off its counter...). Out of line:
- * for reads that take this path only when their lean one (snapshot.h's tly_counter_read_lean_group)
+ * for reads that take this path only when their lean one (raw_read.h's tly_counter_read_lean_group)
  * does not apply, so that their inlined code stays small. */
 bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
                                  uint64_t *enabled, uint64_t *running, uint64_t *now);
