@@ -5,7 +5,7 @@
  * reach (a multiplexed group, one that did not run, an event without descriptors) and the subtraction.
  */
 #include "harness.h"
-#include "region/region.h"
+#include "region/region_stats.h"
 
 /* Events 0 and 2 in group A (u64s 0..6), event 1 alone in group B (7..11), event 3 in no group. */
 static const size_t order[] = { 0, 2, 1 };

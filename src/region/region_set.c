@@ -4,6 +4,7 @@
  * begin/end on the hot path, the calibration of an empty region, and the results read back.
  */
 #include "region/region.h"
+#include "region/region_stats.h"
 
 #include "core/error.h"
 #include "core/opts.h"
