@@ -267,25 +267,10 @@ static __attribute__((noinline)) int read_lean(tally_counter *c, struct tally_re
 	uint64_t token = tly_thread_token;
 	const struct tly_lean_group *lg = c->lean, *end = c->lean_end;
 	do {
-		enum lean_outcome got;
-		/* 4 first: the default events of a region set, and a usual group. */
 		size_t size = lg->user->n;
-		if (size == 4) {
-			got = read_lean_group(lg, token, results, 4);
-		} else switch (size) {
-		case 1:
-			got = read_lean_group(lg, token, results, 1);
-			break;
-		case 2:
-			got = read_lean_group(lg, token, results, 2);
-			break;
-		case 3:
-			got = read_lean_group(lg, token, results, 3);
-			break;
-		default:
-			got = read_lean_group(lg, token, results, size);
-			break;
-		}
+#define READ_LEAN_GROUP_OF(n) read_lean_group(lg, token, results, n)
+		enum lean_outcome got = TLY_GROUP_SIZED(size, READ_LEAN_GROUP_OF, READ_LEAN_GROUP_OF(size));
+#undef READ_LEAN_GROUP_OF
 		if (__builtin_expect(got != LEAN_EXACT, 0))
 			return read_lean_rest(c, (size_t)(lg - c->lean), got == LEAN_READ, results);
 	} while (++lg < end);
@@ -339,8 +324,8 @@ int tally_counter_read_values(tally_counter *c, uint64_t *values, size_t n)
 	for (const struct tly_lean_group *lg = c->lean, *end = c->lean_end; lg < end; lg++) {
 		uint64_t enabled, running, now;
 		bool read = token == lg->reader &&
-		            tly_user_group_read_plain(lg->user, lg->user->n, values + lg->first, 1, false, 1, &enabled, &running,
-	                                      &now);
+		            tly_user_group_read_plain(lg->user, lg->user->n, values + lg->first, 1, false, 1, &enabled,
+		                                      &running, &now);
 		if (!read || enabled - running != lg->start_gap) {
 			/* The read through results reads every group again, and counts each read once. */
 			for (const struct tly_lean_group *done = c->lean; done < lg + read; done++)

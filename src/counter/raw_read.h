@@ -64,8 +64,13 @@ struct tly_raw_layout {
 	size_t nr_unsupported;
 	struct tally_count *block; /* room for the largest group's slot read */
 	/* Every group is read from user space straight into the reading (.user, none topdown; so .stride
-	 * is 1), its members side by side (.first), and every group's read gives the moment (clock: each leader's page has
-	 * time_zero): tly_counter_read_lean_group reads each group, and a region counts it event by event. */
+	 * is 1), its members side by side (.first), and every group's read gives the moment (clock: each
+	 * leader's page has time_zero): a region reads each group with one pass over .pages alone, for the
+	 * thread that opened the counter only (a region's thread state, found by that thread alone), which
+	 * the user groups' owner check would only repeat, and counts it event by event. The groups' read
+	 * statistics (user_reads, the latest read(2)'s reason) are left as they are, as nothing reports them
+	 * for such a counter; a pass that cannot (a member off its counter, the pages moving...) leaves the
+	 * group to tly_counter_read_raw_group, which retries. */
 	bool lean;
 };
 
@@ -100,7 +105,7 @@ static inline __attribute__((always_inline)) int tly_counter_read_raw_group(stru
 		if (__builtin_expect(got == (ssize_t)gr->bytes && !differ, 1))
 			return 0;
 	}
-	if (gr->user && tly_user_group_read_outline(gr->user, buf + 3, gr->stride, true, &buf[1], &buf[2], now))
+	if (gr->user && tly_user_group_read_outline(gr->user, buf + 3, gr->stride, &buf[1], &buf[2], now))
 		return 0;
 	return tly_counter_read_raw_slot(c, l, gr, buf);
 }
@@ -126,22 +131,6 @@ static inline __attribute__((always_inline)) int tly_counter_read_raw(struct tal
 	}
 	reading[TLY_RAW_NOW] = tly_raw_moment(l, reading[TLY_RAW_NOW]);
 	return 0;
-}
-
-/* One group of a lean layout (l->lean) read from user space alone, n (its size, which a caller that
- * knows it as a constant passes as one) values into values[k x stride], its times into *enabled and
- * *running and the moment into *now; false when it cannot (a member off its counter, the pages
- * moving...): then tly_counter_read_raw_group reads it, retrying. For the thread that opened the counter
- * only (a region's thread state, found by that thread alone), which the user groups' owner check would
- * only repeat; the groups' read statistics (user_reads, the latest read(2)'s reason) are left as they are, as nothing
- * reports them for such a counter. */
-static inline __attribute__((always_inline)) bool tly_counter_read_lean_group(const struct tly_raw_group *gr,
-                                                                           size_t n, uint64_t *values,
-                                                                           size_t stride, uint64_t *enabled,
-                                                                           uint64_t *running, uint64_t *now)
-{
-	return tly_mmap_read_strided(gr->pages, n, tly_arch_read_pmc, tly_arch_read_clock, values,
-	                             stride, true, 1, enabled, running, now) == TLY_USER_OK;
 }
 
 #endif
