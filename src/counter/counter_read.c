@@ -277,12 +277,75 @@ static __attribute__((noinline)) int read_lean(tally_counter *c, struct tally_re
 	return (int)c->nr;
 }
 
+/* One group of the read(2) lean path (lg, a group of the lean plan read with read(2), n members: a
+ * constant where inlined): one read(2) into its leader's buffer, kept where it is the whole group in the
+ * order of its ids (else not read: the general path reads it again, matching by id or explaining); its
+ * values into its readings, its window's times made of the group's, and where it ran all its window (as
+ * read_lean_group decides it), its members' exact results written straight from the buffer. */
+static inline __attribute__((always_inline)) enum lean_outcome
+read_syscall_group(const struct tly_lean_group *lg, struct tally_result *results, size_t n)
+{
+	uint64_t *buf = lg->buf;
+	if (__builtin_expect(lg->fd < 0, 0) || tly_sys->read(lg->fd, buf, lg->bytes) != (ssize_t)lg->bytes)
+		return LEAN_NOT_READ;
+	/* buf: nr, enabled, running, then each member's value and id (struct tly_group_head, tly_group_entry). */
+	uint64_t differ = buf[0] ^ n;
+#pragma GCC unroll 4
+	for (size_t k = 0; k < n; k++)
+		differ |= buf[4 + 2 * k] ^ lg->ids[k];
+	if (__builtin_expect(differ != 0, 0))
+		return LEAN_NOT_READ;
+	struct tally_count *counts = lg->counts;
+#pragma GCC unroll 4
+	for (size_t k = 0; k < n; k++)
+		counts[k].value = buf[3 + 2 * k];
+	uint64_t enabled = buf[1], running = buf[2];
+	struct tly_window *w = lg->window;
+	if (__builtin_expect(enabled - running != lg->start_gap || running <= lg->start_running, 0)) {
+		w->enabled = tly_window_since(enabled, w->start_enabled);
+		w->running = tly_window_since(running, w->start_running);
+		return LEAN_READ;
+	}
+	uint64_t time = running - lg->start_running;
+	w->enabled = time;
+	w->running = time;
+	const struct tly_counter_event *e = lg->events;
+	struct tally_result *r = (struct tally_result *)((char *)results + lg->results_at);
+#pragma GCC unroll 4
+	for (size_t k = 0; k < n; k++, e++, r++)
+		fill_exact(e, buf[3 + 2 * k], time, r);
+	return LEAN_EXACT;
+}
+
+/* tally_counter_read where its user-space lean path does not apply: through read(2), the read(2) lean
+ * path (a read(2) lean plan, room for every result in this version's elements), the group passes of
+ * read_lean's with read(2) for the pass, each group's results straight from its read (one thread, one
+ * position, a group that ran all its window: what the bare read(2) and its decode cost, and the
+ * results), anything else from that group on through read_lean_rest; every other read, and every
+ * error, the general path's. */
+static __attribute__((noinline)) int read_other(tally_counter *c, struct tally_result *results, size_t n,
+                                                size_t elem_sz)
+{
+	if (__builtin_expect(!c || n < c->nr || !results || elem_sz != sizeof(*results) || c->lean == c->syscall_end, 0))
+		return read_checked(c, results, n, elem_sz);
+	const struct tly_lean_group *lg = c->lean, *end = c->syscall_end;
+	do {
+		size_t size = lg->n;
+#define READ_SYSCALL_GROUP_OF(k) read_syscall_group(lg, results, k)
+		enum lean_outcome got = TLY_GROUP_SIZED(size, READ_SYSCALL_GROUP_OF, READ_SYSCALL_GROUP_OF(size));
+#undef READ_SYSCALL_GROUP_OF
+		if (__builtin_expect(got != LEAN_EXACT, 0))
+			return read_lean_rest(c, (size_t)(lg - c->lean), got == LEAN_READ, results);
+	} while (++lg < end);
+	return (int)c->nr;
+}
+
 /* The lean path where it applies (a lean plan, room for every result in this version's elements), the
- * general one for everything else, its own errors included. */
+ * others for everything else, their own errors included. */
 int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n, size_t elem_sz)
 {
 	if (__builtin_expect(!c || n < c->nr || !results || elem_sz != sizeof(*results) || c->lean == c->lean_end, 0))
-		return read_checked(c, results, n, elem_sz);
+		return read_other(c, results, n, elem_sz);
 	return read_lean(c, results);
 }
 
