@@ -11,8 +11,8 @@
 static const size_t order[] = { 0, 2, 1 };
 static const size_t unsupported[] = { 3 };
 static const struct tly_raw_group groups[] = {
-	{ .members = order, .at = 0, .nr = 2, .stride = 2 },
-	{ .members = order + 2, .at = 7, .nr = 1, .stride = 2 },
+	{ .members = order, .at = 0, .nr = 2, .stride = 2, .first = SIZE_MAX },
+	{ .members = order + 2, .at = 7, .nr = 1, .stride = 2, .first = SIZE_MAX },
 };
 static const struct tly_raw_layout layout = { .size = 12, .groups = (struct tly_raw_group *)groups,
 	                                      .groups_end = (struct tly_raw_group *)groups + 2,

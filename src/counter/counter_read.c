@@ -286,15 +286,10 @@ static inline __attribute__((always_inline)) enum lean_outcome
 read_syscall_group(const struct tly_lean_group *lg, struct tally_result *results, size_t n)
 {
 	uint64_t *buf = lg->buf;
-	if (__builtin_expect(lg->fd < 0, 0) || tly_sys->read(lg->fd, buf, lg->bytes) != (ssize_t)lg->bytes)
+	if (__builtin_expect(lg->fd < 0, 0) || tly_sys->read(lg->fd, buf, lg->bytes) != (ssize_t)lg->bytes ||
+	    __builtin_expect(!tly_read_group_in_order(buf, lg->ids, n), 0))
 		return LEAN_NOT_READ;
 	/* buf: nr, enabled, running, then each member's value and id (struct tly_group_head, tly_group_entry). */
-	uint64_t differ = buf[0] ^ n;
-#pragma GCC unroll 4
-	for (size_t k = 0; k < n; k++)
-		differ |= buf[4 + 2 * k] ^ lg->ids[k];
-	if (__builtin_expect(differ != 0, 0))
-		return LEAN_NOT_READ;
 	struct tally_count *counts = lg->counts;
 #pragma GCC unroll 4
 	for (size_t k = 0; k < n; k++)

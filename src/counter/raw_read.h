@@ -5,6 +5,7 @@
 #define TLY_RAW_READ_H
 
 #include "core/sys.h"
+#include "evsel/group_read.h"
 #include "userread/user_group.h"
 
 #include <stdbool.h>
@@ -99,10 +100,11 @@ static inline __attribute__((always_inline)) int tly_counter_read_raw_group(stru
 {
 	if (__builtin_expect(gr->fd >= 0, 1)) {
 		ssize_t got = tly_sys->read(gr->fd, buf, gr->bytes);
-		uint64_t differ = buf[0] ^ gr->nr;
-		for (size_t k = 0; k < gr->nr; k++)
-			differ |= buf[4 + 2 * k] ^ gr->ids[k];
-		if (__builtin_expect(got == (ssize_t)gr->bytes && !differ, 1))
+		size_t n = gr->nr;
+#define TLY_IN_ORDER_OF(size) tly_read_group_in_order(buf, gr->ids, size)
+		bool in_order = TLY_GROUP_SIZED(n, TLY_IN_ORDER_OF, TLY_IN_ORDER_OF(n));
+#undef TLY_IN_ORDER_OF
+		if (__builtin_expect(got == (ssize_t)gr->bytes && in_order, 1))
 			return 0;
 	}
 	if (gr->user && tly_user_group_read_outline(gr->user, buf + 3, gr->stride, &buf[1], &buf[2], now))

@@ -100,6 +100,26 @@ static inline __attribute__((always_inline)) void tly_region_lean_count(struct t
 		tly_region_acc_count(&acc[k], values[k * stride] - b[3 + k]);
 }
 
+/* An exact call of group gr in a layout that is not lean (its readings the kernel's counts, which may be
+ * of another window: tly_window_since), n members (gr->nr, a constant where the caller knows it), its
+ * readings at the begin b and the end e: each member's difference counted, into the accs of its members
+ * side by side where they are (gr->first), else member by member. */
+static inline __attribute__((always_inline)) void tly_region_raw_count(struct tly_region_acc *acc,
+                                                                     const struct tly_raw_group *gr, size_t n,
+                                                                     const uint64_t *e, const uint64_t *b)
+{
+	size_t stride = gr->stride;
+	if (__builtin_expect(gr->first != SIZE_MAX, 1)) {
+		acc += gr->first;
+#pragma GCC unroll 4
+		for (size_t k = 0; k < n; k++)
+			tly_region_acc_count(&acc[k], tly_window_since(e[3 + stride * k], b[3 + stride * k]));
+		return;
+	}
+	for (size_t k = 0; k < n; k++)
+		tly_region_acc_count(&acc[gr->members[k]], tly_window_since(e[3 + stride * k], b[3 + stride * k]));
+}
+
 /* Adds one call of groups [gr, last), read at its begin and its end (laid out as tly_counter_read_raw
  * says), to the events' statistics: per event the scaled difference of the readings
  * (tally_snapshot_delta's of one part: tly_sum_add, tly_sum_result), overhead[i] taken off when
@@ -107,7 +127,8 @@ static inline __attribute__((always_inline)) void tly_region_lean_count(struct t
  * ratio; its running time grew as much as its enabled time) counts its members' differences; any other
  * call, or any with the overhead subtracted, is tly_region_group_call's. lean: the layout is
  * (tly_raw_layout.lean: tly_region_lean_exact, tly_region_lean_count), else the kernel's times and
- * counts, which may be of another window. */
+ * counts, which may be of another window (tly_region_raw_count, with the group's size a constant up to
+ * 4: TLY_GROUP_SIZED). */
 static inline void tly_region_acc_add(struct tly_region_acc *acc, const struct tly_raw_group *gr,
                                       const struct tly_raw_group *last, const uint64_t *begin, const uint64_t *end,
                                       const uint64_t *overhead, bool subtract, bool lean)
@@ -116,14 +137,16 @@ static inline void tly_region_acc_add(struct tly_region_acc *acc, const struct t
 		const uint64_t *b = begin + gr->at, *e = end + gr->at;
 		bool exact = lean ? tly_region_lean_exact(e[1], e[2], b)
 		                  : tly_window_since(e[1], b[1]) == tly_window_since(e[2], b[2]);
-		if (!exact || subtract)
+		if (!exact || subtract) {
 			tly_region_group_call(acc, gr, begin, end, overhead, subtract);
-		else if (lean)
+		} else if (lean) {
 			tly_region_lean_count(acc + gr->first, gr->nr, e + 3, 1, b);
-		else
-			for (size_t k = 0; k < gr->nr; k++)
-				tly_region_acc_count(&acc[gr->members[k]],
-				                     tly_window_since(e[3 + gr->stride * k], b[3 + gr->stride * k]));
+		} else {
+			size_t n = gr->nr;
+#define TLY_RAW_COUNT_OF(size) tly_region_raw_count(acc, gr, size, e, b)
+			TLY_GROUP_SIZED(n, TLY_RAW_COUNT_OF, TLY_RAW_COUNT_OF(n));
+#undef TLY_RAW_COUNT_OF
+		}
 	}
 }
 
