@@ -176,9 +176,7 @@ void tly_counter_lean_refresh(tally_counter *c)
 			/* Read from user space: by its opening thread, not topdown. */
 			lg->user = leader->user;
 			lg->reader = common && !leader->user->td ? leader->user->owner : TLY_NO_READER;
-		} else if (common && !ev->tool && leader->ncpus * leader->nthreads == 1 && 1 + ev->nr_members == lg->n &&
-		           ev->group_entry_size == sizeof(struct tly_group_entry) &&
-		           ev->read_size == sizeof(uint64_t) * (3 + 2 * lg->n)) {
+		} else if (common && leader->ncpus * leader->nthreads == 1 && tly_evsel_reads_in_place(ev, lg->n)) {
 			/* Read with read(2) at its one position, in tally's own layout. */
 			lg->fd = ev->grid.fd[0];
 			lg->bytes = ev->read_size;

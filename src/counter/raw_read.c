@@ -43,10 +43,8 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 			                 leader->ncpus * leader->nthreads);
 		}
 		const tally_evsel *ev = leader->evsel;
-		bool direct = leader->backend == TLY_READ_SYSCALL && !ev->tool && !leader->has_bases &&
-		              1 + ev->nr_members == size &&
-		              ev->group_entry_size == sizeof(struct tly_group_entry) &&
-		              ev->read_size == sizeof(uint64_t) * (3 + 2 * size);
+		bool direct = leader->backend == TLY_READ_SYSCALL && !leader->has_bases &&
+		              tly_evsel_reads_in_place(ev, size);
 		memcpy(l.order + c->plan.first[g], m, size * sizeof(*m));
 		size_t stride = direct ? 2 : 1;
 		l.groups[g] = (struct tly_raw_group){
