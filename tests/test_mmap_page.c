@@ -233,14 +233,15 @@ static void time_extrapolation_matches_reference(void)
 		CHECK_U64(c.running, 3000000 + delta);
 		uint64_t now = 0, value, enabled = 0, running = 0, want = p->time_zero + (delta - cases[i].time_offset);
 		tly_page *pages[1] = { p };
-		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, &value, 1, true, 1,
-		                                &enabled, &running, &now),
-		          TLY_USER_OK);
+		struct tly_mmap_pass pass = { .pages = pages, .n = 1, .read_pmc = sim_read_pmc, .read_clock = sim_read_clock,
+			                      .values = &value, .stride = 1, .times = true, .tries = 1,
+			                      .enabled = &enabled, .running = &running, .now = &now };
+		CHECK_INT(tly_mmap_read(pass), TLY_USER_OK);
 		CHECK_U64(now, want);
 		/* Without times: those of the page's latest update, whose difference is the extrapolated one's. */
-		CHECK_INT(tly_mmap_read_strided(pages, 1, sim_read_pmc, sim_read_clock, &value, 1, false,
-		                                TLY_USER_TRIES, &enabled, &running, &now),
-		          TLY_USER_OK);
+		pass.times = false;
+		pass.tries = TLY_USER_TRIES;
+		CHECK_INT(tly_mmap_read(pass), TLY_USER_OK);
 		CHECK_U64(enabled, 7000000);
 		CHECK_U64(running, 3000000);
 		CHECK_U64(tly_page_now(p, sim_read_clock), want);
@@ -307,8 +308,10 @@ static void group_retried_when_a_member_moved(void)
 	sim_reset(40, 0, 3);
 	calls = 0;
 	uint64_t values[3], enabled, running, now;
-	CHECK_INT(tly_mmap_read_strided(pages, 3, member_moves_once, sim_read_clock, values, 1, true, 1,
-	                                &enabled, &running, &now),
+	CHECK_INT(tly_mmap_read((struct tly_mmap_pass){ .pages = pages, .n = 3, .read_pmc = member_moves_once,
+	                                                .read_clock = sim_read_clock, .values = values, .stride = 1,
+	                                                .times = true, .tries = 1, .enabled = &enabled,
+	                                                .running = &running, .now = &now }),
 	          TLY_USER_BUSY);
 	CHECK_INT(calls, 3);
 }

@@ -5,14 +5,14 @@
  * reach (a multiplexed group, one that did not run, an event without descriptors) and the subtraction.
  */
 #include "harness.h"
-#include "region/region.h"
+#include "region/region_stats.h"
 
 /* Events 0 and 2 in group A (u64s 0..6), event 1 alone in group B (7..11), event 3 in no group. */
 static const size_t order[] = { 0, 2, 1 };
 static const size_t unsupported[] = { 3 };
 static const struct tly_raw_group groups[] = {
-	{ .members = order, .at = 0, .nr = 2, .stride = 2 },
-	{ .members = order + 2, .at = 7, .nr = 1, .stride = 2 },
+	{ .members = order, .at = 0, .nr = 2, .stride = 2, .first = SIZE_MAX },
+	{ .members = order + 2, .at = 7, .nr = 1, .stride = 2, .first = SIZE_MAX },
 };
 static const struct tly_raw_layout layout = { .size = 12, .groups = (struct tly_raw_group *)groups,
 	                                      .groups_end = (struct tly_raw_group *)groups + 2,

@@ -161,8 +161,10 @@ static enum tly_user_outcome read_td(uint64_t values[4], uint64_t *running)
 {
 	tly_page *pages[4] = { &td_page[0], &td_page[1], &td_page[2], &td_page[3] };
 	uint64_t enabled, now;
-	return tly_mmap_read_topdown(pages, 4, td_layout, regs_read_pmc, regs_read_clock, values, 1,
-	                             &enabled, running, &now);
+	return tly_mmap_read_topdown((struct tly_mmap_pass){
+		.pages = pages, .n = 4, .td = td_layout, .read_pmc = regs_read_pmc, .read_clock = regs_read_clock,
+		.values = values, .stride = 1, .times = true, .tries = TLY_USER_TRIES, .enabled = &enabled,
+		.running = running, .now = &now });
 }
 
 /* rdpmc of (1 << 30) | 3 and 1 << 29 through the pages' own indexes, the registers taken as they are

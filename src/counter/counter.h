@@ -11,6 +11,7 @@
  *   counter_user.c     which groups read from user space, and why not (tally_counter_read_info)
  *   idle_groups.c      groups that were enabled but never ran: explained, and split when tally packed them
  *   snapshot.c         raw snapshots of a counter and the scaled deltas between two
+ *   raw_read.c         the raw read layout of a counter read at one position (what regions read)
  *   counter_plan.c     the plan of an open shown without opening (tally_counter_plan, for tally encode)
  *   counter_metrics.c  the metrics asked for (tally_counter_opts.metrics): their events appended as groups
  */
@@ -90,13 +91,23 @@ struct tly_counter_event {
 };
 
 /* One group as the lean paths of tally_counter_read and tally_counter_read_values read it (counter_user.c
- * keeps them true). */
+ * keeps them true): every group from user space (user), or, for tally_counter_read alone, every group with
+ * read(2) at its one position (fd). */
 struct tly_lean_group {
 	/* The thread whose reads take the lean path: its user group's owner where that path may read it now
 	 * (not topdown, members side by side, no bases, read once since it opened, so that its results have
 	 * their one part), else TLY_NO_READER: one comparison with the reading thread's token decides both. */
 	uint64_t reader;
 	struct tly_user_group *user;
+	/* A group read with read(2): its leader's descriptor where the read(2) lean path may read it now (as
+	 * reader says for user, and the kernel's layout being tally's own: no lost, every member in its
+	 * read), else -1; its read's bytes, the leader's buffer it reads into, and its members' ids in the
+	 * kernel's order. */
+	int fd;
+	size_t bytes;
+	uint64_t *buf;
+	const uint64_t *ids;
+	size_t n;           /* members, leader included */
 	size_t first;       /* its leader's event index: its members' values lie side by side from there */
 	const struct tly_counter_event *events; /* its members' events, &counter->ev[first] on */
 	size_t results_at;  /* first x sizeof(struct tally_result): where its results start, in bytes */
@@ -138,9 +149,11 @@ struct tally_counter {
 	size_t user_groups;           /* open groups read from user space (TLY_READ_USER): when that is every
 	                               * group and every event is in one, reads take counter_read.c's lean path */
 	/* The lean paths of tally_counter_read and _read_values: every group (lean .. lean_end; lean has room
-	 * for nr) where each is read from user space and every event is in one, else lean_end is lean
-	 * (tly_counter_lean_refresh). */
-	struct tly_lean_group *lean, *lean_end;
+	 * for nr) where each is read from user space and every event is in one, else lean_end is lean; and
+	 * tally_counter_read's through read(2): every group (lean .. syscall_end) where none is read from user
+	 * space, every event is in one and each is read at one position, else syscall_end is lean. One of
+	 * the two at most (tly_counter_lean_refresh). */
+	struct tly_lean_group *lean, *lean_end, *syscall_end;
 	struct tly_facts_cache facts; /* for explaining failures: probed once per open, at the first one */
 	/* tally_counter_plan's, made at its first call: the plan every open starts from, and each planned
 	 * event's attr (in plan order) for the target kind of the latest call. */

@@ -61,6 +61,8 @@ void tly_counter_drop_group(tally_counter *c, size_t g)
 		/* No readings either: a result of an event without an evsel is made of none. */
 		c->ev[m[k]].nr_counts = 0;
 	}
+	/* The read(2) lean plan read the group's descriptors and buffer. */
+	tly_counter_lean_refresh(c);
 }
 
 struct perf_event_attr tly_counter_attr(const struct tly_counter_event *e, bool leader, bool inherit, bool enable_on_exec)
@@ -325,7 +327,7 @@ static void close_events(tally_counter *c)
 	free(c->bases);
 	free(c->value_results);
 	free(c->lean);
-	c->lean = c->lean_end = NULL;
+	c->lean = c->lean_end = c->syscall_end = NULL;
 	c->counts = NULL;
 	c->windows = NULL;
 	c->bases = NULL;
@@ -342,7 +344,8 @@ static int alloc_counts(tally_counter *c)
 	c->bases = calloc(c->nr * c->max_slots, sizeof(*c->bases));
 	c->value_results = calloc(c->nr ? c->nr : 1, sizeof(*c->value_results));
 	c->lean = calloc(c->nr ? c->nr : 1, sizeof(*c->lean)); /* a group has one event at least */
-	c->lean_end = c->lean; /* no lean plan until a group sets one up (a counter without events never does) */
+	/* No lean plan until a group sets one up (a counter without events never does). */
+	c->lean_end = c->syscall_end = c->lean;
 	if (!c->counts || !c->windows || !c->bases || !c->value_results || !c->lean)
 		return tly_error(-ENOMEM, "out of memory");
 	return 0;

@@ -216,25 +216,14 @@ enum lean_outcome {
 	LEAN_READ,     /* read into its counts and window, but did not run all the window */
 };
 
-/* One group of the lean path, of n members (a constant where inlined: its read is then straight-line
- * code): read from user space into its leader's counts, its window's times made of the group's, and
- * where it ran all its window (enabled and running grew alike since the window's start, and by
- * something), its members' exact results written. */
+/* A lean group's read, its n members' values at values[k x stride] (in its readings already) and the
+ * group's times as the kernel counts them: its window's times made of the group's, and where it ran all
+ * its window (enabled and running grew alike since the window's start, and by something), its members'
+ * exact results written from the values. */
 static inline __attribute__((always_inline)) enum lean_outcome
-read_lean_group(const struct tly_lean_group *lg, uint64_t token, struct tally_result *results, size_t n)
+lean_group_results(const struct tly_lean_group *lg, struct tally_result *results, size_t n, const uint64_t *values,
+                   size_t stride, uint64_t enabled, uint64_t running)
 {
-	struct tly_user_group *u = lg->user;
-	struct tally_count *counts = lg->counts;
-	/* A group of up to 4 reads into locals, which stay in registers for its results; a larger one into
-	 * its readings. */
-	uint64_t local[4], *values = n <= 4 ? local : &counts->value;
-	size_t stride = n <= 4 ? 1 : sizeof(*counts) / sizeof(counts->value);
-	uint64_t enabled, running, now;
-	if (token != lg->reader ||
-	    !tly_user_group_read_plain(u, n, values, stride, true, 1, &enabled, &running, &now))
-		return LEAN_NOT_READ;
-	for (size_t k = 0; n <= 4 && k < n; k++)
-		counts[k].value = local[k];
 	struct tly_window *w = lg->window;
 	if (__builtin_expect(enabled - running != lg->start_gap || running <= lg->start_running, 0)) {
 		w->enabled = tly_window_since(enabled, w->start_enabled);
@@ -252,52 +241,95 @@ read_lean_group(const struct tly_lean_group *lg, uint64_t token, struct tally_re
 	return LEAN_EXACT;
 }
 
-/* The lean path of tally_counter_read, over the groups as tly_counter_lean_refresh laid them out (every
- * group read from user space, every event in one, none topdown; one group at least), for a caller that
- * takes every result in this version's elements: group by group, the read and then its members'
- * results. A group's members share its times (one slot, one window), so whether they ran all the window,
- * the one decision between the exact result and scaling, is made once per group. Anything else (bases to
- * subtract, another thread, a member off its counter, a multiplexed or idle group, the first read after
- * an open) goes to read_lean_rest from that group on. Out of line, as read_checked: tally_counter_read
- * only chooses, and neither path pays for the other's registers (merged into tally_counter_read, the
- * lean path saved one instruction on arm64, whose GCC saves its registers after the checks, and cost the
- * general path 19 on x86, whose GCC saves them before). */
-static __attribute__((noinline)) int read_lean(tally_counter *c, struct tally_result *results)
+/* One group of the lean path, of n members (a constant where inlined: its read is then straight-line
+ * code): read from user space into its leader's counts, then lean_group_results. */
+static inline __attribute__((always_inline)) enum lean_outcome
+read_lean_group(const struct tly_lean_group *lg, uint64_t token, struct tally_result *results, size_t n)
 {
-	uint64_t token = tly_thread_token;
-	const struct tly_lean_group *lg = c->lean, *end = c->lean_end;
+	struct tly_user_group *u = lg->user;
+	struct tally_count *counts = lg->counts;
+	/* A group of up to 4 reads into locals, which stay in registers for its results; a larger one into
+	 * its readings. */
+	uint64_t local[4], *values = n <= 4 ? local : &counts->value;
+	size_t stride = n <= 4 ? 1 : sizeof(*counts) / sizeof(counts->value);
+	uint64_t enabled, running, now;
+	if (token != lg->reader ||
+	    !tly_user_group_read_plain(u, n, values, stride, true, 1, &enabled, &running, &now))
+		return LEAN_NOT_READ;
+	for (size_t k = 0; n <= 4 && k < n; k++)
+		counts[k].value = local[k];
+	return lean_group_results(lg, results, n, values, stride, enabled, running);
+}
+
+/* One group of the read(2) lean path (lg, a group of the lean plan read with read(2), n members: a
+ * constant where inlined): one read(2) into its leader's buffer, kept where it is the whole group in the
+ * order of its ids (else not read: the general path reads it again, matching by id or explaining); its
+ * values into its readings, then lean_group_results straight from the buffer. */
+static inline __attribute__((always_inline)) enum lean_outcome
+read_syscall_group(const struct tly_lean_group *lg, struct tally_result *results, size_t n)
+{
+	uint64_t *buf = lg->buf;
+	if (__builtin_expect(lg->fd < 0, 0) || tly_sys->read(lg->fd, buf, lg->bytes) != (ssize_t)lg->bytes ||
+	    __builtin_expect(!tly_read_group_in_order(buf, lg->ids, n), 0))
+		return LEAN_NOT_READ;
+	/* buf: nr, enabled, running, then each member's value and id (struct tly_group_head, tly_group_entry). */
+	struct tally_count *counts = lg->counts;
+#pragma GCC unroll 4
+	for (size_t k = 0; k < n; k++)
+		counts[k].value = buf[3 + 2 * k];
+	return lean_group_results(lg, results, n, buf + 3, 2, buf[1], buf[2]);
+}
+
+/* The walk of a lean plan (c->lean on), for a caller that takes every result in this version's elements:
+ * group by group, the read and then its members' results (read_lean_group from user space, or with
+ * syscall, a constant, read_syscall_group with read(2)). A group's members share its times (one slot, one
+ * window), so whether they ran all the window, the one decision between the exact result and scaling,
+ * is made once per group. Anything else (bases to subtract, another thread, a member off its counter, a
+ * short read, a multiplexed or idle group, the first read after an open) goes to read_lean_rest from that
+ * group on. */
+static inline __attribute__((always_inline)) int read_lean_plan(tally_counter *c, struct tally_result *results,
+                                                                bool syscall)
+{
+	uint64_t token = syscall ? 0 : tly_thread_token;
+	const struct tly_lean_group *lg = c->lean, *end = syscall ? c->syscall_end : c->lean_end;
 	do {
-		enum lean_outcome got;
-		/* 4 first: the default events of a region set, and a usual group. */
-		size_t size = lg->user->n;
-		if (size == 4) {
-			got = read_lean_group(lg, token, results, 4);
-		} else switch (size) {
-		case 1:
-			got = read_lean_group(lg, token, results, 1);
-			break;
-		case 2:
-			got = read_lean_group(lg, token, results, 2);
-			break;
-		case 3:
-			got = read_lean_group(lg, token, results, 3);
-			break;
-		default:
-			got = read_lean_group(lg, token, results, size);
-			break;
-		}
+		size_t size = syscall ? lg->n : lg->user->n;
+#define READ_GROUP_OF(n) (syscall ? read_syscall_group(lg, results, n) : read_lean_group(lg, token, results, n))
+		enum lean_outcome got = TLY_GROUP_SIZED(size, READ_GROUP_OF, READ_GROUP_OF(size));
+#undef READ_GROUP_OF
 		if (__builtin_expect(got != LEAN_EXACT, 0))
 			return read_lean_rest(c, (size_t)(lg - c->lean), got == LEAN_READ, results);
 	} while (++lg < end);
 	return (int)c->nr;
 }
 
+/* The lean path of tally_counter_read, over the groups as tly_counter_lean_refresh laid them out (every
+ * group read from user space, every event in one, none topdown; one group at least). Out of line, as
+ * read_other: tally_counter_read only chooses, and neither path pays for the other's registers. */
+static __attribute__((noinline)) int read_lean(tally_counter *c, struct tally_result *results)
+{
+	return read_lean_plan(c, results, false);
+}
+
+/* tally_counter_read where its user-space lean path does not apply: through read(2), the read(2) lean
+ * path (a read(2) lean plan, room for every result in this version's elements: the walk with one read(2)
+ * a group, each group's results straight from its read, so that a read of one thread at one position
+ * whose groups ran all their window costs what the bare read(2) and its decode cost, and the results);
+ * every other read, and every error, the general path's. */
+static __attribute__((noinline)) int read_other(tally_counter *c, struct tally_result *results, size_t n,
+                                                size_t elem_sz)
+{
+	if (__builtin_expect(!c || n < c->nr || !results || elem_sz != sizeof(*results) || c->lean == c->syscall_end, 0))
+		return read_checked(c, results, n, elem_sz);
+	return read_lean_plan(c, results, true);
+}
+
 /* The lean path where it applies (a lean plan, room for every result in this version's elements), the
- * general one for everything else, its own errors included. */
+ * others for everything else, their own errors included. */
 int tally_counter_read(tally_counter *c, struct tally_result *results, size_t n, size_t elem_sz)
 {
 	if (__builtin_expect(!c || n < c->nr || !results || elem_sz != sizeof(*results) || c->lean == c->lean_end, 0))
-		return read_checked(c, results, n, elem_sz);
+		return read_other(c, results, n, elem_sz);
 	return read_lean(c, results);
 }
 
@@ -339,8 +371,8 @@ int tally_counter_read_values(tally_counter *c, uint64_t *values, size_t n)
 	for (const struct tly_lean_group *lg = c->lean, *end = c->lean_end; lg < end; lg++) {
 		uint64_t enabled, running, now;
 		bool read = token == lg->reader &&
-		            tly_user_group_read_plain(lg->user, lg->user->n, values + lg->first, 1, false, 1, &enabled, &running,
-	                                      &now);
+		            tly_user_group_read_plain(lg->user, lg->user->n, values + lg->first, 1, false, 1, &enabled,
+		                                      &running, &now);
 		if (!read || enabled - running != lg->start_gap) {
 			/* The read through results reads every group again, and counts each read once. */
 			for (const struct tly_lean_group *done = c->lean; done < lg + read; done++)

@@ -136,27 +136,58 @@ void tly_counter_user_drop(tally_counter *c, size_t g)
 	tly_counter_lean_refresh(c);
 }
 
+/* Group g, open, as both lean paths lay it out: its events, results and window. */
+static struct tly_lean_group lean_group(const tally_counter *c, size_t g)
+{
+	const size_t *m = tly_plan_members(&c->plan, g);
+	const struct tly_counter_event *leader = &c->ev[m[0]];
+	const struct tly_window *w = leader->window;
+	return (struct tly_lean_group){ .reader = TLY_NO_READER,
+		                        .fd = -1,
+		                        .n = tly_plan_size(&c->plan, g),
+		                        .first = m[0],
+		                        .events = leader,
+		                        .results_at = m[0] * sizeof(struct tally_result),
+		                        .start_gap = w->start_enabled - w->start_running,
+		                        .start_running = w->start_running,
+		                        .counts = leader->counts,
+		                        .window = leader->window };
+}
+
 void tly_counter_lean_refresh(tally_counter *c)
 {
-	c->lean_end = c->lean;
-	if (!c->lean || !c->user_groups || c->user_groups != c->plan.nr_groups || c->plan.nr != c->nr)
+	c->lean_end = c->syscall_end = c->lean;
+	if (!c->lean || c->plan.nr != c->nr || c->plan.nr_groups == 0 ||
+	    (c->user_groups != 0 && c->user_groups != c->plan.nr_groups))
 		return;
+	/* While an open or a drop is under way, some groups are not open. */
 	for (size_t g = 0; g < c->plan.nr_groups; g++) {
-		const size_t *m = tly_plan_members(&c->plan, g);
-		const struct tly_counter_event *leader = &c->ev[m[0]];
-		const struct tly_window *w = leader->window;
-		bool ok = leader->contiguous && !leader->user->td && !leader->has_bases && leader->nr_counts == 1;
-		c->lean[g] = (struct tly_lean_group){ .reader = ok ? leader->user->owner : TLY_NO_READER,
-			                              .user = leader->user,
-			                              .first = m[0],
-			                              .events = leader,
-			                              .results_at = m[0] * sizeof(struct tally_result),
-			                              .start_gap = w->start_enabled - w->start_running,
-			                              .start_running = w->start_running,
-			                              .counts = leader->counts,
-			                              .window = leader->window };
+		const struct tly_counter_event *leader = &c->ev[tly_plan_members(&c->plan, g)[0]];
+		if (!leader->evsel || !leader->window)
+			return;
 	}
-	c->lean_end = c->lean + c->plan.nr_groups;
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
+		struct tly_lean_group *lg = &c->lean[g];
+		*lg = lean_group(c, g);
+		const struct tly_counter_event *leader = lg->events;
+		const tally_evsel *ev = leader->evsel;
+		bool common = leader->contiguous && !leader->has_bases && leader->nr_counts == 1;
+		if (c->user_groups) {
+			/* Read from user space: by its opening thread, not topdown. */
+			lg->user = leader->user;
+			lg->reader = common && !leader->user->td ? leader->user->owner : TLY_NO_READER;
+		} else if (common && leader->ncpus * leader->nthreads == 1 && tly_evsel_reads_in_place(ev, lg->n)) {
+			/* Read with read(2) at its one position, in tally's own layout. */
+			lg->fd = ev->grid.fd[0];
+			lg->bytes = ev->read_size;
+			lg->buf = ev->read_buf;
+			lg->ids = ev->group_ids;
+		}
+	}
+	if (c->user_groups)
+		c->lean_end = c->lean + c->plan.nr_groups;
+	else
+		c->syscall_end = c->lean + c->plan.nr_groups;
 }
 
 int tally_counter_read_info(const tally_counter *c, size_t i, struct tally_read_info *info)

@@ -72,6 +72,15 @@ int tly_evsel_enable_tool(tally_evsel *evsel);
  * not a whole group in the kernel's usual order: retries EINTR, decodes by id or explains the failure. */
 int tly_evsel_read_group_rest(tally_evsel *leader, size_t slot, ssize_t got, struct tally_count *counts);
 
+/* Whether a read(2) of open leader ev gives its whole group of n in tally's own layout, which a read may
+ * keep where it lies (checking its count and ids: tly_read_group_in_order): a group of the kernel's (not
+ * a tool event), n members, no PERF_FORMAT_LOST. */
+static inline bool tly_evsel_reads_in_place(const tally_evsel *ev, size_t n)
+{
+	return !ev->tool && 1 + ev->nr_members == n && ev->group_entry_size == sizeof(struct tly_group_entry) &&
+	       ev->read_size == sizeof(uint64_t) * (3 + 2 * n);
+}
+
 /* tally_evsel_read_group at fd-grid slot `slot` (cpu_idx x nthreads + thread_idx) of an open leader,
  * without checking its arguments: for the counter's read path, which opened the group itself and is held
  * to the cost of a bare read(2) (so inline: one read(2) and a one-pass decode, nothing else, in the common

@@ -101,6 +101,20 @@ static inline bool tly_read_decode_group_in_order(const void *buf, size_t entry_
 	                                counts);
 }
 
+/* Whether buf, a group read of n members in tally's layout without PERF_FORMAT_LOST (struct
+ * tly_group_head, then struct tly_group_entry each), lists them in the order of ids[]: its count and each
+ * entry's id compared in place, one test at the end, so that a read kept where it lies needs no decode
+ * (the lean read(2) paths: counter_read.c, raw_read.h). n a constant where the caller knows it. */
+static inline __attribute__((always_inline)) bool tly_read_group_in_order(const uint64_t *buf,
+                                                                       const uint64_t *ids, size_t n)
+{
+	uint64_t differ = buf[0] ^ n;
+#pragma GCC unroll 4
+	for (size_t k = 0; k < n; k++)
+		differ |= buf[4 + 2 * k] ^ ids[k];
+	return differ == 0;
+}
+
 /* Decodes buf[0 .. len) into counts[0 .. n). ids[k] is the kernel id of the event that counts[k]
  * describes (ids of the kernel are never 0); with PERF_FORMAT_ID every entry is matched to its slot by id,
  * never by position, and every id must appear exactly once. Without PERF_FORMAT_ID only n == 1 can be

@@ -3,13 +3,15 @@
  * The zero-configuration regions: one process-wide region set made from the environment on the first
  * call, written at exit and on demand; a forked child drops its parent's and makes its own.
  */
-#include "region/region.h"
-
 #include "core/error.h"
 
 #include <tally/rank.h>
+#include <tally/region.h>
 
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,6 +4,7 @@
  * begin/end on the hot path, the calibration of an empty region, and the results read back.
  */
 #include "region/region.h"
+#include "region/region_stats.h"
 
 #include "core/error.h"
 #include "core/opts.h"
@@ -360,11 +361,26 @@ enum lean_step {
 	LEAN_UNREAD, /* not read from user space at the first pass: begin_again's or end_again's turn */
 };
 
+/* The one pass over group gr of a lean layout (raw_read.h's tly_raw_layout.lean), by the thread that
+ * opened it: n members into values[k x stride], the times and the moment. Made in a function of its own,
+ * as tly_user_group_read_plain's, so that GCC makes the pass's fields scalars before lean_step joins
+ * them. */
+static inline __attribute__((always_inline)) bool lean_pass(const struct tly_raw_group *gr, size_t n,
+                                                            uint64_t *values, size_t stride, uint64_t *enabled,
+                                                            uint64_t *running, uint64_t *now)
+{
+	return tly_mmap_read((struct tly_mmap_pass){ .pages = gr->pages, .n = n, .read_pmc = tly_arch_read_pmc,
+	                                             .read_clock = tly_arch_read_clock, .values = values,
+	                                             .stride = stride, .times = true, .tries = 1, .enabled = enabled,
+	                                             .running = running, .now = now }) == TLY_USER_OK;
+}
+
 /* Group gr of a lean layout at a call's begin or end: its n members (a constant where the caller knows
- * it) read from user space into values[k x stride] and its moment into *now, then at the begin stored
- * into the record's reading, at the end counted where the call was exact and no overhead is
- * subtracted. Both sides read the same way, at the same point of the same code (values in registers
- * where values is the caller's array), so that every event's count of a call spans the same code. */
+ * it: lean_group) read from user space into values[k x stride] (lean_pass) and its moment into *now,
+ * then at the begin stored into the record's reading, at the end counted where the call was exact and no
+ * overhead is subtracted. Both sides read the same way, at the same point of the same code (values in
+ * registers where values is the caller's array), so that every event's count of a call spans the same
+ * code. */
 static inline __attribute__((always_inline)) enum lean_step lean_step(struct tly_region_thread *t,
                                                                      struct tly_region_rec *rec,
                                                                      const struct tly_raw_group *gr, size_t n,
@@ -372,13 +388,13 @@ static inline __attribute__((always_inline)) enum lean_step lean_step(struct tly
                                                                      uint64_t *now)
 {
 	uint64_t enabled, running;
-	if (!tly_counter_read_lean_group(gr, n, values, stride, &enabled, &running, now))
+	if (!lean_pass(gr, n, values, stride, &enabled, &running, now))
 		return LEAN_UNREAD;
 	uint64_t *b = rec->begin + gr->at, *to = b;
 	if (end && __builtin_expect(tly_region_lean_exact(enabled, running, b) && !t->subtract, 1)) {
 		/* The members' accs from one base, hidden from the optimizer as the kernel's OPTIMIZER_HIDE_VAR
-		 * does: else GCC (12) splits rec + first + member into a base register of each member's own (an
-		 * add apiece) and pairs fewer of their loads and stores (rig: 7 instructions an end). */
+		 * does: else GCC splits rec + first + member into a base register of each member's own (an add
+		 * apiece) and pairs fewer of their loads and stores. */
 		struct tly_region_acc *acc = rec->acc + gr->first;
 		__asm__("" : "+r"(acc));
 		tly_region_lean_count(acc, n, values, stride, b);
@@ -393,9 +409,8 @@ static inline __attribute__((always_inline)) enum lean_step lean_step(struct tly
 	return end ? LEAN_TAKEN : LEAN_DONE;
 }
 
-/* lean_step of group gr, with its size a constant up to 4 (the usual group: straight-line code, its
- * values in registers), the loops beyond; 4 first, as tally_counter_read's lean path: the default events
- * of a region set. */
+/* lean_step of group gr, with its size a constant up to 4 (TLY_GROUP_SIZED: the usual group's values in
+ * registers), beyond it read into the reading itself. */
 static inline __attribute__((always_inline)) enum lean_step lean_group(struct tly_region_thread *t,
                                                                       struct tly_region_rec *rec,
                                                                       const struct tly_raw_group *gr, bool end,
@@ -403,18 +418,10 @@ static inline __attribute__((always_inline)) enum lean_step lean_group(struct tl
 {
 	uint64_t values[4];
 	size_t n = gr->nr;
-	if (n == 4)
-		return lean_step(t, rec, gr, 4, values, 1, end, now);
-	switch (n) {
-	case 1:
-		return lean_step(t, rec, gr, 1, values, 1, end, now);
-	case 2:
-		return lean_step(t, rec, gr, 2, values, 1, end, now);
-	case 3:
-		return lean_step(t, rec, gr, 3, values, 1, end, now);
-	default:
-		return lean_step(t, rec, gr, n, (end ? t->end : rec->begin) + gr->at + 3, 1, end, now);
-	}
+#define LEAN_STEP_OF(size) lean_step(t, rec, gr, size, values, 1, end, now)
+	return TLY_GROUP_SIZED(n, LEAN_STEP_OF,
+	                       lean_step(t, rec, gr, n, (end ? t->end : rec->begin) + gr->at + 3, 1, end, now));
+#undef LEAN_STEP_OF
 }
 
 /* A lean layout's groups after its first at a call's begin or end, now the first's moment,

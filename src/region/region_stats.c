@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Per-call statistics of a region's events: sums added call by call (inline in region.h, but for the calls
- * that scale, subtract or count first), made means and deviations and merged
- * over threads when read. */
-#include "region/region.h"
+/* Per-call statistics of a region's events: sums added call by call (inline in region_stats.h, but for
+ * the calls that scale, subtract or count first), made means and deviations and merged over threads when
+ * read. */
+#include "region/region_stats.h"
 
 #include "counter/aggregate.h"
 

@@ -119,10 +119,45 @@ static inline uint64_t tly_page_short_cycles(uint64_t cyc, uint64_t time_cycles,
 	return time_cycles + ((cyc - time_cycles) & time_mask);
 }
 
-/* The core of a group read: each member's value into values[k x stride] (nothing else there is
- * written), and the leader's enabled and running times extrapolated to now
- * into *enabled and *running, once for the group: a group read gives the leader's times to every member,
- * as the kernel's does.
+/* How a member of a group is read (tly_mmap_pass.td): by the protocol, or (Intel topdown) as
+ * the register itself: the kernel gives fixed counter 3 ((1 << 30) | 3) as the index of slots and
+ * PERF_METRICS (1 << 29) as the index of every metric event, but its offset does not apply to them (the
+ * kernel folds their counts in at every context switch and restores the registers, which keep counting
+ * from the group's last reset), so they are read raw. 0 .. 7: a metric event, its PERF_METRICS byte. */
+#define TLY_READ_PLAIN (-1)
+#define TLY_READ_SLOTS (-2)
+
+/* A pass over a group: what it reads and how. */
+struct tly_mmap_pass {
+	tly_page *const *pages;       /* one per member, the leader's first */
+	size_t n;                     /* members; a constant where the caller knows it (TLY_GROUP_SIZED) */
+	const int8_t *td;             /* how each member is read (TLY_READ_*, a metric's byte); NULL: by the
+	                               * protocol, every one */
+	tly_read_pmc_fn read_pmc;
+	tly_read_clock_fn read_clock;
+	uint64_t *values;             /* member k's value into values[k x stride]; nothing else there is written */
+	size_t stride;
+	/* The times extrapolated to now, and the perf clock; false (a constant): the times of the page's
+	 * latest update, whose difference is the extrapolated ones', and no clock. */
+	bool times;
+	unsigned tries;               /* passes before giving up (TLY_USER_BUSY); 1 on the lean paths */
+	/* Where a pass that succeeds gives, once for the group, the leader's enabled and running times (a
+	 * group read gives the leader's times to every member, as the kernel's does) and, with times, the
+	 * perf clock now (ns of time_zero: sched_clock). Pointers, not a struct of the three: a caller's
+	 * locals stay scalars in registers. */
+	uint64_t *enabled, *running, *now;
+};
+
+/* CALL(k) for a group of n members, with k a constant where n is 1 .. 4, else ANY: where CALL inlines a
+ * pass, the usual group's read is straight-line code that holds its pages and values in registers,
+ * without the loops' counting and branching. The likelier sizes are tested first: 4 (the default events
+ * of a region set, a usual group), then 2 (a ratio's pair: {instructions,cycles}), 1, 3. n is evaluated
+ * more than once. */
+#define TLY_GROUP_SIZED(n, CALL, ANY)                                                                      \
+	((n) == 4 ? CALL(4) : (n) == 2 ? CALL(2) : (n) == 1 ? CALL(1) : (n) == 3 ? CALL(3) : (ANY))
+
+/* The core of a group read, pass p: each member's value into p.values, and the group's times into
+ * p.enabled, p.running (and p.now); on success only.
  *
  * Consistency: a pass reads every member's lock, then their fields and counters, and at its end every
  * lock again; the pass is kept only if no lock moved and none was odd (an update in progress, which a reader
@@ -132,19 +167,13 @@ static inline uint64_t tly_page_short_cycles(uint64_t cyc, uint64_t time_cycles,
  * out, rotated or folded an overflow in between. The members' counters are read a few instructions
  * apart, not at one instant (the kernel's own group read reads them one by one as well). The locks only
  * grow, so their sum moves exactly when one of them does, short of 2^32 updates within one pass. */
-/* How a member of a group is read (td[k] of tly_mmap_read_pass): by the protocol, or (Intel topdown) as
- * the register itself: the kernel gives fixed counter 3 ((1 << 30) | 3) as the index of slots and
- * PERF_METRICS (1 << 29) as the index of every metric event, but its offset does not apply to them (the
- * kernel folds their counts in at every context switch and restores the registers, which keep counting
- * from the group's last reset), so they are read raw. 0 .. 7: a metric event, its PERF_METRICS byte. */
-#define TLY_READ_PLAIN (-1)
-#define TLY_READ_SLOTS (-2)
-
 static inline __attribute__((always_inline)) enum tly_user_outcome
-tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_pmc_fn read_pmc,
-                   tly_read_clock_fn read_clock, uint64_t *values, size_t stride, bool times,
-                   unsigned tries, uint64_t *enabled, uint64_t *running, uint64_t *now)
+tly_mmap_read_pass(const struct tly_mmap_pass p)
 {
+	const size_t n = p.n;
+	const size_t stride = p.stride;
+	uint64_t *const values = p.values;
+	tly_page *const *const pages = p.pages;
 	/* A group of up to 4 holds its pages in locals (registers, when n is a constant): the fences below
 	 * would otherwise make every use load them again from pages. */
 	tly_page *held[4] = { 0 };
@@ -160,7 +189,7 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 	 * compiler may pair and order their loads; the index is read once, volatile, as it picks the
 	 * register read and must be the value checked. */
 	const struct perf_event_mmap_page *lead_fields = (const struct perf_event_mmap_page *)lead;
-	for (unsigned pass = 0; pass < tries; pass++) {
+	for (unsigned pass = 0; pass < p.tries; pass++) {
 		/* Every lock first, as plain volatile loads (the kernel's readers' READ_ONCE), then one fence for
 		 * all of them (their smp_rmb): no field below is read before its lock. */
 		uint32_t seq_sum = 0, odd = 0;
@@ -188,9 +217,9 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 		uint32_t unreadable = 0;
 #pragma GCC unroll 4
 		for (size_t k = 0; k < n; k++) {
-			uint64_t raw = read_pmc(TLY_PAGE(k)->index, &unreadable);
+			uint64_t raw = p.read_pmc(TLY_PAGE(k)->index, &unreadable);
 			const struct perf_event_mmap_page *fields = (const struct perf_event_mmap_page *)TLY_PAGE(k);
-			values[k * stride] = td && td[k] != TLY_READ_PLAIN ? raw
+			values[k * stride] = p.td && p.td[k] != TLY_READ_PLAIN ? raw
 			                                                   : (uint64_t)fields->offset +
 			                                                             (uint64_t)tly_sign_extend(raw, fields->pmc_width);
 		}
@@ -199,8 +228,8 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 		/* The times and the clock after the counters, in the same section, and extrapolated at once:
 		 * three results live across the locks' second reading, not the page's seven time fields. */
 		uint64_t out_enabled = lead_fields->time_enabled, out_running = lead_fields->time_running, out_now = 0;
-		if (times) {
-			uint64_t cyc = read_clock();
+		if (p.times) {
+			uint64_t cyc = p.read_clock();
 			if (__builtin_expect((caps & TLY_CAP_USER_TIME_SHORT) != 0, TLY_TIME_SHORT_USUAL))
 				cyc = tly_page_short_cycles(cyc, lead_fields->time_cycles, lead_fields->time_mask);
 			uint64_t clock = tly_page_clock_ns(cyc, lead_fields->time_mult, lead_fields->time_shift);
@@ -218,10 +247,10 @@ tly_mmap_read_pass(tly_page *const *pages, size_t n, const int8_t *td, tly_read_
 			continue;
 		if (!(caps & TLY_CAP_USER_TIME))
 			return TLY_USER_NO_TIME;
-		*enabled = out_enabled;
-		*running = out_running;
-		if (times)
-			*now = out_now;
+		*p.enabled = out_enabled;
+		*p.running = out_running;
+		if (p.times)
+			*p.now = out_now;
 		return TLY_USER_OK;
 	}
 	return TLY_USER_BUSY;
@@ -252,46 +281,27 @@ static inline uint64_t tly_page_now(tly_page *pc, tly_read_clock_fn read_clock)
 	}
 }
 
-/* The core of a group read where every member is read by the protocol (tly_mmap_read_pass without td),
- * with the group's size a constant up to 4 (the usual group: a read of 4 events is then straight-line
- * code, without the loops' counting and branching), the loop beyond. */
-#define TLY_READ_PASS_OF(size)                                                                             \
-	tly_mmap_read_pass(pages, size, NULL, read_pmc, read_clock, values, stride, times, tries, enabled,     \
-	                   running, now)
-static inline __attribute__((always_inline)) enum tly_user_outcome
-tly_mmap_read_strided(tly_page *const *pages, size_t n, tly_read_pmc_fn read_pmc, tly_read_clock_fn read_clock,
-                      uint64_t *values, size_t stride, bool times, unsigned tries,
-                      uint64_t *enabled, uint64_t *running, uint64_t *now)
+/* tly_mmap_read_pass with the group's size a constant where it is 1 .. 4 (TLY_GROUP_SIZED). */
+static inline __attribute__((always_inline)) enum tly_user_outcome tly_mmap_read(struct tly_mmap_pass p)
 {
-	switch (n) {
-	case 1:
-		return TLY_READ_PASS_OF(1);
-	case 2:
-		return TLY_READ_PASS_OF(2);
-	case 3:
-		return TLY_READ_PASS_OF(3);
-	case 4:
-		return TLY_READ_PASS_OF(4);
-	default:
-		return TLY_READ_PASS_OF(n);
-	}
+	const size_t n = p.n;
+#define TLY_PASS_OF(size) (p.n = (size), tly_mmap_read_pass(p))
+	return TLY_GROUP_SIZED(n, TLY_PASS_OF, tly_mmap_read_pass(p));
+#undef TLY_PASS_OF
 }
-#undef TLY_READ_PASS_OF
 
 /* A group led by Intel's slots with metric events (td as tly_mmap_read_pass's, td[0] TLY_READ_SLOTS),
  * each value since the group's last reset (open, ioctl reset or read(2)): slots as fixed counter 3 counts
  * them, each metric event's slots decoded from PERF_METRICS as the kernel decodes them
  * (tly_topdown_value), the other members by the protocol. */
 static inline __attribute__((always_inline)) enum tly_user_outcome
-tly_mmap_read_topdown(tly_page *const *pages, size_t n, const int8_t *td, tly_read_pmc_fn read_pmc,
-                      tly_read_clock_fn read_clock, uint64_t *values, size_t stride,
-                      uint64_t *enabled, uint64_t *running, uint64_t *now)
+tly_mmap_read_topdown(const struct tly_mmap_pass p)
 {
-	enum tly_user_outcome r = tly_mmap_read_pass(pages, n, td, read_pmc, read_clock, values, stride,
-	                                             true, TLY_USER_TRIES, enabled, running, now);
-	for (size_t k = 1; r == TLY_USER_OK && k < n; k++)
-		if (td[k] >= 0)
-			values[k * stride] = tly_topdown_value(values[0], values[k * stride], (enum tly_topdown_metric)td[k]);
+	enum tly_user_outcome r = tly_mmap_read_pass(p);
+	for (size_t k = 1; r == TLY_USER_OK && k < p.n; k++)
+		if (p.td[k] >= 0)
+			p.values[k * p.stride] = tly_topdown_value(p.values[0], p.values[k * p.stride],
+			                                           (enum tly_topdown_metric)p.td[k]);
 	return r;
 }
 
@@ -315,9 +325,10 @@ tly_mmap_read_group(tly_page *const *pages, size_t n, const uint64_t *ids, tly_r
                     tly_read_clock_fn read_clock, struct tally_count *counts)
 {
 	uint64_t enabled, running, now;
-	enum tly_user_outcome r = tly_mmap_read_strided(pages, n, read_pmc, read_clock, (uint64_t *)counts,
-	                                                sizeof(*counts) / sizeof(counts->value), true, TLY_USER_TRIES,
-	                                                &enabled, &running, &now);
+	enum tly_user_outcome r = tly_mmap_read((struct tly_mmap_pass){
+		.pages = pages, .n = n, .read_pmc = read_pmc, .read_clock = read_clock, .values = (uint64_t *)counts,
+		.stride = sizeof(*counts) / sizeof(counts->value), .times = true, .tries = TLY_USER_TRIES,
+		.enabled = &enabled, .running = &running, .now = &now });
 	if (r == TLY_USER_OK)
 		tly_mmap_complete(counts, n, ids, enabled, running);
 	return r;

@@ -169,16 +169,17 @@ void tly_user_group_topdown_fold(struct tly_user_group *u, uint64_t *values, siz
 enum tly_user_outcome tly_user_group_read_topdown(struct tly_user_group *u, uint64_t *values, size_t stride,
                                                   uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
-	enum tly_user_outcome r = tly_mmap_read_topdown((tly_page *const *)u->pages, u->n, u->td, tly_arch_read_pmc,
-	                                                tly_arch_read_clock, values, stride, enabled,
-	                                                running, now);
+	enum tly_user_outcome r = tly_mmap_read_topdown((struct tly_mmap_pass){
+		.pages = (tly_page *const *)u->pages, .n = u->n, .td = u->td, .read_pmc = tly_arch_read_pmc,
+		.read_clock = tly_arch_read_clock, .values = values, .stride = stride, .times = true,
+		.tries = TLY_USER_TRIES, .enabled = enabled, .running = running, .now = now });
 	if (r == TLY_USER_OK)
 		tly_user_group_topdown_fold(u, values, stride, *running);
 	return r;
 }
 
-bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
-                                 uint64_t *enabled, uint64_t *running, uint64_t *now)
+bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t *enabled,
+                                 uint64_t *running, uint64_t *now)
 {
 	if (tly_thread_token != u->owner)
 		return false;
@@ -188,7 +189,7 @@ bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, siz
 		u->user_reads++;
 		return true;
 	}
-	return tly_user_group_read_plain(u, u->n, values, stride, times, TLY_USER_TRIES, enabled, running, now);
+	return tly_user_group_read_plain(u, u->n, values, stride, true, TLY_USER_TRIES, enabled, running, now);
 }
 
 int tly_user_group_topdown_syscall(struct tly_user_group *u, struct tally_count *counts)

@@ -96,30 +96,34 @@ enum tly_user_outcome tly_user_group_read_topdown(struct tly_user_group *u, uint
 /* Unmaps and frees; NULL is a no-op. */
 void tly_user_group_free(struct tly_user_group *u);
 
-/* tly_user_group_read_outline of a group that is not topdown (u->td NULL), read by its opening thread
- * (the caller checked both); n is u->n, which a caller that knows it as a constant passes as one. tries:
- * passes before giving up, TLY_USER_TRIES; 1 (a constant) on the lean paths, whose read is then
- * straight-line code, and which give a read that finds the pages moving to their general path, which
- * retries. */
+/* A pass over group u, which is not topdown (u->td NULL), read by its opening thread (the caller checked
+ * both), with this machine's counter and clock reads (user_read.h), counted where it succeeds; its
+ * arguments are tly_mmap_pass's (n: u->n, which a caller that knows it as a constant passes as one;
+ * tries: TLY_USER_TRIES, or 1 on the lean paths, whose read is then straight-line code, and which give a
+ * read that finds the pages moving to their general path, which retries). The pass is made here, in a
+ * function of its own: GCC then makes its fields scalars before the caller's code joins them (a pass
+ * made in a larger function keeps part of it on the stack, and more registers saved). */
 static inline __attribute__((always_inline)) bool
 tly_user_group_read_plain(struct tly_user_group *u, size_t n, uint64_t *values, size_t stride, bool times,
                           unsigned tries, uint64_t *enabled, uint64_t *running, uint64_t *now)
 {
-	if (tly_mmap_read_strided((tly_page *const *)u->pages, n, tly_arch_read_pmc, tly_arch_read_clock,
-	                          values, stride, times, tries, enabled, running, now) != TLY_USER_OK)
+	if (tly_mmap_read((struct tly_mmap_pass){ .pages = (tly_page *const *)u->pages, .n = n,
+	                                          .read_pmc = tly_arch_read_pmc, .read_clock = tly_arch_read_clock,
+	                                          .values = values, .stride = stride, .times = times, .tries = tries,
+	                                          .enabled = enabled, .running = running, .now = now }) !=
+	    TLY_USER_OK)
 		return false;
 	u->user_reads++;
 	return true;
 }
 
 /* The group read from user space: each member's value into values[k x stride], the group's times into
- * *enabled, *running and the perf clock into *now (mmap_page.h; without times, a constant false, the
- * times of the page's latest update and no clock: a topdown group gives them extrapolated all the same);
- * false, with nothing counted, when it cannot (another thread, a member off its counter...). Out of line:
- * for reads that take this path only when their lean one (snapshot.h's tly_counter_read_lean_group)
- * does not apply, so that their inlined code stays small. */
-bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, size_t stride, bool times,
-                                 uint64_t *enabled, uint64_t *running, uint64_t *now);
+ * *enabled and *running and the perf clock into *now (mmap_page.h, with times); false,
+ * with nothing counted, when it cannot (another thread, a member off its counter...). Out of line: for
+ * reads that take this path only when their lean one (a region's pass, region_set.c) does not apply, so
+ * that their inlined code stays small. */
+bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t *enabled,
+                                 uint64_t *running, uint64_t *now);
 
 /* Reads the group into counts (value, enabled, running, id of each member, as read(2) gives them) from
  * user space when it can, else with read(2) of the leader's slot; counts which it did and why. */
