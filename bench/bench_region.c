@@ -17,7 +17,7 @@
  *   callgrind_annotate --inclusive=yes cg.out | grep -E 'region_pair|bare_pair'
  *
  * On an x86-64 VM with GCC 12 (1001 pairs): 474,422 user instructions for the regions against 311,963
- * for the bare reads (1.52x); tests/test_region_cost.sh holds it under 1.8x. The rest is the statistics
+ * for the bare reads (1.52x); tests/test_read_cost.sh holds it under 1.65x. The rest is the statistics
  * of 4 events (sums of the counts and of their squares, min, max: some 25 instructions an event per
  * call), the two moments of the wall clock (CLOCK_MONOTONIC), and the set's bookkeeping (the thread's
  * state, the record, nesting); the read's checks (the group's size and each member's id, in place) cost
