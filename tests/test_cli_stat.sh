@@ -27,6 +27,13 @@ for given in --summary=x --json=x --summ=x; do
 	grep -qxF "tally stat: ${given%%=*} takes no value" "$WORK/err" && ok "$given: takes no value" ||
 		fail "$given: $(cat "$WORK/err")"
 done
+# An unknown letter inside a cluster after a long option is the unknown letter, not the long option
+# (argv[optind - 1] is still the long option while getopt walks "-Zq").
+for before in --json --summary --event=task-clock --repeat=2; do
+	expect_status 2 "$before -Zq" -- stat "$before" -Zq -- true
+	grep -qxF "tally stat: unknown option -Z" "$WORK/err" && ok "$before -Zq: unknown option -Z" ||
+		fail "$before -Zq: $(cat "$WORK/err")"
+done
 expect_status 0 "no command and no target: the whole system, here for --duration" -- stat -e task-clock --duration 0.05
 expect_status 2 "-x and -j together" -- stat -x, -j -- true
 expect_status 2 "-I below 10 ms" -- stat -I 5 -- true

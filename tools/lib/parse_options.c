@@ -83,13 +83,24 @@ static enum parse_result take(const struct option_table *t, const struct option_
 /* getopt_long's '?' (opterr is off: the message is ours). */
 static enum parse_result refuse_unknown(const struct option_table *t, char **argv)
 {
-	const char *given = argv[optind - 1];
-	/* A long option given a value it does not take ("--summary=x"): optopt is its value. */
-	if (optopt && strncmp(given, "--", 2) == 0)
-		return parse_options_error(t->prog, "%.*s takes no value", (int)strcspn(given, "="), given);
+	/* A long option given a value it does not take ("--summary=x"): glibc's optopt is then that option's
+	 * val, which no unknown letter can be (a letter of a cluster such as "-Zq" is unknown only when no
+	 * entry has it), so the option is found in the table, not in argv: in the middle of a cluster argv[optind - 1]
+	 * is still the argument before it. */
+	for (size_t i = 0; optopt && i < t->nr; i++) {
+		const struct option_entry *e = &t->entries[i];
+		if (optopt != (e->short_name ? (unsigned char)e->short_name : LONG_ONLY_BASE + (int)i))
+			continue;
+		/* Named as given where that is the argument ("--summ=x"), else by the table's name. */
+		const char *given = argv[optind - 1];
+		int len = (int)strcspn(given, "=");
+		if (strncmp(given, "--", 2) == 0 && len > 2 && strncmp(given + 2, e->long_name, (size_t)len - 2) == 0)
+			return parse_options_error(t->prog, "%.*s takes no value", len, given);
+		return parse_options_error(t->prog, "--%s takes no value", e->long_name);
+	}
 	if (optopt)
 		return parse_options_error(t->prog, "unknown option -%c", optopt);
-	return parse_options_error(t->prog, "unknown option %s", given);
+	return parse_options_error(t->prog, "unknown option %s", argv[optind - 1]);
 }
 
 enum parse_result parse_options(const struct option_table *t, int argc, char **argv, void *dest, int *rest)
