@@ -377,7 +377,7 @@ static void group_and_modifiers(void)
 	check_value(&v, 3);
 }
 
-/* perf's comment column: the figures tools/metrics.c computed, now the library's. */
+/* perf's comment column, computed by the library (tally_metric_comment) for every consumer. */
 static void comment_column(void)
 {
 	tally_events *ev = parse(intel, "instructions,cycles,branches,branch-misses,cache-references,cache-misses,"

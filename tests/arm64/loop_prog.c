@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * loop N: the workload of the CLI cases (tests/arm64/cli.c), a freestanding static aarch64 program
+ * loop N: the workload of the CLI cases (cli_* in tests/arm64/suite.c), a freestanding static aarch64 program
  * (built with -nostdlib -static: no libc start-up, no dynamic loader) whose user-mode instruction count
  * is known from its listing alone:
  *
