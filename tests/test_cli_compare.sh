@@ -114,6 +114,27 @@ assert abs(tc["df"] - 8) < 1e-9 and abs(tc["t"] - 2.306004) < 1e-5 and tc["a"]["
 "$TALLY" compare a.json a.json | grep -Eq "^page-faults +1000.00 +1000.00 +\+0.00% +exact  same$" &&
 	ok "an exact event against itself: same" || fail "same exact: $("$TALLY" compare a.json a.json)"
 
+# One run per side has no measured spread: a time is never an exact count, and one noisy sample must not
+# give a verdict (nor fail CI with --fail-on-worse). Documents of one run are refused as -r 1 is; an event
+# counted in only one run of a side says "too few runs", never "exact".
+python3 -c 'import json; d = json.load(open("a.json")); d["runs"] = d["runs"][:1]; json.dump(d, open("a1.json", "w"))'
+python3 -c 'import json; d = json.load(open("b.json")); d["runs"] = d["runs"][:1]; json.dump(d, open("b1.json", "w"))'
+refused compare "a saved document of one run" "a1.json: 1 run: the runs of each command, 2 to" a1.json b1.json
+refused compare "--fail-on-worse on one run" "b1.json: 1 run: the runs of each command, 2 to" --fail-on-worse a.json b1.json
+python3 - <<'PY'
+import json
+d = json.load(open("b.json"))
+for run in d["runs"][1:]:
+    run["events"][0]["status"] = "not-counted"; run["events"][0]["scaled"] = 0
+json.dump(d, open("b_once.json", "w"))
+PY
+"$TALLY" compare --fail-on-worse a.json b_once.json >once.txt 2>err
+st=$?
+[ $st -eq 0 ] && grep -Eq "^page-faults +1000.00 +1001.00 +\+0.10% +- +too few runs \(not counted in 0 run\(s\) of A, 4 of B\)$" once.txt &&
+	"$TALLY" compare -j a.json b_once.json | python3 -c '
+import json, sys; pf = json.load(sys.stdin)["events"][0]
+assert not pf["exact"] and pf["verdict"] == "too few runs" and pf["difference_low"] is None, pf' &&
+	ok "an event counted in one run of B: too few runs, not exact, not worse" || fail "one run of an event: $st $(cat once.txt err)"
 head -c 200 a.json >cut.json
 refused compare "a truncated document" "cut.json: truncated" a.json cut.json
 echo '{"x": 1}' >other.json
