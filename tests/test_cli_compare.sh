@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # tally compare: runs interleaved (A B A B, seen in a log the commands write); two workloads with known
-# different page-fault counts give "more" with an interval that excludes 0; one workload twice gives no
-# evidence (or "same" when every run counted alike); every figure of the JSON recomputed by python, with a t
+# different page-fault counts give "more" with an interval that excludes 0; saved documents of fixed runs
+# give no evidence with the interval worked by hand (one workload run twice is checked only for what cannot
+# fail by chance: its figures and exit status); every figure of the JSON recomputed by python, with a t
 # quantile of its own (the t density integrated numerically, not tally's incomplete beta); saved documents
 # compared, exact events compared exactly; the exit status 0 whatever the verdict and 1 with --fail-on-worse
 # on "more"; malformed saved documents refused.
@@ -72,14 +73,41 @@ st=$?
 python3 -c 'import json, sys; e = json.load(open("more.json"))["events"][0]; assert e["relative_low"] > 0, e' &&
 	ok "the interval of the change excludes 0" || fail "interval"
 
-# The same workload twice: no evidence of a difference (or "same" when every run counted alike). At 95% a
-# true null is called different in 1 try of 20: one retry each makes a false failure a 1-in-400 event.
-same_ok=no
-for try in 1 2; do
-	"$TALLY" compare -j -r 5 -e page-faults,task-clock -- $SMALL ::: $SMALL >same.json 2>/dev/null
-	python3 check.py same.json "page-faults=no evidence|same" 2>/dev/null && { same_ok=yes; break; }
-done
-[ $same_ok = yes ] && ok "the same workload twice: no evidence of a difference" || fail "same: $(head -c 1500 same.json)"
+# No evidence, deterministically: two saved documents (tests/fixtures/compare) whose runs are fixed, checked
+# against Welch's interval worked by hand. page-faults: A 100 102 98 101 99 (mean 100, variance 2.5), B 102
+# 100 101 104 98 (mean 101, variance 5): se = sqrt(2.5/5 + 5/5) = sqrt(1.5), df = 1.5^2 / (0.5^2/4 + 1^2/4)
+# = 7.2, t(0.975, 7.2) = 2.351374 (check.py's own quantile), the difference 1 +- 2.879833. task-clock in
+# msec: A 1000 1200 900 1100 800 (variance 25000), B 1050 950 1250 1000 1150 (mean 1080, variance 14500):
+# se = sqrt(7900), df = 7900^2 / (5000^2/4 + 2900^2/4) = 7.472014, t = 2.334677, 80 +- 207.510670.
+FIX=$TALLY_SOURCE/tests/fixtures/compare
+"$TALLY" compare -j --fail-on-worse "$FIX/no_evidence_a.json" "$FIX/no_evidence_b.json" >fixed.json 2>err
+st=$?
+[ $st -eq 0 ] && python3 check.py fixed.json "page-faults=no evidence" "task-clock=no evidence" && python3 - fixed.json <<'PY' &&
+import json, math, sys
+pf, tc = json.load(open(sys.argv[1]))["events"]
+def near(got, want, tol=1e-6):
+    assert abs(got - want) <= tol * max(1.0, abs(want)), (got, want)
+near(pf["standard_error"], math.sqrt(1.5)); near(pf["df"], 7.2); near(pf["t"], 2.351374, 1e-6)
+near(pf["difference"], 1); near(pf["difference_low"], -1.879833); near(pf["difference_high"], 3.879833)
+near(tc["a"]["mean"], 1000); near(tc["b"]["mean"], 1080); near(tc["standard_error"], math.sqrt(7900))
+near(tc["df"], 62410000 / 8352500); near(tc["t"], 2.334677, 1e-6)
+near(tc["difference_low"], -127.510670); near(tc["difference_high"], 287.510670)
+near(tc["relative_low"], -0.127510670); near(tc["relative_high"], 0.287510670)
+assert not pf["exact"] and not tc["exact"], (pf, tc)
+PY
+	ok "fixed documents: no evidence, the interval as worked by hand, --fail-on-worse exit 0" ||
+	fail "fixed no evidence: $st $(cat err; head -c 1500 fixed.json)"
+"$TALLY" compare "$FIX/no_evidence_a.json" "$FIX/no_evidence_b.json" >fixed.txt 2>err &&
+	grep -Eq "^page-faults +100.00 +101.00 +\+1.00% +\[-1.88%, \+3.88%\]  no evidence$" fixed.txt &&
+	grep -Eq "^task-clock +msec +1000.00 +1080.00 +\+8.00% +\[-12.75%, \+28.75%\]  no evidence$" fixed.txt &&
+	ok "fixed documents: the table's interval and verdict" || fail "fixed table: $(cat fixed.txt err)"
+
+# The same workload twice, run for real: whatever the verdict (at 95%, a true null is called different in 1
+# try of 20), every figure is the one python computes from the values, and the exit status is 0.
+"$TALLY" compare -j -r 5 -e page-faults,task-clock -- $SMALL ::: $SMALL >same.json 2>err
+st=$?
+[ $st -eq 0 ] && python3 check.py same.json && ok "the same workload twice: every figure as python computes it, exit 0" ||
+	fail "same: $st $(cat err; head -c 1500 same.json)"
 
 "$TALLY" compare -r 3 -e page-faults -- $SMALL ::: $BIG >table 2>/dev/null
 grep -q "Welch's t-test" table && grep -Eq "^page-faults +[0-9.]+ +[0-9.]+ +\+[0-9.]+% +\[\+[0-9.]+%, \+[0-9.]+%\]  more$" table &&
@@ -114,6 +142,27 @@ assert abs(tc["df"] - 8) < 1e-9 and abs(tc["t"] - 2.306004) < 1e-5 and tc["a"]["
 "$TALLY" compare a.json a.json | grep -Eq "^page-faults +1000.00 +1000.00 +\+0.00% +exact  same$" &&
 	ok "an exact event against itself: same" || fail "same exact: $("$TALLY" compare a.json a.json)"
 
+# One run per side has no measured spread: a time is never an exact count, and one noisy sample must not
+# give a verdict (nor fail CI with --fail-on-worse). Documents of one run are refused as -r 1 is; an event
+# counted in only one run of a side says "too few runs", never "exact".
+python3 -c 'import json; d = json.load(open("a.json")); d["runs"] = d["runs"][:1]; json.dump(d, open("a1.json", "w"))'
+python3 -c 'import json; d = json.load(open("b.json")); d["runs"] = d["runs"][:1]; json.dump(d, open("b1.json", "w"))'
+refused compare "a saved document of one run" "a1.json: 1 run: the runs of each command, 2 to" a1.json b1.json
+refused compare "--fail-on-worse on one run" "b1.json: 1 run: the runs of each command, 2 to" --fail-on-worse a.json b1.json
+python3 - <<'PY'
+import json
+d = json.load(open("b.json"))
+for run in d["runs"][1:]:
+    run["events"][0]["status"] = "not-counted"; run["events"][0]["scaled"] = 0
+json.dump(d, open("b_once.json", "w"))
+PY
+"$TALLY" compare --fail-on-worse a.json b_once.json >once.txt 2>err
+st=$?
+[ $st -eq 0 ] && grep -Eq "^page-faults +1000.00 +1001.00 +\+0.10% +- +too few runs \(not counted in 0 run\(s\) of A, 4 of B\)$" once.txt &&
+	"$TALLY" compare -j a.json b_once.json | python3 -c '
+import json, sys; pf = json.load(sys.stdin)["events"][0]
+assert not pf["exact"] and pf["verdict"] == "too few runs" and pf["difference_low"] is None, pf' &&
+	ok "an event counted in one run of B: too few runs, not exact, not worse" || fail "one run of an event: $st $(cat once.txt err)"
 head -c 200 a.json >cut.json
 refused compare "a truncated document" "cut.json: truncated" a.json cut.json
 echo '{"x": 1}' >other.json

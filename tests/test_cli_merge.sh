@@ -63,7 +63,7 @@ grep -q "4 files, 4 of 4 ranks on 1 host ($(hostname)), job 77" table && grep -E
 	grep -q "^all;;page-faults;;4;" csv && grep -q "^all;;task-clock;msec;4;" csv && ok "merge -x: CSV" || fail "csv: $(cat csv)"
 
 "$TALLY" merge out.0.json out.1.json out.3.json >table 2>err
-grep -q "3 files, 3 of 4 ranks" table && grep -q "(1 rank of the job have no file: the sums leave them out)" table &&
+grep -q "3 files, 3 of 4 ranks" table && grep -q "(rank 2 of the job has no file: the sums leave it out)" table &&
 	"$TALLY" merge -j out.0.json out.1.json out.3.json | python3 -c 'import json, sys; assert json.load(sys.stdin)["missing_ranks"] == 1' &&
 	ok "a rank without a file: said" || fail "missing rank: $(cat table err)"
 
@@ -154,10 +154,51 @@ refused merge "a control character quoted from the file" 'member.json: not JSON:
 grep -q "$(printf '\033')" "$WORK/refused.err" && fail "the file's escape byte reached the terminal: $(od -c "$WORK/refused.err")"
 refused merge "a missing file" "nothere.json: cannot open: No such file or directory" good.0.json nothere.json
 refused merge "a file given twice" "good.0.json and good.0.json both hold rank 0" good.0.json good.0.json
-SLURM_PROCID=5 SLURM_NTASKS=4 SLURM_JOB_ID=77 "$TALLY" stat -j -o ev.json -e page-faults -- true
+SLURM_PROCID=2 SLURM_NTASKS=4 SLURM_JOB_ID=77 "$TALLY" stat -j -o ev.json -e page-faults -- true
 refused merge "other events" "ev.json counted other events than good.0.json" good.0.json ev.json
 SLURM_PROCID=1 SLURM_NTASKS=4 SLURM_JOB_ID=78 "$TALLY" stat -j -o job.json -e page-faults,task-clock -- true
 refused merge "another job" "job.json is from job 78, good.0.json from job 77" good.0.json job.json
 refused merge "two kinds" "is region output (TALLY_OUTPUT) but good.0.json is a tally stat -j document" good.0.json reg.0.json
+# Numbers tally never writes: a count is an integer 0 to 2^64-1, a scaled value finite and >= 0 (and, in a
+# document of one run, a whole count: the library's scaled count is one), rank below size, size at least 1.
+# Each is refused with its own message rather than printed as inf, -nan, 0 or 18446744073709551615.
+set_member() { # FILE OUT PYTHON-STATEMENT-ON-d
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); exec(sys.argv[3]); open(sys.argv[2], "w").write(json.dumps(d).replace("\"@", "").replace("@\"", ""))' "$@"
+}
+# One case a line: the file written, the change made to good.1.json (python on d; "@...@" a bare literal),
+# and the message wanted.
+while IFS='|' read -r out change want; do
+	set_member good.1.json "$out" "$change"
+	refused merge "$out: $change" "$out: $want" good.0.json "$out"
+done <<'CASES'
+inf.json|d["events"][0]["scaled"] = "@1e400@"|event page-faults: "scaled" 1e400 is not a finite number
+neg.json|d["events"][0]["scaled"] = -5|event page-faults: "scaled" -5 is negative
+big.json|d["events"][0]["scaled"] = "@18446744073709551621@"|event page-faults: "scaled" 18446744073709551621 is above 2^64-1
+half.json|d["events"][0]["scaled"] = 0.5|event page-faults: "scaled" 0.5 is not a whole count in a document of one run
+vneg.json|d["events"][0]["value"] = -5|event page-faults: "value" -5 is negative
+vbig.json|d["events"][0]["value"] = "@18446744073709551621@"|event page-faults: "value" 18446744073709551621 is above 2^64-1
+vhalf.json|d["events"][0]["value"] = 0.5|event page-faults: "value" 0.5 is not an integer
+vother.json|d["events"][0]["value"] += 7|event page-faults: counted, but "scaled" .* is not its count
+unit.json|d["events"][1]["unit_scale"] = 0|event task-clock: "unit_scale" 0 is not a positive finite number
+rank7.json|d["rank"] = 7|rank 7 in a job of size 4 (ranks 0 to 3)
+size0.json|d["size"] = 0|size 0: a job has at least one rank
+CASES
+[ -f reg.1.json ] && set_member reg.1.json regsum.json 'd["regions"][0]["events"][0]["sum"] = -3' &&
+	refused merge "a region's negative sum" 'regsum.json: region .*: "sum" -3 is negative' reg.0.json regsum.json
+# A -r document's closing scaled value is a mean: fractional, and accepted.
+for r in 0 1; do SLURM_PROCID=$r SLURM_NTASKS=2 "$TALLY" stat -j -r 3 -o "r3.$r.json" -e page-faults -- true; done
+set_member r3.1.json r3f.1.json 'd["events"][0]["scaled"] = d["events"][0]["value"] + 0.25'
+"$TALLY" merge r3.0.json r3f.1.json >r3.txt 2>err && ok "a -r document's fractional mean: accepted" || fail "-r mean: $(cat err)"
+# Ranks 1 to 3 of 4: rank 0 is the one without a file, and is named; so with no size known.
+cp out.1.json n1.json; cp out.2.json n2.json; cp out.3.json n3.json
+"$TALLY" merge n1.json n2.json n3.json >norank0.txt 2>err
+grep -q "3 of 4 ranks" norank0.txt && grep -q "(rank 0 of the job has no file: the sums leave it out)" norank0.txt &&
+	"$TALLY" merge -j n1.json n2.json n3.json | python3 -c '
+import json, sys; m = json.load(sys.stdin); assert m["missing_ranks"] == 1 and m["missing"] == [0], m' &&
+	ok "ranks 1 to 3 of 4: rank 0 said missing" || fail "no rank 0: $(cat norank0.txt err)"
+for f in n1 n2 n3; do set_member $f.json $f.json 'd["size"] = None'; done
+"$TALLY" merge n1.json n2.json n3.json >norank0.txt 2>err
+grep -q "(rank 0 of the job has no file: the sums leave it out)" norank0.txt &&
+	ok "ranks 1 to 3 of no known size: rank 0 said missing" || fail "no rank 0, no size: $(cat norank0.txt err)"
 "$TALLY" merge --bogus good.0.json >/dev/null 2>&1; [ $? -eq 2 ] && ok "an unknown option: exit 2" || fail "unknown option"
 finish

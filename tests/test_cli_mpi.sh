@@ -5,13 +5,21 @@
 # gives four files, ranks 0-3 of size 4, and tally merge sums them to 4 x one run's count (within the few
 # faults a process start varies by here); an MPI program built with mpicc and using regions writes per-rank
 # region output (TALLY_OUTPUT=reg.%r.json) that merges by name, with rank r's (r + 1) * 100 pages.
-# SKIPs (77), saying so, when mpirun or mpicc is missing.
+# SKIPs (77), saying so, when mpirun or mpicc is missing, or mpicc cannot link an MPI program.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
 MPIRUN=$(command -v mpirun) || { echo "SKIP: mpirun not found (apt-get install openmpi-bin libopenmpi-dev)"; exit 77; }
 MPICC=$(command -v mpicc) || { echo "SKIP: mpicc not found (apt-get install libopenmpi-dev)"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to read the results"; exit 77; }
 cd "$WORK" || exit 1
+# mpicc without the MPI development libraries (openmpi-bin without libopenmpi-dev) exists but cannot link:
+# a machine that cannot build an MPI program SKIPs, with mpicc's own reason, rather than FAILs.
+cat >probe.c <<'C'
+#include <mpi.h>
+int main(int argc, char **argv) { MPI_Init(&argc, &argv); MPI_Finalize(); return 0; }
+C
+"$MPICC" -o probe probe.c >probe.err 2>&1 ||
+	{ echo "SKIP: mpicc cannot build an MPI program (apt-get install libopenmpi-dev): $(head -c 600 probe.err)"; exit 77; }
 unset TALLY_OUTPUT SLURM_PROCID SLURM_NTASKS SLURM_JOB_ID PMI_RANK PMI_SIZE PMIX_RANK
 # As root (the CI runs so), in a container without a network: shared memory between local ranks only.
 MPI=("$MPIRUN" --oversubscribe --allow-run-as-root --mca btl self,vader -n 4)

@@ -226,6 +226,11 @@ static int read_saved(struct compare *c, int side)
 		                  schema);
 	else if (!runs || runs->type != JSON_ARRAY || runs->n == 0)
 		result_file_error("compare", file, "no runs (a document of tally stat -j -r N)");
+	else if (runs->n < 2)
+		/* As -r 1 is refused: one run has no spread to compare with, and would give a verdict on one
+		 * sample. */
+		result_file_error("compare", file, "1 run: the runs of each command, 2 to %d (tally stat -j -r N)",
+		                  MAX_RUNS);
 	else
 		status = 0;
 	c->done[side] = status == 0 ? (unsigned)runs->n : 0;
@@ -321,6 +326,8 @@ static void write_table(const struct compare *c, FILE *out)
 		percent(w->rel_hi, hi, sizeof(hi));
 		if (w->exact)
 			snprintf(interval, sizeof(interval), "exact");
+		else if (w->verdict == WELCH_TOO_FEW)
+			snprintf(interval, sizeof(interval), "-");
 		else
 			snprintf(interval, sizeof(interval), "[%s, %s]", lo, hi);
 		fprintf(out, " %16.2f %16.2f %10s %22s  %s", w->a.mean, w->b.mean, rel, interval,

@@ -10,6 +10,9 @@
 
 #include "results/merge_input.h"
 
+/* The missing ranks named in the report: the lowest 16 (a job of thousands would fill a screen). */
+#define MERGE_MISSING_LISTED 16
+
 /* One event (or one region's event) over a set of ranks. Only ranks that counted it (counted or scaled)
  * are in the statistics; status[] says how many ranks had each status, so a rank that was not counted is
  * shown, never silently left out of the sum. */
@@ -42,7 +45,10 @@ struct merge {
 	const struct merge_rank *model; /* the first file: events, units, region events */
 	const struct merge_rank *regions_model; /* the first file with regions, or NULL */
 	long size;                 /* the job's size as the files say it, -1 when none does */
-	size_t missing;            /* ranks under size that no file holds */
+	size_t missing;            /* ranks that no file holds: under size, or under the highest rank when no
+	                            * file says the size (rank 0 of ranks 1..N is missing either way) */
+	size_t nr_missing_listed;
+	long missing_listed[MERGE_MISSING_LISTED]; /* the lowest of them, in order */
 };
 
 /* Reads every file (each bad one says why on stderr), then checks they are one measurement: 0, or -1 when

@@ -2,12 +2,18 @@
 /* Reading one rank's result file for tally merge (merge_input.h). */
 #include "results/merge_input.h"
 
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/json_reader.h"
+#include "report/number_format.h"
 #include "results/result_file.h"
+
+/* 2^64: no count reaches it (the library's counts are 64-bit and saturate). */
+#define COUNT_LIMIT 18446744073709551616.0
 
 static int bad(const char *file, const char *why)
 {
@@ -17,6 +23,36 @@ static int bad(const char *file, const char *why)
 static int no_memory(const char *file)
 {
 	return bad(file, "out of memory");
+}
+
+/* Why a member is not a count tally writes (an integer 0 to 2^64-1, in digits), or NULL when it is one. */
+static const char *count_problem(const struct json_value *v, uint64_t *out)
+{
+	if (!v || v->type != JSON_NUMBER)
+		return "missing or not a number";
+	if (json_as_u64(v, out))
+		return NULL;
+	if (v->text[0] == '-')
+		return "is negative";
+	if (v->number != floor(v->number))
+		return "is not an integer";
+	if (strpbrk(v->text, ".eE"))
+		return v->number >= COUNT_LIMIT ? "is above 2^64-1" : "is not written as an integer (in digits)";
+	return "is above 2^64-1";
+}
+
+/* Member `key` of `item` (what `what` names in messages) as a count; 0, or -1 after a message. */
+static int read_count(const char *file, const char *what, const struct json_value *item, const char *key,
+                      uint64_t *out)
+{
+	const struct json_value *v = json_member(item, key);
+	const char *why = count_problem(v, out);
+	if (!why)
+		return 0;
+	if (!v || v->type != JSON_NUMBER)
+		return result_file_error("merge", file, "%s without its \"%s\" count", what, key);
+	return result_file_error("merge", file, "%s: \"%s\" %s %s: a count is an integer 0 to 2^64-1", what, key,
+	                         v->text, why);
 }
 
 static bool status_of(const char *word, enum report_status *out)
@@ -51,6 +87,11 @@ static int read_identity(const char *file, const struct json_value *doc, struct 
 	if (!count_or_null(json_member(doc, "rank"), &out->rank) || !count_or_null(json_member(doc, "size"), &out->size) ||
 	    !host || !job || (job->type != JSON_NULL && job->type != JSON_STRING))
 		return bad(file, "rank, size, host or job missing or not of their type (docs/json-schema.json)");
+	if (out->size == 0)
+		return bad(file, "size 0: a job has at least one rank");
+	if (out->rank >= 0 && out->size > 0 && out->rank >= out->size)
+		return result_file_error("merge", file, "rank %ld in a job of size %ld (ranks 0 to %ld)", out->rank,
+		                         out->size, out->size - 1);
 	out->host = strdup(host);
 	out->job = job->type == JSON_STRING ? strdup(job->text) : NULL;
 	if (!out->host || (job->type == JSON_STRING && !out->job))
@@ -65,10 +106,61 @@ static int read_status(const char *file, const struct json_value *item, enum rep
 	return 0;
 }
 
-/* The closing "events" of a stat document: name, unit, display value (scaled × unit_scale), status. */
+/* Why a scaled value is not one tally writes, or NULL: finite, 0 to 2^64-1, and in a document of one run a
+ * whole count (the library's scaled count is one; only a mean over runs has a fraction). */
+static const char *scaled_problem(double scaled, bool one_run)
+{
+	if (!isfinite(scaled))
+		return "is not a finite number";
+	if (scaled < 0)
+		return "is negative";
+	if (scaled >= COUNT_LIMIT)
+		return "is above 2^64-1";
+	if (one_run && scaled != floor(scaled))
+		return "is not a whole count in a document of one run";
+	return NULL;
+}
+
+/* Event i of the closing events: name, unit, display value (scaled × unit_scale), status, each checked to be
+ * what tally writes. */
+static int read_stat_event(const char *file, const struct json_value *e, bool one_run, struct merge_rank *out,
+                           size_t i)
+{
+	const char *name = json_as_string(json_member(e, "name"));
+	const char *unit = json_as_string(json_member(e, "unit"));
+	const struct json_value *scaled_v = json_member(e, "scaled"), *scale_v = json_member(e, "unit_scale");
+	double scaled, unit_scale;
+	uint64_t value;
+	if (!name || !unit || !json_as_double(scaled_v, &scaled) || !json_as_double(scale_v, &unit_scale))
+		return bad(file, "an event without its name, unit, scaled value or unit_scale");
+	char what[160];
+	snprintf(what, sizeof(what), "event %s", name);
+	if (read_count(file, what, e, "value", &value) < 0 || read_status(file, e, &out->values[i].status) < 0)
+		return -1;
+	const char *why = scaled_problem(scaled, one_run);
+	if (why)
+		return result_file_error("merge", file, "%s: \"scaled\" %s %s", what, scaled_v->text, why);
+	/* Counted (never multiplexed): the scaled value is the count itself, or with -r the mean it rounds. */
+	if (out->values[i].status == REPORT_COUNTED && count_of(scaled) != value)
+		return result_file_error("merge", file, "%s: counted, but \"scaled\" %s is not its count %" PRIu64, what,
+		                         scaled_v->text, value);
+	if (!isfinite(unit_scale) || unit_scale <= 0)
+		return result_file_error("merge", file, "%s: \"unit_scale\" %s is not a positive finite number", what,
+		                         scale_v->text);
+	out->values[i].value = scaled * unit_scale;
+	out->event_names[i] = strdup(name);
+	out->units[i] = strdup(unit);
+	if (!out->event_names[i] || !out->units[i])
+		return no_memory(file);
+	return 0;
+}
+
+/* The closing "events" of a stat document. */
 static int read_stat_events(const char *file, const struct json_value *doc, struct merge_rank *out)
 {
 	const struct json_value *events = json_member(doc, "events");
+	uint64_t runs;
+	bool one_run = json_as_u64(json_member(doc, "nr_runs"), &runs) && runs == 1;
 	if (!events || events->type != JSON_ARRAY)
 		return bad(file, "no \"events\" array");
 	out->nr_events = events->n;
@@ -77,22 +169,9 @@ static int read_stat_events(const char *file, const struct json_value *doc, stru
 	out->values = calloc(events->n + 1, sizeof(*out->values));
 	if (!out->event_names || !out->units || !out->values)
 		return no_memory(file);
-	for (size_t i = 0; i < events->n; i++) {
-		const struct json_value *e = &events->items[i];
-		const char *name = json_as_string(json_member(e, "name"));
-		const char *unit = json_as_string(json_member(e, "unit"));
-		double scaled, unit_scale;
-		if (!name || !unit || !json_as_double(json_member(e, "scaled"), &scaled) ||
-		    !json_as_double(json_member(e, "unit_scale"), &unit_scale))
-			return bad(file, "an event without its name, unit, scaled value or unit_scale");
-		if (read_status(file, e, &out->values[i].status) < 0)
+	for (size_t i = 0; i < events->n; i++)
+		if (read_stat_event(file, &events->items[i], one_run, out, i) < 0)
 			return -1;
-		out->values[i].value = scaled * unit_scale;
-		out->event_names[i] = strdup(name);
-		out->units[i] = strdup(unit);
-		if (!out->event_names[i] || !out->units[i])
-			return no_memory(file);
-	}
 	return 0;
 }
 
@@ -101,17 +180,20 @@ static int read_region(const char *file, const struct json_value *reg, size_t nr
 {
 	const char *name = json_as_string(json_member(reg, "name"));
 	const struct json_value *events = json_member(reg, "events");
-	if (!name || !json_as_u64(json_member(reg, "calls"), &out->calls) || !events || events->type != JSON_ARRAY ||
-	    events->n != nr_events)
-		return bad(file, "a region without its name, calls, or one entry per event");
+	if (!name || !events || events->type != JSON_ARRAY || events->n != nr_events)
+		return bad(file, "a region without its name or one entry per event");
+	char what[160];
+	snprintf(what, sizeof(what), "region %s", name);
+	if (read_count(file, what, reg, "calls", &out->calls) < 0)
+		return -1;
 	out->name = strdup(name);
 	out->values = calloc(nr_events + 1, sizeof(*out->values));
 	if (!out->name || !out->values)
 		return no_memory(file);
 	for (size_t i = 0; i < nr_events; i++) {
 		uint64_t sum;
-		if (!json_as_u64(json_member(&events->items[i], "sum"), &sum))
-			return bad(file, "a region's event without its sum");
+		if (read_count(file, what, &events->items[i], "sum", &sum) < 0)
+			return -1;
 		if (read_status(file, &events->items[i], &out->values[i].status) < 0)
 			return -1;
 		out->values[i].value = (double)sum;

@@ -119,6 +119,38 @@ static int check_versions(const struct merge *m)
 	return 0;
 }
 
+static int compare_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return (x > y) - (x < y);
+}
+
+/* The ranks no file holds, below the size (each file's rank is below it, checked on reading), or below the
+ * highest rank when no file says the size: a job's ranks are 0 to size - 1, so rank 0 is missing from files
+ * of ranks 1..N whatever the size. Ranks are distinct (checked before). */
+static int find_missing(struct merge *m)
+{
+	long *ranks = calloc(m->nr_ranks + 1, sizeof(*ranks));
+	size_t n = 0;
+	if (!ranks)
+		return refuse("out of memory");
+	for (size_t k = 0; k < m->nr_ranks; k++)
+		if (m->ranks[k].rank >= 0)
+			ranks[n++] = m->ranks[k].rank;
+	qsort(ranks, n, sizeof(*ranks), compare_long);
+	long extent = m->size >= 0 ? m->size : n ? ranks[n - 1] + 1 : 0;
+	m->missing = (size_t)extent - n;
+	long next = 0; /* the lowest rank not yet known present or missing */
+	for (size_t k = 0; k <= n && m->nr_missing_listed < MERGE_MISSING_LISTED; k++) {
+		long end = k < n ? ranks[k] : extent;
+		for (; next < end && m->nr_missing_listed < MERGE_MISSING_LISTED; next++)
+			m->missing_listed[m->nr_missing_listed++] = next;
+		next = end + 1;
+	}
+	free(ranks);
+	return 0;
+}
+
 /* Same events (and region events) as the first file, one job, one size, no rank twice. */
 static int check_same_measurement(struct merge *m)
 {
@@ -145,14 +177,7 @@ static int check_same_measurement(struct merge *m)
 				              m->ranks[j].file, r->file, r->rank);
 	}
 	m->size = first->size;
-	if (m->size > 0) {
-		/* Ranks are checked distinct above: those in [0, size) are counted once each. */
-		size_t present = 0;
-		for (size_t k = 0; k < m->nr_ranks; k++)
-			present += m->ranks[k].rank >= 0 && m->ranks[k].rank < m->size;
-		m->missing = (size_t)m->size > present ? (size_t)m->size - present : 0;
-	}
-	return 0;
+	return find_missing(m);
 }
 
 /* The scopes (all ranks, then each host) and the region names in order of first appearance. */

@@ -127,9 +127,15 @@ static void write_table(const struct merge *m, FILE *out)
 		text_escape_write(out, m->model->job);
 	}
 	fputc('\n', out);
-	if (m->missing)
-		fprintf(out, " (%zu rank%s of the job have no file: the sums leave them out)\n", m->missing,
-		        m->missing == 1 ? "" : "s");
+	if (m->missing) {
+		fprintf(out, " (rank%s", m->missing == 1 ? "" : "s");
+		for (size_t k = 0; k < m->nr_missing_listed; k++)
+			fprintf(out, "%s %ld", k ? "," : "", m->missing_listed[k]);
+		if (m->missing > m->nr_missing_listed)
+			fprintf(out, " and %zu more", m->missing - m->nr_missing_listed);
+		fprintf(out, " of the job %s no file: the sums leave %s out)\n", m->missing == 1 ? "has" : "have",
+		        m->missing == 1 ? "it" : "them");
+	}
 	table_scope(out, m, &m->scopes[0], &ns);
 	/* One host's block would repeat the all-ranks block line for line. */
 	for (size_t h = 1; m->nr_scopes > 2 && h < m->nr_scopes; h++)
@@ -277,6 +283,11 @@ static void write_json(const struct merge *m, FILE *out)
 	else
 		json_null(&w);
 	json_member_uint(&w, "missing_ranks", m->missing);
+	json_key(&w, "missing");
+	json_begin_array(&w);
+	for (size_t k = 0; k < m->nr_missing_listed; k++)
+		json_int(&w, m->missing_listed[k]);
+	json_end_array(&w);
 	json_key(&w, "files");
 	json_begin_array(&w);
 	for (size_t k = 0; k < m->nr_ranks; k++)

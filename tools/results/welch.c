@@ -30,7 +30,9 @@ static bool without_spread(const double *x, size_t n)
 void welch_compare(const double *a, size_t na, const double *b, size_t nb, double level, struct welch *out)
 {
 	*out = (struct welch){ .a = describe(a, na), .b = describe(b, nb) };
-	out->exact = without_spread(a, na) && without_spread(b, nb);
+	/* One value has no measured spread, it only lacks one: an exact verdict needs every run of each side
+	 * to agree, and a side of one run is too few for either kind of verdict. */
+	out->exact = na >= 2 && nb >= 2 && without_spread(a, na) && without_spread(b, nb);
 	if (out->exact) {
 		out->a.mean = a[0];
 		out->b.mean = b[0];

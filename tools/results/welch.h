@@ -2,8 +2,8 @@
 /*
  * Two samples compared as tally compare does: the difference of their means with a confidence interval by
  * Welch's t (unequal variances, Welch-Satterthwaite degrees of freedom), and a verdict. Two samples without
- * any spread (an exact count, the same in every run) are compared exactly: no interval is needed to tell
- * 1000 from 1001 when every run says so.
+ * any spread (an exact count, the same in each of 2 or more runs) are compared exactly: no interval is
+ * needed to tell 1000 from 1001 when every run says so.
  */
 #ifndef TALLY_TOOLS_WELCH_H
 #define TALLY_TOOLS_WELCH_H
@@ -16,7 +16,7 @@ enum welch_verdict {
 	WELCH_LESS,        /* below */
 	WELCH_SAME,        /* no spread on either side and the same value */
 	WELCH_NO_EVIDENCE, /* the interval holds 0 */
-	WELCH_TOO_FEW,     /* fewer than 2 values on a side, and some spread: no interval */
+	WELCH_TOO_FEW,     /* fewer than 2 values on a side: no interval, and no exact comparison either */
 };
 
 struct welch_sample {
@@ -34,7 +34,7 @@ struct welch {
 	double lo, hi;             /* the interval of diff (lo = hi = diff when exact) */
 	double rel, rel_lo, rel_hi; /* the same over mean A (NaN when mean A is 0) */
 	enum welch_verdict verdict;
-	bool exact;                /* neither side has any spread */
+	bool exact;                /* 2 or more values on each side, and neither side has any spread */
 };
 
 /* Compares b[0 .. nb) against a[0 .. na) at confidence `level` (0.95). */
