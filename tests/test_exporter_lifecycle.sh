@@ -13,13 +13,7 @@ source "$(dirname "$0")/cli_helpers/common.sh"
 HELPERS=$(dirname "$0")/cli_helpers
 PAGES=2000
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ -x "$TALLY_BUILD/tools/tally-exporter" ] || skip "tally-exporter is not built (libmicrohttpd-dev was not found)"
-PY=
-for p in python3 /usr/bin/python3; do
-	"$p" -c 'import prometheus_client' 2>/dev/null && { PY=$p; break; }
-done
-[ -n "$PY" ] || skip "no python3 with prometheus_client (apt-get install python3-prometheus-client)"
+source "$HELPERS/exporter.sh"
 source "$HELPERS/cgroups.sh"
 
 top=tally-exporter-life-$$
@@ -44,13 +38,6 @@ samples() {
 }
 value() { samples | K="$1{$2}" awk '$1 == ENVIRON["K"] { print $2 }'; }  # ENVIRON: no escapes read
 int_value() { local v; v=$(value "$@"); v=${v%.*}; [[ "$v" =~ ^[0-9]+$ ]] && echo "$v"; }
-wait_for() { # DESCRIPTION COMMAND...: polls (up to 20 s) until the command succeeds
-	local what=$1 i
-	shift
-	for ((i = 0; i < 400; i++)); do "$@" && return 0; sleep 0.05; done
-	fail "$what: never happened"
-	return 1
-}
 faults() { int_value tally_event_total "cgroup=$1,event=page-faults,pmu=software"; }
 at_least() { local v; v=$(faults "$1") && (( v >= $2 )); }
 # Runs the workload in CGROUP (up to 40 times: the first may end before the exporter opened a new
