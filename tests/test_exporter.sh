@@ -15,13 +15,7 @@ HELPERS=$(dirname "$0")/cli_helpers
 A_PAGES=3000
 B_PAGES=7000
 
-skip() { echo "SKIP: $*"; echo "SKIP: $*" >&2; exit 77; }
-[ -x "$TALLY_BUILD/tools/tally-exporter" ] || skip "tally-exporter is not built (libmicrohttpd-dev was not found)"
-PY=
-for p in python3 /usr/bin/python3; do
-	"$p" -c 'import prometheus_client' 2>/dev/null && { PY=$p; break; }
-done
-[ -n "$PY" ] || skip "no python3 with prometheus_client (apt-get install python3-prometheus-client)"
+source "$HELPERS/exporter.sh"
 source "$HELPERS/cgroups.sh"
 
 top=tally-exporter-$$
@@ -55,13 +49,6 @@ samples() {
 }
 value() { # NAME LABELS (sorted, k=v,...)
 	samples | awk -v k="$1{$2}" '$1 == k { print $2 }'
-}
-wait_for() { # DESCRIPTION COMMAND...: polls (up to 20 s) until the command succeeds
-	local what=$1 i
-	shift
-	for ((i = 0; i < 400; i++)); do "$@" && return 0; sleep 0.05; done
-	fail "$what: never happened"
-	return 1
 }
 cgroups_up() { [ "$(samples | grep -c '^tally_cgroup_up{.*} 1.0$')" = "$1" ]; }
 

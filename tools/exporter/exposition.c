@@ -2,23 +2,38 @@
 #include "exporter/exposition.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 #include <tally/common.h>
 #include <tally/events.h>
 
-/* A label value: backslash, double quote and line feed escaped, the rest as it is (UTF-8). */
+#include "shared/utf8.h"
+
+/* A label value: backslash, double quote and line feed escaped, valid UTF-8 as it is. The format is
+ * UTF-8 and one invalid byte fails the whole scrape (Prometheus drops it, promtool refuses it), while a
+ * cgroup's name is any bytes but '/': a byte that is not UTF-8 is written as the four characters \xHH
+ * (its backslash escaped), which keeps two names that differ in such bytes two series. */
 static void write_value(FILE *out, const char *text)
 {
-	for (const char *p = text ? text : ""; *p; p++) {
-		if (*p == '\\' || *p == '"')
+	const unsigned char *p = (const unsigned char *)(text ? text : "");
+	for (size_t n = strlen((const char *)p); *p;) {
+		uint32_t cp;
+		size_t len = utf8_sequence(p, n, &cp);
+		if (len == 0) {
+			fprintf(out, "\\\\x%02x", *p);
+			len = 1;
+		} else if (*p == '\\' || *p == '"') {
 			fputc('\\', out);
-		if (*p == '\n') {
+			fputc(*p, out);
+		} else if (*p == '\n') {
 			fputs("\\n", out);
-			continue;
+		} else {
+			fwrite(p, 1, len, out);
 		}
-		fputc(*p, out);
+		p += len;
+		n -= len;
 	}
 }
 

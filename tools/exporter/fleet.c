@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <tally/cgroup.h>
 #include <tally/cpumap.h>
@@ -39,6 +40,33 @@ size_t fleet_fds_per_target(const struct fleet *f)
 	return counted * (size_t)f->nr_cpus + 1;
 }
 
+/* The identity of a cgroup's directory now: its device and inode. -errno when it is not there. */
+static int cgroup_identity(const struct fleet *f, const char *name, uint64_t *dev, uint64_t *ino)
+{
+	char path[8192];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s", f->mount, name);
+	if (stat(path, &st) != 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
+/* The totals of the cgroups counted before under t's name added to t's new ones (zero: copied). */
+static void totals_carry_over(const struct fleet *f, struct fleet_target *t)
+{
+	size_t parts = t->nr_parts < t->carried_parts ? t->nr_parts : t->carried_parts;
+	for (size_t i = 0; i < f->nr_events; i++)
+		for (size_t p = 0; p < parts; p++)
+			t->totals[i * t->nr_parts + p] = t->carried[i * t->carried_parts + p];
+	free(t->carried);
+	t->carried = NULL;
+	t->carried_parts = 0;
+}
+
 static void target_close(struct fleet_target *t)
 {
 	tally_snapshot_free(t->snap[0]);
@@ -58,6 +86,10 @@ static void target_close(struct fleet_target *t)
 static int target_open(struct fleet *f, struct fleet_target *t)
 {
 	const char *names[1] = { t->name };
+	/* The identity before the open: a directory replaced in between is seen as replaced at the next
+	 * scan, never the other way round. */
+	if (t->name && cgroup_identity(f, t->name, &t->dev, &t->ino) < 0)
+		t->dev = t->ino = 0;
 	TALLY_OPTS(tally_counter_opts, copts);
 	TALLY_OPTS(tally_target, target, .kind = t->name ? TALLY_TARGET_CGROUPS : TALLY_TARGET_CPUS,
 	           .cpus = f->config.cpus, .cgroups = names, .nr_cgroups = t->name ? 1 : 0);
@@ -99,6 +131,8 @@ static int target_open(struct fleet *f, struct fleet_target *t)
 	/* No CPU yet: a part's CPU comes with its first interval (an event on fewer CPUs has fewer parts). */
 	for (size_t k = 0; k < n * parts; k++)
 		t->totals[k].cpu = -1;
+	if (t->carried)
+		totals_carry_over(f, t);
 	t->base = 0;
 	t->error[0] = '\0';
 	return 0;
@@ -130,7 +164,8 @@ static struct fleet_target *target_add(struct fleet *f, const char *name, bool f
 static void target_try_open(struct fleet *f, struct fleet_target *t)
 {
 	size_t need = fleet_fds_per_target(f);
-	if (f->fds_used + need + FD_RESERVE > f->fd_limit) {
+	t->skipped = f->fds_used + need + FD_RESERVE > f->fd_limit;
+	if (t->skipped) {
 		f->skipped++;
 		snprintf(f->budget_note, sizeof(f->budget_note),
 		         "descriptor budget: each cgroup needs %zu descriptors (%zu events x %ld CPUs + its directory); "
@@ -152,6 +187,7 @@ static void target_drop(struct fleet *f, size_t k)
 	struct fleet_target *t = f->targets[k];
 	f->fds_used -= t->counter ? t->fds : 0;
 	target_close(t);
+	free(t->carried);
 	free(t->name);
 	free(t);
 	memmove(&f->targets[k], &f->targets[k + 1], (f->nr_targets - k - 1) * sizeof(f->targets[0]));
@@ -180,6 +216,36 @@ static size_t descriptor_limit(void)
 	return rl.rlim_cur == RLIM_INFINITY ? (size_t)1 << 20 : (size_t)rl.rlim_cur;
 }
 
+/* The CPUs of `of` that are (want) or are not (!want) in online, as a comma list into buf. */
+static void cpu_list(char *buf, size_t len, const tally_cpus *of, const tally_cpus *online, bool want)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < tally_cpus_count(of) && used < len; i++)
+		if ((tally_cpus_index(online, tally_cpus_at(of, i)) >= 0) == want)
+			used += (size_t)snprintf(buf + used, len - used, "%s%d", used ? "," : "", tally_cpus_at(of, i));
+}
+
+/* --cpus names CPUs this machine has online, all of them, as tally stat -C asks: an event cannot be
+ * opened on the others (the kernel says EINVAL or ENODEV, which reads as a bad encoding). */
+static int check_online(const struct fleet *f, const tally_cpus *cpus, char *err, size_t err_len)
+{
+	tally_cpus *online = NULL;
+	if (tally_cpus_online(NULL, &online) < 0) {
+		snprintf(err, err_len, "CPUs: %s", tally_last_error());
+		return -1;
+	}
+	char missing[256], have[256];
+	cpu_list(missing, sizeof(missing), cpus, online, false);
+	cpu_list(have, sizeof(have), online, online, true);
+	tally_cpus_free(online);
+	if (!missing[0])
+		return 0;
+	snprintf(err, err_len, "--cpus %s: not online here (absent or offline): %s; the online CPUs are %s",
+	         f->config.cpus, missing, have);
+	return -1;
+}
+
 int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t err_len)
 {
 	memset(f, 0, sizeof(*f));
@@ -194,6 +260,10 @@ int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t e
 	int e = f->config.cpus ? tally_cpus_parse(f->config.cpus, &cpus) : tally_cpus_online(NULL, &cpus);
 	if (e < 0) {
 		snprintf(err, err_len, "CPUs: %s", tally_last_error());
+		return -1;
+	}
+	if (f->config.cpus && check_online(f, cpus, err, err_len) < 0) {
+		tally_cpus_free(cpus);
 		return -1;
 	}
 	f->nr_cpus = (long)tally_cpus_count(cpus);
@@ -224,14 +294,12 @@ int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t e
 			const char *label = label_of(f, f->config.cgroups[i]);
 			if (find_target(f, label))
 				continue;
-			struct fleet_target *t = target_add(f, label, false);
-			if (!t) {
+			if (!target_add(f, label, false)) {
 				snprintf(err, err_len, "out of memory");
 				return -1;
 			}
-			target_try_open(f, t);
 		}
-		fleet_scan(f);
+		fleet_scan(f);  /* opens them */
 		return 0;
 	}
 	struct fleet_target *t = target_add(f, NULL, false);
@@ -291,7 +359,7 @@ void fleet_update(struct fleet *f)
 	f->updates++;
 }
 
-/* The cgroups directly below one --cgroups-under directory: each is marked seen, the new ones opened. */
+/* The cgroups directly below one --cgroups-under directory: each is marked seen, the new ones added. */
 static void scan_dir(struct fleet *f, const char *under)
 {
 	const char *rel = label_of(f, under);
@@ -312,11 +380,44 @@ static void scan_dir(struct fleet *f, const char *under)
 			t->seen = true;
 			continue;
 		}
-		t = target_add(f, name, true);
-		if (t)
-			target_try_open(f, t);
+		target_add(f, name, true);  /* opened by the scan with the others not open */
 	}
 	closedir(dir);
+}
+
+/* Closes t's events, its totals kept to be carried over to the next cgroup of its name; its interval
+ * since the last update is added first. */
+static void target_retire(struct fleet *f, struct fleet_target *t, const char *why)
+{
+	struct tally_part *parts = calloc(t->nr_parts ? t->nr_parts : 1, sizeof(*parts));
+	struct tally_result *results = calloc(f->nr_events ? f->nr_events : 1, sizeof(*results));
+	if (parts && results)
+		target_update(f, t, parts, results);
+	free(parts);
+	free(results);
+	f->fds_used -= t->fds;
+	t->fds = 0;
+	free(t->carried);
+	t->carried = t->totals;
+	t->carried_parts = t->nr_parts;
+	t->totals = NULL;
+	target_close(t);
+	snprintf(t->error, sizeof(t->error), "%s", why);
+	t->logged = false;
+}
+
+/* An open cgroup whose directory is gone, or is another directory now: its events count nothing more
+ * (the kernel keeps a removed cgroup, offline, until its last event is closed). */
+static void check_identity(struct fleet *f, struct fleet_target *t)
+{
+	uint64_t dev = 0, ino = 0;
+	int err = cgroup_identity(f, t->name, &dev, &ino);
+	if (err < 0) {
+		target_retire(f, t, "its directory is gone (removed): tried again at every interval");
+	} else if (dev != t->dev || ino != t->ino) {
+		target_retire(f, t, "");
+		target_try_open(f, t);  /* the new directory under the name */
+	}
 }
 
 void fleet_scan(struct fleet *f)
@@ -325,16 +426,20 @@ void fleet_scan(struct fleet *f)
 	f->budget_note[0] = '\0';
 	for (size_t k = 0; k < f->nr_targets; k++)
 		f->targets[k]->seen = false;
-	/* A cgroup removed while counted: its directory is gone and its series go with it; the kernel keeps
-	 * the offline cgroup only until its last event is closed. */
+	/* A cgroup removed while counted: its directory is gone and its series go with it. */
 	for (size_t i = 0; i < f->config.nr_under; i++)
 		scan_dir(f, f->config.under[i]);
-	for (size_t k = f->nr_targets; k-- > 0;) {
-		struct fleet_target *t = f->targets[k];
-		if (t->from_scan && !t->seen)
+	for (size_t k = f->nr_targets; k-- > 0;)
+		if (f->targets[k]->from_scan && !f->targets[k]->seen)
 			target_drop(f, k);
-		else if (!t->from_scan && t->name && !t->counter)
-			target_try_open(f, t);  /* a --cgroup that could not be opened: it may exist now */
+	for (size_t k = 0; k < f->nr_targets; k++) {
+		struct fleet_target *t = f->targets[k];
+		/* Not open: missing, gone before this scan, new, or skipped for want of descriptors (which
+		 * the cgroups closed since may have freed). */
+		if (t->name && t->counter)
+			check_identity(f, t);
+		else if (t->name)
+			target_try_open(f, t);
 	}
 	f->scans++;
 }
@@ -374,9 +479,7 @@ void fleet_reconfigure(struct fleet *f, struct fleet_config *config)
 			t->from_scan = false;  /* now given: it stays when its directory is not listed */
 			continue;
 		}
-		t = target_add(f, label, false);
-		if (t)
-			target_try_open(f, t);
+		target_add(f, label, false);  /* opened by the scan */
 	}
 	fleet_scan(f);
 }

@@ -39,6 +39,14 @@ struct fleet_target {
 	bool seen;                  /* found by the latest scan of --cgroups-under */
 	bool logged;                /* its error was said (once per failure) */
 	bool from_scan;             /* found under --cgroups-under (dropped when its directory goes) */
+	bool skipped;               /* left closed by the latest try for want of descriptors */
+	/* The cgroup is its directory, not its name: the directory's device and inode when opened (the
+	 * kernel's cgroup id on cgroup2). Another directory under the same name is another cgroup. */
+	uint64_t dev, ino;
+	/* The totals of the cgroups counted before under this name, while none is open: added to the next
+	 * one's, so that the series only grows across a removal and a re-creation. */
+	struct fleet_total *carried;
+	size_t carried_parts;
 };
 
 struct fleet_config {
@@ -60,7 +68,7 @@ struct fleet {
 	long nr_cpus;
 	size_t fd_limit;            /* RLIMIT_NOFILE's soft limit after raising it to the hard one */
 	size_t fds_used;            /* by the open targets */
-	size_t skipped;             /* cgroups of the latest scan left closed for want of descriptors */
+	size_t skipped;             /* cgroups left closed now for want of descriptors */
 	char budget_note[512];      /* why, when any was */
 	uint64_t scans, updates;
 };
@@ -78,7 +86,10 @@ int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t e
 void fleet_update(struct fleet *f);
 
 /* --cgroups-under: opens the cgroups that appeared, closes those whose directory is gone (their series
- * are dropped), and retries the --cgroup ones that could not be opened. */
+ * are dropped); a --cgroup whose directory is gone is closed and reported down. A directory replaced
+ * under the same name is another cgroup: the old one's events are closed and the new one's opened, its
+ * counts added to the same totals. Every cgroup not open (missing, gone, or skipped for want of
+ * descriptors) is tried again. */
 void fleet_scan(struct fleet *f);
 
 /* A new configuration with the same events and CPUs (SIGHUP): the --cgroup targets no longer given are

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,25 @@ struct http_server {
 	struct MHD_Daemon *daemon;
 	struct exporter *x;
 	const char *basic_auth;
+	bool starting;               /* libmicrohttpd's messages go to start_log, not stderr */
+	char start_log[512];         /* its first message while starting: why it did not */
 };
+
+/* libmicrohttpd's messages: kept while the daemon starts (a refusal says why in them: GnuTLS's reason
+ * for a certificate, the bind's errno), said on stderr after. */
+static void mhd_log(void *arg, const char *fmt, va_list ap)
+{
+	struct http_server *s = arg;
+	if (!s->starting) {
+		fputs("tally exporter: http: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		return;
+	}
+	if (s->start_log[0])
+		return;
+	vsnprintf(s->start_log, sizeof(s->start_log), fmt, ap);
+	s->start_log[strcspn(s->start_log, "\n")] = '\0';
+}
 
 static double now_seconds(void)
 {
@@ -160,6 +179,33 @@ static int parse_listen(const char *listen, struct sockaddr_storage *addr, char 
 	return 0;
 }
 
+/* Why the daemon did not start: TLS refused (the certificate or key: libmicrohttpd's message says
+ * what GnuTLS found), or the address (a plain daemon on it fails too). */
+static void start_error(struct http_server *s, const struct http_options *o, unsigned flags,
+                        const struct sockaddr_storage *addr, char *err, size_t err_len)
+{
+	char why[sizeof(s->start_log)];
+	snprintf(why, sizeof(why), "%s", s->start_log[0] ? s->start_log : "no reason given");
+	if (o->tls_cert && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		snprintf(err, err_len, "cannot serve HTTPS on %s: this libmicrohttpd has no TLS", o->listen);
+		return;
+	}
+	struct MHD_Daemon *plain = NULL;
+	if (o->tls_cert) {
+		s->start_log[0] = '\0';
+		plain = MHD_start_daemon(flags & ~(unsigned)MHD_USE_TLS, 0, NULL, NULL, handle, s,
+		                         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+		                         MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr, MHD_OPTION_END);
+	}
+	if (plain) {
+		MHD_stop_daemon(plain);
+		snprintf(err, err_len, "--tls-cert/--tls-key: the certificate and key were refused (%s): each must be "
+		         "PEM, the key unencrypted and the certificate's own", why);
+		return;
+	}
+	snprintf(err, err_len, "cannot serve on %s (libmicrohttpd: %s)", o->listen, why);
+}
+
 struct http_server *http_start(struct exporter *x, const struct http_options *o, char *err, size_t err_len)
 {
 	struct sockaddr_storage addr;
@@ -183,7 +229,9 @@ struct http_server *http_start(struct exporter *x, const struct http_options *o,
 		{ MHD_OPTION_HTTPS_MEM_KEY, 0, o->tls_key },
 		{ MHD_OPTION_END, 0, NULL },
 	};
+	s->starting = true;
 	s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
+	                             MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
 	                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
 	                             MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
 	                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
@@ -191,12 +239,11 @@ struct http_server *http_start(struct exporter *x, const struct http_options *o,
 	                             MHD_OPTION_ARRAY, o->tls_cert ? tls : tls + 2,
 	                             MHD_OPTION_END);
 	if (!s->daemon) {
-		snprintf(err, err_len, "cannot serve on %s (the port in use, or the address not this machine's?)%s",
-		         o->listen, o->tls_cert && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES
-		                    ? "; this libmicrohttpd has no TLS" : "");
+		start_error(s, o, flags, &addr, err, err_len);
 		free(s);
 		return NULL;
 	}
+	s->starting = false;
 	return s;
 }
 

@@ -119,12 +119,14 @@ static char *read_file(const char *path)
 	if (!f)
 		return NULL;
 	char *text = malloc(MAX_CONFIG_BYTES + 1);
+	errno = 0;
 	size_t n = text ? fread(text, 1, MAX_CONFIG_BYTES, f) : 0;
-	bool bad = !text || ferror(f) || !feof(f);
+	/* The read's own error (a directory opens and reads EISDIR); EFBIG only for a file that is more. */
+	int err = !text ? ENOMEM : ferror(f) ? (errno ? errno : EIO) : !feof(f) ? EFBIG : 0;
 	fclose(f);
-	if (bad) {
+	if (err) {
 		free(text);
-		errno = EFBIG;
+		errno = err;
 		return NULL;
 	}
 	text[n] = '\0';
@@ -300,7 +302,10 @@ static void reload(struct exporter *x, const struct exporter_options *o)
 			x->fleet = fresh;
 		}
 	}
-	fprintf(stderr, "tally exporter: SIGHUP: reloaded: %zu cgroups counted\n", x->fleet.nr_targets);
+	if (x->fleet.mount[0])
+		fprintf(stderr, "tally exporter: SIGHUP: reloaded: %zu cgroups counted\n", x->fleet.nr_targets);
+	else
+		fprintf(stderr, "tally exporter: SIGHUP: reloaded: counting the whole machine\n");
 	log_errors(&x->fleet);
 	pthread_mutex_unlock(&x->lock);
 	fleet_config_free(&config);

@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: MIT
+# Sourced by the exporter tests after common.sh (not a test itself): SKIPs (exit 77, naming what is
+# missing) unless tally-exporter is built and a python3 has prometheus_client, which goes to $PY; and
+# wait_for, the bounded poll the tests use instead of any assertion on time.
+skip() { echo "SKIP: $*"; echo "SKIP: $*" >&2; exit 77; }
+[ -x "$TALLY_BUILD/tools/tally-exporter" ] || skip "tally-exporter is not built (libmicrohttpd-dev was not found)"
+PY=
+for p in python3 /usr/bin/python3; do
+	"$p" -c 'import prometheus_client' 2>/dev/null && { PY=$p; break; }
+done
+[ -n "$PY" ] || skip "no python3 with prometheus_client (apt-get install python3-prometheus-client)"
+wait_for() { # DESCRIPTION COMMAND...: polls (up to 20 s) until the command succeeds
+	local what=$1 i
+	shift
+	for ((i = 0; i < 400; i++)); do "$@" && return 0; sleep 0.05; done
+	fail "$what: never happened"
+	return 1
+}
