@@ -4,11 +4,14 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "exporter/exposition.h"
 
@@ -179,26 +182,32 @@ static int parse_listen(const char *listen, struct sockaddr_storage *addr, char 
 	return 0;
 }
 
-/* Why the daemon did not start: TLS refused (the certificate or key: libmicrohttpd's message says
- * what GnuTLS found), or the address (a plain daemon on it fails too). */
-static void start_error(struct http_server *s, const struct http_options *o, unsigned flags,
-                        const struct sockaddr_storage *addr, char *err, size_t err_len)
+/* Whether the address can be bound now: a socket bound and closed, never listening, so that nothing is
+ * served without TLS while the reason is found (libmicrohttpd binds with SO_REUSEADDR too). */
+static bool address_usable(const struct sockaddr_storage *addr)
 {
-	char why[sizeof(s->start_log)];
-	snprintf(why, sizeof(why), "%s", s->start_log[0] ? s->start_log : "no reason given");
+	int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	int on = 1;
+	socklen_t len = addr->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	bool usable = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == 0 &&
+	              bind(fd, (const struct sockaddr *)addr, len) == 0;
+	close(fd);
+	return usable;
+}
+
+/* Why the daemon did not start: TLS refused (the certificate or key: libmicrohttpd's message says
+ * what GnuTLS found), or the address (it cannot be bound either). */
+static void start_error(struct http_server *s, const struct http_options *o, const struct sockaddr_storage *addr,
+                        char *err, size_t err_len)
+{
+	const char *why = s->start_log[0] ? s->start_log : "no reason given";
 	if (o->tls_cert && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 		snprintf(err, err_len, "cannot serve HTTPS on %s: this libmicrohttpd has no TLS", o->listen);
 		return;
 	}
-	struct MHD_Daemon *plain = NULL;
-	if (o->tls_cert) {
-		s->start_log[0] = '\0';
-		plain = MHD_start_daemon(flags & ~(unsigned)MHD_USE_TLS, 0, NULL, NULL, handle, s,
-		                         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
-		                         MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr, MHD_OPTION_END);
-	}
-	if (plain) {
-		MHD_stop_daemon(plain);
+	if (o->tls_cert && address_usable(addr)) {
 		snprintf(err, err_len, "--tls-cert/--tls-key: the certificate and key were refused (%s): each must be "
 		         "PEM, the key unencrypted and the certificate's own", why);
 		return;
@@ -239,7 +248,7 @@ struct http_server *http_start(struct exporter *x, const struct http_options *o,
 	                             MHD_OPTION_ARRAY, o->tls_cert ? tls : tls + 2,
 	                             MHD_OPTION_END);
 	if (!s->daemon) {
-		start_error(s, o, flags, &addr, err, err_len);
+		start_error(s, o, &addr, err, err_len);
 		free(s);
 		return NULL;
 	}
