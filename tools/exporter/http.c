@@ -32,7 +32,7 @@ struct http_server {
 
 /* libmicrohttpd's messages: kept while the daemon starts (a refusal says why in them: GnuTLS's reason
  * for a certificate, the bind's errno), said on stderr after. */
-static void mhd_log(void *arg, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void mhd_log(void *arg, const char *fmt, va_list ap)
 {
 	struct http_server *s = arg;
 	if (!s->starting) {
