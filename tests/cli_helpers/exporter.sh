@@ -3,7 +3,7 @@
 # missing) unless tally-exporter is built and a python3 has prometheus_client, which goes to $PY; and
 # wait_for, the bounded poll the tests use instead of any assertion on time.
 skip() { echo "SKIP: $*"; echo "SKIP: $*" >&2; exit 77; }
-[ -x "$TALLY_BUILD/tools/tally-exporter" ] || skip "tally-exporter is not built (libmicrohttpd-dev was not found)"
+[ -x "$TALLY_BUILD/tools/tally-exporter" ] || skip "tally-exporter is not built (libmicrohttpd-dev or libcrypt-dev was not found)"
 PY=
 for p in python3 /usr/bin/python3; do
 	"$p" -c 'import prometheus_client' 2>/dev/null && { PY=$p; break; }

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exporter/basic_auth.h"
 #include "exporter/exposition.h"
 
 /* Threads that serve connections: concurrent scrapers are answered in parallel up to the lock, which a
@@ -25,7 +27,8 @@
 struct http_server {
 	struct MHD_Daemon *daemon;
 	struct exporter *x;
-	const char *basic_auth;
+	pthread_rwlock_t auth_lock;  /* a SIGHUP swaps auth while scrapers check it */
+	struct basic_auth *auth;     /* NULL: no authentication */
 	bool starting;               /* libmicrohttpd's messages go to start_log, not stderr */
 	char start_log[512];         /* its first message while starting: why it did not */
 };
@@ -93,22 +96,28 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, char *bo
 	return ret;
 }
 
-/* Whether the request carries the configured user and password (constant-time comparison is moot for a
- * password sent in the clear on every request; TLS protects it in transit). */
-static bool authorized(const struct http_server *s, struct MHD_Connection *c)
+/* Whether the request carries the name and password of a user of --basic-auth-file. */
+static bool authorized(struct http_server *s, struct MHD_Connection *c)
 {
-	if (!s->basic_auth)
-		return true;
-	char *password = NULL, *user = MHD_basic_auth_get_username_password(c, &password);
-	bool ok = false;
-	if (user && password) {
-		size_t n = strlen(user);
-		ok = strncmp(s->basic_auth, user, n) == 0 && s->basic_auth[n] == ':' &&
-		     strcmp(s->basic_auth + n + 1, password) == 0;
+	pthread_rwlock_rdlock(&s->auth_lock);
+	bool ok = !s->auth;
+	if (!ok) {
+		char *password = NULL, *user = MHD_basic_auth_get_username_password(c, &password);
+		ok = user && password && basic_auth_check(s->auth, user, password);
+		MHD_free(user);
+		MHD_free(password);
 	}
-	MHD_free(user);
-	MHD_free(password);
+	pthread_rwlock_unlock(&s->auth_lock);
 	return ok;
+}
+
+void http_set_basic_auth(struct http_server *s, struct basic_auth *auth)
+{
+	pthread_rwlock_wrlock(&s->auth_lock);
+	struct basic_auth *old = s->auth;
+	s->auth = auth;
+	pthread_rwlock_unlock(&s->auth_lock);
+	basic_auth_free(old);
 }
 
 static enum MHD_Result handle(void *arg, struct MHD_Connection *c, const char *url, const char *method,
@@ -227,7 +236,8 @@ struct http_server *http_start(struct exporter *x, const struct http_options *o,
 		return NULL;
 	}
 	s->x = x;
-	s->basic_auth = o->basic_auth;
+	pthread_rwlock_init(&s->auth_lock, NULL);
+	s->auth = o->basic_auth;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
 	if (addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
@@ -249,6 +259,7 @@ struct http_server *http_start(struct exporter *x, const struct http_options *o,
 	                             MHD_OPTION_END);
 	if (!s->daemon) {
 		start_error(s, o, &addr, err, err_len);
+		pthread_rwlock_destroy(&s->auth_lock);
 		free(s);
 		return NULL;
 	}
@@ -261,5 +272,7 @@ void http_stop(struct http_server *s)
 	if (!s)
 		return;
 	MHD_stop_daemon(s->daemon);
+	basic_auth_free(s->auth);
+	pthread_rwlock_destroy(&s->auth_lock);
 	free(s);
 }

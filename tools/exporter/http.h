@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "exporter/basic_auth.h"
 #include "exporter/fleet.h"
 
 /* At most this many connections at once (their descriptors are kept aside from the counters' budget). */
@@ -28,13 +29,16 @@ struct exporter {
 struct http_options {
 	const char *listen;          /* "127.0.0.1:9464", "[::1]:9464", ":9464" (every address) */
 	char *tls_cert, *tls_key;    /* PEM text (not paths), both or neither */
-	const char *basic_auth;      /* "user:password", NULL for none */
+	struct basic_auth *basic_auth;  /* --basic-auth-file's users, NULL for none: the server's from http_start */
 };
 
 struct http_server;
 
 /* Starts serving. On failure returns NULL with the reason in err. */
 struct http_server *http_start(struct exporter *x, const struct http_options *o, char *err, size_t err_len);
+
+/* SIGHUP: the users of --basic-auth-file read again (the server's from now on; the old ones freed). */
+void http_set_basic_auth(struct http_server *s, struct basic_auth *auth);
 
 /* Stops accepting, finishes the scrapes in progress, and frees. */
 void http_stop(struct http_server *s);
