@@ -11,14 +11,7 @@ source "$(dirname "$0")/cli_helpers/common.sh"
 HELPERS=$(dirname "$0")/cli_helpers
 source "$HELPERS/exporter.sh"
 
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do [ -n "$p" ] && kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-port=$((20000 + ($$ + 11) % 20000))
-url=http://127.0.0.1:$port/metrics
+exporter_url 11
 status() { "$PY" "$HELPERS/scrape.py" status "$url" "$@" 2>/dev/null; }
 
 # hash_of METHOD PASSWORD: a crypt(5) hash (bcrypt of the lowest cost: the test checks, not guards), or

@@ -16,6 +16,7 @@
 
 #include "exporter/basic_auth.h"
 #include "exporter/exposition.h"
+#include "exporter/http_deadline.h"
 
 /* Threads that serve connections: concurrent scrapers are answered in parallel up to the lock, which a
  * scrape holds only while it reads the counters and writes the text. */
@@ -23,10 +24,15 @@
 /* A client that sends or reads nothing for this long is disconnected (a slow or stuck scraper must not
  * keep a thread and a descriptor). */
 #define HTTP_TIMEOUT_S 10
+/* At most this many connections from one address: a client that holds many (64 trickling ones, each
+ * within the timeout) leaves the others room. Above the 16 of test_exporter's slow clients and its
+ * scraper, from one address. */
+#define HTTP_MAX_PER_ADDRESS 32
 
 struct http_server {
 	struct MHD_Daemon *daemon;
 	struct exporter *x;
+	struct http_deadline *deadline;  /* the time a request may take to arrive */
 	pthread_rwlock_t auth_lock;  /* a SIGHUP swaps auth while scrapers check it */
 	struct basic_auth *auth;     /* NULL: no authentication */
 	bool starting;               /* libmicrohttpd's messages go to start_log, not stderr */
@@ -129,6 +135,7 @@ static enum MHD_Result handle(void *arg, struct MHD_Connection *c, const char *u
 	static char text_plain[] = "text/plain; charset=utf-8";
 	/* The first call is for the headers alone: answered at the second (libmicrohttpd's protocol). */
 	if (!*state) {
+		http_deadline_arrived(s->deadline, c);
 		*state = s;
 		return MHD_YES;
 	}
@@ -236,6 +243,11 @@ struct http_server *http_start(struct exporter *x, const struct http_options *o,
 		return NULL;
 	}
 	s->x = x;
+	if (!(s->deadline = http_deadline_start())) {
+		snprintf(err, err_len, "out of memory (or threads)");
+		free(s);
+		return NULL;
+	}
 	pthread_rwlock_init(&s->auth_lock, NULL);
 	s->auth = o->basic_auth;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
@@ -255,10 +267,14 @@ struct http_server *http_start(struct exporter *x, const struct http_options *o,
 	                             MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
 	                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
 	                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+	                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_ADDRESS,
+	                             MHD_OPTION_NOTIFY_CONNECTION, http_deadline_notify, s->deadline,
+	                             MHD_OPTION_NOTIFY_COMPLETED, http_deadline_completed, s->deadline,
 	                             MHD_OPTION_ARRAY, o->tls_cert ? tls : tls + 2,
 	                             MHD_OPTION_END);
 	if (!s->daemon) {
 		start_error(s, o, &addr, err, err_len);
+		http_deadline_stop(s->deadline);
 		pthread_rwlock_destroy(&s->auth_lock);
 		free(s);
 		return NULL;
@@ -272,6 +288,7 @@ void http_stop(struct http_server *s)
 	if (!s)
 		return;
 	MHD_stop_daemon(s->daemon);
+	http_deadline_stop(s->deadline);
 	basic_auth_free(s->auth);
 	pthread_rwlock_destroy(&s->auth_lock);
 	free(s);

@@ -2,8 +2,9 @@
 /*
  * The exporter's HTTP side, on GNU libmicrohttpd: GET /metrics answers the exposition (each scrape first
  * reads every counter, under the exporter's lock), / a pointer to it, anything else 404. A pool of
- * threads serves concurrent scrapers; a slow or silent client is cut after a timeout and the number of
- * connections is bounded, so that neither holds the others up or exhausts descriptors. TLS (a
+ * threads serves concurrent scrapers; a silent client is cut after a timeout, one whose request is
+ * slow to arrive in full after a deadline (http_deadline.h), and the number of connections is bounded,
+ * in all and per client address, so that none holds the others up or exhausts descriptors. TLS (a
  * certificate and key in PEM) and HTTP basic authentication where asked for.
  */
 #ifndef TALLY_EXPORTER_HTTP_H
