@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Sourced by the exporter tests after common.sh (not a test itself): SKIPs (exit 77, naming what is
 # missing) unless tally-exporter is built and a python3 has prometheus_client, which goes to $PY; and
-# wait_for, the bounded poll the tests use instead of any assertion on time.
+# wait_for, the bounded poll the tests use instead of any assertion on time; pids, exporter_url.
 skip() { echo "SKIP: $*"; echo "SKIP: $*" >&2; exit 77; }
-[ -x "$TALLY_BUILD/tools/tally-exporter" ] || skip "tally-exporter is not built (libmicrohttpd-dev was not found)"
+[ -x "$TALLY_BUILD/tools/tally-exporter" ] || skip "tally-exporter is not built (libmicrohttpd-dev or libcrypt-dev was not found)"
 PY=
 for p in python3 /usr/bin/python3; do
 	"$p" -c 'import prometheus_client' 2>/dev/null && { PY=$p; break; }
@@ -15,4 +15,12 @@ wait_for() { # DESCRIPTION COMMAND...: polls (up to 20 s) until the command succ
 	for ((i = 0; i < 400; i++)); do "$@" && return 0; sleep 0.05; done
 	fail "$what: never happened"
 	return 1
+}
+# pids: the processes a test started, killed at its exit (a test with more to clean traps EXIT itself).
+pids=()
+kill_pids() { local p; for p in "${pids[@]}"; do [ -n "$p" ] && kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null; done; }
+trap 'kill_pids; rm -rf "$WORK"' EXIT
+exporter_url() { # OFFSET: $port (one per test and process) and $url, its /metrics on 127.0.0.1
+	port=$((20000 + ($$ + $1) % 20000))
+	url=http://127.0.0.1:$port/metrics
 }

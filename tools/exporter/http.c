@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exporter/basic_auth.h"
 #include "exporter/exposition.h"
+#include "exporter/http_deadline.h"
 
 /* Threads that serve connections: concurrent scrapers are answered in parallel up to the lock, which a
  * scrape holds only while it reads the counters and writes the text. */
@@ -21,11 +24,17 @@
 /* A client that sends or reads nothing for this long is disconnected (a slow or stuck scraper must not
  * keep a thread and a descriptor). */
 #define HTTP_TIMEOUT_S 10
+/* At most this many connections from one address: a client that holds many (64 trickling ones, each
+ * within the timeout) leaves the others room. Above the 16 of test_exporter's slow clients and its
+ * scraper, from one address. */
+#define HTTP_MAX_PER_ADDRESS 32
 
 struct http_server {
 	struct MHD_Daemon *daemon;
 	struct exporter *x;
-	const char *basic_auth;
+	struct http_deadline *deadline;  /* the time a request may take to arrive */
+	pthread_rwlock_t auth_lock;  /* a SIGHUP swaps auth while scrapers check it */
+	struct basic_auth *auth;     /* NULL: no authentication */
 	bool starting;               /* libmicrohttpd's messages go to start_log, not stderr */
 	char start_log[512];         /* its first message while starting: why it did not */
 };
@@ -93,22 +102,28 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, char *bo
 	return ret;
 }
 
-/* Whether the request carries the configured user and password (constant-time comparison is moot for a
- * password sent in the clear on every request; TLS protects it in transit). */
-static bool authorized(const struct http_server *s, struct MHD_Connection *c)
+/* Whether the request carries the name and password of a user of --basic-auth-file. */
+static bool authorized(struct http_server *s, struct MHD_Connection *c)
 {
-	if (!s->basic_auth)
-		return true;
-	char *password = NULL, *user = MHD_basic_auth_get_username_password(c, &password);
-	bool ok = false;
-	if (user && password) {
-		size_t n = strlen(user);
-		ok = strncmp(s->basic_auth, user, n) == 0 && s->basic_auth[n] == ':' &&
-		     strcmp(s->basic_auth + n + 1, password) == 0;
+	pthread_rwlock_rdlock(&s->auth_lock);
+	bool ok = !s->auth;
+	if (!ok) {
+		char *password = NULL, *user = MHD_basic_auth_get_username_password(c, &password);
+		ok = user && password && basic_auth_check(s->auth, user, password);
+		MHD_free(user);
+		MHD_free(password);
 	}
-	MHD_free(user);
-	MHD_free(password);
+	pthread_rwlock_unlock(&s->auth_lock);
 	return ok;
+}
+
+void http_set_basic_auth(struct http_server *s, struct basic_auth *auth)
+{
+	pthread_rwlock_wrlock(&s->auth_lock);
+	struct basic_auth *old = s->auth;
+	s->auth = auth;
+	pthread_rwlock_unlock(&s->auth_lock);
+	basic_auth_free(old);
 }
 
 static enum MHD_Result handle(void *arg, struct MHD_Connection *c, const char *url, const char *method,
@@ -120,6 +135,7 @@ static enum MHD_Result handle(void *arg, struct MHD_Connection *c, const char *u
 	static char text_plain[] = "text/plain; charset=utf-8";
 	/* The first call is for the headers alone: answered at the second (libmicrohttpd's protocol). */
 	if (!*state) {
+		http_deadline_arrived(s->deadline, c);
 		*state = s;
 		return MHD_YES;
 	}
@@ -227,7 +243,13 @@ struct http_server *http_start(struct exporter *x, const struct http_options *o,
 		return NULL;
 	}
 	s->x = x;
-	s->basic_auth = o->basic_auth;
+	if (!(s->deadline = http_deadline_start())) {
+		snprintf(err, err_len, "out of memory (or threads)");
+		free(s);
+		return NULL;
+	}
+	pthread_rwlock_init(&s->auth_lock, NULL);
+	s->auth = o->basic_auth;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
 	if (addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
@@ -245,10 +267,15 @@ struct http_server *http_start(struct exporter *x, const struct http_options *o,
 	                             MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
 	                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
 	                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+	                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_ADDRESS,
+	                             MHD_OPTION_NOTIFY_CONNECTION, http_deadline_notify, s->deadline,
+	                             MHD_OPTION_NOTIFY_COMPLETED, http_deadline_completed, s->deadline,
 	                             MHD_OPTION_ARRAY, o->tls_cert ? tls : tls + 2,
 	                             MHD_OPTION_END);
 	if (!s->daemon) {
 		start_error(s, o, &addr, err, err_len);
+		http_deadline_stop(s->deadline);
+		pthread_rwlock_destroy(&s->auth_lock);
 		free(s);
 		return NULL;
 	}
@@ -261,5 +288,8 @@ void http_stop(struct http_server *s)
 	if (!s)
 		return;
 	MHD_stop_daemon(s->daemon);
+	http_deadline_stop(s->deadline);
+	basic_auth_free(s->auth);
+	pthread_rwlock_destroy(&s->auth_lock);
 	free(s);
 }

@@ -2,8 +2,9 @@
 /*
  * The exporter's HTTP side, on GNU libmicrohttpd: GET /metrics answers the exposition (each scrape first
  * reads every counter, under the exporter's lock), / a pointer to it, anything else 404. A pool of
- * threads serves concurrent scrapers; a slow or silent client is cut after a timeout and the number of
- * connections is bounded, so that neither holds the others up or exhausts descriptors. TLS (a
+ * threads serves concurrent scrapers; a silent client is cut after a timeout, one whose request is
+ * slow to arrive in full after a deadline (http_deadline.h), and the number of connections is bounded,
+ * in all and per client address, so that none holds the others up or exhausts descriptors. TLS (a
  * certificate and key in PEM) and HTTP basic authentication where asked for.
  */
 #ifndef TALLY_EXPORTER_HTTP_H
@@ -12,6 +13,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "exporter/basic_auth.h"
 #include "exporter/fleet.h"
 
 /* At most this many connections at once (their descriptors are kept aside from the counters' budget). */
@@ -28,13 +30,16 @@ struct exporter {
 struct http_options {
 	const char *listen;          /* "127.0.0.1:9464", "[::1]:9464", ":9464" (every address) */
 	char *tls_cert, *tls_key;    /* PEM text (not paths), both or neither */
-	const char *basic_auth;      /* "user:password", NULL for none */
+	struct basic_auth *basic_auth;  /* --basic-auth-file's users, NULL for none: the server's from http_start */
 };
 
 struct http_server;
 
 /* Starts serving. On failure returns NULL with the reason in err. */
 struct http_server *http_start(struct exporter *x, const struct http_options *o, char *err, size_t err_len);
+
+/* SIGHUP: the users of --basic-auth-file read again (the server's from now on; the old ones freed). */
+void http_set_basic_auth(struct http_server *s, struct basic_auth *auth);
 
 /* Stops accepting, finishes the scrapes in progress, and frees. */
 void http_stop(struct http_server *s);

@@ -28,6 +28,7 @@
 struct exporter_options {
 	struct fleet_config argv_config;  /* what the command line asks for */
 	const char *config_path;          /* --config: more of the same, read again at SIGHUP */
+	const char *auth_path;            /* --basic-auth-file: read again at SIGHUP */
 	struct http_options http;
 	unsigned interval_ms;
 	bool per_cpu;
@@ -50,7 +51,8 @@ static void usage(FILE *out)
 	      "  --config FILE           lines 'event SPEC', 'cgroup NAMES', 'cgroups-under DIR', 'cpus LIST'\n"
 	      "                          ('#' comments), added to the options; read again at SIGHUP\n"
 	      "  --tls-cert FILE, --tls-key FILE   serve HTTPS with this PEM certificate and key\n"
-	      "  --basic-auth-file FILE  require HTTP basic authentication: FILE holds user:password\n"
+	      "  --basic-auth-file FILE  require HTTP basic authentication: FILE holds lines user:HASH\n"
+	      "                          (bcrypt, htpasswd -nB USER; or yescrypt), read again at SIGHUP\n"
 	      "  -h, --help              this text\n"
 	      "\n"
 	      "Without --cgroup or --cgroups-under, counts the whole machine. See tally(1), EXPORTER.\n",
@@ -248,10 +250,13 @@ static int parse_options(int argc, char **argv, struct exporter_options *o)
 			else if (c == OPT_KEY)
 				o->http.tls_key = text;
 			else {
-				text[strcspn(text, "\r\n")] = '\0';
-				if (!strchr(text, ':'))
-					return free(text), usage_error("--basic-auth-file %s: expected user:password", optarg);
-				o->http.basic_auth = text;
+				char err[1024];
+				basic_auth_free(o->http.basic_auth);
+				o->http.basic_auth = basic_auth_parse(text, optarg, err, sizeof(err));
+				free(text);
+				if (!o->http.basic_auth)
+					return usage_error("%s", err);
+				o->auth_path = optarg;
 			}
 			break;
 		case 'h': usage(stdout); return 0;
@@ -279,10 +284,28 @@ static void log_errors(struct fleet *f)
 	}
 }
 
+/* SIGHUP: --basic-auth-file read again; one that does not load leaves the running users as they are. */
+static void reload_basic_auth(const struct exporter_options *o, struct http_server *server)
+{
+	if (!o->auth_path)
+		return;
+	char err[1024];
+	char *text = read_file(o->auth_path);
+	struct basic_auth *auth = text ? basic_auth_parse(text, o->auth_path, err, sizeof(err)) : NULL;
+	if (!text)
+		snprintf(err, sizeof(err), "cannot read %s: %s", o->auth_path, tally_strerror(errno));
+	free(text);
+	if (auth)
+		http_set_basic_auth(server, auth);
+	else
+		fprintf(stderr, "tally exporter: SIGHUP: %s: the running users stay\n", err);
+}
+
 /* SIGHUP: the configuration read again; the same events and CPUs keep every total that stays, other
  * ones start afresh. A configuration that does not load leaves the running one as it is. */
-static void reload(struct exporter *x, const struct exporter_options *o)
+static void reload(struct exporter *x, const struct exporter_options *o, struct http_server *server)
 {
+	reload_basic_auth(o, server);
 	struct fleet_config config;
 	if (load_config(o, &config) < 0) {
 		fprintf(stderr, "tally exporter: SIGHUP: the configuration did not load: the running one stays\n");
@@ -343,6 +366,8 @@ static int exporter_main(int argc, char **argv)
 		} else if (!(server = http_start(&x, &o.http, err, sizeof(err)))) {
 			fprintf(stderr, "tally exporter: %s\n", err);
 			status = 1;
+		} else {
+			o.http.basic_auth = NULL;  /* the server's now */
 		}
 	}
 	if (status < 0) {
@@ -358,7 +383,7 @@ static int exporter_main(int argc, char **argv)
 				break;
 			}
 			if (signo == SIGHUP) {
-				reload(&x, &o);
+				reload(&x, &o, server);
 				continue;
 			}
 			pthread_mutex_lock(&x.lock);
@@ -376,7 +401,7 @@ static int exporter_main(int argc, char **argv)
 	fleet_config_free(&o.argv_config);
 	free(o.http.tls_cert);
 	free(o.http.tls_key);
-	free((char *)o.http.basic_auth);
+	basic_auth_free(o.http.basic_auth);
 	return status;
 }
 
