@@ -2,7 +2,8 @@
 /*
  * `tally exporter`: the daemon is a program of its own, tally-exporter, beside tally (the build tree's
  * tools/, or the installed bindir), so that only it links libmicrohttpd: every `tally stat` would
- * otherwise load it and its TLS libraries at start-up. It is built where libmicrohttpd was found.
+ * otherwise load it and its TLS libraries at start-up. It is built where libmicrohttpd and libxcrypt
+ * were found.
  */
 #include <errno.h>
 #include <limits.h>
@@ -29,6 +30,7 @@ int command_exporter(int argc, char **argv)
 	argv[0] = "tally-exporter";
 	execvp("tally-exporter", argv);
 	fprintf(stderr, "tally exporter: cannot run tally-exporter (%s): it is built only where GNU libmicrohttpd "
-	        "was found (apt-get install libmicrohttpd-dev, then build again)\n", tally_strerror(errno));
+	        "and libxcrypt were found (apt-get install libmicrohttpd-dev libcrypt-dev, then build again)\n",
+	        tally_strerror(errno));
 	return 127;
 }
