@@ -365,6 +365,47 @@ static void injected_open_failures(void)
 	CHECK_INT(fault_open_fds(), before);
 }
 
+/* A hardware event's open answers ENOENT, as on a machine with no PMU (a VM without one). */
+static int open_no_pmu(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
+{
+	if (attr->type == PERF_TYPE_HARDWARE) {
+		errno = ENOENT;
+		return -1;
+	}
+	return tly_sys_real.perf_event_open(attr, pid, cpu, group_fd, flags);
+}
+
+/* An event the machine cannot count: each cgroup's result says not supported (the event's status), not
+ * not counted (what a cgroup says in which the event never ran); the other event counts in each. */
+static void unsupported_in_every_cgroup(void)
+{
+	if (!have_hierarchy(false))
+		return;
+	const char *names[] = { "/", "" };
+	static struct tly_sys table;
+	table = tly_sys_real;
+	table.perf_event_open = open_no_pmu;
+	tly_sys_replace(&table);
+	tally_counter *c = NULL;
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_CGROUPS, .cgroups = names, .nr_cgroups = 2);
+	CHECK_INT(tally_counter_new("cycles,task-clock", NULL, &c), 0);
+	CHECK_INT(tally_counter_open(c, &t), 0);
+	tly_sys_replace(NULL);
+	/* Read while counting: this thread runs in the window, so task-clock counts in "/" (and in "", the
+	 * same root cgroup). */
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_result r[2];
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	CHECK_INT(r[0].status, TALLY_STATUS_NOT_SUPPORTED);
+	for (size_t k = 0; k < 2; k++) {
+		CHECK_INT(tally_counter_cgroup_results(c, k, r, 2, sizeof(r[0])), 2);
+		CHECK_INT(r[0].status, TALLY_STATUS_NOT_SUPPORTED);
+		CHECK_INT((long long)r[0].value, 0);
+		CHECK(r[1].status == TALLY_STATUS_EXACT || r[1].status == TALLY_STATUS_SCALED);
+	}
+	tally_counter_free(c);
+}
+
 /* The results of one cgroup of a counter that counts no cgroups: refused, explained. */
 static void cgroup_results_of_other_targets(void)
 {
@@ -411,6 +452,7 @@ int main(void)
 		{ "climbing_out_explained", climbing_out_explained },
 		{ "injected_open_failures", injected_open_failures },
 		{ "two_cgroups_counted_apart", two_cgroups_counted_apart },
+		{ "unsupported_in_every_cgroup", unsupported_in_every_cgroup },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);

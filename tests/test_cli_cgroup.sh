@@ -100,6 +100,21 @@ else
 	echo "SKIP part: cycles counts here: no unsupported footnote to share"
 fi
 
+# -G a,b with such an event: each cgroup's line says <not supported> (the event's own status), never
+# <not counted> (what a cgroup in which the event never ran says), in the table and in the CSV.
+if "$TALLY" stat -x, -a -e cycles true 2>&1 | grep -q '^<not supported>,'; then
+	"$TALLY" stat -a -e cycles,cycles -G "$A,$B" -- true 2> "$WORK/gns.txt"
+	"$TALLY" stat -x, -a -e cycles,cycles -G "$A,$B" -- true 2> "$WORK/gns.csv"
+	[ "$(grep -Ec "^ +<not supported> +cycles +($A|$B)\$" "$WORK/gns.txt")" = 2 ] &&
+		! grep -q "not counted" "$WORK/gns.txt" &&
+		grep -q "<not supported> cycles in $A: cannot open event 'cycles'" "$WORK/gns.txt" &&
+		[ "$(awk -F, '$1 == "<not supported>" && $3 == "cycles" { print $4 }' "$WORK/gns.csv" | tr '\n' ' ')" = "$A $B " ] &&
+		ok "-G a,b with an unsupported event: <not supported> in each cgroup" ||
+		fail "-G a,b unsupported: $(cat "$WORK/gns.txt" "$WORK/gns.csv")"
+else
+	echo "SKIP part: cycles counts here: no unsupported event for -G a,b"
+fi
+
 # -A: per CPU lines of a cgroup, summing to its count.
 "$TALLY" stat -x, -A -a -e page-faults -G "$A" -- sh -c "$workload" 2> "$WORK/a.csv" || fail "-A -G failed"
 sum=$(awk -F, '$4 == "page-faults" && $5 == "'"$A"'" && $2 ~ /^[0-9]+$/ { s += $2 } END { print s + 0 }' "$WORK/a.csv")

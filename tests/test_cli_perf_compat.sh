@@ -114,6 +114,31 @@ grep -q '^{"node" : "N1", "aggregate-number" : 1, ' "$WORK/n" && ok "--per-node 
 TALLY_SYSFS_ROOT=$root "$TALLY" stat -x, --per-core -a -e cpu-clock -- sleep 0.02 2>"$WORK/n"
 [ "$(cut -d, -f1 "$WORK/n" | tr '\n' ' ')" = "S0-D0-C0 S0-D0-C1 " ] && ok "--per-core labels as perf's: S0-D0-C0" ||
 	fail "--per-core: $(cat "$WORK/n")"
+# --per-core with SMT siblings: one line per core, labelled with the core's own id (core_id, not the
+# CPU's number), of the CPUs it holds; the same core id in two packages is two cores. Trees of this
+# machine's two CPUs: siblings of core 5 of one package, then core 2 of packages 0 and 1.
+smt_tree() { # ROOT PKG0 CORE0 PKG1 CORE1 SIBLINGS0 SIBLINGS1
+	mkdir -p "$1/bus/event_source/devices/software"
+	echo 1 >"$1/bus/event_source/devices/software/type"
+	mkdir -p "$1/devices/system/cpu" && echo 0-1 >"$1/devices/system/cpu/online"
+	for n in 0 1; do
+		local t=$1/devices/system/cpu/cpu$n/topology pkg core sib
+		if [ $n = 0 ]; then pkg=$2 core=$3 sib=$6; else pkg=$4 core=$5 sib=$7; fi
+		mkdir -p "$t" && echo "$pkg" >"$t/physical_package_id" && echo 0 >"$t/die_id" && echo "$core" >"$t/core_id" &&
+			echo "$sib" >"$t/thread_siblings_list" && echo "$sib" >"$t/core_cpus_list"
+	done
+}
+smt_tree "$WORK/smt" 0 5 0 5 0-1 0-1
+TALLY_SYSFS_ROOT=$WORK/smt "$TALLY" stat -x, --per-core -a -e cpu-clock -- sleep 0.02 2>"$WORK/n"
+[ "$(cut -d, -f1,2 "$WORK/n" | tr '\n' ' ')" = "S0-D0-C5,2 " ] && ok "--per-core, SMT siblings: one line for core 5, of 2 CPUs" ||
+	fail "--per-core, SMT siblings: $(cat "$WORK/n")"
+TALLY_SYSFS_ROOT=$WORK/smt "$TALLY" stat --per-core -a -e cpu-clock -- sleep 0.02 2>"$WORK/n"
+[ "$(grep -Ec '^S0-D0-C5 +2 +[0-9.,]+ msec cpu-clock' "$WORK/n")" = 1 ] && ! grep -q '^S0-D0-C[^5]' "$WORK/n" &&
+	ok "--per-core, SMT siblings, table: one line" || fail "--per-core, SMT siblings, table: $(cat "$WORK/n")"
+smt_tree "$WORK/smt2" 0 2 1 2 0 1
+TALLY_SYSFS_ROOT=$WORK/smt2 "$TALLY" stat -x, --per-core -a -e cpu-clock -- sleep 0.02 2>"$WORK/n"
+[ "$(cut -d, -f1,2 "$WORK/n" | tr '\n' ' ')" = "S0-D0-C2,1 S1-D0-C2,1 " ] && ok "--per-core: core 2 of two packages is two cores" ||
+	fail "--per-core, one core id in two packages: $(cat "$WORK/n")"
 "$TALLY" stat --per-node -e cpu-clock -- true 2>"$WORK/e"
 [ $? = 2 ] && grep -q -- "--per-node needs -a or -C" "$WORK/e" && ok "--per-node without -a is refused" || fail "$(cat "$WORK/e")"
 

@@ -330,6 +330,61 @@ static void low_counts_are_flagged_and_subtraction_is_asked_for(void)
 }
 
 /* A spec that cannot count still gives a set: calls do nothing and every output says why. */
+/* Reads of perf descriptors made to count a known sequence: the nth read adds step(n) to the count it
+ * returns, so that an empty region's count is the step of its end's read (one read a side). Most steps
+ * are 20; reads 60 and 61 (one of them an end, whatever the parity the open's reads leave) add 7, reads
+ * 90 and 91 add 1000: the calibration's first call counts 20, the mean of its 64 about 35, the largest
+ * 1000, the smallest 7. */
+static unsigned long synth_reads;
+static uint64_t synth_total;
+
+static bool is_perf_fd(int fd)
+{
+	char link[64], target[64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = 0;
+	return strcmp(target, "anon_inode:[perf_event]") == 0;
+}
+
+static ssize_t read_known_costs(int fd, void *buf, size_t count)
+{
+	ssize_t n = tly_sys_real.read(fd, buf, count);
+	uint64_t *v = buf;
+	size_t at;
+	if (n == 5 * sizeof(uint64_t) && v[0] == 1)
+		at = 3; /* group: nr, enabled, running, value, id */
+	else if (n == 4 * sizeof(uint64_t))
+		at = 0; /* one event: value, enabled, running, id */
+	else
+		return n;
+	if (!is_perf_fd(fd))
+		return n;
+	synth_reads++;
+	synth_total += synth_reads == 60 || synth_reads == 61 ? 7 : synth_reads == 90 || synth_reads == 91 ? 1000 : 20;
+	v[at] = synth_total;
+	return n;
+}
+
+static void calibration_takes_the_cheapest_call(void)
+{
+	static struct tly_sys table;
+	table = tly_sys_real;
+	table.read = read_known_costs;
+	synth_reads = 0;
+	synth_total = 0;
+	tly_sys_replace(&table);
+	tally_region_set *s = NULL;
+	CHECK_INT(tally_region_set_new("page-faults", NULL, &s), 0);
+	tly_sys_replace(NULL);
+	/* The open's few reads, the warm-up's 8 and the 128 of the calibration's calls. */
+	CHECK(synth_reads > 91 && synth_reads < 160);
+	CHECK_INT((long long)tally_region_set_overhead(s, 0), 7);
+	tally_region_set_free(s);
+}
+
 static void a_set_that_cannot_count_says_why(void)
 {
 	tally_region_set *s = NULL;
@@ -673,6 +728,7 @@ int main(void)
 		{ "unbalanced_calls_are_reported", unbalanced_calls_are_reported },
 		{ "low_counts_are_flagged_and_subtraction_is_asked_for",
 		  low_counts_are_flagged_and_subtraction_is_asked_for },
+		{ "calibration_takes_the_cheapest_call", calibration_takes_the_cheapest_call },
 		{ "a_set_that_cannot_count_says_why", a_set_that_cannot_count_says_why },
 		{ "a_thread_that_cannot_count_says_why", a_thread_that_cannot_count_says_why },
 		{ "writers_name_every_field", writers_name_every_field },
