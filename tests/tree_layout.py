@@ -7,9 +7,9 @@
   includes none of the library's internal headers, only <tally/...>, its own folders and src/shared/ (the
   source both compile), whose folder is on its include path: no angle include of tools/ names another
   folder of src/.
-- The folders, in the order of design.md's folder table (lowest layer first), include only folders at or
-  below their own row: no upward arrow, so the folder-level include graph has no cycle (checked as well,
-  to name the cycle if the table's order is ever loosened).
+- The folders, in the order of design.md's folder table (lowest layer first), include only their own
+  folder and the folders of earlier rows: no upward arrow, so the folder-level include graph has no
+  cycle (checked as well, to name the cycle if the table's order is ever loosened).
 - Every folder of src/ and tools/ has its row in that table, and every row names a folder that exists.
 - Every public header (include/tally/*.h) is listed in README.md.
 - No function in src/ or tools/ is over 100 lines (a body from a '{' alone at column 0 to the next '}'
@@ -95,8 +95,8 @@ for top in ('src', 'tools'):
                     continue
                 edges.setdefault(folder, {}).setdefault(target, where)
                 if folder in rank and target in rank and rank[target] > rank[folder]:
-                    problems.append('%s: %s/ includes %s/, a layer above it in docs/design.md\'s folder '
-                                    'table' % (where, folder, target))
+                    problems.append('%s: %s/ includes %s/, a layer above it (a later row of docs/design.md\'s '
+                                    'folder table)' % (where, folder, target))
 
 # src/ is on the CLI's include path for src/shared/ alone: <core/error.h> would be found through it too.
 angle = re.compile(r'^\s*#\s*include\s+<([a-z_]+)/')
