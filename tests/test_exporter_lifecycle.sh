@@ -109,6 +109,13 @@ else
 	echo "SKIP (part): no promtool (apt-get install prometheus)"
 fi
 rmdir "$mount/$top/"$'bad\xff\xfe'
+# A quote and a backslash in a name (cgroupfs refuses a line feed) are escaped as the text format says:
+# the independent parser gives the name back as itself (a backslash left raw would read \n as a line feed).
+mkdir "$mount/$top/"'q"b\n'
+quoted_up() { up_is "$top/"'q"b\n' 1.0; }
+wait_for "the cgroup named q\"b\\n up, read back as itself" quoted_up &&
+	ok "a cgroup named with a quote and a backslash: the parser reads the name back"
+rmdir "$mount/$top/"'q"b\n'
 
 # 6: CPUs that are not online, at SIGHUP: the running configuration and its totals stay.
 online=$(getconf _NPROCESSORS_CONF)
