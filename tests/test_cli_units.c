@@ -199,17 +199,6 @@ static void test_cpu_list_ids(void)
 	free(list);
 }
 
-static void test_id_list_format(void)
-{
-	char buf[64];
-	const int list[] = { 0, 1, 2, 3, 5, 7, 8 };
-	CHECK_STR(id_list_format(list, 7, buf, sizeof(buf)), "0-3,5,7-8");
-	CHECK_STR(id_list_format(list + 4, 1, buf, sizeof(buf)), "5");
-	CHECK_STR(id_list_format(list, 0, buf, sizeof(buf)), "");
-	char tiny[4];
-	CHECK_STR(id_list_format(list, 7, tiny, sizeof(tiny)), "0-3");
-}
-
 int main(void)
 {
 	static const struct harness_case cases[] = {
@@ -219,7 +208,6 @@ int main(void)
 		{ "json_nesting_and_numbers", test_nesting_and_numbers },
 		{ "cpu_list", test_cpu_list },
 		{ "cpu_list_ids", test_cpu_list_ids },
-		{ "id_list_format", test_id_list_format },
 		{ "text_escape", test_text_escape },
 		{ "text_escape_field", test_text_escape_field },
 		{ NULL, NULL },

@@ -110,6 +110,63 @@ static void intersects_pmu_cpumask(void)
 }
 
 /* A throwaway sysfs root holding devices/system/cpu/online. */
+/* The difference of two maps, and a map as perf's CPU-list text: what -C's "not online here" says. */
+static void subtracts_and_formats(void)
+{
+	static const struct {
+		const char *cpus, *minus, *difference;
+	} cases[] = {
+		{ "0-7", "0-1", "2-7" },
+		{ "0-7", "0,2,4,6", "1,3,5,7" },
+		{ "0-3,8,10-11", "3,10", "0-2,8,11" },
+		{ "0-1", "0-7", "" },
+		{ "5", "0-3", "5" },
+		{ "0,1023", "1-1022", "0,1023" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tally_cpus *a, *b, *d;
+		CHECK_INT(tally_cpus_parse(cases[i].cpus, &a), 0);
+		CHECK_INT(tally_cpus_parse(cases[i].minus, &b), 0);
+		CHECK_INT(tally_cpus_subtract(a, b, &d), 0);
+		char text[64];
+		int n = tally_cpus_format(d, text, sizeof(text));
+		CHECK_STR(text, cases[i].difference);
+		CHECK_INT(n, strlen(cases[i].difference));
+		/* The text parses back to the same map (empty aside: no CPU list is empty). */
+		if (tally_cpus_count(d)) {
+			tally_cpus *again;
+			CHECK_INT(tally_cpus_parse(text, &again), 0);
+			CHECK_INT(tally_cpus_count(again), tally_cpus_count(d));
+			for (size_t k = 0; k < tally_cpus_count(d); k++)
+				CHECK_INT(tally_cpus_at(again, k), tally_cpus_at(d, k));
+			tally_cpus_free(again);
+		}
+		tally_cpus_free(a);
+		tally_cpus_free(b);
+		tally_cpus_free(d);
+	}
+	/* snprintf's rule: cut and terminated, the whole length returned; nothing written with len 0. */
+	tally_cpus *m;
+	CHECK_INT(tally_cpus_parse("0-3,8,10-11", &m), 0);
+	char small[6] = "xxxxx";
+	CHECK_INT(tally_cpus_format(m, small, sizeof(small)), 11);
+	CHECK_STR(small, "0-3,8");
+	CHECK_INT(tally_cpus_format(m, small, 0), 11);
+	CHECK_STR(small, "0-3,8");
+	/* The dummy map is "-1", and it is no operand of a difference. */
+	tally_cpus *any, *d = (tally_cpus *)1;
+	CHECK_INT(tally_cpus_any(&any), 0);
+	char text[8];
+	CHECK_INT(tally_cpus_format(any, text, sizeof(text)), 2);
+	CHECK_STR(text, "-1");
+	CHECK_INT(tally_cpus_subtract(m, any, &d), -EINVAL);
+	CHECK(d == NULL);
+	CHECK_INT(tally_cpus_subtract(NULL, m, &d), -EINVAL);
+	CHECK_INT(tally_cpus_subtract(m, m, NULL), -EINVAL);
+	tally_cpus_free(any);
+	tally_cpus_free(m);
+}
+
 static void make_fake_sysfs(char *root, size_t size, const char *online)
 {
 	snprintf(root, size, "/tmp/tally-cpumap-XXXXXX");
@@ -263,6 +320,7 @@ int main(void)
 		{ "dummy_map", dummy_map },
 		{ "index_and_bounds", index_and_bounds },
 		{ "intersects_pmu_cpumask", intersects_pmu_cpumask },
+		{ "subtracts_and_formats", subtracts_and_formats },
 		{ "online_from_fake_sysfs", online_from_fake_sysfs },
 		{ "topology_from_fake_sysfs", topology_from_fake_sysfs },
 		{ "topology_on_this_machine", topology_on_this_machine },

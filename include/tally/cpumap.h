@@ -55,6 +55,16 @@ TALLY_API int tally_cpus_any(tally_cpus **out);
  * -ENODEV (none of the requested CPUs can count this PMU). */
 TALLY_API int tally_cpus_intersect_mask(const tally_cpus *cpus, const char *cpumask, tally_cpus **out);
 
+/* The CPUs of `cpus` that are not in `minus` (both real maps, not the dummy), as a new map in *out, which
+ * may be empty: "which CPUs of a -C list are not online here" is the difference with tally_cpus_online().
+ * -EINVAL for a NULL or dummy argument. Thread-safe. (0.4) */
+TALLY_API int tally_cpus_subtract(const tally_cpus *cpus, const tally_cpus *minus, tally_cpus **out);
+
+/* The map as perf writes a CPU list, ranges joined ("0-3,8"; "-1" for the dummy map, "" for an empty one),
+ * into buf, cut to fit and terminated when len > 0. Returns the length of the whole text (snprintf's
+ * rule: a result of len or more means it was cut). Thread-safe. (0.4) */
+TALLY_API int tally_cpus_format(const tally_cpus *cpus, char *buf, size_t len);
+
 /* Number of entries (1 for the dummy map). NULL counts as the dummy map. */
 TALLY_API size_t tally_cpus_count(const tally_cpus *cpus);
 

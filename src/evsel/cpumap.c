@@ -7,6 +7,7 @@
 #include "machine/pmu.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,11 @@ int tally_cpus_online(const char *sysfs_root, tally_cpus **out)
 	return err;
 }
 
+static bool is_dummy(const tally_cpus *cpus)
+{
+	return cpus->nr == 1 && cpus->cpu[0] == -1;
+}
+
 int tally_cpus_intersect_mask(const tally_cpus *cpus, const char *cpumask, tally_cpus **out)
 {
 	if (!out || !cpumask)
@@ -167,7 +173,7 @@ int tally_cpus_intersect_mask(const tally_cpus *cpus, const char *cpumask, tally
 	int err = tally_cpus_parse(cpumask, &mask);
 	if (err)
 		return err;
-	if (!cpus || (cpus->nr == 1 && cpus->cpu[0] == -1)) {
+	if (!cpus || is_dummy(cpus)) {
 		*out = mask;
 		return 0;
 	}
@@ -191,6 +197,51 @@ int tally_cpus_intersect_mask(const tally_cpus *cpus, const char *cpumask, tally
 	mask->nr = n;
 	*out = mask;
 	return 0;
+}
+
+int tally_cpus_subtract(const tally_cpus *cpus, const tally_cpus *minus, tally_cpus **out)
+{
+	if (!out)
+		return tly_error(-EINVAL, "tally_cpus_subtract: NULL out");
+	*out = NULL;
+	if (!cpus || !minus || is_dummy(cpus) || is_dummy(minus))
+		return tly_error(-EINVAL, "tally_cpus_subtract: a NULL or dummy (any CPU) map");
+	tally_cpus *d = cpus_alloc(cpus->nr);
+	if (!d)
+		return tly_error(-ENOMEM, "CPU map: out of memory");
+	/* Both sorted: one merge walk. */
+	size_t n = 0;
+	for (size_t i = 0, j = 0; i < cpus->nr; i++) {
+		while (j < minus->nr && minus->cpu[j] < cpus->cpu[i])
+			j++;
+		if (j == minus->nr || minus->cpu[j] != cpus->cpu[i])
+			d->cpu[n++] = cpus->cpu[i];
+	}
+	d->nr = n;
+	*out = d;
+	return 0;
+}
+
+int tally_cpus_format(const tally_cpus *cpus, char *buf, size_t len)
+{
+	size_t nr = cpus ? cpus->nr : 1;
+	const int *cpu = cpus ? cpus->cpu : (const int[]){ -1 };
+	size_t used = 0;
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < nr;) {
+		size_t j = i;
+		while (j + 1 < nr && cpu[j + 1] == cpu[j] + 1)
+			j++;
+		char item[32];
+		int n = j == i ? snprintf(item, sizeof(item), "%s%d", i ? "," : "", cpu[i])
+		               : snprintf(item, sizeof(item), "%s%d-%d", i ? "," : "", cpu[i], cpu[j]);
+		if (used < len)
+			snprintf(buf + used, len - used, "%s", item);
+		used += (size_t)n;
+		i = j + 1;
+	}
+	return used > INT_MAX ? INT_MAX : (int)used;
 }
 
 int tly_cpus_dup(const tally_cpus *cpus, tally_cpus **out)

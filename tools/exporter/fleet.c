@@ -217,33 +217,26 @@ static size_t descriptor_limit(void)
 }
 
 /* The CPUs of `of` that are (want) or are not (!want) in online, as a comma list into buf. */
-static void cpu_list(char *buf, size_t len, const tally_cpus *of, const tally_cpus *online, bool want)
-{
-	size_t used = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < tally_cpus_count(of) && used < len; i++)
-		if ((tally_cpus_index(online, tally_cpus_at(of, i)) >= 0) == want)
-			used += (size_t)snprintf(buf + used, len - used, "%s%d", used ? "," : "", tally_cpus_at(of, i));
-}
-
 /* --cpus names CPUs this machine has online, all of them, as tally stat -C asks: an event cannot be
  * opened on the others (the kernel says EINVAL or ENODEV, which reads as a bad encoding). */
 static int check_online(const struct fleet *f, const tally_cpus *cpus, char *err, size_t err_len)
 {
-	tally_cpus *online = NULL;
-	if (tally_cpus_online(NULL, &online) < 0) {
+	tally_cpus *online = NULL, *missing = NULL;
+	int status = 0;
+	if (tally_cpus_online(NULL, &online) < 0 || tally_cpus_subtract(cpus, online, &missing) < 0) {
 		snprintf(err, err_len, "CPUs: %s", tally_last_error());
-		return -1;
+		status = -1;
+	} else if (tally_cpus_count(missing)) {
+		char absent[256], have[256];
+		tally_cpus_format(missing, absent, sizeof(absent));
+		tally_cpus_format(online, have, sizeof(have));
+		snprintf(err, err_len, "--cpus %s: not online here (absent or offline): %s; the online CPUs are %s",
+		         f->config.cpus, absent, have);
+		status = -1;
 	}
-	char missing[256], have[256];
-	cpu_list(missing, sizeof(missing), cpus, online, false);
-	cpu_list(have, sizeof(have), online, online, true);
+	tally_cpus_free(missing);
 	tally_cpus_free(online);
-	if (!missing[0])
-		return 0;
-	snprintf(err, err_len, "--cpus %s: not online here (absent or offline): %s; the online CPUs are %s",
-	         f->config.cpus, missing, have);
-	return -1;
+	return status;
 }
 
 int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t err_len)

@@ -72,22 +72,3 @@ bad:
 	free(list);
 	return -1;
 }
-
-const char *id_list_format(const int *list, size_t n, char *buf, size_t len)
-{
-	size_t used = 0;
-	if (len)
-		buf[0] = '\0';
-	for (size_t i = 0; i < n && used < len; i++) {
-		size_t last = i;
-		while (last + 1 < n && list[last + 1] == list[last] + 1)
-			last++;
-		int w = last > i ? snprintf(buf + used, len - used, "%s%d-%d", i ? "," : "", list[i], list[last])
-		                 : snprintf(buf + used, len - used, "%s%d", i ? "," : "", list[i]);
-		if (w < 0)
-			break;
-		used += (size_t)w;
-		i = last;
-	}
-	return buf;
-}

@@ -8,7 +8,6 @@
 
 #include <tally/counter.h>
 
-#include "lib/id_list.h"
 #include "report/number_format.h"
 #include "stat/session.h"
 
@@ -17,37 +16,23 @@
  * the CPUs that can be counted. Returns -1 to go on, or an exit status. */
 static int check_cpu_list(const char *list)
 {
-	tally_cpus *wanted = NULL, *online = NULL;
+	tally_cpus *wanted = NULL, *online = NULL, *missing = NULL;
 	int status = -1;
-	if (tally_cpus_parse(list, &wanted) < 0 || tally_cpus_online(NULL, &online) < 0) {
+	if (tally_cpus_parse(list, &wanted) < 0 || tally_cpus_online(NULL, &online) < 0 ||
+	    tally_cpus_subtract(wanted, online, &missing) < 0) {
 		fprintf(stderr, "tally stat: -C %s: %s\n", list, tally_last_error());
 		status = EXIT_FAILED;
-		goto out;
-	}
-	size_t n = tally_cpus_count(wanted), nr_online = tally_cpus_count(online), nr_missing = 0;
-	int *missing = calloc(n, sizeof(*missing)), *have = calloc(nr_online ? nr_online : 1, sizeof(*have));
-	if (!missing || !have) {
-		fprintf(stderr, "tally stat: out of memory\n");
-		status = EXIT_FAILED;
-	} else {
-		for (size_t i = 0; i < n; i++)
-			if (tally_cpus_index(online, tally_cpus_at(wanted, i)) < 0)
-				missing[nr_missing++] = tally_cpus_at(wanted, i);
-		for (size_t i = 0; i < nr_online; i++)
-			have[i] = tally_cpus_at(online, i);
-	}
-	if (nr_missing) {
+	} else if (tally_cpus_count(missing)) {
 		char absent[256], present[256];
+		tally_cpus_format(missing, absent, sizeof(absent));
+		tally_cpus_format(online, present, sizeof(present));
 		fprintf(stderr, "tally stat: -C %s: not online here (absent or offline): %s; the online CPUs are %s\n"
-		        "(see tally stat --help)\n", list, id_list_format(missing, nr_missing, absent, sizeof(absent)),
-		        id_list_format(have, nr_online, present, sizeof(present)));
+		        "(see tally stat --help)\n", list, absent, present);
 		status = EXIT_USAGE;
 	}
-	free(missing);
-	free(have);
-out:
-	tally_cpus_free(wanted);
+	tally_cpus_free(missing);
 	tally_cpus_free(online);
+	tally_cpus_free(wanted);
 	return status;
 }
 
