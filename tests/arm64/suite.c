@@ -977,6 +977,20 @@ static void fast_read_without_user_access(void)
 	if (c) {
 		expect_path(c, 2, TALLY_READ_SYSCALL, TALLY_READ_REASON_USER_ACCESS);
 		check_reads_around_loops(c, TALLY_READ_SYSCALL);
+		/* Stopped: the read(2) lean path (results in this version's elements) and the general path (larger
+		 * elements, which the lean path leaves to it) give the same results, field by field. */
+		struct tally_result lean[2];
+		struct { struct tally_result r; uint64_t tail; } general[2];
+		CHECK_INT(tally_counter_read(c, lean, 2, sizeof(lean[0])), 2);
+		CHECK_INT(tally_counter_read(c, &general[0].r, 2, sizeof(general[0])), 2);
+		for (size_t k = 0; k < 2; k++) {
+			expect_u64(general[k].r.value, lean[k].value, "read(2): the general path's value, event %zu", k);
+			expect_u64(general[k].r.enabled, lean[k].enabled, "read(2): the general path's enabled, event %zu", k);
+			expect_u64(general[k].r.running, lean[k].running, "read(2): the general path's running, event %zu", k);
+			expect_u64(general[k].r.scaled, lean[k].scaled, "read(2): the general path's scaled, event %zu", k);
+			CHECK_INT(general[k].r.status, lean[k].status);
+			CHECK_INT(lean[k].status, TALLY_STATUS_EXACT);
+		}
 	}
 	tally_counter_free(c);
 	CHECK(set_user_access(1));
