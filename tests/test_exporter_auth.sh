@@ -101,4 +101,10 @@ for bad in 'md5:$1$saltsalt$abcdefghijklmnopqrstuv' "cut:${bcrypt:0:40}"; do
 	[ $st = 2 ] && [[ "$out" == *"--basic-auth-file $WORK/bad:1: user ${bad%%:*}: "* ]] && ok "refused at the start: $out" ||
 		fail "${bad%%:*}: status $st: $out"
 done
+# An empty password would let in whoever sends the name alone: refused at the start too.
+echo "nopw:" > "$WORK/bad"
+out=$(timeout 20 "$TALLY" exporter --listen "127.0.0.1:$port" -e page-faults --basic-auth-file "$WORK/bad" 2>&1 >/dev/null)
+st=$?
+[ $st = 2 ] && [[ "$out" == *"--basic-auth-file $WORK/bad:1: user nopw has an empty password"* ]] &&
+	ok "an empty password refused at the start: $out" || fail "an empty password: status $st: $out"
 finish

@@ -102,6 +102,12 @@ static int entry_add(struct basic_auth *a, const char *line, size_t len, const c
 		         path, line_no);
 		return -1;
 	}
+	/* An empty secret would let in anyone who sends the user's name and nothing: a mistake, not a policy. */
+	if (colon + 1 == line + len) {
+		snprintf(err, err_len, "--basic-auth-file %s:%d: user %.*s has an empty password (htpasswd -nB USER)",
+		         path, line_no, (int)(colon - line), line);
+		return -1;
+	}
 	struct basic_auth_entry *grown = realloc(a->entries, (a->nr + 1) * sizeof(*grown));
 	if (!grown)
 		return snprintf(err, err_len, "out of memory"), -1;
