@@ -47,7 +47,7 @@ def test_merge_compare_regions(documents):
     tc = [r for r in merge.rows if r["scope"] == "all" and r["event"] == "task-clock"][0]
     assert tc["ranks"] == 3 and tc["imbalance"] >= 1
     cmp = tally.load(documents["compare"])
-    assert {r["verdict"] for r in cmp.rows} <= {"no evidence", "better", "worse", "same", "exact"}
+    assert {r["verdict"] for r in cmp.rows} <= {"no evidence", "more", "less", "same"}
     assert all(r["difference_low"] <= r["difference"] <= r["difference_high"] for r in cmp.rows)
     reg = tally.load(documents["regions"])
     calls = {r["region"]: r["calls"] for r in reg.rows if r["thread"] == "all"}
