@@ -303,6 +303,21 @@ static PyObject *set_overhead(RegionSetObject *self, void *closure)
 	return d;
 }
 
+/* _loop(id, n): n begin+end pairs of region id in C, for bench/bench_python.py: the C region's cost in
+ * this process, on this set, beside the same pairs from Python. */
+static PyObject *set_loop(RegionSetObject *self, PyObject *args)
+{
+	int id;
+	Py_ssize_t n;
+	if (!PyArg_ParseTuple(args, "in", &id, &n) || set_need(self) < 0)
+		return NULL;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		tally_region_begin_id(self->set, id);
+		tally_region_end_id(self->set, id);
+	}
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef set_methods[] = {
 	{ "id", TPY_FN(set_id), METH_O, "id(name): the region's id, registered on first request." },
 	{ "begin", TPY_FN(set_begin), METH_O, "begin(id): tally_region_begin_id." },
@@ -310,6 +325,7 @@ static PyMethodDef set_methods[] = {
 	{ "region", TPY_FN(set_region), METH_O, "region(name): a context manager for that region." },
 	{ "read", TPY_FN(set_read), METH_NOARGS, "read(): every region over all threads, as dicts." },
 	{ "write", TPY_FN(set_write), METH_VARARGS, "write(format='table'): the output as text (csv, json)." },
+	{ "_loop", TPY_FN(set_loop), METH_VARARGS, "_loop(id, n): n begin+end pairs in C (the benchmark's)." },
 	{ NULL, NULL, 0, NULL },
 };
 
