@@ -24,4 +24,4 @@ fi
 export PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}"
 export TALLY_CLI="$build/tools/tally"
 cd "$source/python/tests" || exit 1
-exec "$py" -m pytest -q -p no:cacheprovider -p tally.pytest_plugin .
+exec "$py" -m pytest -q -rs -p no:cacheprovider -p tally.pytest_plugin .
