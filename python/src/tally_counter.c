@@ -203,7 +203,6 @@ static int counter_init(CounterObject *self, PyObject *args, PyObject *kwds)
 
 static void counter_dealloc(CounterObject *self)
 {
-	PyTypeObject *type = Py_TYPE(self);
 	tally_counter *c = self->counter;
 	if (c) {
 		Py_BEGIN_ALLOW_THREADS /* a started command is waited for */
@@ -217,9 +216,7 @@ static void counter_dealloc(CounterObject *self)
 	free(self->cpus);
 	free(self->results);
 	free(self->values);
-	freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-	tp_free(self);
-	Py_DECREF(type);
+	tpy_free((PyObject *)self);
 }
 
 static int need(CounterObject *self)
@@ -500,12 +497,9 @@ static PyType_Spec counter_spec = {
 
 static void snapshot_dealloc(SnapshotObject *self)
 {
-	PyTypeObject *type = Py_TYPE(self);
 	tally_snapshot_free(self->snapshot);
 	Py_XDECREF(self->owner);
-	freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-	tp_free(self);
-	Py_DECREF(type);
+	tpy_free((PyObject *)self);
 }
 
 /* after - before: the counts between two snapshots of one counter (tally_snapshot_delta), as Results. */
@@ -539,16 +533,11 @@ static PyType_Spec snapshot_spec = {
 int tpy_counter_init(PyObject *m)
 {
 	tpy.result = PyStructSequence_NewType(&result_desc);
-	tpy.counter = (PyTypeObject *)PyType_FromSpec(&counter_spec);
-	tpy.snapshot = (PyTypeObject *)PyType_FromSpec(&snapshot_spec);
-	if (!tpy.result || !tpy.counter || !tpy.snapshot)
+	if (!tpy.result)
 		return -1;
 	Py_INCREF(tpy.result);
-	Py_INCREF(tpy.counter);
-	Py_INCREF(tpy.snapshot);
-	if (PyModule_AddObject(m, "Result", (PyObject *)tpy.result) < 0 ||
-	    PyModule_AddObject(m, "Counter", (PyObject *)tpy.counter) < 0 ||
-	    PyModule_AddObject(m, "Snapshot", (PyObject *)tpy.snapshot) < 0)
+	if (PyModule_AddObject(m, "Result", (PyObject *)tpy.result) < 0)
 		return -1;
-	return 0;
+	return tpy_add_type(m, "Counter", &counter_spec, &tpy.counter) < 0 ||
+	       tpy_add_type(m, "Snapshot", &snapshot_spec, &tpy.snapshot) < 0 ? -1 : 0;
 }

@@ -25,6 +25,23 @@ char *tpy_strdup(PyObject *str)
 	return copy;
 }
 
+int tpy_add_type(PyObject *m, const char *name, PyType_Spec *spec, PyTypeObject **out)
+{
+	*out = (PyTypeObject *)PyType_FromSpec(spec);
+	if (!*out)
+		return -1;
+	Py_INCREF(*out);
+	return PyModule_AddObject(m, name, (PyObject *)*out);
+}
+
+void tpy_free(PyObject *self)
+{
+	PyTypeObject *type = Py_TYPE(self);
+	freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+	tp_free(self);
+	Py_DECREF(type);
+}
+
 /* Which class a code raises: the spec's, "cannot be counted here", permissions, or a call that does not
  * fit (state, arguments); everything else is the base class. */
 static PyObject *class_of(int code)

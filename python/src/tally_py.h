@@ -35,6 +35,13 @@ extern struct tpy_types tpy;
 /* A Python str as a C string owned by the caller (free() it); NULL with an exception set. */
 char *tpy_strdup(PyObject *str);
 
+/* Makes the type of spec, keeps it in *out and adds it to the module as name; 0 or -1. */
+int tpy_add_type(PyObject *module, const char *name, PyType_Spec *spec, PyTypeObject **out);
+
+/* The end of every dealloc: frees the object through its type's tp_free and drops the type (each object of
+ * a heap type holds a reference to it). */
+void tpy_free(PyObject *self);
+
 /* Each file adds its types to the module; 0 or -1 with an exception set. */
 int tpy_counter_init(PyObject *module);
 int tpy_region_init(PyObject *module);

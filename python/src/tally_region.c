@@ -28,14 +28,6 @@ typedef struct {
 	int id;
 } SetRegionObject;
 
-static void generic_free(PyObject *self)
-{
-	PyTypeObject *type = Py_TYPE(self);
-	freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-	tp_free(self);
-	Py_DECREF(type);
-}
-
 /* ---- Region(name): the zero-configuration session ---------------------------------------------------- */
 
 static int region_init(RegionObject *self, PyObject *args, PyObject *kwds)
@@ -52,7 +44,7 @@ static int region_init(RegionObject *self, PyObject *args, PyObject *kwds)
 static void region_dealloc(RegionObject *self)
 {
 	free(self->name);
-	generic_free((PyObject *)self);
+	tpy_free((PyObject *)self);
 }
 
 static PyObject *region_enter(RegionObject *self, PyObject *unused)
@@ -143,7 +135,7 @@ static int set_init(RegionSetObject *self, PyObject *args, PyObject *kwds)
 static void set_dealloc(RegionSetObject *self)
 {
 	tally_region_set_free(self->set);
-	generic_free((PyObject *)self);
+	tpy_free((PyObject *)self);
 }
 
 static int set_need(RegionSetObject *self)
@@ -353,7 +345,7 @@ static PyType_Spec set_spec = {
 static void set_region_dealloc(SetRegionObject *self)
 {
 	Py_XDECREF(self->owner);
-	generic_free((PyObject *)self);
+	tpy_free((PyObject *)self);
 }
 
 static PyObject *set_region_enter(SetRegionObject *self, PyObject *unused)
@@ -426,21 +418,12 @@ static PyMethodDef region_functions[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
-static int add_type(PyObject *m, const char *name, PyType_Spec *spec, PyTypeObject **out)
-{
-	*out = (PyTypeObject *)PyType_FromSpec(spec);
-	if (!*out)
-		return -1;
-	Py_INCREF(*out);
-	return PyModule_AddObject(m, name, (PyObject *)*out);
-}
-
 int tpy_region_init(PyObject *m)
 {
-	if (add_type(m, "Region", &region_spec, &tpy.region) < 0 ||
-	    add_type(m, "RegionSet", &set_spec, &tpy.region_set) < 0 ||
-	    add_type(m, "SetRegion", &set_region_spec, &tpy.set_region) < 0 ||
-	    add_type(m, "_Nop", &nop_spec, &tpy.nop) < 0)
+	if (tpy_add_type(m, "Region", &region_spec, &tpy.region) < 0 ||
+	    tpy_add_type(m, "RegionSet", &set_spec, &tpy.region_set) < 0 ||
+	    tpy_add_type(m, "SetRegion", &set_region_spec, &tpy.set_region) < 0 ||
+	    tpy_add_type(m, "_Nop", &nop_spec, &tpy.nop) < 0)
 		return -1;
 	return PyModule_AddFunctions(m, region_functions);
 }
