@@ -7,7 +7,7 @@ set -u
 build=${TALLY_BUILD:?}
 source=${TALLY_SOURCE:-$(dirname "$0")/..}
 if ! ls "$build"/python/tally/_tally*.so >/dev/null 2>&1; then
-	echo "SKIP: the Python binding was not built (no Python 3 headers: install python3-dev, reconfigure)"
+	echo "SKIP: the Python binding was not built (no Python 3 headers: install python3-dev and reconfigure; or a -fsanitize build)"
 	exit 77
 fi
 py=
