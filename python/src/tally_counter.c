@@ -26,6 +26,8 @@ typedef struct {
 	uint64_t *values;
 	double started, seconds;    /* CLOCK_MONOTONIC at start; the time counted until the latest read or stop */
 	bool running;
+	bool busy;                  /* a call runs with the GIL released (wait, close): the C counter is used by
+	                             * one thread at a time, so any other call on it is refused until it ends */
 } CounterObject;
 
 typedef struct {
@@ -221,9 +223,10 @@ static void counter_dealloc(CounterObject *self)
 
 static int need(CounterObject *self)
 {
-	if (self->counter)
+	if (self->counter && !self->busy)
 		return 0;
-	PyErr_SetString(tpy.usage, "Counter not initialised");
+	PyErr_SetString(tpy.usage, self->busy ? "Counter in use: another thread waits in wait() or close() on it"
+	                                      : "Counter not initialised");
 	return -1;
 }
 
@@ -299,9 +302,11 @@ static PyObject *counter_close(CounterObject *self, PyObject *unused)
 	(void)unused;
 	if (need(self) < 0)
 		return NULL;
+	self->busy = true;
 	Py_BEGIN_ALLOW_THREADS
 	tally_counter_close(self->counter);
 	Py_END_ALLOW_THREADS
+	self->busy = false;
 	self->running = false;
 	Py_RETURN_NONE;
 }
@@ -367,9 +372,11 @@ static PyObject *counter_wait(CounterObject *self, PyObject *unused)
 	struct tally_exit e;
 	memset(&e, 0, sizeof(e));
 	int rc;
+	self->busy = true;
 	Py_BEGIN_ALLOW_THREADS
 	rc = tally_counter_wait(self->counter, &e, sizeof(e));
 	Py_END_ALLOW_THREADS
+	self->busy = false;
 	if (rc < 0)
 		return counter_fail(self, rc), NULL;
 	return exit_dict(&e);

@@ -164,3 +164,24 @@ def test_list_events_and_doctor():
     facts = tally.doctor()
     assert facts["kernel"] and facts["online_cpus"] >= 1
     assert "software" in facts["pmus"]
+
+
+def test_a_counter_another_thread_waits_on_is_refused():
+    c = tally.Counter("task-clock", command=["sleep", "1"])
+    c.open()
+    c.start()
+    t = threading.Thread(target=c.wait)
+    t.start()
+    refused = None
+    try:
+        while t.is_alive() and refused is None:  # until the other thread is inside wait()
+            try:
+                c.read()
+            except tally.UsageError as e:
+                refused = str(e)
+            threading.Event().wait(0.001)
+    finally:
+        t.join()
+    assert refused and "in use" in refused
+    assert c.read()[0].status == "counted"
+    c.close()
