@@ -149,13 +149,19 @@ def plot_regions(plt, doc):
     fig, axes = _figure(plt, len(events), height=2.0)
     for ax, e in zip(axes, events):
         rows = [r for r in doc.rows if r["event"] == e and r["thread"] == "all" and r["mean"] is not None]
+        clock = e.endswith("-clock")  # a clock counts ns: shown in msec, as tally stat shows it
+        scale = 1e-6 if clock else 1.0
         names = ["%s\n(%d calls)" % (r["region"], r["calls"]) for r in rows]
         colours = ["#ff7f0e" if r["low"] else "#1f77b4" for r in rows]
-        ax.bar(names, [r["mean"] for r in rows], yerr=[r["stddev"] for r in rows], capsize=4, color=colours)
-        ax.set_ylabel("%s\nmean per call (%s)" % (e, "ns" if e.endswith("-clock") else "count"), fontsize=8)
+        means = [r["mean"] * scale for r in rows]
+        # One standard deviation each side, within the calls' own range: a count is never below its min.
+        spread = [[min(r["stddev"], r["mean"] - r["min"]) * scale for r in rows],
+                  [min(r["stddev"], r["max"] - r["mean"]) * scale for r in rows]]
+        ax.bar(names, means, yerr=spread, capsize=4, color=colours)
+        ax.set_ylabel("%s\nmean per call (%s)" % (e, "msec" if clock else "count"), fontsize=8)
         ax.grid(axis="y", alpha=0.3)
-    fig.suptitle(_title(doc, "tally regions (error bars: stddev; orange: under 10x tally's overhead)"),
-                      fontsize=9)
+    fig.suptitle(_title(doc, "tally regions (error bars: stddev within min..max; orange: under 10x tally's "
+                             "overhead)"), fontsize=9)
     _footnote(fig, doc)
     return fig
 

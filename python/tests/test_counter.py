@@ -185,3 +185,11 @@ def test_a_counter_another_thread_waits_on_is_refused():
     assert refused and "in use" in refused
     assert c.read()[0].status == "counted"
     c.close()
+
+
+@pytest.mark.skipif(HW, reason="IPC is available on this machine")
+def test_a_metric_without_its_events_says_why():
+    with tally.count("task-clock", metrics="IPC") as c:
+        pass
+    m = c.metrics()[0]
+    assert m["name"] == "IPC" and not m["available"] and m["reason"] and m["value"] == 0
