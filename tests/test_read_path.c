@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <tally.h>
@@ -230,6 +231,132 @@ static void stopped_reads_go_through_read2(void)
 	tly_sys_replace(NULL);
 }
 
+/* Whether rdpmc of counter 0 raises SIGSEGV here, as it does where CR4.PCE is clear (no PMU, or the
+ * rdpmc setting 0): a child without tally's handler tries. Not under valgrind, which has no rdpmc. */
+static bool rdpmc_faults_here(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (getenv("TALLY_UNDER_VALGRIND"))
+		return false;
+	pid_t pid = fork();
+	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		uint32_t unreadable = 0;
+		(void)tly_arch_read_pmc(1, &unreadable);
+		_exit(0);
+	}
+	int status = 0;
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
+#else
+	return false;
+#endif
+}
+
+static volatile sig_atomic_t own_handler_ran;
+
+static void own_handler(int signo, siginfo_t *info, void *context)
+{
+	(void)info, (void)context;
+	own_handler_ran = signo;
+	_exit(42);
+}
+
+/* Runs in a child: fault (a write through NULL) or raise(SIGSEGV), with tally's handler installed over
+ * the program's own (own) or over the default action. */
+static int child_fault(bool own, bool raised)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (own) {
+			struct sigaction sa = { .sa_sigaction = own_handler, .sa_flags = SA_SIGINFO };
+			sigaction(SIGSEGV, &sa, NULL);
+		}
+		tly_user_fault_watch();
+		if (raised)
+			raise(SIGSEGV);
+		else
+			*(volatile int *)(uintptr_t)own_handler_ran = 1; /* 0: NULL */
+		_exit(0);
+	}
+	int status = 0;
+	return waitpid(pid, &status, 0) == pid ? status : -1;
+}
+
+/* A program's own SIGSEGV handling is untouched by tally's handler: a handler installed before it is
+ * called with the signal, and without one a fault or a raised SIGSEGV kills as it would. (In children:
+ * tally's handler is installed once per process, over what was there then.) */
+static void other_faults_keep_their_handling(void)
+{
+	int status = child_fault(true, false);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 42);
+	status = child_fault(true, true);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 42);
+	status = child_fault(false, false);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+	status = child_fault(false, true);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+}
+
+/* A counter read the machine refuses after the page allowed it (here rdpmc faults for real, as it does
+ * after `echo 0 > .../cpu/rdpmc`): the program lives, the read is read(2)'s; the second fault with no
+ * user-space read between revokes the group (reason: the rdpmc setting), and later reads fault no
+ * more. Before tally's handler, the first read killed the program. */
+static void refused_rdpmc_falls_back_then_stops(void)
+{
+	if (!rdpmc_faults_here())
+		SKIP("rdpmc does not fault here");
+	install(true, true);
+	tally_counter *c = open_counter("{cycles,instructions}", TALLY_TARGET_THREAD, false);
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_start(c), 0);
+	for (size_t k = 0; k < 2; k++)
+		sim[k].index = 1 + (uint32_t)k;
+	uint64_t faults = tly_user_faults;
+	struct tally_result r[2];
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	CHECK(tly_user_faults > faults);
+	CHECK_INT(info_of(c, 0).last_path, TALLY_READ_SYSCALL);
+	CHECK(r[0].value > 0 && r[0].status == TALLY_STATUS_EXACT);
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	CHECK_INT(info_of(c, 0).last_reason, TALLY_READ_REASON_RDPMC_SYSFS);
+	faults = tly_user_faults;
+	uint64_t values[2];
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	CHECK_INT(tally_counter_read_values(c, values, 2), 2);
+	CHECK_U64(tly_user_faults, faults);
+	CHECK_INT(info_of(c, 1).last_reason, TALLY_READ_REASON_RDPMC_SYSFS);
+	CHECK_INT(info_of(c, 0).user_reads, 0);
+	/* A start again does not bring the refused reads back. */
+	CHECK_INT(tally_counter_start(c), 0);
+	CHECK_INT(tally_counter_read(c, r, 2, sizeof(r[0])), 2);
+	CHECK_U64(tly_user_faults, faults);
+	tally_counter_free(c);
+	tly_sys_replace(NULL);
+}
+
+/* One fault (a thread moved between core types in the middle of a read, x86 hybrid) is survived and
+ * forgotten after a user-space read; two in a row revoke. */
+static void one_fault_is_forgiven(void)
+{
+	struct tly_user_group u = { .owner = 7, .reader = 7 };
+	tly_user_faults++;
+	tly_user_group_faulted(&u);
+	CHECK_INT(u.revoked, TALLY_READ_REASON_NONE);
+	u.user_reads++;
+	tly_user_faults++;
+	tly_user_group_faulted(&u);
+	CHECK_INT(u.revoked, TALLY_READ_REASON_NONE);
+	CHECK_U64(u.reader, 7);
+	tly_user_faults++;
+	tly_user_group_faulted(&u);
+	CHECK(u.revoked != TALLY_READ_REASON_NONE);
+	CHECK_U64(u.reader, TLY_USER_NO_READER);
+	tly_user_group_stop(&u, false);
+	CHECK_U64(u.reader, TLY_USER_NO_READER);
+}
+
 /* What the kernel's pages say decides at open: no user reads (with the reason), nothing left mapped. */
 static void kernel_refusals_keep_read2(void)
 {
@@ -397,6 +524,9 @@ int main(void)
 		{ "hardware_group_reads_through_its_pages", hardware_group_reads_through_its_pages },
 		{ "other_thread_and_child_fall_back", other_thread_and_child_fall_back },
 		{ "stopped_reads_go_through_read2", stopped_reads_go_through_read2 },
+		{ "other_faults_keep_their_handling", other_faults_keep_their_handling },
+		{ "refused_rdpmc_falls_back_then_stops", refused_rdpmc_falls_back_then_stops },
+		{ "one_fault_is_forgiven", one_fault_is_forgiven },
 		{ "kernel_refusals_keep_read2", kernel_refusals_keep_read2 },
 		{ "reasons_before_open", reasons_before_open },
 		{ "arm64_asks_for_user_access", arm64_asks_for_user_access },

@@ -130,10 +130,12 @@ enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs
 	}
 	if (reason == TALLY_READ_REASON_NONE)
 		reason = check_pages(u, sysfs_root);
-	if (reason != TALLY_READ_REASON_NONE)
+	if (reason != TALLY_READ_REASON_NONE) {
 		tly_user_group_free(u);
-	else
+	} else {
+		tly_user_fault_watch();
 		*out = u;
+	}
 	return reason;
 }
 
@@ -227,6 +229,21 @@ void tly_user_group_revoke(struct tly_user_group *u, enum tally_read_reason reas
 {
 	u->revoked = reason;
 	set_reader(u);
+}
+
+void tly_user_group_faulted(struct tly_user_group *u)
+{
+	if (u->faulted && u->user_reads == u->fault_reads) {
+		bool arm64 = false;
+#if defined(__aarch64__)
+		arm64 = true;
+#endif
+		tly_log(TALLY_LOG_DEBUG, "user-space counter reads fault: read(2) from now on");
+		tly_user_group_revoke(u, arm64 ? TALLY_READ_REASON_USER_ACCESS : TALLY_READ_REASON_RDPMC_SYSFS);
+	}
+	u->faulted = true;
+	u->faults_seen = tly_user_faults;
+	u->fault_reads = u->user_reads;
 }
 
 bool tly_user_group_read_outline(struct tly_user_group *u, uint64_t *values, size_t stride, uint64_t *enabled,

@@ -10,6 +10,7 @@
 
 #include "evsel/evsel.h"
 #include "userread/mmap_page.h"
+#include "userread/user_fault.h"
 #include "userread/user_read.h"
 
 #include <stdbool.h>
@@ -56,6 +57,10 @@ struct tly_user_group {
 	uint64_t reader;
 	bool stopped;
 	enum tally_read_reason revoked; /* why the pages are no longer read, else TALLY_READ_REASON_NONE */
+	/* The opening thread's tly_user_faults when a read of this group last fell back after a fault, and
+	 * user_reads then (faulted: there was one). */
+	uint64_t faults_seen, fault_reads;
+	bool faulted;
 	/* The reads so far by each path; the latest read(2)'s reason, and user_reads as it was then: the
 	 * latest read was from user space exactly when user_reads has grown since (so that a read from user
 	 * space writes its count alone). */
@@ -133,6 +138,12 @@ void tly_user_group_stop(struct tly_user_group *u, bool stopped);
  * mapped, user_fault.h): every later read is read(2)'s, for `reason`. */
 void tly_user_group_revoke(struct tly_user_group *u, enum tally_read_reason reason);
 
+/* A read of u by its reader fell back, and the thread's counter reads faulted since u last looked
+ * (user_fault.h): a second time with no user-space read between, the machine refuses them for good (x86's
+ * rdpmc setting, arm64's perf_user_access), and u is revoked; once is a thread moved between core types
+ * mid-read (x86 hybrid), which the next read survives. Out of line: only after a fault. */
+void tly_user_group_faulted(struct tly_user_group *u);
+
 /* A pass over group u, which is not topdown (u->td NULL), read by its opening thread (the caller checked
  * both), with this machine's counter and clock reads (user_read.h), counted where it succeeds; its
  * arguments are tly_mmap_pass's (n: u->n, which a caller that knows it as a constant passes as one;
@@ -182,6 +193,10 @@ static inline int tly_user_group_read(struct tly_user_group *u, tally_evsel *lea
 	if (r == TLY_USER_OK) {
 		u->user_reads++;
 		return 0;
+	}
+	if (here && r == TLY_USER_NOT_ON_COUNTER && __builtin_expect(tly_user_faults != u->faults_seen, 0)) {
+		tly_user_group_faulted(u);
+		here = tly_thread_token == u->reader;
 	}
 	u->syscall_reads++;
 	u->syscall_reason = here ? tly_user_reason_of(r) : tly_user_reason_away(u);

@@ -996,6 +996,38 @@ static void fast_read_without_user_access(void)
 	CHECK(set_user_access(1));
 }
 
+/* perf_user_access set to 0 while a counter reads from user space, by the reading thread itself: its
+ * next counter read is refused (the page still says it may), and the program lives. Each read is
+ * read(2)'s and exact; the group reads through read(2) for good after the second refusal. */
+static void fast_read_user_access_taken_away(void)
+{
+	const struct loop_shape *shape = &loop_shapes[0];
+	tally_counter *c = counter_open("{instructions:u,cycles:u}", NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_result r0[2], r1[2];
+	CHECK_INT(tally_counter_read(c, r0, 2, sizeof(r0[0])), 2);
+	CHECK_INT(tally_counter_read(c, r0, 2, sizeof(r0[0])), 2);
+	CHECK_INT(read_info(c, 0).last_path, TALLY_READ_USER);
+	CHECK(set_user_access(0));
+	for (int round = 0; round < 3; round++) {
+		CHECK_INT(tally_counter_read(c, r0, 2, sizeof(r0[0])), 2);
+		shape->run(1000);
+		CHECK_INT(tally_counter_read(c, r1, 2, sizeof(r1[0])), 2);
+		struct tally_read_info info = read_info(c, 0);
+		printf("  round %d: %" PRIu64 " instructions around 1000 iterations, last read %s (%s)\n", round,
+		       r1[0].value - r0[0].value, info.last_path == TALLY_READ_USER ? "user" : "read(2)",
+		       tally_read_reason_str(info.last_reason));
+		CHECK_INT(info.last_path, TALLY_READ_SYSCALL);
+		CHECK(r1[0].value - r0[0].value >= 1000 * shape->insns_per_iter);
+		CHECK_INT(r1[0].status, TALLY_STATUS_EXACT);
+	}
+	CHECK_INT(read_info(c, 0).last_reason, TALLY_READ_REASON_USER_ACCESS);
+	CHECK(set_user_access(1));
+	tally_counter_free(c);
+}
+
 /* The same counter read from user space and then through read(2) (the first read after a stop), around
  * loops of every length: the two readings differ by the fixed instructions between them, the same for
  * every length, so the two paths give the same count. */
@@ -2343,6 +2375,7 @@ static const struct harness_case pmu_cases[] = {
 	{"metric_stalls", metric_stalls},
 	{"cli_stat_metrics", cli_stat_metrics},
 	{"cli_stat_regions_metrics", cli_stat_regions_metrics},
+	{"fast_read_user_access_taken_away", fast_read_user_access_taken_away},
 	{NULL, NULL},
 };
 
