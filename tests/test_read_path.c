@@ -107,11 +107,18 @@ static void work(void)
 		x = x + i;
 }
 
-static void hardware_group_reads_through_its_pages(void)
+/* {cycles,instructions} on the calling thread, over fresh simulated pages that allow user reads. */
+static tally_counter *open_pair(void)
 {
 	install(true, true);
 	tally_counter *c = open_counter("{cycles,instructions}", TALLY_TARGET_THREAD, false);
 	CHECK(c != NULL);
+	return c;
+}
+
+static void hardware_group_reads_through_its_pages(void)
+{
+	tally_counter *c = open_pair();
 	if (!c)
 		return;
 	CHECK_INT(maps, 2);
@@ -193,9 +200,7 @@ static void other_thread_and_child_fall_back(void)
  * pages are read again (index 0 here: read(2), with that reason). */
 static void stopped_reads_go_through_read2(void)
 {
-	install(true, true);
-	tally_counter *c = open_counter("{cycles,instructions}", TALLY_TARGET_THREAD, false);
-	CHECK(c != NULL);
+	tally_counter *c = open_pair();
 	if (!c)
 		return;
 	CHECK_INT(tally_counter_start(c), 0);
@@ -305,9 +310,7 @@ static void refused_rdpmc_falls_back_then_stops(void)
 {
 	if (!rdpmc_faults_here())
 		SKIP("rdpmc does not fault here");
-	install(true, true);
-	tally_counter *c = open_counter("{cycles,instructions}", TALLY_TARGET_THREAD, false);
-	CHECK(c != NULL);
+	tally_counter *c = open_pair();
 	if (!c)
 		return;
 	CHECK_INT(tally_counter_start(c), 0);
