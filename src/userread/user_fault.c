@@ -3,11 +3,13 @@
  * stopped at one of tally's read instructions, and what it changes to go on. */
 #include "userread/user_fault.h"
 
+#include "userread/user_group.h"
 #include "userread/user_read.h"
 
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 
 _Thread_local uint64_t tly_user_faults __attribute__((tls_model("initial-exec")));
@@ -77,7 +79,21 @@ bool tly_user_fault_fixup(int signo, void *context)
 
 #endif
 
-static struct sigaction before;
+/* The dispositions before tally's: of SIGSEGV (a page missing in a raw clone's child, and x86's refused
+ * rdpmc), and of SIGILL (arm64's refused mrs). */
+static struct sigaction before_segv, before_ill;
+
+/* A load from a page of a group that another process mapped (this one a raw clone's child, where the
+ * kernel did not copy it): a zero page there, read by the protocol as one without cap_user_rdpmc, so the
+ * read that faulted goes on and ends in read(2). The real mmap, not the system-call table's: a handler
+ * must not call what a test swapped in. */
+static bool map_missing_page(int signo, const siginfo_t *info)
+{
+	void *page;
+	size_t size;
+	return signo == SIGSEGV && info->si_code == SEGV_MAPERR && tly_user_page_elsewhere(info->si_addr, &page, &size) &&
+	       mmap(page, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == page;
+}
 
 static void on_fault(int signo, siginfo_t *info, void *context)
 {
@@ -85,18 +101,21 @@ static void on_fault(int signo, siginfo_t *info, void *context)
 		tly_user_faults++;
 		return;
 	}
-	if (before.sa_flags & SA_SIGINFO) {
-		before.sa_sigaction(signo, info, context);
+	if (map_missing_page(signo, info))
+		return;
+	const struct sigaction *before = signo == SIGSEGV ? &before_segv : &before_ill;
+	if (before->sa_flags & SA_SIGINFO) {
+		before->sa_sigaction(signo, info, context);
 		return;
 	}
-	if (before.sa_handler != SIG_DFL && before.sa_handler != SIG_IGN) {
-		before.sa_handler(signo);
+	if (before->sa_handler != SIG_DFL && before->sa_handler != SIG_IGN) {
+		before->sa_handler(signo);
 		return;
 	}
 	/* The disposition before tally's, back: a fault comes again as this returns, and takes it; a signal
 	 * that was sent (si_code SI_USER, SI_TKILL... all <= 0) is sent again. */
-	sigaction(signo, &before, NULL);
-	if (info->si_code <= 0 && before.sa_handler == SIG_DFL)
+	sigaction(signo, before, NULL);
+	if (info->si_code <= 0 && before->sa_handler == SIG_DFL)
 		raise(signo);
 }
 
@@ -108,12 +127,13 @@ static void install(void)
 	/* On the program's alternate stack where it has one (a handler of stack overflows). */
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
-	sigaction(FAULT_SIGNAL, &sa, &before);
+	sigaction(SIGSEGV, &sa, &before_segv);
+	if (FAULT_SIGNAL == SIGILL)
+		sigaction(SIGILL, &sa, &before_ill);
 }
 
 void tly_user_fault_watch(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	if (FAULT_SIGNAL)
-		pthread_once(&once, install);
+	pthread_once(&once, install);
 }

@@ -16,7 +16,11 @@
  *     its counters on the CPU whose counters they were;
  *   - arm64, sysctl kernel.perf_user_access set to 0 while a program runs: EL0 access is taken away at
  *     once, and the next `mrs` of a counter traps (SIGILL), the page being updated only at the event's
- *     next schedule.
+ *     next schedule (the rig's fast_read_user_access_taken_away: the suite died of it before);
+ *   - a child made by a raw clone(2), where no atfork handler ran: its thread's token is still its
+ *     parent's, but the pages are not there (VM_DONTCOPY): a load from one faults (SIGSEGV, SEGV_MAPERR),
+ *     and the handler maps a zero page in its place (tly_user_page_elsewhere), which the protocol reads
+ *     as a page without cap_user_rdpmc: read(2) answers.
  *
  * The handler is installed once, when a group is first set up to read from user space; a read at a site
  * that faults costs a signal, and a group whose user-space reads fault twice with no success between is
@@ -32,7 +36,7 @@
 /* The calling thread's faults at tally's read sites so far (made by the handler, on that thread). */
 extern _Thread_local uint64_t tly_user_faults __attribute__((tls_model("initial-exec")));
 
-/* Installs the handler, once per process; later calls do nothing. */
+/* Installs the handler (of SIGSEGV, and of SIGILL on arm64), once per process; later calls do nothing. */
 void tly_user_fault_watch(void);
 
 /* The handler's decision on a signal's context (a ucontext_t): true, with the context changed to go on

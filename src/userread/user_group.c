@@ -17,9 +17,64 @@
 _Thread_local uint64_t tly_thread_token __attribute__((tls_model("initial-exec")));
 static uint64_t tokens_given;
 
+/* Every group with pages mapped, for tly_user_page_elsewhere: pushed at the head under the lock (the
+ * head's store released, so that a walk sees each group whole), taken out under it; mapped_by is the
+ * process that mapped the first (0: none yet). */
+static pthread_mutex_t mapped_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tly_user_group *mapped;
+static pid_t mapped_by;
+
 static void forked_child(void)
 {
 	tly_thread_token = 0;
+	/* Another thread of the parent may have held it at the fork. */
+	pthread_mutex_init(&mapped_lock, NULL);
+}
+
+static void mapped_add(struct tly_user_group *u)
+{
+	pthread_mutex_lock(&mapped_lock);
+	if (!mapped_by)
+		mapped_by = u->pid;
+	u->next_mapped = mapped;
+	u->pprev_mapped = &mapped;
+	if (mapped)
+		mapped->pprev_mapped = &u->next_mapped;
+	__atomic_store_n(&mapped, u, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&mapped_lock);
+}
+
+/* False where the lock cannot be had (a raw clone's child of a parent whose other thread held it): the
+ * group then stays listed, and allocated. */
+static bool mapped_remove(struct tly_user_group *u)
+{
+	if (u->pid == getpid())
+		pthread_mutex_lock(&mapped_lock);
+	else if (pthread_mutex_trylock(&mapped_lock) != 0)
+		return false;
+	*u->pprev_mapped = u->next_mapped;
+	if (u->next_mapped)
+		u->next_mapped->pprev_mapped = u->pprev_mapped;
+	pthread_mutex_unlock(&mapped_lock);
+	return true;
+}
+
+bool tly_user_page_elsewhere(const void *addr, void **page, size_t *size)
+{
+	pid_t self = getpid();
+	if (!mapped_by || mapped_by == self)
+		return false;
+	for (const struct tly_user_group *u = __atomic_load_n(&mapped, __ATOMIC_ACQUIRE); u; u = u->next_mapped) {
+		for (size_t k = 0; k < u->n && u->pid != self; k++) {
+			const char *p = (const char *)u->pages[k];
+			if ((const char *)addr >= p && (const char *)addr < p + u->page_size) {
+				*page = (void *)p;
+				*size = u->page_size;
+				return true;
+			}
+		}
+	}
+	return false;
 }
 
 static void watch_forks(void)
@@ -134,6 +189,7 @@ enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs
 		tly_user_group_free(u);
 	} else {
 		tly_user_fault_watch();
+		mapped_add(u);
 		*out = u;
 	}
 	return reason;
@@ -141,7 +197,7 @@ enum tally_read_reason tly_user_group_new(tally_evsel *leader, const char *sysfs
 
 void tly_user_group_free(struct tly_user_group *u)
 {
-	if (!u)
+	if (!u || (u->pprev_mapped && !mapped_remove(u)))
 		return;
 	/* In another process (a child) the pages were never there: their addresses may be other memory. */
 	for (size_t k = 0; k < u->n && u->pid == getpid(); k++)

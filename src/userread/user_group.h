@@ -61,6 +61,8 @@ struct tly_user_group {
 	 * user_reads then (faulted: there was one). */
 	uint64_t faults_seen, fault_reads;
 	bool faulted;
+	/* The list of groups with pages mapped, for tly_user_page_elsewhere. */
+	struct tly_user_group *next_mapped, **pprev_mapped;
 	/* The reads so far by each path; the latest read(2)'s reason, and user_reads as it was then: the
 	 * latest read was from user space exactly when user_reads has grown since (so that a read from user
 	 * space writes its count alone). */
@@ -126,6 +128,14 @@ enum tly_user_outcome tly_user_group_read_topdown(struct tly_user_group *u, uint
 
 /* Unmaps (in the process that mapped the pages only) and frees; NULL is a no-op. */
 void tly_user_group_free(struct tly_user_group *u);
+
+/* Whether addr lies in a page of a group mapped by another process than this one, this being a child
+ * made by a raw clone(2) (no atfork handler ran, so the thread's token is still its parent's, and the
+ * pages, which the kernel maps VM_DONTCOPY, are not there); the page's address and size then. For the
+ * fault handler (user_fault.c), which maps a zero page there: the protocol reads it as a page without
+ * cap_user_rdpmc, so the read is read(2)'s. Async-signal-safe; walks the list only in such a child (one
+ * copy of its parent's list, which nothing else there changes). */
+bool tly_user_page_elsewhere(const void *addr, void **page, size_t *size);
 
 /* The counter stopped (stopped true) or started its events. While stopped, every read is read(2)'s
  * (reason NOT_ON_COUNTER), by rule rather than by the page's index: a disabled event's page is updated
