@@ -10,6 +10,7 @@
  *   suite nopmu 1   a boot without a PMU (-cpu max,pmu=off)
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <tally/common.h>
@@ -1025,6 +1027,44 @@ static void fast_read_user_access_taken_away(void)
 	}
 	CHECK_INT(read_info(c, 0).last_reason, TALLY_READ_REASON_USER_ACCESS);
 	CHECK(set_user_access(1));
+	tally_counter_free(c);
+}
+
+/* Children of a counter read from user space: one made by fork() (its token cleared by the atfork
+ * handler) and one by a raw clone(2) (no handler ran: its token is still the parent's, and the kernel did
+ * not copy the pages, VM_DONTCOPY) both read through read(2), the parent's thread's counts, and live;
+ * neither unmaps anything, and the parent reads on from user space. */
+static void fast_read_children(void)
+{
+	tally_counter *c = counter_open("{instructions:u,cycles:u}", NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_result before[2];
+	CHECK_INT(tally_counter_read(c, before, 2, sizeof(before[0])), 2);
+	CHECK_INT(tally_counter_read(c, before, 2, sizeof(before[0])), 2);
+	for (int raw = 0; raw < 2; raw++) {
+		pid_t pid = raw ? (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL) : fork();
+		if (pid == 0) {
+			struct tally_result r[2];
+			TALLY_OPTS(tally_read_info, info);
+			int ok = tally_counter_read(c, r, 2, sizeof(r[0])) == 2 && tally_counter_read_info(c, 0, &info) == 0 &&
+			         info.last_path == TALLY_READ_SYSCALL && r[0].value >= before[0].value;
+			printf("  %s child: read(2) (%s), %s\n", raw ? "raw clone" : "fork",
+			       tally_read_reason_str(info.last_reason), ok ? "as expected" : "NOT as expected");
+			tally_counter_free(c);
+			_exit(ok ? 0 : 1);
+		}
+		int status = -1;
+		CHECK_INT(waitpid(pid, &status, 0), pid);
+		if (!WIFEXITED(status))
+			printf("  %s child: ended by signal %d\n", raw ? "raw clone" : "fork", WTERMSIG(status));
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	struct tally_result after[2];
+	CHECK_INT(tally_counter_read(c, after, 2, sizeof(after[0])), 2);
+	CHECK_INT(read_info(c, 0).last_path, TALLY_READ_USER);
+	CHECK(after[0].value > before[0].value);
 	tally_counter_free(c);
 }
 
@@ -2375,6 +2415,7 @@ static const struct harness_case pmu_cases[] = {
 	{"metric_stalls", metric_stalls},
 	{"cli_stat_metrics", cli_stat_metrics},
 	{"cli_stat_regions_metrics", cli_stat_regions_metrics},
+	{"fast_read_children", fast_read_children},
 	{"fast_read_user_access_taken_away", fast_read_user_access_taken_away},
 	{NULL, NULL},
 };
