@@ -31,7 +31,8 @@ extern const int32_t __stop_tly_rdpmc_sites[] __attribute__((weak, visibility("h
 
 /* rdpmc raises #GP (SIGSEGV) where CR4.PCE is clear or the counter does not exist; it reads no memory,
  * so a SIGSEGV at its address is that. Its two bytes (0f 33) are stepped over, and ECX, which rdpmc
- * leaves as it is, gets bit 31, which no index the kernel gives has: the read's "unreadable". */
+ * leaves as it is, becomes all ones: bit 31, which no index - 1 the kernel gives has, is the read's
+ * "unreadable". */
 bool tly_user_fault_fixup(int signo, void *context)
 {
 	ucontext_t *uc = context;
@@ -40,7 +41,7 @@ bool tly_user_fault_fixup(int signo, void *context)
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_PC];
 	for (const int32_t *site = __start_tly_rdpmc_sites; site < __stop_tly_rdpmc_sites; site++) {
 		if ((uintptr_t)((const char *)site + *site) == pc) {
-			uc->uc_mcontext.gregs[REG_SELECT] |= (greg_t)1 << 31;
+			uc->uc_mcontext.gregs[REG_SELECT] = -1;
 			uc->uc_mcontext.gregs[REG_PC] += 2;
 			return true;
 		}

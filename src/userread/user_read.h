@@ -32,7 +32,7 @@
 /* Each rdpmc's address goes into the section tly_rdpmc_sites (as its offset from its entry: no dynamic
  * relocation), so that a #GP at it, which the machine raises where rdpmc was allowed when the page was
  * last updated but is not now, is recognised and turned into an unreadable read (user_fault.h): the
- * handler sets ECX's bit 31, which no index - 1 has, and steps over the rdpmc.
+ * handler sets ECX to all ones (bit 31, which no index - 1 has) and steps over the rdpmc.
  *
  * No "memory" clobber, none needed: the asm reads no memory, its input is the index loaded (volatile)
  * after the pass's acquire fence, so it cannot run before that; and a volatile asm is not moved past
