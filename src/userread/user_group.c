@@ -296,6 +296,12 @@ void tly_user_group_faulted(struct tly_user_group *u)
 #endif
 		tly_log(TALLY_LOG_DEBUG, "user-space counter reads fault: read(2) from now on");
 		tly_user_group_revoke(u, arm64 ? TALLY_READ_REASON_USER_ACCESS : TALLY_READ_REASON_RDPMC_SYSFS);
+		/* Every reader of the pages, a region's pass too (which compares no token), now finds a page
+		 * without cap_user_rdpmc and asks read(2) without a fault: each becomes a zero page, which
+		 * tly_user_group_free unmaps as it would the kernel's. */
+		for (size_t k = 0; k < u->n; k++)
+			tly_sys->mmap((void *)u->pages[k], u->page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			              -1, 0);
 	}
 	u->faulted = true;
 	u->faults_seen = tly_user_faults;

@@ -150,8 +150,9 @@ void tly_user_group_revoke(struct tly_user_group *u, enum tally_read_reason reas
 
 /* A read of u by its reader fell back, and the thread's counter reads faulted since u last looked
  * (user_fault.h): a second time with no user-space read between, the machine refuses them for good (x86's
- * rdpmc setting, arm64's perf_user_access), and u is revoked; once is a thread moved between core types
- * mid-read (x86 hybrid), which the next read survives. Out of line: only after a fault. */
+ * rdpmc setting, arm64's perf_user_access), and u is revoked, its pages replaced by zero pages; once is a
+ * thread moved between core types mid-read (x86 hybrid), which the next read survives. Out of line: only
+ * after a fault. */
 void tly_user_group_faulted(struct tly_user_group *u);
 
 /* A pass over group u, which is not topdown (u->td NULL), read by its opening thread (the caller checked

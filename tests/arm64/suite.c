@@ -1428,6 +1428,48 @@ static uint64_t region_every_call(const struct tally_region_info *info, const st
 	return ev[0].min;
 }
 
+/* Regions whose thread's user access is taken away mid-run (perf_user_access set to 0 between calls, by
+ * the thread itself): every call is still counted, the program lives, and once the group is revoked
+ * (its pages zero pages) the calls read through read(2) with no fault: those calls are one loop plus
+ * the same constant each (min = max over the later calls). */
+static void region_user_access_taken_away(void)
+{
+	enum { CALLS = 10 };
+	const struct loop_shape *shape = &loop_shapes[0];
+	tally_region_set *s = region_set_open("{instructions:u,cycles:u}");
+	if (!s)
+		return;
+	int before = tally_region_id(s, "before"), across = tally_region_id(s, "across"), after = tally_region_id(s, "after");
+	for (int call = 0; call < CALLS; call++) {
+		tally_region_begin_id(s, before);
+		shape->run(1000);
+		tally_region_end_id(s, before);
+	}
+	CHECK(set_user_access(0));
+	for (int call = 0; call < 2; call++) {
+		tally_region_begin_id(s, across);
+		shape->run(1000);
+		tally_region_end_id(s, across);
+	}
+	for (int call = 0; call < CALLS; call++) {
+		tally_region_begin_id(s, after);
+		shape->run(1000);
+		tally_region_end_id(s, after);
+	}
+	CHECK(set_user_access(1));
+	struct tally_region_event ev[2];
+	struct tally_region_info info = region_read(s, before, TALLY_REGION_ALL_THREADS, ev);
+	uint64_t user = region_every_call(&info, ev, CALLS);
+	info = region_read(s, across, TALLY_REGION_ALL_THREADS, ev);
+	expect_u64(info.calls, 2, "calls across the change");
+	info = region_read(s, after, TALLY_REGION_ALL_THREADS, ev);
+	uint64_t syscall = region_every_call(&info, ev, CALLS);
+	CHECK(user > 1000 * shape->insns_per_iter && syscall > 1000 * shape->insns_per_iter);
+	printf("  a call of 1000 iterations: %" PRIu64 " instructions read from user space, %" PRIu64
+	       " through read(2) once revoked\n", user, syscall);
+	tally_region_set_free(s);
+}
+
 /* A known loop inside a region of the handle form, CALLS calls at each length, {instructions,cycles}:u:
  * every call's delta is the loop's instructions plus one constant c, the same at every length and every
  * call (min = max), cycles 2^S x as many plus their own constant; an empty region (begin then end through
@@ -2417,6 +2459,7 @@ static const struct harness_case pmu_cases[] = {
 	{"cli_stat_regions_metrics", cli_stat_regions_metrics},
 	{"fast_read_children", fast_read_children},
 	{"fast_read_user_access_taken_away", fast_read_user_access_taken_away},
+	{"region_user_access_taken_away", region_user_access_taken_away},
 	{NULL, NULL},
 };
 
