@@ -29,6 +29,9 @@ static void forked_child(void)
 	tly_thread_token = 0;
 	/* Another thread of the parent may have held it at the fork. */
 	pthread_mutex_init(&mapped_lock, NULL);
+	/* A forked child reads none of its parent's pages (its token is new): no walk of the list for them,
+	 * which its own threads may change. */
+	mapped_by = 0;
 }
 
 static void mapped_add(struct tly_user_group *u)
