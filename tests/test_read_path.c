@@ -16,6 +16,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -399,6 +400,39 @@ static void raw_clone_child_reads_through_read2(void)
 	tly_sys_replace(NULL);
 }
 
+#if defined(__x86_64__)
+extern const int32_t __start_tly_rdpmc_sites[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __stop_tly_rdpmc_sites[] __attribute__((weak, visibility("hidden")));
+#endif
+
+/* The handler's decision on constructed contexts: a SIGSEGV at each rdpmc site listed is stepped over
+ * (2 bytes) with ECX all ones (the read's "unreadable"); one byte off a site, or another signal, is not
+ * tally's. */
+static void fault_fixup_on_constructed_contexts(void)
+{
+#if defined(__x86_64__)
+	size_t sites = (size_t)(__stop_tly_rdpmc_sites - __start_tly_rdpmc_sites);
+	CHECK(sites > 0);
+	for (const int32_t *site = __start_tly_rdpmc_sites; site < __stop_tly_rdpmc_sites; site++) {
+		const unsigned char *at = (const unsigned char *)site + *site;
+		CHECK(at[0] == 0x0f && at[1] == 0x33); /* rdpmc */
+		ucontext_t uc;
+		memset(&uc, 0, sizeof(uc));
+		uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)at;
+		uc.uc_mcontext.gregs[REG_RCX] = 5;
+		CHECK(!tly_user_fault_fixup(SIGILL, &uc));
+		CHECK(tly_user_fault_fixup(SIGSEGV, &uc));
+		CHECK_U64((uint64_t)uc.uc_mcontext.gregs[REG_RIP], (uint64_t)(uintptr_t)(at + 2));
+		CHECK((uint64_t)uc.uc_mcontext.gregs[REG_RCX] >> 31 & 1);
+		uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)(at + 1);
+		CHECK(!tly_user_fault_fixup(SIGSEGV, &uc));
+	}
+	printf("%zu rdpmc sites\n", sites);
+#else
+	SKIP("x86-64 only (arm64's table: the rig)");
+#endif
+}
+
 /* One fault (a thread moved between core types in the middle of a read, x86 hybrid) is survived and
  * forgotten after a user-space read; two in a row revoke. */
 static void one_fault_is_forgiven(void)
@@ -590,6 +624,7 @@ int main(void)
 		{ "stopped_reads_go_through_read2", stopped_reads_go_through_read2 },
 		{ "refused_rdpmc_falls_back_then_stops", refused_rdpmc_falls_back_then_stops },
 		{ "one_fault_is_forgiven", one_fault_is_forgiven },
+		{ "fault_fixup_on_constructed_contexts", fault_fixup_on_constructed_contexts },
 		{ "raw_clone_child_reads_through_read2", raw_clone_child_reads_through_read2 },
 		{ "kernel_refusals_keep_read2", kernel_refusals_keep_read2 },
 		{ "reasons_before_open", reasons_before_open },
