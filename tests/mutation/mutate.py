@@ -70,6 +70,11 @@ def main():
     a = ap.parse_args()
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
     build = os.path.join(root, a.build)
+    # A suite that fails unchanged would "kill" every mutant: it must pass first.
+    if run(["cmake", "--build", build, "-j2"], root, a.timeout) != 0 or \
+            run(["ctest", "--test-dir", build, "-j2", "--timeout", "300"], root, a.timeout) != 0:
+        print("mutation: the suite does not pass on the unchanged tree; fix that first")
+        return 1
     every = sites(root, a.only)
     chosen = random.Random(a.seed).sample(every, min(a.count, len(every)))
     print("mutation: %d sites in src/ and tools/, %d chosen (seed %d)" % (len(every), len(chosen), a.seed))
