@@ -165,3 +165,14 @@ int tly_metric_table_threshold(const struct tly_metric_table *t, const struct tl
 	struct tly_expr_val v = eval_in(&r, t->thresholds[i], reason ? reason : local);
 	return v.ok ? v.v != 0 : -ENODATA;
 }
+
+double tly_metric_scale(const char *scale_unit, const char **unit)
+{
+	char *end = (char *)scale_unit;
+	double factor = scale_unit ? strtod(scale_unit, &end) : 1;
+	if (!scale_unit || end == scale_unit)
+		factor = 1;
+	if (unit)
+		*unit = scale_unit ? end : "";
+	return factor;
+}

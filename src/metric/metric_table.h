@@ -58,4 +58,8 @@ struct tly_expr_val tly_metric_table_eval(const struct tly_metric_table *t, cons
 int tly_metric_table_threshold(const struct tly_metric_table *t, const struct tly_expr_env *events,
                                struct tly_metric_results *res, size_t i, char *reason);
 
+/* The factor and the unit of a ScaleUnit ("100%": 100 and "%"; "1GHz", "64Bytes", "1per_instr"; NULL or
+ * empty: 1 and ""): a metric's value in its unit is the expression's times the factor. */
+double tly_metric_scale(const char *scale_unit, const char **unit);
+
 #endif
