@@ -580,7 +580,7 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 	bool one_family = !nr_core && nr > 1;
 	for (size_t i = 0; one_family && i < p->pmus->nr; i++) {
 		const struct tally_pmu *pmu = &p->pmus->pmus[i];
-		if (!tly_pmu_alias(pmu, name))
+		if (!tly_alias_find(pmu, name))
 			continue;
 		size_t base = tly_pmu_family_len(pmu->name);
 		head = head ? head : pmu;
