@@ -57,7 +57,8 @@ fi
 # Alder Lake's tree: the events exist (on cpu_core) but this machine cannot open them.
 TALLY_SYSFS_ROOT=${TALLY_FIXTURES:-$(dirname "$0")/fixtures}/sysfs/hybrid "$TALLY" stat --topdown -- true 2>"$WORK/err"
 status=$?
-[ $status = 0 ] && grep -q '^ <not available> tma_retiring: slots: not supported' "$WORK/err" &&
+# (the catalogue's metric, or the vendor table's where this host's CPU has one: its events then)
+[ $status = 0 ] && grep -q '^ <not available> tma_retiring: .*not supported on this machine' "$WORK/err" &&
 	ok "--topdown on the Alder Lake tree: the events do not open here, and the metrics say so" ||
 	fail "--topdown on hybrid: status $status: $(cat "$WORK/err")"
 finish

@@ -108,6 +108,12 @@ struct tly_expr_env {
 /* Evaluates expr: the value, or ok false with the reason in reason[TLY_EXPR_REASON]. */
 struct tly_expr_val tly_expr_eval(const struct tly_expr *expr, const struct tly_expr_env *env, char *reason);
 
+/* The names an evaluation can read, as perf's compute_ids: an if/else whose condition is a constant here
+ * (numbers, #literals, has_event, strcmp_cpuid_str: env's, with no name's value) gives the names of the
+ * branch taken only; a d_ratio by a constant 0 none. fn as tly_expr_names. */
+int tly_expr_names_taken(const struct tly_expr *expr, const struct tly_expr_env *env,
+                         int (*fn)(void *ctx, const char *name), void *ctx);
+
 /* A failed value, with the reason written (the first reason wins: reason already set is kept). */
 struct tly_expr_val tly_expr_fail(char *reason, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -149,3 +149,57 @@ struct tly_expr_val tly_expr_eval(const struct tly_expr *expr, const struct tly_
 		return tly_expr_fail(reason, "the value is not finite");
 	return v;
 }
+
+static struct tly_expr_val no_name(void *ctx, const char *name, bool source_count, char *reason)
+{
+	(void)ctx, (void)source_count;
+	return tly_expr_fail(reason, "%s is not a constant", name);
+}
+
+struct taken {
+	struct eval constant; /* an evaluation without names' values */
+	int (*fn)(void *ctx, const char *name);
+	void *ctx;
+};
+
+/* The value of node i when it is a constant here, else ok false. */
+static struct tly_expr_val constant(const struct taken *t, uint32_t i)
+{
+	t->constant.reason[0] = '\0';
+	return eval_node(&t->constant, i);
+}
+
+static int walk_taken(const struct taken *t, uint32_t i)
+{
+	if (i == TLY_EXPR_NONE)
+		return 0;
+	const struct tly_expr_node *n = &t->constant.expr->nodes[i];
+	if (n->op == TLY_EXPR_NAME || n->op == TLY_EXPR_SOURCE_COUNT)
+		return t->fn(t->ctx, n->name);
+	if (n->op == TLY_EXPR_IF) {
+		struct tly_expr_val c = constant(t, n->b);
+		if (c.ok)
+			return walk_taken(t, c.v != 0 ? n->a : n->c);
+	}
+	if (n->op == TLY_EXPR_D_RATIO) {
+		struct tly_expr_val d = constant(t, n->b);
+		if (d.ok && d.v == 0)
+			return 0;
+	}
+	int r = walk_taken(t, n->a);
+	if (!r)
+		r = walk_taken(t, n->b);
+	if (!r && n->op == TLY_EXPR_IF)
+		r = walk_taken(t, n->c);
+	return r;
+}
+
+int tly_expr_names_taken(const struct tly_expr *expr, const struct tly_expr_env *env,
+                         int (*fn)(void *ctx, const char *name), void *ctx)
+{
+	char reason[TLY_EXPR_REASON];
+	struct tly_expr_env constants = *env;
+	constants.name = no_name;
+	struct taken t = { { expr, &constants, reason }, fn, ctx };
+	return walk_taken(&t, expr->root);
+}

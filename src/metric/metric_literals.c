@@ -123,6 +123,27 @@ static void read_topology(const char *root, struct tly_metric_facts *f)
 	tally_cpus_free(online);
 }
 
+/* Without smt/active (before 4.19): SMT is on where a core lists more than one CPU, as perf 6.1's
+ * cpu_topology__smt_on; no topology files, no SMT. */
+static double read_siblings(const char *root)
+{
+	tally_cpus *online = NULL;
+	if (tally_cpus_online(root, &online))
+		return 0;
+	bool smt = false;
+	for (size_t i = 0; !smt && i < tally_cpus_count(online); i++) {
+		char rel[128], path[4096], buf[1024];
+		tally_cpus *siblings = NULL;
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/core_cpus_list", tally_cpus_at(online, i));
+		if (!tly_path_join(path, sizeof(path), root, rel) &&
+		    tly_sysfs_read(path, buf, sizeof(buf), TLY_SYSFS_WHOLE) > 0 && !tally_cpus_parse(buf, &siblings))
+			smt = tally_cpus_count(siblings) > 1;
+		tally_cpus_free(siblings);
+	}
+	tally_cpus_free(online);
+	return smt;
+}
+
 /* caps/slots of the first PMU that has one (arm64's PMUv3 with FEAT_PMUv3p7 and 5.19 or later). */
 static double read_slots(const char *root)
 {
@@ -165,6 +186,8 @@ void tly_metric_facts_read(const char *sysfs_root, bool core_wide, struct tly_me
 	f->num_cpus_online = f->num_packages = f->num_dies = f->num_cores = NAN;
 	read_topology(root, f);
 	f->smt_on = read_number(root, "devices/system/cpu/smt/active");
+	if (isnan(f->smt_on))
+		f->smt_on = read_siblings(root);
 	f->core_wide = core_wide;
 	f->slots = read_slots(root);
 	f->system_tsc_freq = read_tsc_freq();

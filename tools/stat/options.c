@@ -555,11 +555,10 @@ static const struct option_entry stat_entries[] = {
 	OPT_CLEAR(0, "scale", F(no_scale), "counts scaled for multiplexing (the default)"),
 	/* tally sums a hybrid event's PMUs unless --no-merge: perf 6.1's --hybrid-merge is its default. */
 	OPT_CLEAR(0, "hybrid-merge", F(no_merge), "accepted: a hybrid event's PMUs are summed already (--no-merge)"),
-	/* Accepted, changing nothing: the library groups each metric's events (one window per ratio) and has
-	 * no way to open them apart; perf's --metric-no-merge is tally's way already, each metric's group on
-	 * its own, never shared with another metric's. */
-	OPT_NOOP(0, "metric-no-group", "accepted, no effect: each -M metric's events stay one group"),
-	OPT_NOOP(0, "metric-no-merge", "accepted: tally never shares a group between metrics"),
+	/* perf's: for the vendor tables' metrics; the catalogue's metrics keep one group each. */
+	OPT_BOOLEAN(0, "metric-no-group", F(metric_no_group), "the vendor metrics' events not in groups (each\n"
+	                                                      "counted on its own: ratios of several windows)"),
+	OPT_BOOLEAN(0, "metric-no-merge", F(metric_no_merge), "no group shared between vendor metrics"),
 	/* Accepted, changing nothing: perf's flag changes only events with the 'percore' term, which tally's
 	 * parser refuses (--per-core gives each core's sum). */
 	OPT_NOOP(0, "percore-show-thread", "accepted, no effect: for perf's 'percore' events, which tally\n"

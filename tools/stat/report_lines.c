@@ -109,13 +109,18 @@ int stat_describe_metrics(struct stat_session *s)
 {
 	s->report.list = tally_counter_events(s->counter);
 	int n = tally_counter_metrics(s->counter, NULL, 0);
-	if (n <= 0)
+	if (n < 0)
+		n = 0;
+	if (n + s->nr_vendor_metrics == 0)
 		return 0;
-	s->metrics = calloc((size_t)n, sizeof(*s->metrics));
+	s->metrics = calloc((size_t)n + s->nr_vendor_metrics, sizeof(*s->metrics));
 	if (!s->metrics)
 		return -ENOMEM;
-	s->report.nr_metrics = (size_t)tally_counter_metrics(s->counter, s->metrics, (size_t)n);
+	s->report.nr_catalog = n ? (size_t)tally_counter_metrics(s->counter, s->metrics, (size_t)n) : 0;
+	memcpy(s->metrics + s->report.nr_catalog, s->vendor_metrics, s->nr_vendor_metrics * sizeof(*s->metrics));
+	s->report.nr_metrics = s->report.nr_catalog + s->nr_vendor_metrics;
 	s->report.metrics = s->metrics;
+	s->report.vendor = s->vendor;
 	return 0;
 }
 

@@ -196,8 +196,14 @@ int stat_make_counter(struct stat_session *s)
 	/* Like perf stat, a command runs even when none of its events can be counted here: the report then
 	 * says <not supported> and why, and the exit status is still the command's. With -n and no -e there
 	 * is no event at all: the counter measures the time alone. */
+	char *catalogue = NULL;
+	if (stat_vendor_metrics(s, &catalogue) < 0) {
+		fprintf(stderr, "tally stat: -M: %s\n", tally_last_error());
+		free(catalogue);
+		return EXIT_FAILED;
+	}
 	TALLY_OPTS(tally_counter_opts, copts, .pmus = s->pmus, .no_packing = o->no_group,
-	           .no_inherit = o->no_inherit, .open_without_events = true, .metrics = o->metrics,
+	           .no_inherit = o->no_inherit, .open_without_events = true, .metrics = catalogue,
 	           .space = o->space);
 	int err = tally_counter_new(s->spec, &copts, &s->counter);
 	/* --topdown where the top-down events do not exist (no PERF_METRICS: a VM, AMD, arm64, an older
@@ -207,6 +213,7 @@ int stat_make_counter(struct stat_session *s)
 		s->report.note = default_events_note(tally_pmus_core_count(s->pmus) > 0, 0);
 		err = tally_counter_new(default_events_spec(true, stat_system_wide(o)), &copts, &s->counter);
 	}
+	free(catalogue);
 	if (err == -ENOENT && o->metrics) {
 		/* The message quotes the name as given: escaped, as the event spec's are. */
 		fputs("tally stat: -M: ", stderr);

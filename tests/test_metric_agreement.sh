@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# tally's vendor metrics against perf 6.1's, on identical inputs (the fake PMU, tests/fake_pmu.c): every
+# metric perf lists for Ice Lake server (PERF_CPUID) on the intel-server fixture, tally reading perf 6.1's
+# own tables (its pmu-events tree converted with tools/pmu_events/generate.py, TALLY_PMU_EVENTS); each
+# value perf prints, tally prints to perf's digits (tests/metric_agreement.py). Then how many of the
+# model's metrics the built-in (6.12) tables define otherwise than 6.1.
+#
+# Known to differ: where an expression adds a term to an alias's field (cpu@EXE_ACTIVITY.3_PORTS_UTIL\,
+# umask\=0x80@), perf 6.1 ORs the term into the alias's umask (0x08 | 0x80: config 0x88a6) and tally's
+# spec parser replaces it (0x80a6), as the metric means: tma_ports_utilization, tma_ports_utilized_0.
+set -uo pipefail
+source "$(dirname "$0")/cli_helpers/common.sh"
+: "${TALLY_SOURCE:?}"
+TREE=${TALLY_KERNEL_61:-/work/kernel/linux-source-6.1}
+FAKE=$TALLY_BUILD/tests/libfake_pmu.so
+FIXTURE=${TALLY_FIXTURES:-$TALLY_SOURCE/tests/fixtures}/sysfs/intel-server
+CPUID=GenuineIntel-6-6A-0
+[ -f "$FAKE" ] || { echo "SKIP: $FAKE not built"; exit 77; }
+command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+[ -d "$TREE/tools/perf/pmu-events/arch" ] || { echo "SKIP: no perf 6.1 source tree at $TREE (TALLY_KERNEL_61)"; exit 77; }
+unshare -m true 2>/dev/null || { echo "SKIP: cannot make a mount namespace here (perf's fixture mount)"; exit 77; }
+ldd "$TALLY" 2>/dev/null | grep -q 'libasan\|libtsan' && { echo "SKIP: tally is built with a sanitizer"; exit 77; }
+python3 "$TALLY_SOURCE/tools/pmu_events/generate.py" "$TREE/tools/perf/pmu-events/arch" "$WORK/pe61" \
+	--source "Linux 6.1" >/dev/null || { echo "FAIL: cannot convert perf 6.1's tables"; exit 1; }
+
+if python3 "$TALLY_SOURCE/tests/metric_agreement.py" "$TALLY" "$FAKE" "$FIXTURE" "$CPUID" "$WORK/pe61" \
+	tma_ports_utilization tma_ports_utilized_0 >"$WORK/out"; then
+	ok "icelakex against perf 6.1: $(tail -1 "$WORK/out")"
+else
+	fail "icelakex against perf 6.1: $(cat "$WORK/out")"
+fi
+grep '^known' "$WORK/out"
+changed=$(python3 - "$WORK/pe61/x86/icelakex.metrics" "$TALLY_SOURCE/data/pmu-events/x86/icelakex.metrics" <<'PY'
+import sys
+old, new = ({l.split('\t')[0]: l.split('\t')[2] for l in open(f)} for f in sys.argv[1:3])
+print('%d of 6.1\'s %d metrics are defined otherwise in the built-in 6.12 tables, %d gone, %d new' %
+      (sum(1 for m in old if m in new and new[m] != old[m]), len(old), sum(1 for m in old if m not in new),
+       sum(1 for m in new if m not in old)))
+PY
+)
+echo "note: $changed"
+finish
