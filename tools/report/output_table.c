@@ -94,7 +94,8 @@ static void print_metric(struct output *o, const struct output_reading *reading,
 		fputc(' ', o->out);
 		text_escape_write(o->out, cgroup);
 	}
-	fprintf(o->out, " # %s\n", m->unit);
+	/* a vendor metric over its MetricThreshold: worth a look (perf 6.12 colours it) */
+	fprintf(o->out, " # %s%s\n", m->unit, m->threshold == 1 ? "  (over its threshold)" : "");
 }
 
 static void table_begin(struct output *o)

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# tally stat -M with a vendor table: the intel-server fixture with Ice Lake server's table
+# (TALLY_CPUID=GenuineIntel-6-6A-0), counts from the fake PMU (tests/fake_pmu.c). TopdownL1 in any case
+# gives the table's four level-1 metrics, each the value its expression gives over the printed counts;
+# the thresholds are marked in the table, CSV and JSON; a name the table lacks is the catalogue's.
+set -uo pipefail
+source "$(dirname "$0")/cli_helpers/common.sh"
+FAKE=$TALLY_BUILD/tests/libfake_pmu.so
+export TALLY_SYSFS_ROOT=${TALLY_FIXTURES:-$TALLY_SOURCE/tests/fixtures}/sysfs/intel-server
+export TALLY_CPUID=GenuineIntel-6-6A-0
+[ -f "$FAKE" ] || { echo "SKIP: $FAKE not built"; exit 77; }
+ldd "$TALLY" 2>/dev/null | grep -q 'libasan\|libtsan' && { echo "SKIP: tally is built with a sanitizer"; exit 77; }
+run() { LD_PRELOAD=$FAKE "$TALLY" stat "$@" -- true 2>&1; }
+
+csv=$(run -x, -M topdownl1)
+python3 - "$csv" <<'PY' && ok "-M topdownl1: the table's level 1, from the counts" || fail "-M topdownl1: $csv"
+import sys
+rows = [l.split(',') for l in sys.argv[1].splitlines()]
+count = {r[2]: float(r[0]) for r in rows if r[0]}
+metric = {r[2]: float(r[5]) for r in rows if not r[0] and r[2].startswith('tma_')}
+fe, bs, ret, be = (count['topdown-' + n] for n in ('fe-bound', 'bad-spec', 'retiring', 'be-bound'))
+total = fe + bs + ret + be
+want = {'tma_retiring': 100 * ret / total,
+        'tma_frontend_bound': 100 * (fe / total - count['INT_MISC.UOP_DROPPING'] / count['TOPDOWN.SLOTS'])}
+assert sorted(metric) == ['tma_backend_bound', 'tma_bad_speculation', 'tma_frontend_bound', 'tma_retiring'], metric
+for name, value in want.items():
+    assert abs(metric[name] - value) < 5e-4, (name, metric[name], value)
+PY
+grep -q '^,,tma_frontend_bound,,,[0-9.]*,%,over-threshold$' <<<"$csv" &&
+	ok "CSV: a metric over its threshold has the field" || fail "CSV threshold: $csv"
+table=$(run -M TopdownL1)
+grep -q 'tma_frontend_bound  *# %  (over its threshold)' <<<"$table" && ok "table: marked" || fail "table: $table"
+json=$(run -j -M tma_frontend_bound)
+python3 -c 'import json, sys; m = json.loads(sys.argv[1])["metrics"][0]; assert m["over_threshold"] is True, m' "$json" &&
+	ok "JSON: over_threshold" || fail "JSON: $json"
+# Several -M add up; a name the table lacks (IPC: 6.12 calls it tma_info_thread_ipc) is the catalogue's.
+out=$(run -x, -M tma_retiring -M IPC)
+grep -q '^,,tma_retiring,' <<<"$out" && grep -q '^,,IPC,,,[0-9.]*,insn per cycle' <<<"$out" &&
+	ok "-M tma_retiring -M IPC: the table's and the catalogue's" || fail "two -M: $out"
+# An event the fixture's table names but this machine cannot open: not available, with the reason.
+out=$(TALLY_SYSFS_ROOT=$TALLY_SYSFS_ROOT "$TALLY" stat -M tma_info_thread_ipc -- true 2>&1)
+grep -q '<not available> tma_info_thread_ipc: .*not supported on this machine' <<<"$out" &&
+	ok "without the fake PMU: not available, with the reason" || fail "no PMU: $out"
+finish
