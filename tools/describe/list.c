@@ -306,6 +306,59 @@ static bool events_exist(const tally_pmus *pmus, const char *spec)
 	return ok;
 }
 
+/* A metric's ';'-separated groups as the JSON array "groups". */
+static void json_groups(struct list_context *ctx, const char *groups)
+{
+	json_key(&ctx->w, "groups");
+	json_begin_array(&ctx->w);
+	for (const char *g = groups; *g;) {
+		size_t len = strcspn(g, ";");
+		char group[128];
+		snprintf(group, sizeof(group), "%.*s", (int)len, g);
+		json_string(&ctx->w, group);
+		g += len + (g[len] == ';');
+	}
+	json_end_array(&ctx->w);
+}
+
+/* The vendor table's metrics (tally list --metrics): name, groups, description, expression, threshold,
+ * unit and constraint; "vendor_metrics" in JSON. */
+static void list_vendor_metrics(struct list_context *ctx, const tally_vendor_metrics *vm)
+{
+	if (ctx->json)
+		json_array_key(ctx, "vendor_metrics");
+	char title[160];
+	snprintf(title, sizeof(title), "Vendor metrics (the %s table; tally stat -M NAME or -M GROUP, any case)",
+	         tally_vendor_metrics_model(vm));
+	section(ctx, title);
+	for (size_t i = 0; i < tally_vendor_metrics_count(vm); i++) {
+		TALLY_OPTS(tally_vendor_metric_info, m);
+		if (tally_vendor_metric_at(vm, i, &m) < 0 || !matches(ctx, m.name, m.groups, NULL))
+			continue;
+		ctx->shown++;
+		if (!ctx->json) {
+			printf("  %-24s %s [%s]\n", m.name, m.description, m.groups);
+			printf("  %-24s   %s%s%s%s\n", "", m.expr, *m.unit ? " (" : "", m.unit, *m.unit ? ")" : "");
+			if (*m.threshold)
+				printf("  %-24s   worth a look when %s\n", "", m.threshold);
+			continue;
+		}
+		json_begin_object(&ctx->w);
+		json_member_string(&ctx->w, "name", m.name);
+		json_groups(ctx, m.groups);
+		json_member_string(&ctx->w, "unit", m.unit);
+		json_member_double(&ctx->w, "scale", m.scale);
+		json_member_string(&ctx->w, "description", m.description);
+		json_member_string(&ctx->w, "expr", m.expr);
+		json_member_string(&ctx->w, "threshold", m.threshold);
+		json_member_string(&ctx->w, "constraint", m.constraint);
+		json_end_object(&ctx->w);
+	}
+	section_empty_reason(ctx, "none matches");
+	if (ctx->json)
+		json_end_array(&ctx->w);
+}
+
 /* The metric catalogue (tally list --metrics): what `tally stat -M` takes, names and groups. */
 static void list_metrics(struct list_context *ctx, const tally_pmus *pmus)
 {
@@ -325,16 +378,7 @@ static void list_metrics(struct list_context *ctx, const tally_pmus *pmus)
 		if (ctx->json) {
 			json_begin_object(&ctx->w);
 			json_member_string(&ctx->w, "name", m.name);
-			json_key(&ctx->w, "groups");
-			json_begin_array(&ctx->w);
-			for (const char *g = m.groups; *g;) {
-				size_t len = strcspn(g, ";");
-				char group[64];
-				snprintf(group, sizeof(group), "%.*s", (int)len, g);
-				json_string(&ctx->w, group);
-				g += len + (g[len] == ';');
-			}
-			json_end_array(&ctx->w);
+			json_groups(ctx, m.groups);
 			json_member_string(&ctx->w, "unit", m.unit);
 			json_member_string(&ctx->w, "description", m.description);
 			json_member_string(&ctx->w, "formula", m.formula);
@@ -349,10 +393,15 @@ static void list_metrics(struct list_context *ctx, const tally_pmus *pmus)
 		printf("  %-24s   applies to: %s\n", "", m.applies);
 	}
 	section_empty_reason(ctx, "none matches");
-	if (ctx->json) {
+	if (ctx->json)
 		json_end_array(&ctx->w);
+	TALLY_OPTS(tally_vendor_metrics_opts, vopts);
+	tally_vendor_metrics *vm = NULL;
+	if (tally_vendor_metrics_load(&vopts, &vm) == 0)
+		list_vendor_metrics(ctx, vm);
+	tally_vendor_metrics_free(vm);
+	if (ctx->json)
 		json_end_object(&ctx->w);
-	}
 }
 
 static void for_each_pmu(struct list_context *ctx, const tally_pmus *pmus,
@@ -448,6 +497,35 @@ static void raw_metrics(const tally_pmus *pmus, bool groups)
 	}
 }
 
+/* The vendor table's metrics (metricgroups: their groups, each once), after the catalogue's. */
+static void raw_vendor_metrics(bool groups)
+{
+	TALLY_OPTS(tally_vendor_metrics_opts, vopts);
+	tally_vendor_metrics *vm = NULL;
+	if (tally_vendor_metrics_load(&vopts, &vm) < 0)
+		return;
+	size_t n = tally_vendor_metrics_count(vm);
+	for (size_t i = 0; i < n; i++) {
+		TALLY_OPTS(tally_vendor_metric_info, m);
+		tally_vendor_metric_at(vm, i, &m);
+		if (!groups) {
+			raw_name(m.name);
+			continue;
+		}
+		for (const char *g = m.groups; *g; g += strcspn(g, ";"), g += *g == ';') {
+			size_t len = strcspn(g, ";");
+			bool seen = false;
+			for (size_t j = 0; j < i && !seen; j++) {
+				TALLY_OPTS(tally_vendor_metric_info, earlier);
+				seen = tally_vendor_metric_at(vm, j, &earlier) == 0 && has_group(earlier.groups, g, len);
+			}
+			if (!seen && len)
+				printf("%.*s ", (int)len, g);
+		}
+	}
+	tally_vendor_metrics_free(vm);
+}
+
 static int raw_dump(const tally_pmus *pmus, const char *what)
 {
 	bool all = !what, has_core = tally_pmus_core_count(pmus) > 0;
@@ -463,6 +541,7 @@ static int raw_dump(const tally_pmus *pmus, const char *what)
 	}
 	if (what && strncmp(what, "metric", 6) == 0) {
 		raw_metrics(pmus, strncmp(what, "metricgroup", 11) == 0);
+		raw_vendor_metrics(strncmp(what, "metricgroup", 11) == 0);
 		putchar('\n');
 		return 0;
 	}
