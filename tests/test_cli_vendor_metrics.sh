@@ -41,4 +41,11 @@ grep -q '^,,tma_retiring,' <<<"$out" && grep -q '^,,IPC,,,[0-9.]*,insn per cycle
 out=$(TALLY_SYSFS_ROOT=$TALLY_SYSFS_ROOT "$TALLY" stat -M tma_info_thread_ipc -- true 2>&1)
 grep -q '<not available> tma_info_thread_ipc: .*not supported on this machine' <<<"$out" &&
 	ok "without the fake PMU: not available, with the reason" || fail "no PMU: $out"
+# tally encode -M: the events a metric set opens, grouped as tally stat -M counts them.
+out=$("$TALLY" encode -M TopdownL1 2>&1)
+grep -q '^group 0 (7 events, leader TOPDOWN.SLOTS)' <<<"$out" && ! grep -q '^group 1' <<<"$out" &&
+	ok "encode -M TopdownL1: one group of 7, slots first" || fail "encode -M TopdownL1: $out"
+out=$("$TALLY" encode -M tma_info_thread_ipc cs 2>&1)
+grep -q '^# cs,{INST_RETIRED.ANY,CPU_CLK_UNHALTED.THREAD}:W' <<<"$out" &&
+	ok "encode SPEC -M: the spec, then the metrics' group" || fail "encode -M with a spec: $(head -3 <<<"$out")"
 finish

@@ -111,16 +111,17 @@ int stat_describe_metrics(struct stat_session *s)
 	int n = tally_counter_metrics(s->counter, NULL, 0);
 	if (n < 0)
 		n = 0;
-	if (n + s->nr_vendor_metrics == 0)
+	const struct metric_list *ml = &s->mlist;
+	if (n + ml->nr_vendor == 0)
 		return 0;
-	s->metrics = calloc((size_t)n + s->nr_vendor_metrics, sizeof(*s->metrics));
+	s->metrics = calloc((size_t)n + ml->nr_vendor, sizeof(*s->metrics));
 	if (!s->metrics)
 		return -ENOMEM;
 	s->report.nr_catalog = n ? (size_t)tally_counter_metrics(s->counter, s->metrics, (size_t)n) : 0;
-	memcpy(s->metrics + s->report.nr_catalog, s->vendor_metrics, s->nr_vendor_metrics * sizeof(*s->metrics));
-	s->report.nr_metrics = s->report.nr_catalog + s->nr_vendor_metrics;
+	memcpy(s->metrics + s->report.nr_catalog, ml->vendor_metrics, ml->nr_vendor * sizeof(*s->metrics));
+	s->report.nr_metrics = s->report.nr_catalog + ml->nr_vendor;
 	s->report.metrics = s->metrics;
-	s->report.vendor = s->vendor;
+	s->report.vendor = ml->vendor;
 	return 0;
 }
 

@@ -12,12 +12,12 @@
 #include <sys/types.h>
 
 #include <tally/counter.h>
-#include <tally/metrics.h>
 #include <tally/events.h>
 #include <tally/pmu.h>
 #include <tally/rank.h>
 
 #include "report/machine.h"
+#include "report/metric_list.h"
 #include "report/output.h"
 #include "report/readings.h"
 #include "stat/cgroup_lines.h"
@@ -68,9 +68,7 @@ struct stat_session {
 	struct regions regions;       /* --regions: the file the command writes them to */
 	char *regions_text;
 	size_t *metrics;              /* -M: catalogue indices (tally_counter_metrics), then the vendor's */
-	tally_vendor_metrics *vendor; /* the vendor table's metrics, where -M names some; NULL otherwise */
-	size_t *vendor_metrics;       /* -M's metrics of the vendor table: its indices */
-	size_t nr_vendor_metrics;
+	struct metric_list mlist;     /* -M split: the vendor table's metrics, the catalogue's names */
 	struct cgroup_lines cgroups;  /* -G, --for-each-cgroup: a line per (event, cgroup) */
 	const struct report_count *counts; /* the shown lines' counts of the latest fill */
 	char *spec;                   /* what the counter counts: -e's or the defaults, then -d's (malloc'd) */
@@ -106,9 +104,6 @@ int stat_make_counter(struct stat_session *s);
 /* report_lines.c: the report model of what is counted. */
 int stat_describe_events(struct stat_session *s);
 int stat_describe_metrics(struct stat_session *s);
-/* -M's items the vendor table names (metrics.c): their events appended to s->spec; *catalogue gets the
- * others for the counter (malloc'd, NULL when none). 0, or a negative code. */
-int stat_vendor_metrics(struct stat_session *s, char **catalogue);
 void stat_describe_target(struct stat_session *s);
 int stat_describe_rank(struct stat_session *s);
 /* -a or -C. */

@@ -53,8 +53,7 @@ static void session_free(struct stat_session *s)
 	free(s->run_elapsed);
 	free(s->regions_text);
 	free(s->metrics);
-	free(s->vendor_metrics);
-	tally_vendor_metrics_free(s->vendor);
+	metric_list_free(&s->mlist);
 	if (s->regions.path[0])
 		unlink(s->regions.path);
 	free(s->pin);
