@@ -33,9 +33,9 @@ done
 "$TALLY" stat --td-level 1 -x, -- true 2>"$WORK/err"
 [ "$(csv_metrics "$WORK/err")" = "$L1" ] && ok "--td-level 1: level 1" || fail "--td-level 1: $(cat "$WORK/err")"
 
-"$TALLY" stat --td-level 3 -- true 2>"$WORK/err"
-[ $? = 2 ] && grep -q -- '--td-level wants a level from 0 to 2' "$WORK/err" && ok "--td-level 3: a usage error" ||
-	fail "--td-level 3: $(cat "$WORK/err")"
+"$TALLY" stat --td-level 7 -- true 2>"$WORK/err"
+[ $? = 2 ] && grep -q -- '--td-level wants a level from 0 to 6' "$WORK/err" && ok "--td-level 7: a usage error" ||
+	fail "--td-level 7: $(cat "$WORK/err")"
 
 # -M and --topdown add up, -M's first.
 "$TALLY" stat -M CPUs_utilized --topdown -j -- true 2>"$WORK/err"

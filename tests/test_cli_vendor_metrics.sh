@@ -41,6 +41,38 @@ grep -q '^,,tma_retiring,' <<<"$out" && grep -q '^,,IPC,,,[0-9.]*,insn per cycle
 out=$(TALLY_SYSFS_ROOT=$TALLY_SYSFS_ROOT "$TALLY" stat -M tma_info_thread_ipc -- true 2>&1)
 grep -q '<not available> tma_info_thread_ipc: .*not supported on this machine' <<<"$out" &&
 	ok "without the fake PMU: not available, with the reason" || fail "no PMU: $out"
+# --drilldown: the tree; a node's children only under a node over its threshold (or above --td-level), the
+# '>' path a chain from level 1 down, each node one over its threshold.
+tree() { sed -n '/Top-down drill-down/,/seconds time elapsed/p' <<<"$1" | grep '%  *tma_'; }
+check_tree() {
+	python3 - "$1" "$2" <<'PY'
+import re, sys
+levels, over, path = [], [], []
+for line in sys.argv[1].splitlines():
+    m = re.match(r' ([> ]) +(\S+|<not available>) %( +)(tma_\w+)(  \(over its threshold\))?$', line)
+    assert m, line
+    levels.append((len(m.group(3)) - 1) // 2 + 1)
+    over.append(bool(m.group(5)))
+    path.append(m.group(1) == '>')
+td = int(sys.argv[2])
+assert levels and levels[0] == 1
+for i in range(1, len(levels)):
+    parent = max(j for j in range(i) if levels[j] == levels[i] - 1) if levels[i] > 1 else None
+    assert levels[i] <= levels[i - 1] + 1
+    if parent is not None:
+        assert over[parent] or levels[parent] < td, (i, parent)
+        assert not path[i] or path[parent], ('path', i)
+assert all(over[i] for i in range(len(path)) if path[i])
+print(len(levels))
+PY
+}
+out=$(FAKE_PMU_SPREAD=1000000 run --drilldown)
+n=$(check_tree "$(tree "$out")" 1) && ok "--drilldown: $n nodes, children under nodes over their threshold" ||
+	fail "--drilldown: $out"
+out=$(FAKE_PMU_SPREAD=1000000 run --drilldown --td-level 6)
+all=$(check_tree "$(tree "$out")" 6) && [ "$all" -ge "$n" ] && ok "--drilldown --td-level 6: all $all nodes" ||
+	fail "--drilldown --td-level 6: $all nodes, $n by threshold"
+
 # tally encode -M: the events a metric set opens, grouped as tally stat -M counts them.
 out=$("$TALLY" encode -M TopdownL1 2>&1)
 grep -q '^group 0 (7 events, leader TOPDOWN.SLOTS)' <<<"$out" && ! grep -q '^group 1' <<<"$out" &&

@@ -57,7 +57,20 @@ static int vendor_spec(struct metric_list *m, unsigned flags)
 	return len < 0 ? len : 0;
 }
 
-int metric_list_resolve(const char *list, unsigned flags, struct metric_list *m)
+/* The vendor table's groups TopdownL1 .. TopdownL<levels>, appended to *vendor. */
+static int add_levels(const tally_vendor_metrics *vm, unsigned levels, char **vendor)
+{
+	for (unsigned l = 1; vm && l <= levels; l++) {
+		char group[16];
+		int len = snprintf(group, sizeof(group), "TopdownL%u", l);
+		int err = tally_vendor_metrics_select(vm, group, NULL, 0) > 0 ? list_add(vendor, group, (size_t)len) : 0;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int metric_list_resolve(const char *list, unsigned flags, unsigned levels, struct metric_list *m)
 {
 	*m = (struct metric_list){ 0 };
 	if (!list)
@@ -67,6 +80,8 @@ int metric_list_resolve(const char *list, unsigned flags, struct metric_list *m)
 		m->vendor = NULL; /* no table here: every item is the catalogue's */
 	char *vendor = NULL;
 	int err = split(m->vendor, list, &vendor, &m->catalogue);
+	if (!err)
+		err = add_levels(m->vendor, levels, &vendor);
 	int n = err || !vendor ? 0 : tally_vendor_metrics_select(m->vendor, vendor, NULL, 0);
 	if (n > 0 && !(m->vendor_metrics = calloc((size_t)n, sizeof(*m->vendor_metrics))))
 		err = -ENOMEM;

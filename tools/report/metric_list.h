@@ -17,8 +17,10 @@ struct metric_list {
 	char *catalogue;              /* the other items, for tally_counter_opts.metrics; NULL without */
 };
 
-/* Resolves list (NULL: nothing) with tally_vendor_spec_flags. 0, or a negative code (last error set). */
-int metric_list_resolve(const char *list, unsigned flags, struct metric_list *out);
+/* Resolves list (NULL: nothing) with tally_vendor_spec_flags; where the machine has a vendor table, its
+ * groups TopdownL1 to TopdownL<levels> are added (--td-level 3 to 6, --drilldown: the catalogue has
+ * levels 1 and 2 only). 0, or a negative code (last error set). */
+int metric_list_resolve(const char *list, unsigned flags, unsigned levels, struct metric_list *out);
 void metric_list_free(struct metric_list *m);
 
 #endif

@@ -169,6 +169,8 @@ struct report {
 	/* Of them, those from nr_catalog on are the vendor table's (indices of vendor). */
 	size_t nr_catalog;
 	const tally_vendor_metrics *vendor;
+	bool drilldown;            /* --drilldown: the vendor's top-down metrics as a tree after the totals */
+	unsigned td_level;         /* with it, every node's children down to this level (0: by threshold) */
 	bool cgroups;              /* -G or --for-each-cgroup: every line has a cgroup field, as perf's */
 	const size_t *line_event;  /* with cgroups: line -> the counter's event (list's index) */
 	const size_t *line_cgroup; /* with cgroups: line -> its cgroup's number */

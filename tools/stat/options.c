@@ -485,11 +485,15 @@ static const struct option_entry stat_entries[] = {
 	{ OPT_CALLBACK('M', "metrics", on_metrics, "metrics or metric groups to compute (perf's names: IPC,TopdownL1;\n"
 	                                           "tally list --metrics); their events are counted as groups"),
 	  OPT_ARG("LIST"), .needs = "a metric or metric group name (tally list --metrics)" },
+	OPT_BOOLEAN(0, "drilldown", F(drilldown), "the vendor table's top-down metrics (levels 1 to 6, or\n"
+	                                          "--td-level's) as a tree: a node's children under it where it is\n"
+	                                          "over its threshold, '>' on the bottleneck path"),
 	OPT_BOOLEAN(0, "metric-only", F(metric_only), "only the -M metrics (without -M and -e: perf's Default ones),\n"
 	                                              "one column each"),
 	{ OPT_CALLBACK(0, "topdown", on_topdown, "Intel's top-down level 1 (-M TopdownL1: retiring, bad speculation,\n"
 	                                         "frontend bound, backend bound)") },
-	{ OPT_CALLBACK(0, "td-level", on_td_level, "top-down levels 1 to N (2: TopdownL2 too; 0: the deepest, 2)"),
+	{ OPT_CALLBACK(0, "td-level", on_td_level, "top-down levels 1 to N (2: TopdownL2 too; 0: the deepest; 3 to 6\n"
+	                                           "from a vendor table)"),
 	  OPT_ARG("N"), .min = 0, .max = TOPDOWN_MAX_LEVEL,
 	  .wants = "a level from 0 to " STR(TOPDOWN_MAX_LEVEL) " (0: the deepest)" },
 	{ OPT_CALLBACK('d', "detailed", on_detailed, "add perf's detailed events: -d the L1 data and last-level cache\n"
@@ -624,6 +628,8 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		return OPTIONS_USAGE_ERROR;
 	if (rest < argc)
 		o->argv = argv + rest;
+	if (o->drilldown && !o->topdown_levels)
+		o->topdown_levels = 1; /* the tree's roots at least; spec.c adds the vendor's deeper levels */
 	if (o->topdown_levels && !add_topdown_groups(o))
 		return usage_error("out of memory"), OPTIONS_USAGE_ERROR;
 	/* --metric-only without -M: the metrics perf prints beside the default events. */

@@ -122,6 +122,8 @@ int stat_describe_metrics(struct stat_session *s)
 	s->report.nr_metrics = s->report.nr_catalog + ml->nr_vendor;
 	s->report.metrics = s->metrics;
 	s->report.vendor = ml->vendor;
+	s->report.drilldown = s->opt.drilldown;
+	s->report.td_level = s->opt.topdown_levels;
 	return 0;
 }
 
