@@ -43,6 +43,7 @@
 #include <tally/common.h>
 #include <tally/counter.h>
 #include <tally/events.h>
+#include <tally/pmu.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -183,8 +184,11 @@ typedef struct tally_vendor_metrics tally_vendor_metrics;
 struct tally_vendor_metrics_opts {
 	size_t sz;
 	const char *sysfs_root; /* NULL: $TALLY_SYSFS_ROOT, else /sys */
+	const tally_pmus *pmus; /* a snapshot to use (it must outlive the metrics; sysfs_root is then its
+	                         * own), shared with the counter that counts the events: the table is chosen
+	                         * once; NULL: the library loads one */
 };
-#define tally_vendor_metrics_opts__last_field sysfs_root
+#define tally_vendor_metrics_opts__last_field pmus
 
 /* Loads the metrics of the table of the machine's core PMU. -ENOENT (with why in tally_last_error())
  * when there is no core PMU, no table for its CPU or no metrics in it; -ENOMEM. */

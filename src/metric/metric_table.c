@@ -8,35 +8,91 @@
 
 #include "core/error.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* The hash of a name without case (FNV-1a over the lower-cased bytes). */
+static size_t hash_nocase(const char *s)
+{
+	size_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)tolower((unsigned char)*s)) * 16777619u;
+	return h;
+}
+
+/* The slot of name in t's hash: its metric's, or an empty one. */
+static size_t name_slot(const struct tly_metric_table *t, const char *name)
+{
+	size_t i = hash_nocase(name) & (t->cap - 1);
+	while (t->by_name[i] && strcasecmp(t->defs[t->by_name[i] - 1].name, name) != 0)
+		i = (i + 1) & (t->cap - 1);
+	return i;
+}
+
+/* Every name in the hash (the first of two equal ones kept, as a search in order finds it). */
+static int index_names(struct tly_metric_table *t)
+{
+	t->cap = 16;
+	while (t->cap < 2 * t->n)
+		t->cap *= 2;
+	if (!(t->by_name = calloc(t->cap, sizeof(*t->by_name))))
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t slot = name_slot(t, t->defs[i].name);
+		if (!t->by_name[slot])
+			t->by_name[slot] = i + 1;
+	}
+	return 0;
+}
 
 int tly_metric_table_new(const struct tly_metric_def *defs, size_t n, struct tly_metric_table **out)
 {
 	struct tly_metric_table *t = calloc(1, sizeof(*t));
 	if (!t || !(t->exprs = calloc(n + 1, sizeof(*t->exprs))) ||
 	    !(t->parse_errors = calloc(n + 1, sizeof(*t->parse_errors))) ||
-	    !(t->thresholds = calloc(n + 1, sizeof(*t->thresholds)))) {
+	    !(t->thresholds = calloc(n + 1, sizeof(*t->thresholds))) || !(t->parsed = calloc(n + 1, 1))) {
 		tly_metric_table_free(t);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&t->lock, NULL);
 	t->defs = defs;
 	t->n = n;
-	for (size_t i = 0; i < n; i++) {
-		int err = tly_expr_parse(defs[i].expr ? defs[i].expr : "", 0, &t->exprs[i]);
-		if (err == -ENOMEM || (err && !(t->parse_errors[i] = strdup(tally_last_error())))) {
-			tly_metric_table_free(t);
-			return -ENOMEM;
-		}
-		if (defs[i].threshold && tly_expr_parse(defs[i].threshold, 0, &t->thresholds[i]) == -ENOMEM) {
-			tly_metric_table_free(t);
-			return -ENOMEM;
-		}
+	if (index_names(t)) {
+		tly_metric_table_free(t);
+		return -ENOMEM;
 	}
 	*out = t;
 	return 0;
+}
+
+/* Parses metric i's expression and threshold (t->lock held). */
+static void parse_metric(struct tly_metric_table *t, size_t i)
+{
+	struct tly_error_saved saved;
+	tly_error_save(&saved);
+	const struct tly_metric_def *d = &t->defs[i];
+	int err = tly_expr_parse(d->expr ? d->expr : "", 0, &t->exprs[i]);
+	if (err)
+		t->parse_errors[i] = strdup(err == -ENOMEM ? "out of memory" : tally_last_error());
+	if (d->threshold)
+		tly_expr_parse(d->threshold, 0, &t->thresholds[i]);
+	tly_error_restore(&saved);
+	t->parsed[i] = 1;
+}
+
+const struct tly_expr *tly_metric_table_expr(const struct tly_metric_table *ct, size_t i, const char **error)
+{
+	struct tly_metric_table *t = (struct tly_metric_table *)ct;
+	pthread_mutex_lock(&t->lock);
+	if (!t->parsed[i])
+		parse_metric(t, i);
+	pthread_mutex_unlock(&t->lock);
+	if (error)
+		*error = t->parse_errors[i] ? t->parse_errors[i] : "out of memory";
+	return t->exprs[i];
 }
 
 void tly_metric_table_free(struct tly_metric_table *t)
@@ -51,18 +107,20 @@ void tly_metric_table_free(struct tly_metric_table *t)
 		if (t->parse_errors)
 			free(t->parse_errors[i]);
 	}
+	if (t->parsed)
+		pthread_mutex_destroy(&t->lock);
 	free(t->exprs);
 	free(t->parse_errors);
 	free(t->thresholds);
+	free(t->parsed);
+	free(t->by_name);
 	free(t);
 }
 
 int tly_metric_table_find(const struct tly_metric_table *t, const char *name)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (strcasecmp(t->defs[i].name, name) == 0)
-			return (int)i;
-	return -ENOENT;
+	size_t i = t->by_name[name_slot(t, name)];
+	return i ? (int)(i - 1) : -ENOENT;
 }
 
 int tly_metric_results_init(struct tly_metric_results *res, size_t n)
@@ -138,11 +196,13 @@ static struct tly_expr_val eval_metric(const struct refs *r, size_t i)
 	if (res->state[i] == 2)
 		return res->vals[i];
 	res->reasons[i][0] = '\0';
-	if (!r->t->exprs[i]) {
-		res->vals[i] = tly_expr_fail(res->reasons[i], "%s", r->t->parse_errors[i]);
+	const char *error;
+	const struct tly_expr *e = tly_metric_table_expr(r->t, i, &error);
+	if (!e) {
+		res->vals[i] = tly_expr_fail(res->reasons[i], "%s", error);
 	} else {
 		res->state[i] = 1;
-		res->vals[i] = eval_in(r, r->t->exprs[i], res->reasons[i]);
+		res->vals[i] = eval_in(r, e, res->reasons[i]);
 	}
 	res->state[i] = 2;
 	return res->vals[i];
@@ -159,6 +219,7 @@ int tly_metric_table_threshold(const struct tly_metric_table *t, const struct tl
                                struct tly_metric_results *res, size_t i, char *reason)
 {
 	char local[TLY_EXPR_REASON];
+	tly_metric_table_expr(t, i, NULL);
 	if (!t->thresholds[i])
 		return -ENOENT;
 	struct refs r = { t, events, res };

@@ -12,6 +12,8 @@
 
 #include "metric/metric_expr.h"
 
+#include <pthread.h>
+
 struct tly_metric_def {
 	const char *name;
 	const char *expr;
@@ -25,14 +27,22 @@ struct tly_metric_def {
 struct tly_metric_table {
 	const struct tly_metric_def *defs; /* the caller's, outliving the table */
 	size_t n;
+	pthread_mutex_t lock;         /* guards the parse on first use: */
+	unsigned char *parsed;        /* per metric: its expression and threshold parsed */
 	struct tly_expr **exprs;      /* NULL where the text does not parse: */
 	char **parse_errors;          /* then its error text */
 	struct tly_expr **thresholds; /* NULL where none (or it does not parse) */
+	size_t *by_name;              /* a hash of the names without case: index + 1, 0 for an empty slot */
+	size_t cap;                   /* its slots, a power of 2 */
 };
 
-/* Parses every definition's expression and threshold; one that does not parse evaluates as not available
- * with the parse error. -ENOMEM only. */
+/* A table of n definitions; each is parsed when first used (a table of 272 metrics of which -M asks for
+ * four parses four and their references); one that does not parse evaluates as not available with the
+ * parse error. -ENOMEM only. */
 int tly_metric_table_new(const struct tly_metric_def *defs, size_t n, struct tly_metric_table **out);
+/* Metric i's expression, parsed on first use; NULL when it does not parse (*error, when not NULL, gets
+ * why: valid for the table's life). Thread-safe. */
+const struct tly_expr *tly_metric_table_expr(const struct tly_metric_table *t, size_t i, const char **error);
 void tly_metric_table_free(struct tly_metric_table *t);
 /* The index of metric name (case-insensitive), or -ENOENT. */
 int tly_metric_table_find(const struct tly_metric_table *t, const char *name);

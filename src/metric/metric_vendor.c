@@ -80,12 +80,19 @@ int tally_vendor_metrics_load(const struct tally_vendor_metrics_opts *opts, tall
 	if (!vm)
 		return -ENOMEM;
 	pthread_mutex_init(&vm->lock, NULL);
+	pthread_mutex_init(&vm->eval_lock, NULL);
 	const char *root = opts && opts->sysfs_root ? opts->sysfs_root : NULL;
-	int err = tly_pmus_new(root, &vm->pmus);
+	int err = 0;
+	if (opts && opts->pmus)
+		vm->pmus = opts->pmus;
+	else if (!(err = tly_pmus_new(root, &vm->own_pmus)))
+		vm->pmus = vm->own_pmus;
 	if (!err)
 		err = load_table(vm);
 	if (!err)
 		err = tly_metric_table_new(vm->defs, vm->n, &vm->table);
+	if (!err)
+		err = tly_metric_results_init(&vm->results, vm->n);
 	if (err) {
 		tally_vendor_metrics_free(vm);
 		return err;
@@ -112,15 +119,19 @@ void tally_vendor_metrics_free(tally_vendor_metrics *vm)
 		free((char *)d->groups), free((char *)d->constraint), free((char *)d->description);
 	}
 	free(vm->defs);
-	for (size_t i = 0; i < vm->nr_events; i++) {
+	for (size_t i = 0; i < vm->cap_events; i++) {
+		if (!vm->events[i])
+			continue;
 		free(vm->events[i]->name);
 		free(vm->events[i]->error);
 		tally_events_free(vm->events[i]->parsed);
 		free(vm->events[i]);
 	}
 	free(vm->events);
-	tally_pmus_free(vm->pmus);
+	tally_pmus_free(vm->own_pmus);
+	tly_metric_results_free(&vm->results);
 	pthread_mutex_destroy(&vm->lock);
+	pthread_mutex_destroy(&vm->eval_lock);
 	free(vm);
 }
 
@@ -211,33 +222,48 @@ int tally_vendor_metrics_select(const tally_vendor_metrics *vm, const char *list
 
 /* ---- the names' events ---- */
 
-int tly_vendor_event(const struct tally_vendor_metrics *cvm, const char *name, const struct tly_vendor_event **out)
+static size_t name_hash(const char *s)
 {
-	struct tally_vendor_metrics *vm = (struct tally_vendor_metrics *)cvm;
-	int err = 0;
-	pthread_mutex_lock(&vm->lock);
-	for (size_t i = 0; i < vm->nr_events; i++)
-		if (strcmp(vm->events[i]->name, name) == 0) {
-			*out = vm->events[i];
-			goto out;
-		}
-	if (vm->nr_events == vm->cap_events) {
-		size_t cap = vm->cap_events ? vm->cap_events * 2 : 64;
-		struct tly_vendor_event **grown = realloc(vm->events, cap * sizeof(*grown));
-		if (!grown) {
-			err = -ENOMEM;
-			goto out;
-		}
-		vm->events = grown;
-		vm->cap_events = cap;
-	}
+	size_t h = 2166136261u;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* The slot of name in the events' hash (open addressing, linear probing): its event or an empty slot. */
+static size_t slot_of(struct tly_vendor_event *const *slots, size_t cap, const char *name)
+{
+	size_t i = name_hash(name) & (cap - 1);
+	while (slots[i] && strcmp(slots[i]->name, name) != 0)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Doubles the hash (vm->lock held). */
+static int grow(struct tally_vendor_metrics *vm)
+{
+	size_t cap = vm->cap_events ? vm->cap_events * 2 : 256;
+	struct tly_vendor_event **slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < vm->cap_events; i++)
+		if (vm->events[i])
+			slots[slot_of(slots, cap, vm->events[i]->name)] = vm->events[i];
+	free(vm->events);
+	vm->events = slots;
+	vm->cap_events = cap;
+	return 0;
+}
+
+/* A new event for name, parsed as a spec on vm's PMUs; a name that does not parse here keeps its error
+ * (its metrics read not available). */
+static struct tly_vendor_event *resolve(const struct tally_vendor_metrics *vm, const char *name)
+{
 	struct tly_vendor_event *e = calloc(1, sizeof(*e));
 	if (!e || !(e->name = strdup(name))) {
 		free(e);
-		err = -ENOMEM;
-		goto out;
+		return NULL;
 	}
-	/* a name that does not parse here is kept with its error: its metrics read not available */
 	char spec[1024];
 	struct tly_error_saved saved;
 	tly_error_save(&saved);
@@ -248,9 +274,24 @@ int tly_vendor_event(const struct tally_vendor_metrics *cvm, const char *name, c
 		e->error = strdup(tally_last_error());
 	tly_error_restore(&saved);
 	e->tool = e->parsed && e->parsed->nr && e->parsed->v[e->parsed->nr - 1].tool != TLY_TOOL_NONE;
-	vm->events[vm->nr_events++] = e;
-	*out = e;
-out:
+	return e;
+}
+
+int tly_vendor_event(const struct tally_vendor_metrics *cvm, const char *name, const struct tly_vendor_event **out)
+{
+	struct tally_vendor_metrics *vm = (struct tally_vendor_metrics *)cvm;
+	int err = 0;
+	pthread_mutex_lock(&vm->lock);
+	if (2 * (vm->nr_events + 1) > vm->cap_events)
+		err = grow(vm);
+	size_t i = err ? 0 : slot_of(vm->events, vm->cap_events, name);
+	if (!err && !vm->events[i]) {
+		vm->events[i] = resolve(vm, name);
+		err = vm->events[i] ? 0 : -ENOMEM;
+		vm->nr_events += !err;
+	}
+	if (!err)
+		*out = vm->events[i];
 	pthread_mutex_unlock(&vm->lock);
 	return err;
 }

@@ -23,10 +23,12 @@ struct tly_vendor_event {
 	tally_events *parsed; /* its events ('@' read as '/'; a PMU family gives one per instance), or NULL: */
 	char *error;          /* why it does not parse here */
 	bool tool;            /* one of perf's tool events (duration_time): never in a group */
+	size_t hint;          /* where the latest sample had its first instance (under eval_lock) */
 };
 
 struct tally_vendor_metrics {
-	tally_pmus *pmus;
+	const tally_pmus *pmus;
+	tally_pmus *own_pmus;        /* the snapshot the library loaded, when the caller gave none */
 	char model[64];
 	char cpuid[128];
 	bool nmi_watchdog;
@@ -34,9 +36,11 @@ struct tally_vendor_metrics {
 	size_t n, cap;
 	struct tly_metric_table *table;
 	struct tly_metric_facts facts;
-	pthread_mutex_t lock;        /* guards the events, resolved on first use */
-	struct tly_vendor_event **events;
+	pthread_mutex_t lock;        /* guards the events, resolved on first use: */
+	struct tly_vendor_event **events; /* a hash by name, cap_events slots (a power of 2) */
 	size_t nr_events, cap_events;
+	pthread_mutex_t eval_lock;   /* guards one evaluation's results (the metrics met, once each): */
+	struct tly_metric_results results;
 };
 
 /* 0 when i is a metric of vm, else -EINVAL (vm NULL) or -ERANGE, recorded for fn. */

@@ -74,11 +74,15 @@ static struct tly_expr_val event_value(void *ctx, const char *name, bool source_
 	for (size_t p = 0; p < ev->parsed->nr; p++) {
 		if (ev->parsed->v[p].origin != 0)
 			continue; /* a slots event the parser added to a topdown one (spec_topdown.c) */
-		size_t j = 0;
+		/* the first instance where the previous sample had it (one sample after another of one list) */
+		size_t j = found == 0 && ev->hint < n && same_event(&ev->parsed->v[p], tly_metric_event(e->s, ev->hint))
+		                   ? ev->hint : 0;
 		while (j < n && !same_event(&ev->parsed->v[p], tly_metric_event(e->s, j)))
 			j++;
 		if (j == n)
 			continue;
+		if (found == 0)
+			((struct tly_vendor_event *)ev)->hint = j; /* under vm->eval_lock */
 		struct tly_reading r = tly_metric_read(e->s, j);
 		if (!tly_metric_counted(r.status))
 			return tly_expr_fail(reason, "%s: %s", name, r.status == TALLY_STATUS_NOT_SUPPORTED ?
@@ -121,17 +125,19 @@ int tally_vendor_metric_eval(const tally_vendor_metrics *vm, const struct tally_
 	struct tly_vendor_eval e = { vm, sample, &full };
 	struct tly_expr_env env;
 	tly_vendor_env(&e, &env);
-	struct tly_metric_results res;
-	if (tly_metric_results_init(&res, vm->n))
-		return -ENOMEM;
-	struct tly_expr_val v = tly_metric_table_eval(vm->table, &env, &res, i);
+	/* one evaluation at a time: its results (each metric met, once) are vm's, not allocated per call */
+	struct tally_vendor_metrics *mvm = (struct tally_vendor_metrics *)vm;
+	pthread_mutex_lock(&mvm->eval_lock);
+	struct tly_metric_results *res = &mvm->results;
+	tly_metric_results_reset(res);
+	struct tly_expr_val v = tly_metric_table_eval(vm->table, &env, res, i);
 	full.available = v.ok;
 	full.scaled = v.scaled;
 	full.value = v.ok ? v.v * scale : 0;
 	if (!v.ok)
-		snprintf(full.reason, sizeof(full.reason), "%s", res.reasons[i]);
-	int over = v.ok ? tly_metric_table_threshold(vm->table, &env, &res, i, NULL) : -1;
+		snprintf(full.reason, sizeof(full.reason), "%s", res->reasons[i]);
+	int over = v.ok ? tly_metric_table_threshold(vm->table, &env, res, i, NULL) : -1;
 	full.threshold = over < 0 ? -1 : over;
-	tly_metric_results_free(&res);
+	pthread_mutex_unlock(&mvm->eval_lock);
 	return TLY_INFO_COPY(value, &full, tally_metric_value);
 }

@@ -74,10 +74,9 @@ static int collect_name(void *ctx, const char *name)
 
 static int collect_metric(struct collect *c, size_t i)
 {
-	if (c->visited[i] || !c->vm->table->exprs[i])
-		return 0;
+	const struct tly_expr *e = c->visited[i] ? NULL : tly_metric_table_expr(c->vm->table, i, NULL);
 	c->visited[i] = 1;
-	return tly_expr_names_taken(c->vm->table->exprs[i], &c->env, collect_name, c);
+	return e ? tly_expr_names_taken(e, &c->env, collect_name, c) : 0;
 }
 
 /* Whether metric i's events go loose: perf's --metric-no-group, or its MetricConstraint where it applies. */

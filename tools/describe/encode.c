@@ -365,7 +365,7 @@ int command_encode(int argc, char **argv)
 	/* -M: the vendor table's metrics' events join the spec, the catalogue's the counter adds */
 	struct metric_list ml;
 	char *spec = NULL;
-	if (metric_list_resolve(o.metrics, 0, 0, &ml) < 0 ||
+	if (metric_list_resolve(o.metrics, 0, 0, pmus, &ml) < 0 ||
 	    asprintf(&spec, "%s%s%s", o.spec ? o.spec : "", o.spec && *ml.vendor_spec ? "," : "", ml.vendor_spec) < 0) {
 		fprintf(stderr, "tally encode: -M: %s\n", tally_last_error());
 		tally_pmus_free(pmus);

@@ -70,12 +70,13 @@ static int add_levels(const tally_vendor_metrics *vm, unsigned levels, char **ve
 	return 0;
 }
 
-int metric_list_resolve(const char *list, unsigned flags, unsigned levels, struct metric_list *m)
+int metric_list_resolve(const char *list, unsigned flags, unsigned levels, const tally_pmus *pmus,
+                        struct metric_list *m)
 {
 	*m = (struct metric_list){ 0 };
 	if (!list)
 		return (m->vendor_spec = strdup("")) ? 0 : -ENOMEM;
-	TALLY_OPTS(tally_vendor_metrics_opts, vopts);
+	TALLY_OPTS(tally_vendor_metrics_opts, vopts, .pmus = pmus);
 	if (tally_vendor_metrics_load(&vopts, &m->vendor) < 0)
 		m->vendor = NULL; /* no table here: every item is the catalogue's */
 	char *vendor = NULL;

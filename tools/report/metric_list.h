@@ -19,8 +19,10 @@ struct metric_list {
 
 /* Resolves list (NULL: nothing) with tally_vendor_spec_flags; where the machine has a vendor table, its
  * groups TopdownL1 to TopdownL<levels> are added (--td-level 3 to 6, --drilldown: the catalogue has
- * levels 1 and 2 only). 0, or a negative code (last error set). */
-int metric_list_resolve(const char *list, unsigned flags, unsigned levels, struct metric_list *out);
+ * levels 1 and 2 only). pmus: the snapshot the counter will use (NULL: the library loads one). 0, or a
+ * negative code (last error set). */
+int metric_list_resolve(const char *list, unsigned flags, unsigned levels, const tally_pmus *pmus,
+                        struct metric_list *out);
 void metric_list_free(struct metric_list *m);
 
 #endif

@@ -213,7 +213,7 @@ int stat_make_counter(struct stat_session *s)
 	unsigned flags = (o->metric_no_group ? TALLY_VENDOR_NO_GROUP : 0) |
 	                 (o->metric_no_merge ? TALLY_VENDOR_NO_MERGE : 0);
 	unsigned levels = o->drilldown && o->topdown_levels <= 1 ? TOPDOWN_MAX_LEVEL : o->topdown_levels;
-	if (metric_list_resolve(o->metrics, flags, levels, &s->mlist) < 0 || append_spec(s, s->mlist.vendor_spec) < 0) {
+	if (metric_list_resolve(o->metrics, flags, levels, s->pmus, &s->mlist) < 0 || append_spec(s, s->mlist.vendor_spec) < 0) {
 		fprintf(stderr, "tally stat: -M: %s\n", tally_last_error());
 		return EXIT_FAILED;
 	}
