@@ -84,6 +84,8 @@ static struct tly_expr_val event_value(void *ctx, const char *name, bool source_
 		if (found == 0)
 			((struct tly_vendor_event *)ev)->hint = j; /* under vm->eval_lock */
 		struct tly_reading r = tly_metric_read(e->s, j);
+		if (!tly_metric_counted(r.status) && e->v)
+			note_input(e->v, ev->name, 0, r.status, 1, j); /* found, not counted: the cgroup lines' test */
 		if (!tly_metric_counted(r.status))
 			return tly_expr_fail(reason, "%s: %s", name, r.status == TALLY_STATUS_NOT_SUPPORTED ?
 			                     "not supported on this machine" : "not counted");
