@@ -473,20 +473,30 @@ static bool has_group(const char *groups, const char *g, size_t len)
 	return false;
 }
 
-/* The metrics (metricgroups: their groups, each once) whose events this machine has. */
-static void raw_metrics(const tally_pmus *pmus, bool groups)
+/* Whether the vendor table names what tally stat -M would take from it instead (len bytes of name). */
+static bool vendor_names(const tally_vendor_metrics *vm, const char *name, size_t len)
+{
+	char item[256];
+	snprintf(item, sizeof(item), "%.*s", (int)len, name);
+	return vm && tally_vendor_metrics_select(vm, item, NULL, 0) > 0;
+}
+
+/* The catalogue's metrics (metricgroups: their groups, each once) whose events this machine has, but those
+ * the vendor table vm also names: -M takes the table's then, listed after. */
+static void raw_metrics(const tally_pmus *pmus, bool groups, const tally_vendor_metrics *vm)
 {
 	for (size_t i = 0; i < tally_metric_count(); i++) {
 		struct tally_metric_info info;
 		if (!metric_here(pmus, i, &info))
 			continue;
 		if (!groups) {
-			raw_name(info.name);
+			if (!vendor_names(vm, info.name, strlen(info.name)))
+				raw_name(info.name);
 			continue;
 		}
 		for (const char *g = info.groups; *g; g += strcspn(g, ";"), g += *g == ';') {
 			size_t len = strcspn(g, ";");
-			bool seen = false;
+			bool seen = vendor_names(vm, g, len);
 			for (size_t j = 0; j < i && !seen; j++) {
 				struct tally_metric_info earlier;
 				seen = metric_here(pmus, j, &earlier) && has_group(earlier.groups, g, len);
@@ -498,12 +508,8 @@ static void raw_metrics(const tally_pmus *pmus, bool groups)
 }
 
 /* The vendor table's metrics (metricgroups: their groups, each once), after the catalogue's. */
-static void raw_vendor_metrics(bool groups)
+static void raw_vendor_metrics(const tally_vendor_metrics *vm, bool groups)
 {
-	TALLY_OPTS(tally_vendor_metrics_opts, vopts);
-	tally_vendor_metrics *vm = NULL;
-	if (tally_vendor_metrics_load(&vopts, &vm) < 0)
-		return;
 	size_t n = tally_vendor_metrics_count(vm);
 	for (size_t i = 0; i < n; i++) {
 		TALLY_OPTS(tally_vendor_metric_info, m);
@@ -523,7 +529,6 @@ static void raw_vendor_metrics(bool groups)
 				printf("%.*s ", (int)len, g);
 		}
 	}
-	tally_vendor_metrics_free(vm);
 }
 
 static int raw_dump(const tally_pmus *pmus, const char *what)
@@ -540,8 +545,14 @@ static int raw_dump(const tally_pmus *pmus, const char *what)
 		return 2;
 	}
 	if (what && strncmp(what, "metric", 6) == 0) {
-		raw_metrics(pmus, strncmp(what, "metricgroup", 11) == 0);
-		raw_vendor_metrics(strncmp(what, "metricgroup", 11) == 0);
+		bool groups = strncmp(what, "metricgroup", 11) == 0;
+		TALLY_OPTS(tally_vendor_metrics_opts, vopts, .pmus = pmus);
+		tally_vendor_metrics *vm = NULL;
+		if (tally_vendor_metrics_load(&vopts, &vm) < 0)
+			vm = NULL;
+		raw_metrics(pmus, groups, vm);
+		raw_vendor_metrics(vm, groups);
+		tally_vendor_metrics_free(vm);
 		putchar('\n');
 		return 0;
 	}
