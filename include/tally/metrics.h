@@ -35,7 +35,8 @@
  * was not counted or not supported, or a zero denominator makes it not available, with the reason in the
  * value ("cycles: not supported", "cycles is 0"). A multiplexed (scaled) input gives a value, flagged.
  *
- * Everything here is thread-safe: the catalogue is static and evaluation only reads its inputs.
+ * Everything here is thread-safe: the catalogue is static and evaluation only reads its inputs; the vendor
+ * metrics' evaluations of one tally_vendor_metrics run one at a time (they share its memo).
  */
 #ifndef TALLY_METRICS_H
 #define TALLY_METRICS_H
