@@ -39,6 +39,12 @@ static bool make_sample(const struct report *r, const struct report_count *count
 	return true;
 }
 
+/* Whether the report's metric k is the vendor table's (the ones after the catalogue's). */
+static bool is_vendor(const struct report *r, size_t k)
+{
+	return r->vendor && k >= r->nr_catalog;
+}
+
 bool report_comment(const struct report *r, const struct report_count *counts, size_t i, double seconds,
                     struct tally_metric_value *v)
 {
@@ -60,7 +66,7 @@ bool report_metric(const struct report *r, const struct report_count *counts, do
                    const char *pmu, size_t g, struct tally_metric_value *v)
 {
 	struct tally_metric_sample sample;
-	bool vendor = k >= r->nr_catalog;
+	bool vendor = is_vendor(r, k);
 	*v = (struct tally_metric_value){ .sz = sizeof(*v), .threshold = -1 };
 	if (vendor) {
 		TALLY_OPTS(tally_vendor_metric_info, info);
@@ -110,7 +116,7 @@ size_t report_metric_parts(const struct report *r, const struct report_count *co
                            size_t n)
 {
 	struct tally_metric_sample sample;
-	if (k >= r->nr_catalog || !make_sample(r, counts, 0, 0, &sample))
+	if (is_vendor(r, k) || !make_sample(r, counts, 0, 0, &sample))
 		return 0; /* a vendor metric is the core PMU's table's: one part */
 	int nr = tally_metric_parts(&sample, r->metrics[k], pmus, n);
 	free((double *)sample.values);
