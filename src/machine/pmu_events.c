@@ -101,39 +101,6 @@ void tly_pmu_events_close(struct tly_pmu_events *t)
 	free(t);
 }
 
-int tly_pmu_events_open(const char *dir, const char *arch, const char *stem, const char *version,
-                        struct tly_pmu_events **out)
-{
-	*out = NULL;
-	struct tly_pmu_events *t = calloc(1, sizeof(*t));
-	if (!t || !(t->model = strdup(stem)) || !(t->version = strdup(version))) {
-		tly_pmu_events_close(t);
-		return tly_error(-ENOMEM, "out of memory");
-	}
-	snprintf(t->arch, sizeof(t->arch), "%s", arch);
-	if ((size_t)snprintf(t->path, sizeof(t->path), "%s/%s/%s.events", dir, arch, stem) >= sizeof(t->path) ||
-	    (size_t)snprintf(t->metrics_path, sizeof(t->path), "%s/%s/%s.metrics", dir, arch, stem) >= sizeof(t->path) ||
-	    (size_t)snprintf(t->descs_path, sizeof(t->path), "%s/%s/descriptions", dir, arch) >= sizeof(t->path)) {
-		tly_pmu_events_close(t);
-		return tly_error(-ENAMETOOLONG, "event table path too long: %.64s...", dir);
-	}
-	int err = map_file(t->path, &t->events);
-	if (!err && t->events.size && t->events.text[t->events.size - 1] != '\n')
-		err = -EBADMSG;
-	if (err) {
-		tly_error(err, "cannot read the event table %s: %s", t->path,
-		          err == -EBADMSG ? "not a table file (its last line is cut short): regenerate it with "
-		                            "tools/pmu_events/generate.py" : strerror(-err));
-		tly_pmu_events_close(t);
-		return err;
-	}
-	/* The descriptions are mapped, not read: only `tally list` touches their pages. A missing file
-	 * leaves the events usable; describe says it is missing. */
-	map_file(t->descs_path, &t->descs);
-	*out = t;
-	return 0;
-}
-
 const char *tly_pmu_events_model(const struct tly_pmu_events *t)
 {
 	return t->model;
@@ -355,4 +322,45 @@ int tly_pmu_events_metrics(const struct tly_pmu_events *t, int (*cb)(const struc
 	}
 	unmap_file(&m);
 	return ret;
+}
+
+int tly_pmu_events_open(const char *dir, const char *arch, const char *stem, const char *version,
+                        struct tly_pmu_events **out)
+{
+	*out = NULL;
+	struct tly_pmu_events *t = calloc(1, sizeof(*t));
+	if (!t || !(t->model = strdup(stem)) || !(t->version = strdup(version))) {
+		tly_pmu_events_close(t);
+		return tly_error(-ENOMEM, "out of memory");
+	}
+	snprintf(t->arch, sizeof(t->arch), "%s", arch);
+	if ((size_t)snprintf(t->path, sizeof(t->path), "%s/%s/%s.events", dir, arch, stem) >= sizeof(t->path) ||
+	    (size_t)snprintf(t->metrics_path, sizeof(t->path), "%s/%s/%s.metrics", dir, arch, stem) >= sizeof(t->path) ||
+	    (size_t)snprintf(t->descs_path, sizeof(t->path), "%s/%s/descriptions", dir, arch) >= sizeof(t->path)) {
+		tly_pmu_events_close(t);
+		return tly_error(-ENAMETOOLONG, "event table path too long: %.64s...", dir);
+	}
+	int err = map_file(t->path, &t->events);
+	if (!err && t->events.size && t->events.text[t->events.size - 1] != '\n')
+		err = -EBADMSG;
+	if (err) {
+		tly_error(err, "cannot read the event table %s: %s", t->path,
+		          err == -EBADMSG ? "not a table file (its last line is cut short): regenerate it with "
+		                            "tools/pmu_events/generate.py" : strerror(-err));
+		tly_pmu_events_close(t);
+		return err;
+	}
+	/* Its first and last lines are checked now (a file of another format, or cut short, fails here, with
+	 * its own message); a line between them is checked when a lookup lands on it. */
+	struct tly_pmu_events_rec rec;
+	size_t first = 0, last = t->events.size ? line_start(&t->events, 0, t->events.size - 1) : 0;
+	if (t->events.size && (tly_pmu_events_next(t, &first, &rec) < 0 || tly_pmu_events_next(t, &last, &rec) < 0)) {
+		tly_pmu_events_close(t);
+		return -EBADMSG;
+	}
+	/* The descriptions are mapped, not read: only `tally list` touches their pages. A missing file
+	 * leaves the events usable; describe says it is missing. */
+	map_file(t->descs_path, &t->descs);
+	*out = t;
+	return 0;
 }

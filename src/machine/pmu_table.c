@@ -208,6 +208,13 @@ int tly_pmu_table_alias(const struct tally_pmu *cpmu, const char *name, const st
 	struct tally_pmu *pmu = (struct tally_pmu *)cpmu;
 	pthread_mutex_lock(&pmu->owner->lock);
 	int err = lookup(pmu, name, out);
+	if (err < 0 && pmu->table_state == 1) {
+		/* A corrupt table: the PMU's names from it are given up, and the reason kept for the error that
+		 * says the name is unknown. */
+		pmu->table_state = err;
+		pmu->table = NULL;
+		pmu->table_error = strdup(tally_last_error());
+	}
 	pthread_mutex_unlock(&pmu->owner->lock);
 	return err;
 }
