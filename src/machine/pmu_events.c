@@ -310,7 +310,7 @@ int tly_pmu_events_metrics(const struct tly_pmu_events *t, int (*cb)(const struc
 	struct mapped m;
 	int err = map_file(t->metrics_path, &m);
 	if (err)
-		return tly_error(err, "cannot read the metric table %s: %s", t->metrics_path, strerror(-err));
+		return tly_error(err, "cannot read the metric table %s: %s", t->metrics_path, strerrordesc_np(-err));
 	int ret = 0;
 	for (size_t at = 0; !ret && at < m.size;) {
 		size_t end = line_end(&m, at);
@@ -346,7 +346,7 @@ int tly_pmu_events_open(const char *dir, const char *arch, const char *stem, con
 	if (err) {
 		tly_error(err, "cannot read the event table %s: %s", t->path,
 		          err == -EBADMSG ? "not a table file (its last line is cut short): regenerate it with "
-		                            "tools/pmu_events/generate.py" : strerror(-err));
+		                            "tools/pmu_events/generate.py" : strerrordesc_np(-err));
 		tly_pmu_events_close(t);
 		return err;
 	}

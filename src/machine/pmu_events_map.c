@@ -44,7 +44,7 @@ static int midr_cpuid(const char *sysfs_root, const char *cpus, char *buf, size_
 	if (len == -ENOENT)
 		return len;
 	if (len < 0)
-		return tly_error(-ENOENT, "cannot identify CPU %u: cannot read %s (%s)", cpu, path, strerror(-len));
+		return tly_error(-ENOENT, "cannot identify CPU %u: cannot read %s (%s)", cpu, path, strerrordesc_np(-len));
 	char *end;
 	unsigned long long midr = strtoull(text, &end, 16);
 	if (end == text || *end)
@@ -137,7 +137,7 @@ static int read_mapfile(const char *dir, const char *arch, char *path, size_t pa
 	int len = tly_sysfs_read(path, text, MAPFILE_MAX, TLY_SYSFS_WHOLE);
 	if (len < 0)
 		return tly_error(len == -ENOENT ? -ENOENT : -EBADMSG, "the event tables' folder %s has no %s tables "
-		                 "(cannot read %s: %s)", dir, arch, path, strerror(-len));
+		                 "(cannot read %s: %s)", dir, arch, path, strerrordesc_np(-len));
 	return 0;
 }
 
