@@ -72,6 +72,23 @@ static void check_one(const char *fixture_name, const char *spec, uint32_t type,
 	tally_events_free(events);
 }
 
+/* Writes text to dir/name; a NULL text makes dir/name a folder. */
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!text) {
+		CHECK(mkdir(path, 0700) == 0);
+		return;
+	}
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
 static void use_tables(const char *cpuid)
 {
 	unsetenv("TALLY_PMU_EVENTS");
@@ -184,6 +201,7 @@ static void test_no_table(void)
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/x86", dir);
 	mkdir(path, 0700);
+	write_file(dir, "MANIFEST", "# a converted folder\n");
 	snprintf(path, sizeof(path), "%s/x86/mapfile.csv", dir);
 	FILE *f = fopen(path, "w");
 	fputs("GenuineIntel-6-55-[01234],v1,skylakex,core\n", f);
@@ -197,9 +215,43 @@ static void test_no_table(void)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/x86/mapfile.csv", dir);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/MANIFEST", dir);
+	unlink(path);
 	snprintf(path, sizeof(path), "%s/x86", dir);
 	rmdir(path);
 	rmdir(dir);
+	unsetenv("TALLY_PMU_EVENTS");
+}
+
+/* TALLY_PMU_EVENTS at a perf-format tree: its JSON read at run time, by the generator's rules (an
+ * ArchStdEvent resolved, MSRValue into offcore_rsp, the header row skipped); malformed JSON named with
+ * the file and byte. */
+static void test_perf_tree(void)
+{
+	char dir[] = "/tmp/tally-pmu-tree-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	write_file(dir, "x86", NULL);
+	write_file(dir, "x86/mapfile.csv", "Family-model,Version,Filename,EventType\nGenuineIntel-6-55-[01234],v9,skx,core\n");
+	write_file(dir, "x86/std.json", "[ { \"EventName\": \"STD.EV\", \"EventCode\": \"0x2e\", \"UMask\": \"0x41\" } ]");
+	write_file(dir, "x86/skx", NULL);
+	write_file(dir, "x86/skx/cache.json",
+	           "[\n {\"EventName\": \"OFF.X\", \"EventCode\": \"0xB7, 0xBB\", \"UMask\": \"0x1\", \"MSRIndex\": "
+	           "\"0x1a6,0x1a7\", \"MSRValue\": \"0x3FBC000001\", \"CounterMask\": \"0\", \"BriefDescription\": "
+	           "\"a \\\"quoted\\\" \\u00e9\"},\n {\"EventName\": \"my.std\", \"ArchStdEvent\": \"std.ev\", \"UMask\": \"0x9\"}\n]\n");
+	setenv("TALLY_PMU_EVENTS", dir, 1);
+	setenv("TALLY_CPUID", "GenuineIntel-6-55-4", 1);
+	check_one("intel-server", "off.x", 4, 0x1b7, 0x3fbc000001);
+	check_one("intel-server", "cpu/MY.STD/", 4, 0x412e, 0);
+	write_file(dir, "x86/skx/cache.json", "[ { \"EventName\": \"OFF.X\" ");
+	CHECK(parse("intel-server", "off.x") == NULL);
+	CHECK_CONTAINS(tally_last_error(), "cache.json is not pmu-events JSON (malformed at byte");
+	const char *files[] = { "x86/skx/cache.json", "x86/skx", "x86/std.json", "x86/mapfile.csv", "x86", "" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		if (remove(path))
+			CHECK(!"removed");
+	}
 	unsetenv("TALLY_PMU_EVENTS");
 }
 
@@ -245,6 +297,7 @@ int main(void)
 		{ "read_only_when_needed", test_read_only_when_needed },
 		{ "no_table", test_no_table },
 		{ "suggestion", test_suggestion },
+		{ "perf_tree", test_perf_tree },
 		{ "metrics", test_metrics },
 		{ NULL, NULL },
 	};

@@ -19,6 +19,7 @@
 #include "core/opts.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,11 +99,13 @@ static struct tly_pmu_tables *choice_for(struct tally_pmus *owner, const char *c
 	if (!t)
 		return NULL;
 	snprintf(t->cpuid, sizeof(t->cpuid), "%s", cpuid);
-	char stem[128], version[64];
+	char stem[PATH_MAX], version[64];
 	const char *dir = tly_pmu_events_dir();
 	t->err = tly_pmu_events_find_model(dir, cpuid, stem, sizeof(stem), version, sizeof(version));
+	/* A perf-format tree (TALLY_PMU_EVENTS at the kernel's pmu-events/arch) is converted now, in memory. */
 	if (!t->err)
-		t->err = tly_pmu_events_open(dir, tly_cpuid_arch(cpuid), stem, version, &t->table);
+		t->err = tly_pmu_events_is_tree(dir) ? tly_pmu_events_convert(dir, tly_cpuid_arch(cpuid), stem, version, &t->table)
+		                                     : tly_pmu_events_open(dir, tly_cpuid_arch(cpuid), stem, version, &t->table);
 	if (t->err)
 		t->error = strdup(tally_last_error());
 	t->next = owner->tables;
