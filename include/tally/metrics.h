@@ -128,7 +128,7 @@ struct tally_metric_value {
 	char reason[160];            /* why not available: "cycles: not supported", "cycles is 0", ... */
 	size_t nr_inputs;
 	struct tally_metric_input inputs[TALLY_METRIC_MAX_INPUTS];
-	/* (0.4) A vendor metric's MetricThreshold: 1 when the value is over it (worth a look), 0 when not, -1
+	/* (0.5) A vendor metric's MetricThreshold: 1 when the value is over it (worth a look), 0 when not, -1
 	 * without a threshold or when it cannot be evaluated; -1 for the catalogue's metrics. */
 	int threshold;
 };
@@ -160,7 +160,7 @@ TALLY_API int tally_metric_comment(const struct tally_metric_sample *sample, siz
 TALLY_API int tally_metric_parts(const struct tally_metric_sample *sample, size_t metric, const char **pmus,
                                  size_t n);
 
-/* ---- the vendors' metrics (0.4) ------------------------------------------------------------------------
+/* ---- the vendors' metrics (0.5) ------------------------------------------------------------------------
  *
  * The metrics the vendor publishes for the machine's CPU, from the table the vendor events come from
  * (perf's pmu-events, TALLY_PMU_EVENTS; chosen by the CPU's id or TALLY_CPUID): perf's MetricName,

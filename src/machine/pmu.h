@@ -31,6 +31,7 @@ struct tly_alias {
 };
 
 struct tly_table_alias;
+struct tly_table_listing;
 struct tly_pmu_tables;
 
 struct tly_cap {
@@ -70,6 +71,7 @@ struct tally_pmu {
 	char *table_error;
 	struct tly_pmu_events *table;           /* owned by owner->tables */
 	struct tly_table_alias *table_aliases;  /* the table's events looked up so far, as aliases */
+	struct tly_table_listing *table_listing; /* every event of the table for this PMU, once listed */
 };
 
 struct tally_pmus {

@@ -32,10 +32,11 @@
 struct mapped {
 	const char *text;
 	size_t size;
+	bool owned;   /* malloc'd (a table converted at run time), not mapped */
 };
 
 struct tly_pmu_events {
-	struct mapped events, descs;
+	struct mapped events, descs, metrics;  /* metrics: only for a table converted at run time */
 	char *model, *version;
 	char arch[8];
 	char path[PATH_MAX];
@@ -73,7 +74,9 @@ static int map_file(const char *path, struct mapped *m)
 
 static void unmap_file(struct mapped *m)
 {
-	if (m->text)
+	if (m->owned)
+		free((char *)m->text);
+	else if (m->text)
 		tly_sys->munmap((void *)m->text, m->size);
 	m->text = NULL;
 }
@@ -96,42 +99,10 @@ void tly_pmu_events_close(struct tly_pmu_events *t)
 		return;
 	unmap_file(&t->events);
 	unmap_file(&t->descs);
+	unmap_file(&t->metrics);
 	free(t->model);
 	free(t->version);
 	free(t);
-}
-
-int tly_pmu_events_open(const char *dir, const char *arch, const char *stem, const char *version,
-                        struct tly_pmu_events **out)
-{
-	*out = NULL;
-	struct tly_pmu_events *t = calloc(1, sizeof(*t));
-	if (!t || !(t->model = strdup(stem)) || !(t->version = strdup(version))) {
-		tly_pmu_events_close(t);
-		return tly_error(-ENOMEM, "out of memory");
-	}
-	snprintf(t->arch, sizeof(t->arch), "%s", arch);
-	if ((size_t)snprintf(t->path, sizeof(t->path), "%s/%s/%s.events", dir, arch, stem) >= sizeof(t->path) ||
-	    (size_t)snprintf(t->metrics_path, sizeof(t->path), "%s/%s/%s.metrics", dir, arch, stem) >= sizeof(t->path) ||
-	    (size_t)snprintf(t->descs_path, sizeof(t->path), "%s/%s/descriptions", dir, arch) >= sizeof(t->path)) {
-		tly_pmu_events_close(t);
-		return tly_error(-ENAMETOOLONG, "event table path too long: %.64s...", dir);
-	}
-	int err = map_file(t->path, &t->events);
-	if (!err && t->events.size && t->events.text[t->events.size - 1] != '\n')
-		err = -EBADMSG;
-	if (err) {
-		tly_error(err, "cannot read the event table %s: %s", t->path,
-		          err == -EBADMSG ? "not a table file (its last line is cut short): regenerate it with "
-		                            "tools/pmu_events/generate.py" : strerror(-err));
-		tly_pmu_events_close(t);
-		return err;
-	}
-	/* The descriptions are mapped, not read: only `tally list` touches their pages. A missing file
-	 * leaves the events usable; describe says it is missing. */
-	map_file(t->descs_path, &t->descs);
-	*out = t;
-	return 0;
 }
 
 const char *tly_pmu_events_model(const struct tly_pmu_events *t)
@@ -340,10 +311,10 @@ static int metric_line(const char *path, const char *text, size_t len, size_t at
 int tly_pmu_events_metrics(const struct tly_pmu_events *t, int (*cb)(const struct tly_pmu_metric *m, void *arg),
                            void *arg)
 {
-	struct mapped m;
-	int err = map_file(t->metrics_path, &m);
+	struct mapped m = t->metrics;
+	int err = m.owned ? 0 : map_file(t->metrics_path, &m);
 	if (err)
-		return tly_error(err, "cannot read the metric table %s: %s", t->metrics_path, strerror(-err));
+		return tly_error(err, "cannot read the metric table %s: %s", t->metrics_path, strerrordesc_np(-err));
 	int ret = 0;
 	for (size_t at = 0; !ret && at < m.size;) {
 		size_t end = line_end(&m, at);
@@ -353,6 +324,84 @@ int tly_pmu_events_metrics(const struct tly_pmu_events *t, int (*cb)(const struc
 			ret = metric_line(t->metrics_path, m.text + at, end - at - 1, at, cb, arg);
 		at = end;
 	}
-	unmap_file(&m);
+	if (!m.owned)
+		unmap_file(&m);
 	return ret;
+}
+
+/* A table of model stem, its paths under dir/arch named (for messages, and the files a mapped one reads). */
+static struct tly_pmu_events *table_new(const char *dir, const char *arch, const char *stem, const char *version)
+{
+	struct tly_pmu_events *t = calloc(1, sizeof(*t));
+	if (!t || !(t->model = strdup(stem)) || !(t->version = strdup(version))) {
+		tly_pmu_events_close(t);
+		tly_error(-ENOMEM, "out of memory");
+		return NULL;
+	}
+	snprintf(t->arch, sizeof(t->arch), "%s", arch);
+	if ((size_t)snprintf(t->path, sizeof(t->path), "%s/%s/%s.events", dir, arch, stem) >= sizeof(t->path) ||
+	    (size_t)snprintf(t->metrics_path, sizeof(t->path), "%s/%s/%s.metrics", dir, arch, stem) >= sizeof(t->path) ||
+	    (size_t)snprintf(t->descs_path, sizeof(t->path), "%s/%s/descriptions", dir, arch) >= sizeof(t->path)) {
+		tly_pmu_events_close(t);
+		tly_error(-ENAMETOOLONG, "event table path too long: %.64s...", dir);
+		return NULL;
+	}
+	return t;
+}
+
+/* Its first and last lines are checked now (a file of another format, or cut short, fails here, with
+ * its own message); a line between them is checked when a lookup lands on it. */
+static int check_ends(const struct tly_pmu_events *t)
+{
+	struct tly_pmu_events_rec rec;
+	size_t first = 0, last = t->events.size ? line_start(&t->events, 0, t->events.size - 1) : 0;
+	if (t->events.size && (t->events.text[t->events.size - 1] != '\n' || tly_pmu_events_next(t, &first, &rec) < 0 ||
+	                       tly_pmu_events_next(t, &last, &rec) < 0))
+		return t->events.text[t->events.size - 1] != '\n' ? bad_line(t->path, t->events.size) : -EBADMSG;
+	return 0;
+}
+
+int tly_pmu_events_adopt(const char *dir, const char *arch, const char *stem, const char *version,
+                         struct tly_pmu_events_text *text, struct tly_pmu_events **out)
+{
+	*out = NULL;
+	struct tly_pmu_events *t = table_new(dir, arch, stem, version);
+	if (!t)
+		return -ENOMEM;
+	struct mapped *parts[] = { &t->events, &t->descs, &t->metrics };
+	for (size_t i = 0; i < 3; i++) {
+		*parts[i] = (struct mapped){ .text = text->part[i], .size = text->len[i], .owned = true };
+		text->part[i] = NULL;
+	}
+	int err = check_ends(t);
+	if (err) {
+		tly_pmu_events_close(t);
+		return err;
+	}
+	*out = t;
+	return 0;
+}
+
+int tly_pmu_events_open(const char *dir, const char *arch, const char *stem, const char *version,
+                        struct tly_pmu_events **out)
+{
+	*out = NULL;
+	struct tly_pmu_events *t = table_new(dir, arch, stem, version);
+	if (!t)
+		return -ENOMEM;
+	int err = map_file(t->path, &t->events);
+	if (err) {
+		tly_error(err, "cannot read the event table %s: %s", t->path, strerrordesc_np(-err));
+		tly_pmu_events_close(t);
+		return err;
+	}
+	if ((err = check_ends(t))) {
+		tly_pmu_events_close(t);
+		return err;
+	}
+	/* The descriptions are mapped, not read: only `tally list` touches their pages. A missing file
+	 * leaves the events usable; describe says it is missing. */
+	map_file(t->descs_path, &t->descs);
+	*out = t;
+	return 0;
 }

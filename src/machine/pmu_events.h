@@ -57,6 +57,17 @@ int tly_pmu_events_open(const char *dir, const char *arch, const char *stem, con
                         struct tly_pmu_events **out);
 void tly_pmu_events_close(struct tly_pmu_events *t);
 
+/* A table's three texts in the files' format, malloc'd: events, descriptions, metrics. */
+struct tly_pmu_events_text {
+	char *part[3];
+	size_t len[3];
+};
+
+/* A table made of text (a perf-format tree converted at run time: pmu_events_json.c), which it takes
+ * (text's parts are NULL after). Returns 0, -EBADMSG (recorded), -ENOMEM. */
+int tly_pmu_events_adopt(const char *dir, const char *arch, const char *stem, const char *version,
+                         struct tly_pmu_events_text *text, struct tly_pmu_events **out);
+
 const char *tly_pmu_events_model(const struct tly_pmu_events *t);
 const char *tly_pmu_events_version(const struct tly_pmu_events *t);
 const char *tly_pmu_events_path(const struct tly_pmu_events *t);
@@ -91,6 +102,35 @@ void tly_pmu_events_desc_free(struct tly_pmu_events_desc *d);
 int tly_pmu_events_metrics(const struct tly_pmu_events *t, int (*cb)(const struct tly_pmu_metric *m, void *arg),
                            void *arg);
 
+/* ---- A perf-format tree read at run time (pmu_events_json.c, pmu_events_tree.c) ---- */
+
+/* One JSON object of a pmu-events file: its members in order; a nested value's is NULL. */
+struct tly_json_object {
+	char **key, **value;
+	size_t nr;
+};
+
+struct tly_json_objects {
+	struct tly_json_object *v;
+	size_t nr;
+};
+
+/* Parses text[0, len): a top-level array of objects into *out (empty when the text is no array: a file of
+ * another shape). Returns 0, or -EBADMSG with *at the offset of the fault (nothing recorded). */
+int tly_json_objects_parse(const char *text, size_t len, struct tly_json_objects *out, size_t *at);
+void tly_json_objects_free(struct tly_json_objects *list);
+
+/* The value of member key, or NULL (absent, or nested). */
+const char *tly_json_get(const struct tly_json_object *o, const char *key);
+
+/* The table of the model folder dir/arch/path (a mapfile row's Filename), its JSON files converted in
+ * memory by generate.py's rules. Returns 0, -ENOENT or -EBADMSG (recorded: the file and offset), -ENOMEM. */
+int tly_pmu_events_convert(const char *dir, const char *arch, const char *path, const char *version,
+                           struct tly_pmu_events **out);
+
+/* Whether dir is a perf-format tree (no MANIFEST of converted tables): its JSON is read at run time. */
+bool tly_pmu_events_is_tree(const char *dir);
+
 /* ---- Which table (pmu_events_map.c) ---- */
 
 /* The arch whose tables a cpuid belongs to: "arm64" for a MIDR ("0x..."), else "x86". */
@@ -104,8 +144,10 @@ const char *tly_cpuid_arch(const char *cpuid);
 int tly_cpuid(const char *sysfs_root, const char *cpus, char *buf, size_t size);
 
 /* The model of dir/<arch>/mapfile.csv that cpuid matches, as perf 6.1 matches (x86: the row's regex
- * over the whole string, the stepping ignored unless the row names one; arm64: the same over the MIDR).
- * Returns 0 with stem and version filled, -ENOENT (recorded: the folder or its mapfile is missing, or no
+ * over the whole string, the stepping ignored unless the row names one; arm64: the same over the MIDR),
+ * among its "core" rows (comments and perf's header row skipped). Returns 0 with stem (the row's
+ * model: a converted folder's file stem, or a perf tree's model folder "arm/cortex-a53") and version
+ * filled, -ENOENT (recorded: the folder or its mapfile is missing, or no
  * row matches, each said), -EBADMSG (recorded: a row is malformed). */
 int tly_pmu_events_find_model(const char *dir, const char *cpuid, char *stem, size_t stem_size, char *version,
                               size_t version_size);

@@ -44,7 +44,7 @@ static int midr_cpuid(const char *sysfs_root, const char *cpus, char *buf, size_
 	if (len == -ENOENT)
 		return len;
 	if (len < 0)
-		return tly_error(-ENOENT, "cannot identify CPU %u: cannot read %s (%s)", cpu, path, strerror(-len));
+		return tly_error(-ENOENT, "cannot identify CPU %u: cannot read %s (%s)", cpu, path, strerrordesc_np(-len));
 	char *end;
 	unsigned long long midr = strtoull(text, &end, 16);
 	if (end == text || *end)
@@ -137,7 +137,7 @@ static int read_mapfile(const char *dir, const char *arch, char *path, size_t pa
 	int len = tly_sysfs_read(path, text, MAPFILE_MAX, TLY_SYSFS_WHOLE);
 	if (len < 0)
 		return tly_error(len == -ENOENT ? -ENOENT : -EBADMSG, "the event tables' folder %s has no %s tables "
-		                 "(cannot read %s: %s)", dir, arch, path, strerror(-len));
+		                 "(cannot read %s: %s)", dir, arch, path, strerrordesc_np(-len));
 	return 0;
 }
 
@@ -156,6 +156,9 @@ int tly_pmu_events_find_model(const char *dir, const char *cpuid, char *stem, si
 		if (next)
 			*next++ = '\0';
 		line++;
+		/* perf's own mapfiles have comments and a header row. */
+		if (row[0] == '#' || strncmp(row, "Family-model,", 13) == 0 || strspn(row, " \t\r") == strlen(row))
+			continue;
 		char *f[4] = { row }, *save = NULL;
 		f[0] = strtok_r(row, ",", &save);
 		for (int i = 1; f[i - 1] && i < 4; i++)
@@ -165,7 +168,8 @@ int tly_pmu_events_find_model(const char *dir, const char *cpuid, char *stem, si
 			                "tables with tools/pmu_events/generate.py", path, line);
 			break;
 		}
-		if (cpuid_matches(f[0], cpuid)) {
+		f[3][strcspn(f[3], " \t\r")] = '\0';
+		if (strcmp(f[3], "core") == 0 && cpuid_matches(f[0], cpuid)) {
 			snprintf(stem, stem_size, "%s", f[2]);
 			snprintf(version, version_size, "%s", f[1]);
 			free(text);

@@ -16,8 +16,10 @@
 #include "machine/pmu_family.h"
 
 #include "core/error.h"
+#include "core/opts.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,28 @@ struct tly_table_alias {
 	struct tly_alias alias;
 	struct tly_table_alias *next;
 };
+
+/* What tally_pmu_table_event_at gives: every event of the PMU's table, its strings owned. */
+struct tly_table_listing {
+	size_t nr;
+	struct tally_table_event_info *v;
+};
+
+static void listing_free(struct tly_table_listing *l)
+{
+	for (size_t i = 0; l && i < l->nr; i++) {
+		free((char *)l->v[i].name);
+		free((char *)l->v[i].terms);
+		free((char *)l->v[i].topic);
+		free((char *)l->v[i].desc);
+		free((char *)l->v[i].long_desc);
+		free((char *)l->v[i].unit);
+		free((char *)l->v[i].counter);
+	}
+	if (l)
+		free(l->v);
+	free(l);
+}
 
 /* One CPU identification's choice, shared by the snapshot's PMUs of that CPU: its table, or why none. */
 struct tly_pmu_tables {
@@ -58,6 +82,8 @@ void tly_pmu_table_release(struct tally_pmu *pmu)
 		free(a);
 	}
 	pmu->table_aliases = NULL;
+	listing_free(pmu->table_listing);
+	pmu->table_listing = NULL;
 	free(pmu->table_error);
 	pmu->table_error = NULL;
 }
@@ -73,11 +99,13 @@ static struct tly_pmu_tables *choice_for(struct tally_pmus *owner, const char *c
 	if (!t)
 		return NULL;
 	snprintf(t->cpuid, sizeof(t->cpuid), "%s", cpuid);
-	char stem[128], version[64];
+	char stem[PATH_MAX], version[64];
 	const char *dir = tly_pmu_events_dir();
 	t->err = tly_pmu_events_find_model(dir, cpuid, stem, sizeof(stem), version, sizeof(version));
+	/* A perf-format tree (TALLY_PMU_EVENTS at the kernel's pmu-events/arch) is converted now, in memory. */
 	if (!t->err)
-		t->err = tly_pmu_events_open(dir, tly_cpuid_arch(cpuid), stem, version, &t->table);
+		t->err = tly_pmu_events_is_tree(dir) ? tly_pmu_events_convert(dir, tly_cpuid_arch(cpuid), stem, version, &t->table)
+		                                     : tly_pmu_events_open(dir, tly_cpuid_arch(cpuid), stem, version, &t->table);
 	if (t->err)
 		t->error = strdup(tally_last_error());
 	t->next = owner->tables;
@@ -208,6 +236,114 @@ int tly_pmu_table_alias(const struct tally_pmu *cpmu, const char *name, const st
 	struct tally_pmu *pmu = (struct tally_pmu *)cpmu;
 	pthread_mutex_lock(&pmu->owner->lock);
 	int err = lookup(pmu, name, out);
+	if (err < 0 && pmu->table_state == 1) {
+		/* A corrupt table: the PMU's names from it are given up, and the reason kept for the error that
+		 * says the name is unknown. */
+		pmu->table_state = err;
+		pmu->table = NULL;
+		pmu->table_error = strdup(tally_last_error());
+	}
 	pthread_mutex_unlock(&pmu->owner->lock);
 	return err;
+}
+
+/* The number of t's records that are pmu's events. */
+static size_t count_events(const struct tally_pmu *pmu, const struct tly_pmu_events *t)
+{
+	struct tly_pmu_events_rec rec;
+	size_t n = 0;
+	for (size_t pos = 0; tly_pmu_events_next(t, &pos, &rec) == 1;)
+		n += tly_pmu_table_takes(pmu, t, rec.pmu);
+	return n;
+}
+
+int tally_pmu_table_get(const tally_pmu *pmu, struct tally_pmu_table_info *info)
+{
+	if (!pmu || !info)
+		return tly_error(-EINVAL, "%s: NULL argument", __func__);
+	const struct tly_pmu_events *t;
+	const char *why;
+	int err = tly_pmu_table(pmu, &t, &why);
+	if (err || !t)
+		return why ? tly_error(err ? err : -ENOENT, "%s", why)
+		           : tly_error(-ENOENT, "PMU %s takes no vendor table's events", pmu->name);
+	struct tally_pmu_table_info full = {
+		.sz = sizeof(full),
+		.model = tly_pmu_events_model(t),
+		.version = tly_pmu_events_version(t),
+		.path = tly_pmu_events_path(t),
+		.nr_events = count_events(pmu, t),
+	};
+	return TLY_INFO_COPY(info, &full, tally_pmu_table_info);
+}
+
+/* One listed event from rec. Returns 0 or a negative code (recorded). */
+static int list_one(const struct tly_pmu_events *t, const struct tly_pmu_events_rec *rec,
+                    struct tally_table_event_info *e)
+{
+	struct tly_pmu_events_desc d;
+	int err = tly_pmu_events_describe(t, rec, &d);
+	if (err)
+		return err;
+	struct tly_alias unit = { 0 };
+	*e = (struct tally_table_event_info){
+		.sz = sizeof(*e), .name = tly_span_dup(rec->name), .terms = tly_span_dup(rec->terms), .topic = d.topic,
+		.desc = d.brief, .long_desc = d.public_desc[0] ? d.public_desc : strdup(d.brief),
+		.counter = tly_span_dup(rec->counter), .deprecated = rec->deprecated, .per_pkg = rec->per_pkg,
+		.experimental = rec->experimental,
+	};
+	if (!d.public_desc[0])
+		free(d.public_desc);
+	err = scale_unit(rec->scale_unit, &unit);
+	e->unit = unit.unit;
+	e->scale = unit.scale;
+	return err || !e->name || !e->terms || !e->long_desc || !e->counter ? tly_error(-ENOMEM, "out of memory") : 0;
+}
+
+/* Lists t's events of pmu into pmu->table_listing. Under the owner's lock. */
+static int make_listing(struct tally_pmu *pmu, const struct tly_pmu_events *t)
+{
+	struct tly_table_listing *l = calloc(1, sizeof(*l));
+	size_t nr = count_events(pmu, t);
+	if (!l || !(l->v = calloc(nr ? nr : 1, sizeof(*l->v)))) {
+		free(l);
+		return tly_error(-ENOMEM, "out of memory");
+	}
+	struct tly_pmu_events_rec rec;
+	int err = 0, got;
+	for (size_t pos = 0; !err && l->nr < nr && (got = tly_pmu_events_next(t, &pos, &rec)) != 0;) {
+		if (got < 0)
+			err = got;
+		else if (tly_pmu_table_takes(pmu, t, rec.pmu))
+			err = list_one(t, &rec, &l->v[l->nr++]);
+	}
+	if (err) {
+		listing_free(l);
+		return err;
+	}
+	pmu->table_listing = l;
+	return 0;
+}
+
+int tally_pmu_table_event_at(const tally_pmu *cpmu, size_t i, struct tally_table_event_info *info)
+{
+	if (!cpmu || !info)
+		return tly_error(-EINVAL, "%s: NULL argument", __func__);
+	struct tally_pmu *pmu = (struct tally_pmu *)cpmu;
+	const struct tly_pmu_events *t;
+	const char *why;
+	int err = tly_pmu_table(pmu, &t, &why);
+	if (err || !t)
+		return why ? tly_error(err ? err : -ENOENT, "%s", why)
+		           : tly_error(-ENOENT, "PMU %s takes no vendor table's events", pmu->name);
+	pthread_mutex_lock(&pmu->owner->lock);
+	if (!pmu->table_listing)
+		err = make_listing(pmu, t);
+	const struct tly_table_listing *l = pmu->table_listing;
+	pthread_mutex_unlock(&pmu->owner->lock);
+	if (err)
+		return err;
+	if (i >= l->nr)
+		return tly_error(-ERANGE, "%s: index %zu, but PMU %s has %zu", __func__, i, pmu->name, l->nr);
+	return TLY_INFO_COPY(info, &l->v[i], tally_table_event_info);
 }
