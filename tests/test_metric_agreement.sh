@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tally's vendor metrics against perf 6.1's, on identical inputs (the fake PMU, tests/fake_pmu.c): for each
 # model below, every metric perf lists (PERF_CPUID) on a fixture tree, tally reading perf 6.1's own tables
-# (its pmu-events tree converted with tools/pmu_events/generate.py, TALLY_PMU_EVENTS); each value perf
+# (TALLY_PMU_EVENTS naming its pmu-events tree, whose JSON the library reads at run time); each value perf
 # prints, tally prints to perf's digits (tests/metric_agreement.py). Then how many of Ice Lake server's
 # metrics the built-in (6.12) tables define otherwise than 6.1. Hybrid Alder Lake is not compared: its
 # tables give cpu_core and cpu_atom metrics of one name, which -x, output does not tell apart.
@@ -21,8 +21,7 @@ command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 [ -d "$TREE/tools/perf/pmu-events/arch" ] || { echo "SKIP: no perf 6.1 source tree at $TREE (TALLY_KERNEL_61)"; exit 77; }
 unshare -m true 2>/dev/null || { echo "SKIP: cannot make a mount namespace here (perf's fixture mount)"; exit 77; }
 ldd "$TALLY" 2>/dev/null | grep -q 'libasan\|libtsan' && { echo "SKIP: tally is built with a sanitizer"; exit 77; }
-python3 "$TALLY_SOURCE/tools/pmu_events/generate.py" "$TREE/tools/perf/pmu-events/arch" "$WORK/pe61" \
-	--source "Linux 6.1" >/dev/null || { echo "FAIL: cannot convert perf 6.1's tables"; exit 1; }
+TABLES=$TREE/tools/perf/pmu-events/arch
 
 PORTS="tma_ports_utilization tma_ports_utilized_0"
 # fixture, PERF_CPUID, the metrics known to differ
@@ -37,7 +36,7 @@ for m in "${models[@]}"; do
 	set -- $m
 	fixture=$FIXTURES/$1 cpuid=$2
 	shift 2
-	if python3 "$TALLY_SOURCE/tests/metric_agreement.py" "$TALLY" "$FAKE" "$fixture" "$cpuid" "$WORK/pe61" \
+	if python3 "$TALLY_SOURCE/tests/metric_agreement.py" "$TALLY" "$FAKE" "$fixture" "$cpuid" "$TABLES" \
 		"$@" >"$WORK/out"; then
 		ok "${fixture##*/} ($cpuid) against perf 6.1: $(tail -1 "$WORK/out")"
 	else
@@ -45,9 +44,15 @@ for m in "${models[@]}"; do
 	fi
 	grep '^known' "$WORK/out"
 done
-changed=$(python3 - "$WORK/pe61/x86/icelakex.metrics" "$TALLY_SOURCE/data/pmu-events/x86/icelakex.metrics" <<'PY'
-import sys
-old, new = ({l.split('\t')[0]: l.split('\t')[2] for l in open(f)} for f in sys.argv[1:3])
+changed=$(python3 - "$TABLES/x86/icelakex" "$TALLY_SOURCE/data/pmu-events/x86/icelakex.metrics" <<'PY'
+import json, os, sys
+old = {}
+for f in os.listdir(sys.argv[1]):
+    for r in json.load(open(os.path.join(sys.argv[1], f))):
+        if 'MetricName' in r:
+            old[r['MetricName']] = ' '.join(r.get('MetricExpr', '').split())
+unescape = lambda t: t.replace('\\t', '\t').replace('\\n', '\n').replace('\\\\', '\\')
+new = {l.split('\t')[0]: ' '.join(unescape(l.split('\t')[2]).split()) for l in open(sys.argv[2])}
 print('%d of 6.1\'s %d metrics are defined otherwise in the built-in 6.12 tables, %d gone, %d new' %
       (sum(1 for m in old if m in new and new[m] != old[m]), len(old), sum(1 for m in old if m not in new),
        sum(1 for m in new if m not in old)))
