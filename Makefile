@@ -1,5 +1,5 @@
 # Thin front door to CMake. `make` builds, `make test` runs every test through CTest, `make run` runs the
-# main job. Other targets: install, check-asan, fuzz, check-nopfm, check-abi, abi-baseline, check-arm64,
+# main job. Other targets: install, pmu-events, check-asan, fuzz, check-nopfm, check-abi, abi-baseline, check-arm64,
 # check-hw, coverage, clean.
 BUILD      ?= build
 PREFIX     ?= /usr/local
@@ -7,7 +7,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 60
 
-.PHONY: all configure test run install check-asan check-valgrind fuzz check-nopfm abi-lib check-abi \
+.PHONY: all configure test run install pmu-events check-asan check-valgrind fuzz check-nopfm abi-lib check-abi \
         abi-baseline check-arm64 check-hw coverage mutation clean
 
 all: configure
@@ -29,6 +29,16 @@ install:
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
 	cmake --build $(BUILD) -j $(JOBS)
 	cmake --install $(BUILD)
+
+# The vendor event tables (data/pmu-events) again from a perf-format pmu-events tree: the kernel's
+# tools/perf/pmu-events/arch (Debian: linux-source-6.12's tarball under /usr/src, extracted) or a vendor's
+# perf export. The data is the kernel's, GPL-2.0: shipped as data files, never compiled into libtally.
+PMU_EVENTS_SRC ?= /usr/src/linux-source-6.12/tools/perf/pmu-events/arch
+PMU_EVENTS_ORIGIN ?= Linux 6.12 tools/perf/pmu-events/arch (Debian linux-source-6.12)
+pmu-events:
+	rm -rf data/pmu-events/x86 data/pmu-events/arm64
+	python3 tools/pmu_events/generate.py $(PMU_EVENTS_SRC) data/pmu-events --source "$(PMU_EVENTS_ORIGIN)" \
+	  --licence GPL-2.0-only
 
 # Clang with AddressSanitizer + UndefinedBehaviorSanitizer; any report aborts the test that hit it.
 check-asan:

@@ -33,9 +33,9 @@ done
 "$TALLY" stat --td-level 1 -x, -- true 2>"$WORK/err"
 [ "$(csv_metrics "$WORK/err")" = "$L1" ] && ok "--td-level 1: level 1" || fail "--td-level 1: $(cat "$WORK/err")"
 
-"$TALLY" stat --td-level 3 -- true 2>"$WORK/err"
-[ $? = 2 ] && grep -q -- '--td-level wants a level from 0 to 2' "$WORK/err" && ok "--td-level 3: a usage error" ||
-	fail "--td-level 3: $(cat "$WORK/err")"
+"$TALLY" stat --td-level 7 -- true 2>"$WORK/err"
+[ $? = 2 ] && grep -q -- '--td-level wants a level from 0 to 6' "$WORK/err" && ok "--td-level 7: a usage error" ||
+	fail "--td-level 7: $(cat "$WORK/err")"
 
 # -M and --topdown add up, -M's first.
 "$TALLY" stat -M CPUs_utilized --topdown -j -- true 2>"$WORK/err"
@@ -57,7 +57,8 @@ fi
 # Alder Lake's tree: the events exist (on cpu_core) but this machine cannot open them.
 TALLY_SYSFS_ROOT=${TALLY_FIXTURES:-$(dirname "$0")/fixtures}/sysfs/hybrid "$TALLY" stat --topdown -- true 2>"$WORK/err"
 status=$?
-[ $status = 0 ] && grep -q '^ <not available> tma_retiring: slots: not supported' "$WORK/err" &&
+# (the catalogue's metric, or the vendor table's where this host's CPU has one: its events then)
+[ $status = 0 ] && grep -q '^ <not available> tma_retiring: .*not supported on this machine' "$WORK/err" &&
 	ok "--topdown on the Alder Lake tree: the events do not open here, and the metrics say so" ||
 	fail "--topdown on hybrid: status $status: $(cat "$WORK/err")"
 finish

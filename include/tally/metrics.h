@@ -35,7 +35,8 @@
  * was not counted or not supported, or a zero denominator makes it not available, with the reason in the
  * value ("cycles: not supported", "cycles is 0"). A multiplexed (scaled) input gives a value, flagged.
  *
- * Everything here is thread-safe: the catalogue is static and evaluation only reads its inputs.
+ * Everything here is thread-safe: the catalogue is static and evaluation only reads its inputs; the vendor
+ * metrics' evaluations of one tally_vendor_metrics run one at a time (they share its memo).
  */
 #ifndef TALLY_METRICS_H
 #define TALLY_METRICS_H
@@ -43,6 +44,7 @@
 #include <tally/common.h>
 #include <tally/counter.h>
 #include <tally/events.h>
+#include <tally/pmu.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -126,8 +128,11 @@ struct tally_metric_value {
 	char reason[160];            /* why not available: "cycles: not supported", "cycles is 0", ... */
 	size_t nr_inputs;
 	struct tally_metric_input inputs[TALLY_METRIC_MAX_INPUTS];
+	/* (0.5) A vendor metric's MetricThreshold: 1 when the value is over it (worth a look), 0 when not, -1
+	 * without a threshold or when it cannot be evaluated; -1 for the catalogue's metrics. */
+	int threshold;
 };
-#define tally_metric_value__last_field inputs
+#define tally_metric_value__last_field threshold
 
 /* Computes metric `metric` (a catalogue index) from the sample into value. Returns 0 whether or not the
  * metric is available (value->available says which), -EINVAL for a NULL or bad sample, -ERANGE for an
@@ -154,6 +159,89 @@ TALLY_API int tally_metric_comment(const struct tally_metric_sample *sample, siz
  * showing per part when there are 2 or more. */
 TALLY_API int tally_metric_parts(const struct tally_metric_sample *sample, size_t metric, const char **pmus,
                                  size_t n);
+
+/* ---- the vendors' metrics (0.5) ------------------------------------------------------------------------
+ *
+ * The metrics the vendor publishes for the machine's CPU, from the table the vendor events come from
+ * (perf's pmu-events, TALLY_PMU_EVENTS; chosen by the CPU's id or TALLY_CPUID): perf's MetricName,
+ * MetricExpr (in perf's expression language: + - * / %, comparisons, | & ^, `a if c else b`, min, max,
+ * d_ratio, #literals such as #smt_on from the machine, source_count, has_event, strcmp_cpuid_str, events
+ * as names, "cpu@EVENT\,cmask\=1@" and other metrics by name), MetricGroup, MetricThreshold, ScaleUnit and
+ * MetricConstraint. A metric that uses what this machine cannot provide (an event it cannot name, an
+ * unknown literal, a 0 divisor) is not available with the reason, never 0.
+ *
+ *   tally_vendor_metrics *vm;
+ *   TALLY_OPTS(tally_vendor_metrics_opts, o);
+ *   tally_vendor_metrics_load(&o, &vm);                         (-ENOENT: no table for this CPU)
+ *   size_t idx[512];
+ *   int n = tally_vendor_metrics_select(vm, "TopdownL1", idx, 512);
+ *   char spec[8192];
+ *   tally_vendor_metrics_spec(vm, idx, n, 0, spec, sizeof(spec)); (each metric's events, one group each)
+ *   ... a counter of spec, read into a tally_metric_sample s ...
+ *   tally_vendor_metric_eval(vm, &s, idx[0], &v);               (v.value in v.unit, v.threshold)
+ */
+typedef struct tally_vendor_metrics tally_vendor_metrics;
+
+struct tally_vendor_metrics_opts {
+	size_t sz;
+	const char *sysfs_root; /* NULL: $TALLY_SYSFS_ROOT, else /sys */
+	const tally_pmus *pmus; /* a snapshot to use (it must outlive the metrics; sysfs_root is then its
+	                         * own), shared with the counter that counts the events: the table is chosen
+	                         * once; NULL: the library loads one */
+};
+#define tally_vendor_metrics_opts__last_field pmus
+
+/* Loads the metrics of the table of the machine's core PMU. -ENOENT (with why in tally_last_error())
+ * when there is no core PMU, no table for its CPU or no metrics in it; -ENOMEM. */
+TALLY_API int tally_vendor_metrics_load(const struct tally_vendor_metrics_opts *opts, tally_vendor_metrics **out);
+TALLY_API void tally_vendor_metrics_free(tally_vendor_metrics *vm);
+TALLY_API size_t tally_vendor_metrics_count(const tally_vendor_metrics *vm);
+/* The table's model ("icelakex"). */
+TALLY_API const char *tally_vendor_metrics_model(const tally_vendor_metrics *vm);
+
+struct tally_vendor_metric_info {
+	size_t sz;
+	const char *name;        /* "tma_frontend_bound", "IpLoad" */
+	const char *groups;      /* ';'-separated: "TmaL1;TopdownL1;tma_L1_group" */
+	const char *expr;        /* MetricExpr */
+	const char *threshold;   /* MetricThreshold, "" without */
+	const char *unit;        /* of the value: ScaleUnit's unit ("%" of "100%"), "" without */
+	double scale;            /* ScaleUnit's factor: the value is the expression times scale */
+	const char *constraint;  /* MetricConstraint: "NO_GROUP_EVENTS", ... or "" */
+	const char *description; /* BriefDescription */
+};
+#define tally_vendor_metric_info__last_field description
+
+/* Fills info for metric i; the strings live as long as vm. -ERANGE past the end. */
+TALLY_API int tally_vendor_metric_at(const tally_vendor_metrics *vm, size_t i, struct tally_vendor_metric_info *info);
+
+/* Resolves a comma-separated list of metric names and group names (any case, as perf's -M) into indices,
+ * each once, in table order within a group: indices[0 .. n). Returns how many (which may exceed n),
+ * -ENOENT when an item names no metric nor group of the table (the caller may try the catalogue),
+ * -EINVAL for an empty list or item. */
+TALLY_API int tally_vendor_metrics_select(const tally_vendor_metrics *vm, const char *list, size_t *indices,
+                                          size_t n);
+
+enum tally_vendor_spec_flags {
+	TALLY_VENDOR_NO_GROUP = 1 << 0, /* perf's --metric-no-group: no metric's events in a group */
+	TALLY_VENDOR_NO_MERGE = 1 << 1, /* perf's --metric-no-merge: no group shared between metrics */
+};
+
+/* The events the metrics read, as a spec: each metric's events in one brace group (its ratio from one
+ * window), a group shared by the metrics whose events it holds, except with TALLY_VENDOR_NO_MERGE; loose
+ * (one each) with TALLY_VENDOR_NO_GROUP or where the MetricConstraint says (NO_GROUP_EVENTS;
+ * NO_GROUP_EVENTS_NMI with the NMI watchdog on; NO_GROUP_EVENTS_SMT with SMT on); the tool events
+ * (duration_time) outside groups. Metrics references are followed; an event this machine cannot name is
+ * left out (its metric reads not available). Writes buf (NUL-terminated) and returns the length it
+ * needs (may be >= size), or a negative code. */
+TALLY_API int tally_vendor_metrics_spec(const tally_vendor_metrics *vm, const size_t *indices, size_t n,
+                                        unsigned flags, char *buf, size_t size);
+
+/* Computes metric i from the sample (events matched by their attrs: "INST_RETIRED.ANY" to the event
+ * that counts its encoding); value->unit is the ScaleUnit's, value->threshold the MetricThreshold's
+ * verdict. Returns 0 whether or not the metric is available, or a negative code as tally_metric_eval. */
+TALLY_API int tally_vendor_metric_eval(const tally_vendor_metrics *vm, const struct tally_metric_sample *sample,
+                                       size_t i, struct tally_metric_value *value);
 
 /* ---- metrics of a counter ----------------------------------------------------------------------------- */
 

@@ -83,6 +83,44 @@ TALLY_API int tally_pmu_alias_at(const tally_pmu *pmu, size_t i, struct tally_al
 /* One caps/ file: name and trimmed content (e.g. "max_precise" = "3", "pmu_name" = "alderlake_hybrid"). */
 TALLY_API int tally_pmu_cap_at(const tally_pmu *pmu, size_t i, const char **name, const char **value);
 
+/* (0.5) The vendor event table of a PMU: perf's pmu-events data for the CPU model of the PMU's CPUs
+ * (x86: the cpuid's vendor-family-model-stepping; arm64: the MIDR of the PMU's first CPU; TALLY_CPUID
+ * overrides, in perf's PERF_CPUID format), read from the data folder ($TALLY_PMU_EVENTS, else the one
+ * installed beside tally) the first time it is asked for. Its events are names specs take like sysfs
+ * events (libtally(3), tally-events(7)). */
+struct tally_pmu_table_info {
+	size_t sz;
+	const char *model;     /* the table's model: "skylakex", "arm-cortex-a53" */
+	const char *version;   /* the upstream version of the model's data: "v1.33" */
+	const char *path;      /* the data file read */
+	size_t nr_events;      /* this PMU's events in it, deprecated ones included */
+};
+#define tally_pmu_table_info__last_field nr_events
+/* Fills info. Returns 0; -ENOENT when the PMU takes no vendor table's events (software PMUs) or this
+ * CPU has none, with tally_last_error() saying which (no model for the CPU id, the data folder missing);
+ * -EBADMSG for a corrupt data file. */
+TALLY_API int tally_pmu_table_get(const tally_pmu *pmu, struct tally_pmu_table_info *info);
+
+/* (0.5) One event of a PMU's vendor table, with perf's JSON fields. */
+struct tally_table_event_info {
+	size_t sz;
+	const char *name;      /* lower-case, as perf lists it: "mem_load_retired.l3_miss" */
+	const char *terms;     /* the PMU's format terms: "event=0xd1,umask=0x20" */
+	const char *topic;     /* the upstream file's topic: "cache", "pipeline", "uncore memory" */
+	const char *desc;      /* BriefDescription ("" when none) */
+	const char *long_desc; /* PublicDescription, else the brief one */
+	const char *unit;      /* from ScaleUnit, or NULL */
+	double scale;          /* from ScaleUnit, 1.0 when none */
+	const char *counter;   /* Counter: the counters it may use ("0,1,2,3", "Fixed counter 0"), or "" */
+	bool deprecated;       /* Deprecated: hidden by tally list unless asked for */
+	bool per_pkg;          /* PerPkg: one count per package */
+	bool experimental;     /* Experimental */
+};
+#define tally_table_event_info__last_field experimental
+/* Fills info for the PMU's i-th table event (name order, 0 <= i < nr_events). The strings stay valid
+ * until tally_pmus_free(). Returns 0, -ERANGE past the end, or tally_pmu_table_get's errors. */
+TALLY_API int tally_pmu_table_event_at(const tally_pmu *pmu, size_t i, struct tally_table_event_info *info);
+
 #ifdef __cplusplus
 }
 #endif

@@ -485,6 +485,7 @@ static void part_release(struct tally_pmu *pmu, enum tly_pmu_part part)
 static void pmu_release(struct tally_pmu *pmu)
 {
 	details_release(pmu);
+	tly_pmu_table_release(pmu);
 	for (int part = 0; part < TLY_PMU_NR_PARTS; part++)
 		free(pmu->error[part]);
 	free(pmu->cpus);
@@ -557,6 +558,7 @@ void tally_pmus_free(tally_pmus *pmus)
 	for (size_t i = 0; i < pmus->nr; i++)
 		pmu_release(&pmus->pmus[i]);
 	free(pmus->pmus);
+	tly_pmu_tables_free(pmus->tables);
 	free(pmus->list_error);
 	free(pmus->sysfs_root);
 	pthread_mutex_destroy(&pmus->lock);

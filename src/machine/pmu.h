@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <tally/pmu.h>
 
+#include "machine/pmu_events.h"
+
 /* perf_event_attr fields a format term can fill. (config3 arrived in 6.3 headers; not used yet.) */
 enum tly_config_field { TLY_CONFIG, TLY_CONFIG1, TLY_CONFIG2, TLY_NR_CONFIG_FIELDS };
 
@@ -27,6 +29,10 @@ struct tly_alias {
 	bool per_pkg;
 	bool snapshot;
 };
+
+struct tly_table_alias;
+struct tly_table_listing;
+struct tly_pmu_tables;
 
 struct tly_cap {
 	char *name;
@@ -59,6 +65,13 @@ struct tally_pmu {
 	size_t nr_aliases;
 	struct tly_cap *caps;
 	size_t nr_caps;
+	/* The vendor table's events (pmu_table.c), under owner->lock: 0 until the table is chosen, then 1, or
+	 * the negative code of why there is none, whose message table_error keeps. */
+	int table_state;
+	char *table_error;
+	struct tly_pmu_events *table;           /* owned by owner->tables */
+	struct tly_table_alias *table_aliases;  /* the table's events looked up so far, as aliases */
+	struct tly_table_listing *table_listing; /* every event of the table for this PMU, once listed */
 };
 
 struct tally_pmus {
@@ -72,6 +85,7 @@ struct tally_pmus {
 	char *list_error;
 	struct tally_pmu *pmus;      /* sorted by name; valid after tly_pmus_list returned 0 */
 	size_t nr;
+	struct tly_pmu_tables *tables; /* the vendor tables its PMUs opened (pmu_table.c), or NULL */
 };
 
 /* A snapshot whose names are listed on first use (tally_pmus_load lists them at once): for the library's
@@ -128,6 +142,26 @@ int tly_alias_parse_flag(const char *text, bool *flag);
  * they may join any group, and a machine that has only these PMUs has no hardware PMU. None is a core PMU:
  * the kernel gives them no `cpus` file. */
 bool tly_pmu_is_software_context(const char *pmu);
+
+/* ---- The vendor tables' events of a PMU (pmu_table.c) ---- */
+
+/* The event of pmu's vendor table (chosen and opened on first use: the table of the CPU of the PMU's
+ * first CPU) called name in any case, as an alias (*out; NULL when the table has no such event for this
+ * PMU, or the PMU has no table). Core events (no Unit) go to x86's "cpu" and arm64's core PMUs, others to
+ * the PMU their Unit names or to the instances of that family. Returns 0, or the negative code of a table
+ * that cannot be read (recorded). Thread-safe. */
+int tly_pmu_table_alias(const struct tally_pmu *pmu, const char *name, const struct tly_alias **out);
+
+/* pmu's table (NULL: none) and, when none, why (*why: the recorded text, or NULL when the PMU takes no
+ * table's events, as software PMUs). Returns 0 or the code of why there is none. Thread-safe. */
+int tly_pmu_table(const struct tally_pmu *pmu, const struct tly_pmu_events **table, const char **why);
+
+/* Whether table record rec (its pmu field) is an event of pmu. */
+bool tly_pmu_table_takes(const struct tally_pmu *pmu, const struct tly_pmu_events *table, struct tly_span rec_pmu);
+
+/* Frees what pmu_table.c kept for pmu, and for pmus. */
+void tly_pmu_table_release(struct tally_pmu *pmu);
+void tly_pmu_tables_free(struct tly_pmu_tables *tables);
 
 /* The sysfs root a NULL option means: $TALLY_SYSFS_ROOT, else "/sys". */
 const char *tly_default_sysfs_root(void);

@@ -4,6 +4,9 @@
  *
  *   metric_eval.c      inputs matched to the events of a sample, per part or summed; tally_metric_eval
  *   metric_comment.c   the figure perf stat prints beside an event (tally_metric_comment)
+ *   metric_expr_*.c    the vendors' expression language (perf's MetricExpr), parsed and evaluated
+ *   metric_literals.c  the machine's facts behind its #literals
+ *   metric_table.c     a table of vendor metric definitions, references between them resolved
  *
  * What a metric is (its formula, inputs, texts; lookup and selection) is description, in the spec layer
  * (spec/metric_catalog.h), so that the counter can append a metric's events to its spec without reaching

@@ -145,10 +145,10 @@ int tally_metric_comment(const struct tally_metric_sample *sample, size_t event,
 		err = tly_error(-ERANGE, "tally_metric_comment: no event %zu in the sample", event);
 	if (err)
 		return err;
-	struct tally_metric_value full = { .sz = sizeof(full) };
+	struct tally_metric_value full = { .sz = sizeof(full), .threshold = -1 };
 	bool any = comment(sample, event, &full);
 	if (!any)
-		full = (struct tally_metric_value){ .sz = sizeof(full) };
+		full = (struct tally_metric_value){ .sz = sizeof(full), .threshold = -1 };
 	int ret = TLY_INFO_COPY(value, &full, tally_metric_value);
 	return ret ? ret : any;
 }

@@ -218,7 +218,8 @@ static bool unusable(const struct tally_metric_sample *s, const struct tly_metri
 
 static void evaluate(const struct tally_metric_sample *s, const struct tly_metric *m, struct tally_metric_value *v)
 {
-	*v = (struct tally_metric_value){ .sz = sizeof(*v), .name = m->name, .nr_inputs = m->nr_terms };
+	*v = (struct tally_metric_value){ .sz = sizeof(*v), .name = m->name, .nr_inputs = m->nr_terms,
+	                                  .threshold = -1 };
 	snprintf(v->unit, sizeof(v->unit), "%s", m->unit);
 	for (size_t k = 0; k < m->nr_terms; k++)
 		v->inputs[k] = (struct tally_metric_input){ .event = m->terms[k].name };

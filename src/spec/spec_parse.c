@@ -580,7 +580,7 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 	bool one_family = !nr_core && nr > 1;
 	for (size_t i = 0; one_family && i < p->pmus->nr; i++) {
 		const struct tally_pmu *pmu = &p->pmus->pmus[i];
-		if (!tly_pmu_alias(pmu, name))
+		if (!tly_alias_find(pmu, name))
 			continue;
 		size_t base = tly_pmu_family_len(pmu->name);
 		head = head ? head : pmu;
@@ -637,9 +637,44 @@ static int add_pfm(struct parser *p, size_t start, size_t text_len, bool fallbac
 	return ret ? ret : 1;
 }
 
+/* Offers the names of pmu's vendor table events to s; keep holds the best of them, if one is best. */
+static void offer_table_names(struct tly_suggest *s, const struct tally_pmu *pmu, char keep[static 256])
+{
+	const struct tly_pmu_events *table;
+	const char *why;
+	if (tly_pmu_table(pmu, &table, &why) || !table)
+		return;
+	struct tly_pmu_events_rec rec;
+	char name[256];
+	for (size_t pos = 0; tly_pmu_events_next(table, &pos, &rec) == 1;) {
+		if (rec.deprecated || rec.name.len >= sizeof(name) || !tly_pmu_table_takes(pmu, table, rec.pmu))
+			continue;
+		memcpy(name, rec.name.s, rec.name.len);
+		name[rec.name.len] = '\0';
+		tly_suggest_offer(s, name);
+		if (s->best == name) {
+			memcpy(keep, name, rec.name.len + 1);
+			s->best = keep;
+		}
+	}
+}
+
+/* Why the core PMUs have no vendor table (the first one's reason), or NULL when they have one. */
+static const char *no_table_reason(const struct parser *p)
+{
+	for (size_t i = 0; i < p->pmus->nr; i++) {
+		const struct tly_pmu_events *table;
+		const char *why;
+		if (p->pmus->pmus[i].is_core && tly_pmu_table(&p->pmus->pmus[i], &table, &why) && why)
+			return why;
+	}
+	return NULL;
+}
+
 static int unknown_event(struct parser *p, size_t start, size_t len)
 {
 	struct tly_suggest s;
+	char table_best[256];
 	tly_suggest_init(&s, p->spec + start, len);
 	for (size_t i = 0; i < tly_builtin_nr(); i++) {
 		tly_suggest_offer(&s, tly_builtin_get(i)->name);
@@ -652,7 +687,14 @@ static int unknown_event(struct parser *p, size_t start, size_t len)
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		for (size_t j = 0; j < p->pmus->pmus[i].nr_aliases; j++)
 			tly_suggest_offer(&s, p->pmus->pmus[i].aliases[j].name);
+		if (p->pmus->pmus[i].is_core)
+			offer_table_names(&s, &p->pmus->pmus[i], table_best);
 	}
+	const char *why = no_table_reason(p);
+	if (why)
+		return SPEC_ERROR(p, start, len, "unknown event '%.*s'%s%s%s (no vendor event names: %s)", (int)len,
+		                  p->spec + start, s.best ? " — did you mean '" : "", s.best ? s.best : "",
+		                  s.best ? "'?" : "", why);
 	if (s.best)
 		return SPEC_ERROR(p, start, len, "unknown event '%.*s' — did you mean '%s'?", (int)len, p->spec + start,
 		                  s.best);

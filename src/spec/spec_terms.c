@@ -357,6 +357,11 @@ const struct tly_alias *tly_alias_find(const struct tally_pmu *pmu, const char *
 	for (size_t i = 0; !alias && i < pmu->nr_aliases; i++)
 		if (strcasecmp(pmu->aliases[i].name, name) == 0)
 			alias = &pmu->aliases[i];
+	/* The vendor table's events come after sysfs's: perf 6.1 merges a JSON event into a sysfs alias of
+	 * the same name and keeps the sysfs terms (pmu.c perf_pmu_update_alias). A table that cannot be read
+	 * leaves the name unknown; unknown_event says why. */
+	if (!alias && tly_pmu_table_alias(pmu, name, &alias))
+		alias = NULL;
 	return alias;
 }
 

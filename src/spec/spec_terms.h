@@ -44,7 +44,8 @@ struct tly_term_error {
 };
 
 /* The sysfs event of pmu called name, matched without regard to case as perf's pmu_find_alias() and
- * perf_pmu__parse_check() match ("msr/TSC/", "TSC"); the exact spelling first. NULL when none. */
+ * perf_pmu__parse_check() match ("msr/TSC/", "TSC"); the exact spelling first; else the event of that
+ * name in the PMU's vendor table (machine/pmu.h tly_pmu_table_alias). NULL when none. */
 const struct tly_alias *tly_alias_find(const struct tally_pmu *pmu, const char *name);
 
 /* What a term list builds for one PMU. */

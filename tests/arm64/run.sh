@@ -41,14 +41,21 @@ cflags=(-std=c11 -D_GNU_SOURCE -O2 -g0 -Wall -Wextra -Werror -Wshadow -Wstrict-p
 stage=$cache/initramfs
 rm -rf "$stage"
 mkdir -p "$stage"/{bin,proc,sys,dev,tmp,examples}
-$cc "${cflags[@]}" -static -o "$stage/suite" "$root"/tests/arm64/{suite,loops,program}.c "$build/libtally.a"
+# libtally.a wants libm (tally.pc's Libs.private): fmod for the metric expressions' %, sqrt for regions.
+$cc "${cflags[@]}" -static -o "$stage/suite" "$root"/tests/arm64/{suite,loops,program}.c "$build/libtally.a" -lm
 $cc "${cflags[@]}" -nostdlib -static -o "$stage/loop" "$root/tests/arm64/loop_prog.c"
 aarch64-linux-gnu-strip -o "$stage/tally" "$build/tools/tally"
 for example in "$root"/examples/*.c; do
 	[ -e "$example" ] || continue
 	name=$(basename "$example" .c)
-	$cc "${cflags[@]}" -static -o "$stage/examples/$name" "$example" "$build/libtally.a"
+	$cc "${cflags[@]}" -static -o "$stage/examples/$name" "$example" "$build/libtally.a" -lm
 done
+# Neoverse N1's vendor tables, for the vendor metrics' case (TALLY_PMU_EVENTS=/pmu-events there); the
+# MANIFEST marks the folder as converted tables (without it the reader takes it for a perf JSON tree).
+mkdir -p "$stage/pmu-events/arm64"
+cp "$root/data/pmu-events/MANIFEST" "$stage/pmu-events/"
+cp "$root"/data/pmu-events/arm64/{mapfile.csv,descriptions,arm-neoverse-n1.events,arm-neoverse-n1.metrics} \
+	"$stage/pmu-events/arm64/"
 cp "$cache/busybox" "$stage/bin/busybox"
 install -m 755 "$root/tests/arm64/init" "$stage/init"
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$cache/initramfs.gz"

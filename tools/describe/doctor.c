@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <tally/pmu.h>
 #include <tally/counter.h>
 #include <tally/probe.h>
 
@@ -80,6 +81,34 @@ static void check_pmus(struct doctor *d, const struct tally_facts *f)
 		      f->nr_core_pmus);
 	else
 		check(d, CHECK_OK, "hardware PMU", NULL, "one core PMU");
+}
+
+/* The vendor table each core PMU takes its named events from (model, version, events), or why none. */
+static void check_vendor_tables(struct doctor *d)
+{
+	tally_pmus *pmus;
+	if (tally_pmus_load(NULL, &pmus) < 0)
+		return;
+	bool any = false;
+	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
+		const tally_pmu *pmu = tally_pmus_at(pmus, i);
+		TALLY_OPTS(tally_pmu_info, pi);
+		TALLY_OPTS(tally_pmu_table_info, ti);
+		if (tally_pmu_get_info(pmu, &pi) || !pi.is_core)
+			continue;
+		any = true;
+		if (tally_pmu_table_get(pmu, &ti) == 0)
+			check(d, CHECK_OK, "vendor events", NULL, "%s: table %s %s, %zu events (%s)", pi.name, ti.model,
+			      ti.version, ti.nr_events, ti.path);
+		else
+			check(d, CHECK_WARN, "vendor events",
+			      "set TALLY_PMU_EVENTS to a folder converted from a newer perf pmu-events tree "
+			      "(tools/pmu_events/generate.py), or install tally's data",
+			      "%s: none (%s); raw codes and sysfs names still work", pi.name, tally_last_error());
+	}
+	if (!any)
+		check(d, CHECK_INFO, "vendor events", NULL, "no core PMU to take a vendor table's events");
+	tally_pmus_free(pmus);
 }
 
 static void check_permissions(struct doctor *d, const struct tally_facts *f)
@@ -281,6 +310,7 @@ int command_doctor(int argc, char **argv)
 		json_begin_array(&d.w);
 	}
 	check_pmus(&d, &f);
+	check_vendor_tables(&d);
 	check_permissions(&d, &f);
 	size_t nr_events;
 	bool defaults_work = check_default_events(&d, &f, &nr_events);

@@ -18,6 +18,7 @@
 #include "describe/describe.h"
 #include "lib/json_writer.h"
 #include "lib/text_escape.h"
+#include "report/metric_list.h"
 
 enum encode_format { FORMAT_TEXT, FORMAT_C, FORMAT_JSON };
 
@@ -25,7 +26,8 @@ struct encode_options {
 	enum encode_format format;
 	enum tally_target_kind target;
 	bool no_inherit, no_group;
-	const char *spec;
+	const char *spec;        /* NULL with -M alone */
+	const char *metrics;     /* -M: the metrics' events, grouped as tally stat -M counts them */
 };
 
 /* One planned event with what is printed about it. */
@@ -40,7 +42,7 @@ enum { OPT_C = 256, OPT_NO_GROUP };
 
 static void usage(FILE *out)
 {
-	fputs("usage: tally encode [options] SPEC\n"
+	fputs("usage: tally encode [options] SPEC | -M METRICS [SPEC]\n"
 	      "  the perf_event_attr of each event of SPEC as tally stat would open it (opens nothing;\n"
 	      "  $TALLY_SYSFS_ROOT encodes for another machine's sysfs tree)\n"
 	      "\n"
@@ -49,6 +51,8 @@ static void usage(FILE *out)
 	      "  -a, --all-cpus           as tally stat -a opens them (system wide)\n"
 	      "  -i, --no-inherit         as tally stat -i opens them (children not counted)\n"
 	      "      --no-group           as tally stat --no-group opens them (no automatic groups)\n"
+	      "  -M, --metrics LIST       the events of the metrics and metric groups of LIST, grouped as\n"
+	      "                           tally stat -M LIST counts them\n"
 	      "  -h, --help               this text\n",
 	      out);
 }
@@ -68,6 +72,7 @@ static int parse_options(int argc, char **argv, struct encode_options *o)
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "no-inherit", no_argument, NULL, 'i' },
 		{ "no-group", no_argument, NULL, OPT_NO_GROUP },
+		{ "metrics", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -75,24 +80,25 @@ static int parse_options(int argc, char **argv, struct encode_options *o)
 	bool c = false, json = false;
 	opterr = 0;
 	optind = 1;
-	for (int opt; (opt = getopt_long(argc, argv, "jaih", longs, NULL)) != -1;) {
+	for (int opt; (opt = getopt_long(argc, argv, "jaihM:", longs, NULL)) != -1;) {
 		switch (opt) {
 		case OPT_C: c = true; break;
 		case 'j': json = true; break;
 		case 'a': o->target = TALLY_TARGET_CPUS; break;
 		case 'i': o->no_inherit = true; break;
 		case OPT_NO_GROUP: o->no_group = true; break;
+		case 'M': o->metrics = optarg; break;
 		case 'h': usage(stdout); return 1;
-		default: return usage_error("unknown option (tally encode takes --c, --json, -a, -i, --no-group)");
+		default: return usage_error("unknown option (tally encode takes --c, --json, -a, -i, --no-group, -M)");
 		}
 	}
 	if (c && json)
 		return usage_error("--c and --json are two output formats: choose one");
 	o->format = c ? FORMAT_C : json ? FORMAT_JSON : FORMAT_TEXT;
-	if (optind != argc - 1)
-		return usage_error(optind == argc ? "an event spec is needed: tally encode SPEC"
+	if (optind != argc - 1 && !(o->metrics && optind == argc))
+		return usage_error(optind == argc ? "an event spec is needed: tally encode SPEC (or -M METRICS)"
 		                                  : "one event spec only (join events with commas)");
-	o->spec = argv[optind];
+	o->spec = optind < argc ? argv[optind] : NULL;
 	return 0;
 }
 
@@ -356,14 +362,28 @@ int command_encode(int argc, char **argv)
 		fprintf(stderr, "tally encode: %s\n", tally_last_error());
 		return 1;
 	}
-	TALLY_OPTS(tally_counter_opts, copts, .pmus = pmus, .no_packing = o.no_group, .no_inherit = o.no_inherit);
+	/* -M: the vendor table's metrics' events join the spec, the catalogue's the counter adds */
+	struct metric_list ml;
+	char *spec = NULL;
+	if (metric_list_resolve(o.metrics, 0, 0, pmus, &ml) < 0 ||
+	    asprintf(&spec, "%s%s%s", o.spec ? o.spec : "", o.spec && *ml.vendor_spec ? "," : "", ml.vendor_spec) < 0) {
+		fprintf(stderr, "tally encode: -M: %s\n", tally_last_error());
+		tally_pmus_free(pmus);
+		return 1;
+	}
+	TALLY_OPTS(tally_counter_opts, copts, .pmus = pmus, .no_packing = o.no_group, .no_inherit = o.no_inherit,
+	           .metrics = ml.catalogue);
 	tally_counter *counter;
-	if (tally_counter_new(o.spec, &copts, &counter) < 0) {
+	int err = tally_counter_new(spec, &copts, &counter);
+	metric_list_free(&ml);
+	o.spec = spec; /* what is printed: with -M, the metrics' events too */
+	if (err < 0) {
 		/* As tally stat reports it: the spec, a caret, what was expected. */
 		fputs("tally encode: bad event spec:\n", stderr);
 		text_escape_lines(stderr, tally_last_error());
 		fputc('\n', stderr);
 		tally_pmus_free(pmus);
+		free(spec);
 		return 2;
 	}
 	size_t n = tally_counter_count(counter);
@@ -380,6 +400,7 @@ int command_encode(int argc, char **argv)
 		print_text(&o, ev, n);
 	}
 	free(ev);
+	free(spec);
 	tally_counter_free(counter);
 	tally_pmus_free(pmus);
 	return status;

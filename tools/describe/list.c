@@ -12,6 +12,7 @@
  * bench/bench_cli's goal is 0.1x; the default listing says how to ask for them instead.
  */
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -29,6 +30,8 @@ struct list_context {
 	const char *pattern;
 	bool json;
 	bool pfm;               /* list libpfm4's events */
+	bool long_desc;         /* the vendor events' PublicDescription rather than the brief one */
+	bool deprecated;        /* the vendor tables' deprecated events too */
 	struct json_writer w;
 	unsigned shown;         /* entries printed in the current section */
 };
@@ -144,6 +147,110 @@ static void list_aliases(struct list_context *ctx, const tally_pmu *pmu, const s
 			printf(", scale %g)", alias.scale);
 		}
 		putchar('\n');
+	}
+}
+
+static void raw_name(const char *name);
+
+/* Whether pmu is an instance of a family an earlier PMU of the list belongs to (uncore_imc_1 after
+ * uncore_imc_0): its vendor events are the first one's, listed once, as perf lists them. */
+static bool later_instance(const tally_pmus *pmus, const char *name)
+{
+	size_t len = strlen(name), base = len;
+	while (base && name[base - 1] >= '0' && name[base - 1] <= '9')
+		base--;
+	if (base == len || base < 2 || name[base - 1] != '_')
+		return false;
+	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
+		TALLY_OPTS(tally_pmu_info, pi);
+		if (tally_pmu_get_info(tally_pmus_at(pmus, i), &pi) || strcmp(pi.name, name) == 0)
+			return false;
+		if (strncmp(pi.name, name, base) == 0 && pi.name[base] >= '0' && pi.name[base] <= '9')
+			return true;
+	}
+	return false;
+}
+
+static int by_topic(const void *a, const void *b)
+{
+	const struct tally_table_event_info *x = a, *y = b;
+	int c = strcmp(x->topic, y->topic);
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static void table_event(struct list_context *ctx, const char *pmu, const struct tally_table_event_info *e,
+                        const char *topic_before)
+{
+	ctx->shown++;
+	if (ctx->json) {
+		json_begin_object(&ctx->w);
+		json_member_string(&ctx->w, "name", e->name);
+		json_member_string(&ctx->w, "kind", "vendor");
+		json_member_string(&ctx->w, "pmu", pmu);
+		json_member_string(&ctx->w, "topic", e->topic);
+		json_member_string(&ctx->w, "terms", e->terms);
+		json_member_string(&ctx->w, "desc", e->desc);
+		json_member_string(&ctx->w, "long_desc", e->long_desc);
+		json_member_string(&ctx->w, "unit", e->unit);
+		json_member_double(&ctx->w, "scale", e->scale);
+		json_member_string(&ctx->w, "counter", e->counter);
+		json_member_bool(&ctx->w, "deprecated", e->deprecated);
+		json_end_object(&ctx->w);
+		return;
+	}
+	if (!topic_before || strcmp(topic_before, e->topic) != 0) {
+		fputs(" ", stdout);
+		text_escape_write(stdout, e->topic[0] ? e->topic : "other");
+		fputs(":\n", stdout);
+	}
+	fputs("  ", stdout);
+	text_escape_write(stdout, e->name);
+	fputs("\n       [", stdout);
+	text_escape_write(stdout, ctx->long_desc ? e->long_desc : e->desc);
+	printf("%s]\n", e->deprecated ? " (deprecated)" : "");
+}
+
+/* The vendor table's events of each PMU (of a family's first instance), by topic as perf lists them. */
+static void list_table_events(struct list_context *ctx, const tally_pmus *pmus)
+{
+	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
+		const tally_pmu *pmu = tally_pmus_at(pmus, i);
+		TALLY_OPTS(tally_pmu_info, pi);
+		TALLY_OPTS(tally_pmu_table_info, ti);
+		if (tally_pmu_get_info(pmu, &pi) || tally_pmu_table_get(pmu, &ti) || !ti.nr_events ||
+		    later_instance(pmus, pi.name))
+			continue;
+		struct tally_table_event_info *v = calloc(ti.nr_events, sizeof(*v));
+		size_t nr = 0;
+		for (size_t k = 0; v && k < ti.nr_events; k++) {
+			v[nr] = (struct tally_table_event_info){ .sz = sizeof(v[nr]) };
+			if (tally_pmu_table_event_at(pmu, k, &v[nr]) == 0 && (ctx->deprecated || !v[nr].deprecated) &&
+			    matches(ctx, v[nr].name, NULL, pi.name))
+				nr++;
+		}
+		qsort(v, nr, sizeof(*v), by_topic);
+		if (nr && !ctx->json) {
+			printf(" (%s: table %s %s, %zu events)\n", pi.name, ti.model, ti.version, ti.nr_events);
+		}
+		for (size_t k = 0; k < nr; k++)
+			table_event(ctx, pi.name, &v[k], k ? v[k - 1].topic : NULL);
+		free(v);
+	}
+}
+
+static void raw_table_events(const tally_pmus *pmus)
+{
+	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
+		const tally_pmu *pmu = tally_pmus_at(pmus, i);
+		TALLY_OPTS(tally_pmu_info, pi);
+		TALLY_OPTS(tally_pmu_table_info, ti);
+		if (tally_pmu_get_info(pmu, &pi) || tally_pmu_table_get(pmu, &ti) || later_instance(pmus, pi.name))
+			continue;
+		for (size_t k = 0; k < ti.nr_events; k++) {
+			TALLY_OPTS(tally_table_event_info, e);
+			if (tally_pmu_table_event_at(pmu, k, &e) == 0 && !e.deprecated)
+				raw_name(e.name);
+		}
 	}
 }
 
@@ -306,6 +413,59 @@ static bool events_exist(const tally_pmus *pmus, const char *spec)
 	return ok;
 }
 
+/* A metric's ';'-separated groups as the JSON array "groups". */
+static void json_groups(struct list_context *ctx, const char *groups)
+{
+	json_key(&ctx->w, "groups");
+	json_begin_array(&ctx->w);
+	for (const char *g = groups; *g;) {
+		size_t len = strcspn(g, ";");
+		char group[128];
+		snprintf(group, sizeof(group), "%.*s", (int)len, g);
+		json_string(&ctx->w, group);
+		g += len + (g[len] == ';');
+	}
+	json_end_array(&ctx->w);
+}
+
+/* The vendor table's metrics (tally list --metrics): name, groups, description, expression, threshold,
+ * unit and constraint; "vendor_metrics" in JSON. */
+static void list_vendor_metrics(struct list_context *ctx, const tally_vendor_metrics *vm)
+{
+	if (ctx->json)
+		json_array_key(ctx, "vendor_metrics");
+	char title[160];
+	snprintf(title, sizeof(title), "Vendor metrics (the %s table; tally stat -M NAME or -M GROUP, any case)",
+	         tally_vendor_metrics_model(vm));
+	section(ctx, title);
+	for (size_t i = 0; i < tally_vendor_metrics_count(vm); i++) {
+		TALLY_OPTS(tally_vendor_metric_info, m);
+		if (tally_vendor_metric_at(vm, i, &m) < 0 || !matches(ctx, m.name, m.groups, NULL))
+			continue;
+		ctx->shown++;
+		if (!ctx->json) {
+			printf("  %-24s %s [%s]\n", m.name, m.description, m.groups);
+			printf("  %-24s   %s%s%s%s\n", "", m.expr, *m.unit ? " (" : "", m.unit, *m.unit ? ")" : "");
+			if (*m.threshold)
+				printf("  %-24s   worth a look when %s\n", "", m.threshold);
+			continue;
+		}
+		json_begin_object(&ctx->w);
+		json_member_string(&ctx->w, "name", m.name);
+		json_groups(ctx, m.groups);
+		json_member_string(&ctx->w, "unit", m.unit);
+		json_member_double(&ctx->w, "scale", m.scale);
+		json_member_string(&ctx->w, "description", m.description);
+		json_member_string(&ctx->w, "expr", m.expr);
+		json_member_string(&ctx->w, "threshold", m.threshold);
+		json_member_string(&ctx->w, "constraint", m.constraint);
+		json_end_object(&ctx->w);
+	}
+	section_empty_reason(ctx, "none matches");
+	if (ctx->json)
+		json_end_array(&ctx->w);
+}
+
 /* The metric catalogue (tally list --metrics): what `tally stat -M` takes, names and groups. */
 static void list_metrics(struct list_context *ctx, const tally_pmus *pmus)
 {
@@ -325,16 +485,7 @@ static void list_metrics(struct list_context *ctx, const tally_pmus *pmus)
 		if (ctx->json) {
 			json_begin_object(&ctx->w);
 			json_member_string(&ctx->w, "name", m.name);
-			json_key(&ctx->w, "groups");
-			json_begin_array(&ctx->w);
-			for (const char *g = m.groups; *g;) {
-				size_t len = strcspn(g, ";");
-				char group[64];
-				snprintf(group, sizeof(group), "%.*s", (int)len, g);
-				json_string(&ctx->w, group);
-				g += len + (g[len] == ';');
-			}
-			json_end_array(&ctx->w);
+			json_groups(ctx, m.groups);
 			json_member_string(&ctx->w, "unit", m.unit);
 			json_member_string(&ctx->w, "description", m.description);
 			json_member_string(&ctx->w, "formula", m.formula);
@@ -349,10 +500,15 @@ static void list_metrics(struct list_context *ctx, const tally_pmus *pmus)
 		printf("  %-24s   applies to: %s\n", "", m.applies);
 	}
 	section_empty_reason(ctx, "none matches");
-	if (ctx->json) {
+	if (ctx->json)
 		json_end_array(&ctx->w);
+	TALLY_OPTS(tally_vendor_metrics_opts, vopts);
+	tally_vendor_metrics *vm = NULL;
+	if (tally_vendor_metrics_load(&vopts, &vm) == 0)
+		list_vendor_metrics(ctx, vm);
+	tally_vendor_metrics_free(vm);
+	if (ctx->json)
 		json_end_object(&ctx->w);
-	}
 }
 
 static void for_each_pmu(struct list_context *ctx, const tally_pmus *pmus,
@@ -424,23 +580,57 @@ static bool has_group(const char *groups, const char *g, size_t len)
 	return false;
 }
 
-/* The metrics (metricgroups: their groups, each once) whose events this machine has. */
-static void raw_metrics(const tally_pmus *pmus, bool groups)
+/* Whether the vendor table names what tally stat -M would take from it instead (len bytes of name). */
+static bool vendor_names(const tally_vendor_metrics *vm, const char *name, size_t len)
+{
+	char item[256];
+	snprintf(item, sizeof(item), "%.*s", (int)len, name);
+	return vm && tally_vendor_metrics_select(vm, item, NULL, 0) > 0;
+}
+
+/* The catalogue's metrics (metricgroups: their groups, each once) whose events this machine has, but those
+ * the vendor table vm also names: -M takes the table's then, listed after. */
+static void raw_metrics(const tally_pmus *pmus, bool groups, const tally_vendor_metrics *vm)
 {
 	for (size_t i = 0; i < tally_metric_count(); i++) {
 		struct tally_metric_info info;
 		if (!metric_here(pmus, i, &info))
 			continue;
 		if (!groups) {
-			raw_name(info.name);
+			if (!vendor_names(vm, info.name, strlen(info.name)))
+				raw_name(info.name);
 			continue;
 		}
 		for (const char *g = info.groups; *g; g += strcspn(g, ";"), g += *g == ';') {
 			size_t len = strcspn(g, ";");
-			bool seen = false;
+			bool seen = vendor_names(vm, g, len);
 			for (size_t j = 0; j < i && !seen; j++) {
 				struct tally_metric_info earlier;
 				seen = metric_here(pmus, j, &earlier) && has_group(earlier.groups, g, len);
+			}
+			if (!seen && len)
+				printf("%.*s ", (int)len, g);
+		}
+	}
+}
+
+/* The vendor table's metrics (metricgroups: their groups, each once), after the catalogue's. */
+static void raw_vendor_metrics(const tally_vendor_metrics *vm, bool groups)
+{
+	size_t n = tally_vendor_metrics_count(vm);
+	for (size_t i = 0; i < n; i++) {
+		TALLY_OPTS(tally_vendor_metric_info, m);
+		tally_vendor_metric_at(vm, i, &m);
+		if (!groups) {
+			raw_name(m.name);
+			continue;
+		}
+		for (const char *g = m.groups; *g; g += strcspn(g, ";"), g += *g == ';') {
+			size_t len = strcspn(g, ";");
+			bool seen = false;
+			for (size_t j = 0; j < i && !seen; j++) {
+				TALLY_OPTS(tally_vendor_metric_info, earlier);
+				seen = tally_vendor_metric_at(vm, j, &earlier) == 0 && has_group(earlier.groups, g, len);
 			}
 			if (!seen && len)
 				printf("%.*s ", (int)len, g);
@@ -462,7 +652,14 @@ static int raw_dump(const tally_pmus *pmus, const char *what)
 		return 2;
 	}
 	if (what && strncmp(what, "metric", 6) == 0) {
-		raw_metrics(pmus, strncmp(what, "metricgroup", 11) == 0);
+		bool groups = strncmp(what, "metricgroup", 11) == 0;
+		TALLY_OPTS(tally_vendor_metrics_opts, vopts, .pmus = pmus);
+		tally_vendor_metrics *vm = NULL;
+		if (tally_vendor_metrics_load(&vopts, &vm) < 0)
+			vm = NULL;
+		raw_metrics(pmus, groups, vm);
+		raw_vendor_metrics(vm, groups);
+		tally_vendor_metrics_free(vm);
 		putchar('\n');
 		return 0;
 	}
@@ -474,8 +671,10 @@ static int raw_dump(const tally_pmus *pmus, const char *what)
 		raw_builtins(TALLY_BUILTIN_TOOL);
 	if ((all || strcmp(what, "cache") == 0) && has_core)
 		raw_builtins(TALLY_BUILTIN_CACHE);
-	if (all || strcmp(what, "pmu") == 0)
+	if (all || strcmp(what, "pmu") == 0) {
 		raw_aliases(pmus);
+		raw_table_events(pmus);
+	}
 	if (all || strcmp(what, "tracepoint") == 0)
 		tally_tracepoints(NULL, raw_tracepoint, NULL);
 	putchar('\n');
@@ -484,17 +683,81 @@ static int raw_dump(const tally_pmus *pmus, const char *what)
 
 static int usage(FILE *out, int status)
 {
-	fputs("usage: tally list [PATTERN] [--pfm] [--json]\n"
+	fputs("usage: tally list [PATTERN] [--pfm] [--long-desc] [--deprecated] [--json]\n"
 	      "       tally list --metrics [PATTERN] [--json]\n"
 	      "       tally list --raw-dump [hw|sw|cache|tool|pmu|tracepoint|metrics|metricgroups]\n"
 	      "  PATTERN   a glob (cache*, *miss*) or a substring, matched against names and PMUs;\n"
 	      "            one with \"::\" (perf::*) also lists libpfm4's events\n"
 	      "  --pfm     list libpfm4's events too (PMU::EVENT names; loads libpfm4)\n"
+	      "  --long-desc, -v  the vendor events' long descriptions\n"
+	      "  --deprecated     the vendor tables' deprecated events too\n"
 	      "  --metrics the metrics and metric groups tally stat -M takes, with formulas\n"
 	      "  --json    one JSON document\n"
 	      "  --raw-dump [WHAT]  the names only, on one line (perf list --raw-dump)\n",
 	      out);
 	return status;
+}
+
+/* The whole listing, section by section, as perf list orders them. */
+static void list_all(struct list_context *ctx, const tally_pmus *pmus)
+{
+	bool has_core = tally_pmus_core_count(pmus) > 0;
+	const char *core_name = NULL;
+	for (size_t i = 0; has_core && i < tally_pmus_count(pmus); i++) {
+		TALLY_OPTS(tally_pmu_info, pi);
+		if (tally_pmu_get_info(tally_pmus_at(pmus, i), &pi) == 0 && pi.is_core) {
+			core_name = pi.name;
+			break;
+		}
+	}
+	const char *no_core = "no hardware PMU on this machine (a VM without a virtual PMU?): none here";
+
+	if (ctx->json) {
+		json_init(&ctx->w, stdout);
+		json_begin_object(&ctx->w);
+		json_member_int(&ctx->w, "schema_version", 1);
+		json_member_bool(&ctx->w, "hardware_pmu", has_core);
+		json_member_bool(&ctx->w, "libpfm4", tally_have_libpfm());
+		json_array_key(ctx, "events");
+	}
+	section(ctx, "Generic hardware events");
+	if (has_core)
+		list_builtins(ctx, TALLY_BUILTIN_HARDWARE, core_name);
+	section_empty_reason(ctx, has_core ? "none matches" : no_core);
+	section(ctx, "Software events");
+	if (tally_pmus_find(pmus, "software"))
+		list_builtins(ctx, TALLY_BUILTIN_SOFTWARE, "software");
+	section_empty_reason(ctx, "none matches");
+	/* Where perf 6.1's list has them: counted by tally itself, on every machine. */
+	section(ctx, "Tool events");
+	list_builtins(ctx, TALLY_BUILTIN_TOOL, "tool");
+	section_empty_reason(ctx, "none matches");
+	section(ctx, "Hardware cache events");
+	if (has_core)
+		list_builtins(ctx, TALLY_BUILTIN_CACHE, core_name);
+	section_empty_reason(ctx, has_core ? "none matches" : no_core);
+	section(ctx, "PMU events (sysfs)");
+	for_each_pmu(ctx, pmus, list_aliases);
+	section_empty_reason(ctx, "none matches");
+	section(ctx, "PMU events (the vendor's tables)");
+	list_table_events(ctx, pmus);
+	section_empty_reason(ctx, "none matches, or no table for this CPU: tally doctor says why");
+	if (ctx->json) {
+		json_end_array(&ctx->w);
+		json_array_key(ctx, "raw");
+	}
+	section(ctx, "Raw syntax of each PMU (from its format/ files)");
+	for_each_pmu(ctx, pmus, list_raw_syntax);
+	section_empty_reason(ctx, "none matches");
+	if (ctx->json)
+		json_end_array(&ctx->w);
+	if (!ctx->json)
+		printf("\nMetrics (IPC, tma_retiring, ...): tally list --metrics lists the %zu that tally stat -M computes.\n",
+		       tally_metric_count());
+	list_tracepoints(ctx);
+	list_pfm(ctx, has_core);
+	if (ctx->json)
+		json_end_object(&ctx->w);
 }
 
 int command_list(int argc, char **argv)
@@ -509,6 +772,10 @@ int command_list(int argc, char **argv)
 			ctx.json = true;
 		else if (strcmp(argv[i], "--pfm") == 0)
 			ctx.pfm = true;
+		else if (strcmp(argv[i], "--long-desc") == 0 || strcmp(argv[i], "-v") == 0)
+			ctx.long_desc = true;
+		else if (strcmp(argv[i], "--deprecated") == 0)
+			ctx.deprecated = true;
 		else if (strcmp(argv[i], "--metrics") == 0)
 			metrics = true;
 		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
@@ -542,60 +809,7 @@ int command_list(int argc, char **argv)
 		tally_pmus_free(pmus);
 		return 0;
 	}
-	bool has_core = tally_pmus_core_count(pmus) > 0;
-	const char *core_name = NULL;
-	for (size_t i = 0; has_core && i < tally_pmus_count(pmus); i++) {
-		TALLY_OPTS(tally_pmu_info, pi);
-		if (tally_pmu_get_info(tally_pmus_at(pmus, i), &pi) == 0 && pi.is_core) {
-			core_name = pi.name;
-			break;
-		}
-	}
-	const char *no_core = "no hardware PMU on this machine (a VM without a virtual PMU?): none here";
-
-	if (ctx.json) {
-		json_init(&ctx.w, stdout);
-		json_begin_object(&ctx.w);
-		json_member_int(&ctx.w, "schema_version", 1);
-		json_member_bool(&ctx.w, "hardware_pmu", has_core);
-		json_member_bool(&ctx.w, "libpfm4", tally_have_libpfm());
-		json_array_key(&ctx, "events");
-	}
-	section(&ctx, "Generic hardware events");
-	if (has_core)
-		list_builtins(&ctx, TALLY_BUILTIN_HARDWARE, core_name);
-	section_empty_reason(&ctx, has_core ? "none matches" : no_core);
-	section(&ctx, "Software events");
-	if (tally_pmus_find(pmus, "software"))
-		list_builtins(&ctx, TALLY_BUILTIN_SOFTWARE, "software");
-	section_empty_reason(&ctx, "none matches");
-	/* Where perf 6.1's list has them: counted by tally itself, on every machine. */
-	section(&ctx, "Tool events");
-	list_builtins(&ctx, TALLY_BUILTIN_TOOL, "tool");
-	section_empty_reason(&ctx, "none matches");
-	section(&ctx, "Hardware cache events");
-	if (has_core)
-		list_builtins(&ctx, TALLY_BUILTIN_CACHE, core_name);
-	section_empty_reason(&ctx, has_core ? "none matches" : no_core);
-	section(&ctx, "PMU events (sysfs)");
-	for_each_pmu(&ctx, pmus, list_aliases);
-	section_empty_reason(&ctx, "none matches");
-	if (ctx.json) {
-		json_end_array(&ctx.w);
-		json_array_key(&ctx, "raw");
-	}
-	section(&ctx, "Raw syntax of each PMU (from its format/ files)");
-	for_each_pmu(&ctx, pmus, list_raw_syntax);
-	section_empty_reason(&ctx, "none matches");
-	if (ctx.json)
-		json_end_array(&ctx.w);
-	if (!ctx.json)
-		printf("\nMetrics (IPC, tma_retiring, ...): tally list --metrics lists the %zu that tally stat -M computes.\n",
-		       tally_metric_count());
-	list_tracepoints(&ctx);
-	list_pfm(&ctx, has_core);
-	if (ctx.json)
-		json_end_object(&ctx.w);
+	list_all(&ctx, pmus);
 	tally_pmus_free(pmus);
 	return 0;
 }

@@ -79,7 +79,11 @@ static void print_metric_record(struct output *o, const struct output_reading *r
 		fprintf(o->out, "%.3f", m->value);
 	else
 		fputs("<not available>", o->out);
-	fprintf(o->out, "%s%s\n", sep, m->unit);
+	fprintf(o->out, "%s%s", sep, m->unit);
+	/* a vendor metric with a MetricThreshold: one field more, whether the value is over it */
+	if (m->threshold >= 0)
+		fprintf(o->out, "%s%s", sep, m->threshold ? "over-threshold" : "under-threshold");
+	fputc('\n', o->out);
 }
 
 static void print_header(struct output *o, bool interval, bool with_stddev)

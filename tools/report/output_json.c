@@ -160,6 +160,8 @@ static void write_metric_members(struct json_writer *w, const struct tally_metri
 	json_member_bool(w, "available", m->available);
 	json_member_string(w, "reason", m->available ? NULL : m->reason);
 	json_member_bool(w, "scaled", m->scaled);
+	if (m->threshold >= 0) /* a vendor metric's MetricThreshold evaluated */
+		json_member_bool(w, "over_threshold", m->threshold == 1);
 	json_key(w, "inputs");
 	json_begin_array(w);
 	for (size_t k = 0; k < m->nr_inputs; k++) {

@@ -7,6 +7,7 @@
 #include "lib/text_escape.h"
 #include "report/number_format.h"
 #include "report/output.h"
+#include "report/drilldown.h"
 #include "report/report_metrics.h"
 
 /* A default event this machine cannot count: left out, the note said why (see report_event.optional). */
@@ -94,7 +95,8 @@ static void print_metric(struct output *o, const struct output_reading *reading,
 		fputc(' ', o->out);
 		text_escape_write(o->out, cgroup);
 	}
-	fprintf(o->out, " # %s\n", m->unit);
+	/* a vendor metric over its MetricThreshold: worth a look (perf 6.12 colours it) */
+	fprintf(o->out, " # %s%s\n", m->unit, m->threshold == 1 ? "  (over its threshold)" : "");
 }
 
 static void table_begin(struct output *o)
@@ -245,6 +247,8 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		} else {
 			output_each_line(o, &reading, print_line);
 			output_each_metric(o, &reading, print_metric);
+			if (r->drilldown)
+				drilldown_print(o, &reading, r->td_level);
 		}
 	}
 	print_footnotes(o, t);

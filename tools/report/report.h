@@ -15,6 +15,7 @@
 
 #include <tally/counter.h>
 #include <tally/events.h>
+#include <tally/metrics.h>
 
 /* How lines are aggregated: perf stat's --per-* options, which the readings follow. */
 enum stat_aggregation {
@@ -161,10 +162,15 @@ struct report {
 	bool csv_header;
 	const char *separator;     /* CSV field separator */
 	/* The events the counts are keyed by, for the library's metrics (NULL: none are computed), and the
-	 * metrics asked for with -M (catalogue indices of tally/metrics.h). */
+	 * metrics asked for with -M (catalogue indices of tally/metrics.h, then the vendor table's). */
 	const tally_events *list;
 	size_t nr_metrics;
 	const size_t *metrics;
+	/* Of them, those from nr_catalog on are the vendor table's (indices of vendor). */
+	size_t nr_catalog;
+	const tally_vendor_metrics *vendor;
+	bool drilldown;            /* --drilldown: the vendor's top-down metrics as a tree after the totals */
+	unsigned td_level;         /* with it, every node's children down to this level (0: by threshold) */
 	bool cgroups;              /* -G or --for-each-cgroup: every line has a cgroup field, as perf's */
 	const size_t *line_event;  /* with cgroups: line -> the counter's event (list's index) */
 	const size_t *line_cgroup; /* with cgroups: line -> its cgroup's number */

@@ -39,6 +39,12 @@ static bool make_sample(const struct report *r, const struct report_count *count
 	return true;
 }
 
+/* Whether the report's metric k is the vendor table's (the ones after the catalogue's). */
+static bool is_vendor(const struct report *r, size_t k)
+{
+	return r->vendor && k >= r->nr_catalog;
+}
+
 bool report_comment(const struct report *r, const struct report_count *counts, size_t i, double seconds,
                     struct tally_metric_value *v)
 {
@@ -60,17 +66,27 @@ bool report_metric(const struct report *r, const struct report_count *counts, do
                    const char *pmu, size_t g, struct tally_metric_value *v)
 {
 	struct tally_metric_sample sample;
-	*v = (struct tally_metric_value){ .sz = sizeof(*v) };
-	TALLY_OPTS(tally_metric_info, info);
-	tally_metric_at(r->metrics[k], &info);
-	v->name = info.name;
-	snprintf(v->unit, sizeof(v->unit), "%s", info.unit);
+	bool vendor = is_vendor(r, k);
+	*v = (struct tally_metric_value){ .sz = sizeof(*v), .threshold = -1 };
+	if (vendor) {
+		TALLY_OPTS(tally_vendor_metric_info, info);
+		tally_vendor_metric_at(r->vendor, r->metrics[k], &info);
+		v->name = info.name;
+		snprintf(v->unit, sizeof(v->unit), "%s", info.unit);
+	} else {
+		TALLY_OPTS(tally_metric_info, info);
+		tally_metric_at(r->metrics[k], &info);
+		v->name = info.name;
+		snprintf(v->unit, sizeof(v->unit), "%s", info.unit);
+	}
 	if (!make_sample(r, counts, seconds, g, &sample)) {
 		snprintf(v->reason, sizeof(v->reason), "out of memory");
 		return true;
 	}
 	sample.pmu = pmu;
-	if (tally_metric_eval(&sample, r->metrics[k], v) < 0)
+	int err = vendor ? tally_vendor_metric_eval(r->vendor, &sample, r->metrics[k], v)
+	                 : tally_metric_eval(&sample, r->metrics[k], v);
+	if (err < 0)
 		snprintf(v->reason, sizeof(v->reason), "%s", tally_last_error());
 	free((double *)sample.values);
 	if (!r->line_event)
@@ -100,8 +116,8 @@ size_t report_metric_parts(const struct report *r, const struct report_count *co
                            size_t n)
 {
 	struct tally_metric_sample sample;
-	if (!make_sample(r, counts, 0, 0, &sample))
-		return 0;
+	if (is_vendor(r, k) || !make_sample(r, counts, 0, 0, &sample))
+		return 0; /* a vendor metric is the core PMU's table's: one part */
 	int nr = tally_metric_parts(&sample, r->metrics[k], pmus, n);
 	free((double *)sample.values);
 	return nr < 0 ? 0 : (size_t)nr;

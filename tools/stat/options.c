@@ -485,11 +485,15 @@ static const struct option_entry stat_entries[] = {
 	{ OPT_CALLBACK('M', "metrics", on_metrics, "metrics or metric groups to compute (perf's names: IPC,TopdownL1;\n"
 	                                           "tally list --metrics); their events are counted as groups"),
 	  OPT_ARG("LIST"), .needs = "a metric or metric group name (tally list --metrics)" },
+	OPT_BOOLEAN(0, "drilldown", F(drilldown), "the vendor table's top-down metrics (levels 1 to 6, or\n"
+	                                          "--td-level's) as a tree: a node's children under it where it is\n"
+	                                          "over its threshold, '>' on the bottleneck path"),
 	OPT_BOOLEAN(0, "metric-only", F(metric_only), "only the -M metrics (without -M and -e: perf's Default ones),\n"
 	                                              "one column each"),
 	{ OPT_CALLBACK(0, "topdown", on_topdown, "Intel's top-down level 1 (-M TopdownL1: retiring, bad speculation,\n"
 	                                         "frontend bound, backend bound)") },
-	{ OPT_CALLBACK(0, "td-level", on_td_level, "top-down levels 1 to N (2: TopdownL2 too; 0: the deepest, 2)"),
+	{ OPT_CALLBACK(0, "td-level", on_td_level, "top-down levels 1 to N (2: TopdownL2 too; 0: the deepest; 3 to 6\n"
+	                                           "from a vendor table)"),
 	  OPT_ARG("N"), .min = 0, .max = TOPDOWN_MAX_LEVEL,
 	  .wants = "a level from 0 to " STR(TOPDOWN_MAX_LEVEL) " (0: the deepest)" },
 	{ OPT_CALLBACK('d', "detailed", on_detailed, "add perf's detailed events: -d the L1 data and last-level cache\n"
@@ -555,11 +559,10 @@ static const struct option_entry stat_entries[] = {
 	OPT_CLEAR(0, "scale", F(no_scale), "counts scaled for multiplexing (the default)"),
 	/* tally sums a hybrid event's PMUs unless --no-merge: perf 6.1's --hybrid-merge is its default. */
 	OPT_CLEAR(0, "hybrid-merge", F(no_merge), "accepted: a hybrid event's PMUs are summed already (--no-merge)"),
-	/* Accepted, changing nothing: the library groups each metric's events (one window per ratio) and has
-	 * no way to open them apart; perf's --metric-no-merge is tally's way already, each metric's group on
-	 * its own, never shared with another metric's. */
-	OPT_NOOP(0, "metric-no-group", "accepted, no effect: each -M metric's events stay one group"),
-	OPT_NOOP(0, "metric-no-merge", "accepted: tally never shares a group between metrics"),
+	/* perf's: for the vendor tables' metrics; the catalogue's metrics keep one group each. */
+	OPT_BOOLEAN(0, "metric-no-group", F(metric_no_group), "the vendor metrics' events not in groups (each\n"
+	                                                      "counted on its own: ratios of several windows)"),
+	OPT_BOOLEAN(0, "metric-no-merge", F(metric_no_merge), "no group shared between vendor metrics"),
 	/* Accepted, changing nothing: perf's flag changes only events with the 'percore' term, which tally's
 	 * parser refuses (--per-core gives each core's sum). */
 	OPT_NOOP(0, "percore-show-thread", "accepted, no effect: for perf's 'percore' events, which tally\n"
@@ -625,6 +628,8 @@ enum options_result options_parse_stat(int argc, char **argv, struct stat_option
 		return OPTIONS_USAGE_ERROR;
 	if (rest < argc)
 		o->argv = argv + rest;
+	if (o->drilldown && !o->topdown_levels)
+		o->topdown_levels = 1; /* the tree's roots at least; spec.c adds the vendor's deeper levels */
 	if (o->topdown_levels && !add_topdown_groups(o))
 		return usage_error("out of memory"), OPTIONS_USAGE_ERROR;
 	/* --metric-only without -M: the metrics perf prints beside the default events. */

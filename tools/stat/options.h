@@ -43,6 +43,9 @@ struct stat_options {
 	bool no_merge;           /* --no-merge: each PMU of a summed event (cpu_core, cpu_atom; uncore_imc_0,
 	                          * _1, ...) on its own line */
 	int cache_level;         /* --per-cache=LEVEL: 1 to 4, 0 for the highest a CPU has */
+	bool metric_no_group;    /* --metric-no-group: the vendor metrics' events not grouped */
+	bool metric_no_merge;    /* --metric-no-merge: no group shared between vendor metrics */
+	bool drilldown;          /* --drilldown: the top-down tree of the vendor table's metrics */
 	bool metric_only;        /* --metric-only: the metrics alone, one column each */
 	bool per_pmu;            /* --per-pmu: a summed event's PMUs on lines of their own under the sum */
 	/* --topdown (1), --td-level N: how many top-down levels (perf's TopdownL1, TopdownL2) to add to -M;
@@ -85,7 +88,7 @@ struct stat_options {
 };
 
 /* The deepest top-down level tally's catalogue has (perf's TopdownL2). */
-#define TOPDOWN_MAX_LEVEL 2
+#define TOPDOWN_MAX_LEVEL 6
 /* perf's -ddd: the most detailed event sets (default_events.h). */
 #define DETAILED_MAX_LEVEL 3
 

@@ -109,13 +109,21 @@ int stat_describe_metrics(struct stat_session *s)
 {
 	s->report.list = tally_counter_events(s->counter);
 	int n = tally_counter_metrics(s->counter, NULL, 0);
-	if (n <= 0)
+	if (n < 0)
+		n = 0;
+	const struct metric_list *ml = &s->mlist;
+	if (n + ml->nr_vendor == 0)
 		return 0;
-	s->metrics = calloc((size_t)n, sizeof(*s->metrics));
+	s->metrics = calloc((size_t)n + ml->nr_vendor, sizeof(*s->metrics));
 	if (!s->metrics)
 		return -ENOMEM;
-	s->report.nr_metrics = (size_t)tally_counter_metrics(s->counter, s->metrics, (size_t)n);
+	s->report.nr_catalog = n ? (size_t)tally_counter_metrics(s->counter, s->metrics, (size_t)n) : 0;
+	memcpy(s->metrics + s->report.nr_catalog, ml->vendor_metrics, ml->nr_vendor * sizeof(*s->metrics));
+	s->report.nr_metrics = s->report.nr_catalog + ml->nr_vendor;
 	s->report.metrics = s->metrics;
+	s->report.vendor = ml->vendor;
+	s->report.drilldown = s->opt.drilldown;
+	s->report.td_level = s->opt.topdown_levels;
 	return 0;
 }
 

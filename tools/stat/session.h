@@ -17,6 +17,7 @@
 #include <tally/rank.h>
 
 #include "report/machine.h"
+#include "report/metric_list.h"
 #include "report/output.h"
 #include "report/readings.h"
 #include "stat/cgroup_lines.h"
@@ -66,7 +67,8 @@ struct stat_session {
 	unsigned killed_runs;         /* -r: runs whose command a signal ended */
 	struct regions regions;       /* --regions: the file the command writes them to */
 	char *regions_text;
-	size_t *metrics;              /* -M: catalogue indices (tally_counter_metrics) */
+	size_t *metrics;              /* -M: catalogue indices (tally_counter_metrics), then the vendor's */
+	struct metric_list mlist;     /* -M split: the vendor table's metrics, the catalogue's names */
 	struct cgroup_lines cgroups;  /* -G, --for-each-cgroup: a line per (event, cgroup) */
 	const struct report_count *counts; /* the shown lines' counts of the latest fill */
 	char *spec;                   /* what the counter counts: -e's or the defaults, then -d's (malloc'd) */

@@ -171,6 +171,19 @@ static int keep_to_pmu(struct stat_session *s)
 	return -1;
 }
 
+/* Appends events (a spec) to s->spec. */
+static int append_spec(struct stat_session *s, const char *events)
+{
+	char *spec = NULL;
+	if (!*events)
+		return 0;
+	if (asprintf(&spec, "%s%s%s", s->spec, *s->spec ? "," : "", events) < 0)
+		return -ENOMEM;
+	free(s->spec);
+	s->spec = spec;
+	return 0;
+}
+
 /* The spec (-e's or the defaults, then -d's; --cputype's rewriting) and the counter made of it, with
  * -M's metrics. Returns -1 to go on, or an exit status. */
 int stat_make_counter(struct stat_session *s)
@@ -196,8 +209,16 @@ int stat_make_counter(struct stat_session *s)
 	/* Like perf stat, a command runs even when none of its events can be counted here: the report then
 	 * says <not supported> and why, and the exit status is still the command's. With -n and no -e there
 	 * is no event at all: the counter measures the time alone. */
+	/* -M's items of the vendor table: their events join the spec; the others are the catalogue's */
+	unsigned flags = (o->metric_no_group ? TALLY_VENDOR_NO_GROUP : 0) |
+	                 (o->metric_no_merge ? TALLY_VENDOR_NO_MERGE : 0);
+	unsigned levels = o->drilldown && o->topdown_levels <= 1 ? TOPDOWN_MAX_LEVEL : o->topdown_levels;
+	if (metric_list_resolve(o->metrics, flags, levels, s->pmus, &s->mlist) < 0 || append_spec(s, s->mlist.vendor_spec) < 0) {
+		fprintf(stderr, "tally stat: -M: %s\n", tally_last_error());
+		return EXIT_FAILED;
+	}
 	TALLY_OPTS(tally_counter_opts, copts, .pmus = s->pmus, .no_packing = o->no_group,
-	           .no_inherit = o->no_inherit, .open_without_events = true, .metrics = o->metrics,
+	           .no_inherit = o->no_inherit, .open_without_events = true, .metrics = s->mlist.catalogue,
 	           .space = o->space);
 	int err = tally_counter_new(s->spec, &copts, &s->counter);
 	/* --topdown where the top-down events do not exist (no PERF_METRICS: a VM, AMD, arm64, an older

@@ -38,6 +38,7 @@ static void session_free(struct stat_session *s)
 	readings_free(&s->rd);
 	cgroup_lines_free(&s->cgroups);
 	tally_counter_free(s->counter);
+	metric_list_free(&s->mlist); /* before the snapshot its table came from */
 	tally_pmus_free(s->pmus);
 	stat_close_results(s);
 	free(s->events);

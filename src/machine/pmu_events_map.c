@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which event table a CPU has: its identification as perf builds it (tools/perf/arch/x86/util/header.c
+ * get_cpuid_str, arch/arm64/util/header.c) and the arch's mapfile.csv row that matches it, as perf 6.1's
+ * strcmp_cpuid_str matches (x86: a POSIX extended regex over the whole string, the stepping left out
+ * unless the row names one; arm64: the row's MIDR as a regex over the whole MIDR).
+ */
+#include "machine/pmu_events.h"
+
+#include "core/error.h"
+#include "core/sys.h"
+#include "core/sysfs_file.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+/* mapfile.csv is a few kilobytes (x86: 43 rows). */
+#define MAPFILE_MAX (64 * 1024)
+
+const char *tly_cpuid_arch(const char *cpuid)
+{
+	return strncmp(cpuid, "0x", 2) == 0 ? "arm64" : "x86";
+}
+
+/* The MIDR of the first CPU of cpus, as perf's arm64 _get_cpuid reads it. Returns 0, -ENOENT (nothing
+ * recorded) when the tree has no MIDR for it (not an arm64 machine), another code (recorded). */
+static int midr_cpuid(const char *sysfs_root, const char *cpus, char *buf, size_t size)
+{
+	unsigned cpu = cpus && *cpus ? (unsigned)strtoul(cpus, NULL, 10) : 0;
+	char path[PATH_MAX], rel[96], text[32];
+	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%u/regs/identification/midr_el1", cpu);
+	if (tly_path_join(path, sizeof(path), sysfs_root, rel))
+		return tly_error(-ENAMETOOLONG, "sysfs path too long: %.64s...", sysfs_root);
+	int len = tly_sysfs_read(path, text, sizeof(text), TLY_SYSFS_WHOLE);
+	if (len == -ENOENT)
+		return len;
+	if (len < 0)
+		return tly_error(-ENOENT, "cannot identify CPU %u: cannot read %s (%s)", cpu, path, strerrordesc_np(-len));
+	char *end;
+	unsigned long long midr = strtoull(text, &end, 16);
+	if (end == text || *end)
+		return tly_error(-ENOENT, "cannot identify CPU %u: %s holds '%s', not a MIDR", cpu, path, text);
+	/* perf clears Variant[23:20] and Revision[3:0]: the tables are per part, not per stepping. */
+	midr &= ~((0xfULL << 20) | 0xfULL);
+	snprintf(buf, size, "0x%016llx", midr);
+	return 0;
+}
+
+/* x86's "vendor-family-model-stepping", as perf's get_cpuid_str prints it. */
+static int x86_cpuid(char *buf, size_t size)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	char vendor[13];
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return tly_error(-ENOENT, "this CPU has no cpuid instruction to identify it");
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	vendor[12] = '\0';
+	unsigned family = 0, model = 0, step = 0;
+	if (a >= 1 && __get_cpuid(1, &a, &b, &c, &d)) {
+		family = (a >> 8) & 0xf;
+		model = (a >> 4) & 0xf;
+		step = a & 0xf;
+		if (family == 0xf)
+			family += (a >> 20) & 0xff;
+		if (family >= 0x6)
+			model += ((a >> 16) & 0xf) << 4;
+	}
+	snprintf(buf, size, "%s-%u-%X-%X", vendor, family, model, step);
+	return 0;
+#else
+	(void)buf;
+	(void)size;
+	return tly_error(-ENOENT, "cannot identify the CPU: no MIDR in sysfs and no cpuid instruction");
+#endif
+}
+
+int tly_cpuid(const char *sysfs_root, const char *cpus, char *buf, size_t size)
+{
+	/* perf's PERF_CPUID, under tally's name: tests and `tally encode` of another machine. */
+	const char *env = secure_getenv("TALLY_CPUID");
+	if (env && env[0]) {
+		snprintf(buf, size, "%s", env);
+		return 0;
+	}
+	/* An arm64 tree (a machine or a fixture) has each CPU's MIDR; an x86 one has none. */
+	int err = midr_cpuid(sysfs_root, cpus, buf, size);
+	return err == -ENOENT ? x86_cpuid(buf, size) : err;
+}
+
+static size_t count_char(const char *s, char c)
+{
+	size_t n = 0;
+	for (; (s = strchr(s, c)); s++)
+		n++;
+	return n;
+}
+
+/* Whether the mapfile's row regex matches cpuid as perf 6.1 matches. */
+static bool cpuid_matches(const char *row, const char *cpuid)
+{
+	bool x86 = strncmp(cpuid, "0x", 2) != 0;
+	bool full_row = x86 && count_char(row, '-') == 3, full_id = x86 && count_char(cpuid, '-') == 3;
+	if (full_row && !full_id)
+		return false;
+	regex_t re;
+	regmatch_t match[1];
+	if (regcomp(&re, row, REG_EXTENDED))
+		return false;
+	bool matched = regexec(&re, cpuid, 1, match, 0) == 0;
+	regfree(&re);
+	if (!matched)
+		return false;
+	size_t want = x86 && !full_row && full_id ? (size_t)(strrchr(cpuid, '-') - cpuid) : strlen(cpuid);
+	return (size_t)(match[0].rm_eo - match[0].rm_so) == want;
+}
+
+/* Reads dir/arch/mapfile.csv into text. */
+static int read_mapfile(const char *dir, const char *arch, char *path, size_t path_size, char *text)
+{
+	struct stat st;
+	if (tly_sys->stat(dir, &st))
+		return tly_error(-ENOENT, "the event tables' folder %s is missing (install tally's data, or set "
+		                 "TALLY_PMU_EVENTS to a folder of them)", dir);
+	snprintf(path, path_size, "%s/%s/mapfile.csv", dir, arch);
+	int len = tly_sysfs_read(path, text, MAPFILE_MAX, TLY_SYSFS_WHOLE);
+	if (len < 0)
+		return tly_error(len == -ENOENT ? -ENOENT : -EBADMSG, "the event tables' folder %s has no %s tables "
+		                 "(cannot read %s: %s)", dir, arch, path, strerrordesc_np(-len));
+	return 0;
+}
+
+int tly_pmu_events_find_model(const char *dir, const char *cpuid, char *stem, size_t stem_size, char *version,
+                              size_t version_size)
+{
+	const char *arch = tly_cpuid_arch(cpuid);
+	char path[PATH_MAX];
+	char *text = malloc(MAPFILE_MAX);
+	if (!text)
+		return tly_error(-ENOMEM, "out of memory");
+	int err = read_mapfile(dir, arch, path, sizeof(path), text);
+	unsigned line = 0;
+	for (char *row = text, *next; !err && row && *row; row = next) {
+		next = strchr(row, '\n');
+		if (next)
+			*next++ = '\0';
+		line++;
+		/* perf's own mapfiles have comments and a header row. */
+		if (row[0] == '#' || strncmp(row, "Family-model,", 13) == 0 || strspn(row, " \t\r") == strlen(row))
+			continue;
+		char *f[4] = { row }, *save = NULL;
+		f[0] = strtok_r(row, ",", &save);
+		for (int i = 1; f[i - 1] && i < 4; i++)
+			f[i] = strtok_r(NULL, ",", &save);
+		if (!f[3]) {
+			err = tly_error(-EBADMSG, "%s line %u is not 'cpuid,version,model,type': regenerate the "
+			                "tables with tools/pmu_events/generate.py", path, line);
+			break;
+		}
+		f[3][strcspn(f[3], " \t\r")] = '\0';
+		if (strcmp(f[3], "core") == 0 && cpuid_matches(f[0], cpuid)) {
+			snprintf(stem, stem_size, "%s", f[2]);
+			snprintf(version, version_size, "%s", f[1]);
+			free(text);
+			return 0;
+		}
+	}
+	if (!err)
+		err = tly_error(-ENOENT, "no event table for CPU %s in %s (a model newer than the tables: set "
+		                "TALLY_PMU_EVENTS to a newer perf pmu-events tree's conversion)", cpuid, path);
+	free(text);
+	return err;
+}

@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One model of a perf-format pmu-events tree converted at run time into a table's text, by the rules of
+ * tools/pmu_events/generate.py (the two must agree: the built-in tables are that script's output, and
+ * test_pmu_events_agreement.sh compares both ways with perf 6.1): perf 6.1's jevents.py terms without
+ * period=, ArchStdEvent resolved against the arch's top-level files, lines sorted by (name, PMU) bytewise,
+ * the first of equal keys kept, descriptions each stored once.
+ */
+#include "machine/pmu_events.h"
+
+#include "core/error.h"
+#include "core/sys.h"
+#include "core/sysfs_file.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct text {
+	char *p;
+	size_t len, cap;
+	bool failed;
+};
+
+static void add(struct text *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->cap ? b->cap * 2 : 4096) + n;
+		char *p = realloc(b->p, cap);
+		if (!p) {
+			b->failed = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void add_str(struct text *b, const char *s)
+{
+	add(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* A field as the files escape it: backslash, tab and newline as \\, \t, \n; carriage returns dropped. */
+static void add_field(struct text *b, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '\\' || *s == '\t' || *s == '\n')
+			add(b, *s == '\\' ? "\\\\" : *s == '\t' ? "\\t" : "\\n", 2);
+		else if (*s != '\r')
+			add(b, s, 1);
+	}
+}
+
+/* jevents.py's unit_to_pmu (perf 6.12) for the units not named uncore_<unit lower-cased>. */
+static void add_unit_pmu(struct text *b, const char *unit)
+{
+	static const char *const table[][2] = {
+		{ "CBO", "uncore_cbox" }, { "QPI LL", "uncore_qpi" }, { "SBO", "uncore_sbox" }, { "iMPH-U", "uncore_arb" },
+		{ "UPI LL", "uncore_upi" }, { "L3PMC", "amd_l3" }, { "DFPMC", "amd_df" }, { "UMCPMC", "amd_umc" },
+		{ "cpu_core", "cpu_core" }, { "cpu_atom", "cpu_atom" }, { "arm_cmn", "arm_cmn" }, { "ali_drw", "ali_drw" },
+		{ "imx8_ddr", "imx8_ddr" }, { "imx9_ddr", "imx9_ddr" }, { "hisi_sicl,cpa", "hisi_sicl,cpa" },
+		{ "hisi_sccl,ddrc", "hisi_sccl,ddrc" }, { "hisi_sccl,hha", "hisi_sccl,hha" },
+		{ "hisi_sccl,l3c", "hisi_sccl,l3c" },
+	};
+	if (!unit || !*unit)
+		return;
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (strcmp(unit, table[i][0]) == 0) {
+			add_field(b, table[i][1]);
+			return;
+		}
+	}
+	add_str(b, "uncore_");
+	for (; *unit; unit++)
+		add(b, &(char){ (char)tolower((unsigned char)*unit) }, 1);
+}
+
+/* Python's int(s, 0) of s's first comma-separated part; false when it is no number. */
+static bool number(const char *s, unsigned long long *v)
+{
+	char *end;
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && end != s && (*end == '\0' || *end == ',');
+}
+
+/* A member of a model's event, the ArchStdEvent it names filling what it leaves empty; the standard
+ * event's encoding wins, as jevents.py takes it. */
+static const char *field(const struct tly_json_object *e, const struct tly_json_object *std, const char *key)
+{
+	const char *v = tly_json_get(std, key);
+	if (v && (!strcmp(key, "EventCode") || !strcmp(key, "UMask") || !strcmp(key, "ConfigCode")))
+		return v;
+	const char *own = tly_json_get(e, key);
+	return own && *own ? own : v;
+}
+
+static void add_terms(struct text *b, const struct tly_json_object *e, const struct tly_json_object *std)
+{
+	static const char *const fixed[][2] = {
+		{ "inst_retired.any", "event=0xc0" }, { "inst_retired.any_p", "event=0xc0" },
+		{ "cpu_clk_unhalted.ref", "event=0x0,umask=0x03" }, { "cpu_clk_unhalted.thread", "event=0x3c" },
+		{ "cpu_clk_unhalted.core", "event=0x3c" }, { "cpu_clk_unhalted.thread_any", "event=0x3c,any=1" },
+	};
+	static const char *const terms[][2] = {
+		{ "AnyThread", "any=" }, { "PortMask", "ch_mask=" }, { "CounterMask", "cmask=" }, { "EdgeDetect", "edge=" },
+		{ "FCMask", "fc_mask=" }, { "Invert", "inv=" }, { "UMask", "umask=" }, { "NodeType", "type=" },
+		{ "RdWrMask", "rdwrmask=" }, { "EnAllCores", "enallcores=" }, { "EnAllSlices", "enallslices=" },
+		{ "SliceId", "sliceid=" }, { "ThreadMask", "threadmask=" },
+	};
+	const char *name = field(e, std, "EventName");
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		if (strcasecmp(name, fixed[i][0]) == 0) {
+			add_str(b, fixed[i][1]);
+			return;
+		}
+	}
+	unsigned long long code = 0, v;
+	char num[32];
+	if (number(field(e, std, "EventCode"), &v))
+		code = v;
+	if (number(field(e, std, "ExtSel"), &v))
+		code |= v << 8;
+	if (number(field(e, std, "ConfigCode"), &v))
+		snprintf(num, sizeof(num), "config=0x%llx", v);
+	else if (number(field(e, std, "EventidCode"), &v))
+		snprintf(num, sizeof(num), "eventid=0x%llx", v);
+	else
+		snprintf(num, sizeof(num), "event=0x%llx", code);
+	add_str(b, num);
+	for (size_t i = 0; i < sizeof(terms) / sizeof(terms[0]); i++) {
+		const char *t = field(e, std, terms[i][0]);
+		if (t && !(number(t, &v) && v == 0 && !strchr(t, ','))) {
+			add_str(b, ",");
+			add_str(b, terms[i][1]);
+			add_field(b, t);
+		}
+	}
+	const char *filter = field(e, std, "Filter");
+	if (filter && *filter) {
+		add_str(b, ",");
+		add_field(b, filter);
+	}
+	if (number(field(e, std, "MSRIndex"), &v) && (v == 0x3f6 || v == 0x1a6 || v == 0x1a7 || v == 0x3f7)) {
+		const char *value = field(e, std, "MSRValue");
+		add_str(b, v == 0x3f6 ? ",ldlat=" : v == 0x3f7 ? ",frontend=" : ",offcore_rsp=");
+		add_field(b, value ? value : "0");
+	}
+}
+
+/* ---- The model's records ---- */
+
+struct row {
+	char *line;      /* the record's line, whose first key_len bytes are its sort key */
+	size_t key_len;  /* events: "name TAB pmu", which sorts as (name, pmu) does; metrics: the name */
+	size_t order;    /* in the files: the first of equal keys is kept */
+};
+
+struct model {
+	struct tly_json_objects std;     /* the arch's standard events, for ArchStdEvent */
+	struct row *rows, *metrics;
+	size_t nr_rows, nr_metrics;
+	struct text descs;
+	bool failed;
+};
+
+static const struct tly_json_object *standard(const struct model *m, const char *ref)
+{
+	for (size_t i = 0; ref && i < m->std.nr; i++) {
+		const char *name = tly_json_get(&m->std.v[i], "EventName");
+		name = name ? name : tly_json_get(&m->std.v[i], "MetricName");
+		if (name && strcasecmp(name, ref) == 0)
+			return &m->std.v[i];
+	}
+	return NULL;
+}
+
+static bool push(struct row **v, size_t *nr, struct text *line, size_t key_len)
+{
+	struct row *grown = line->failed ? NULL : realloc(*v, (*nr + 1) * sizeof(**v));
+	if (!grown) {
+		free(line->p);
+		return false;
+	}
+	*v = grown;
+	grown[*nr] = (struct row){ line->p, key_len, *nr };
+	(*nr)++;
+	return true;
+}
+
+/* The description line's offset in m->descs. (Not shared between events as the converted files share
+ * them: a run-time table is one model's, read once.) */
+static size_t describe(struct model *m, const char *topic, const char *brief, const char *public_desc)
+{
+	size_t at = m->descs.len;
+	add_field(&m->descs, topic);
+	add_str(&m->descs, "\t");
+	add_field(&m->descs, brief);
+	add_str(&m->descs, "\t");
+	add_field(&m->descs, public_desc && brief && strcmp(public_desc, brief) == 0 ? "" : public_desc);
+	add_str(&m->descs, "\n");
+	return at;
+}
+
+static void add_event(struct model *m, const struct tly_json_object *e, const struct tly_json_object *std,
+                      const char *topic)
+{
+	struct text line = { 0 };
+	const char *name = field(e, std, "EventName");
+	for (const char *c = name; *c; c++)
+		add(&line, &(char){ (char)tolower((unsigned char)*c) }, 1);
+	add_str(&line, "\t");
+	add_unit_pmu(&line, field(e, std, "Unit"));
+	size_t key_len = line.len;
+	add_str(&line, "\t");
+	add_terms(&line, e, std);
+	add_str(&line, "\t");
+	const char *d = field(e, std, "Deprecated"), *p = field(e, std, "PerPkg"), *x = field(e, std, "Experimental");
+	add_str(&line, d && !strcmp(d, "1") ? "D" : "");
+	add_str(&line, p && !strcmp(p, "1") ? "P" : "");
+	add_str(&line, x && !strcmp(x, "1") ? "X" : "");
+	add_str(&line, "\t");
+	add_field(&line, field(e, std, "ScaleUnit"));
+	add_str(&line, "\t");
+	add_field(&line, field(e, std, "Counter"));
+	char offset[32];
+	const char *brief = field(e, std, "BriefDescription");
+	snprintf(offset, sizeof(offset), "\t%zu\n",
+	         describe(m, topic, brief ? brief : "", field(e, std, "PublicDescription")));
+	add_str(&line, offset);
+	m->failed |= !push(&m->rows, &m->nr_rows, &line, key_len);
+}
+
+static void add_metric(struct model *m, const struct tly_json_object *e, const struct tly_json_object *std)
+{
+	static const char *const keys[] = { "MetricName", "MetricGroup", "MetricExpr", "MetricThreshold", "ScaleUnit",
+		                            "MetricConstraint", "BriefDescription", "PublicDescription" };
+	/* Sorted by the lower-cased name, which the line starts with (and is cut from) as its key. */
+	struct text line = { 0 };
+	const char *name = field(e, std, "MetricName");
+	for (const char *c = name; *c; c++)
+		add(&line, &(char){ (char)tolower((unsigned char)*c) }, 1);
+	size_t key_len = line.len;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (i)
+			add_str(&line, "\t");
+		add_field(&line, field(e, std, keys[i]));
+	}
+	add_str(&line, "\n");
+	m->failed |= !push(&m->metrics, &m->nr_metrics, &line, key_len);
+}
+
+/* Reads path whole (through the system-call table) and parses it. Returns 0 or a negative code
+ * (recorded). */
+static int read_json(const char *path, struct tly_json_objects *out)
+{
+	*out = (struct tly_json_objects){ 0 };
+	int fd = tly_sys->open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tly_error(-errno, "cannot read %s: %s", path, strerrordesc_np(errno));
+	struct stat st;
+	void *p = MAP_FAILED;
+	if (tly_sys->fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		p = tly_sys->mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	tly_sys->close(fd);
+	if (p == MAP_FAILED)
+		return tly_error(-EBADMSG, "cannot read %s: not a regular file of JSON", path);
+	size_t at = 0;
+	int err = tly_json_objects_parse(p, (size_t)st.st_size, out, &at);
+	tly_sys->munmap(p, (size_t)st.st_size);
+	return err ? tly_error(err, "%s is not pmu-events JSON (malformed at byte %zu)", path, at) : 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.json files of dir, sorted (generate.py's order). Returns their number, or a negative code. */
+static int json_files(const char *dir, char ***out)
+{
+	*out = NULL;
+	DIR *d = tly_sys->opendir(dir);
+	if (!d)
+		return tly_error(-ENOENT, "the model folder %s is missing", dir);
+	size_t nr = 0;
+	char **v = NULL;
+	int err = 0;
+	for (struct dirent *e; !err && (e = tly_sys->readdir(d));) {
+		size_t n = strlen(e->d_name);
+		if (n < 6 || strcmp(e->d_name + n - 5, ".json") != 0 || strcmp(e->d_name, "metricgroups.json") == 0)
+			continue;
+		char **grown = realloc(v, (nr + 1) * sizeof(*v));
+		if (!grown || !(grown[nr] = strdup(e->d_name))) {
+			v = grown ? grown : v;
+			err = tly_error(-ENOMEM, "out of memory");
+			break;
+		}
+		v = grown;
+		nr++;
+	}
+	tly_sys->closedir(d);
+	if (err) {
+		for (size_t i = 0; i < nr; i++)
+			free(v[i]);
+		free(v);
+		return err;
+	}
+	qsort(v, nr, sizeof(*v), by_name);
+	*out = v;
+	return (int)nr;
+}
+
+static void free_names(char **v, int nr)
+{
+	for (int i = 0; i < nr; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Adds every object of the JSON files of folder; std: whether they are the arch's standard events. */
+static int read_folder(struct model *m, const char *folder, bool std)
+{
+	char **names;
+	int nr = json_files(folder, &names), err = nr < 0 ? nr : 0;
+	for (int i = 0; !err && i < nr; i++) {
+		char path[PATH_MAX], topic[NAME_MAX + 1];
+		struct tly_json_objects list;
+		snprintf(path, sizeof(path), "%s/%s", folder, names[i]);
+		if ((err = read_json(path, &list)))
+			break;
+		size_t n = strlen(names[i]);
+		snprintf(topic, sizeof(topic), "%s", n >= 12 && !strcmp(names[i] + n - 12, "metrics.json") ? "metrics" : names[i]);
+		for (char *c = strstr(topic, ".json") ? topic + strlen(topic) - 5 : NULL; c; c = NULL)
+			*c = '\0';
+		for (char *c = topic; *c; c++)
+			*c = *c == '-' ? ' ' : *c;
+		for (size_t k = 0; !std && k < list.nr; k++) {
+			const struct tly_json_object *e = &list.v[k], *base = standard(m, tly_json_get(e, "ArchStdEvent"));
+			if (field(e, base, "MetricName"))
+				add_metric(m, e, base);
+			if (field(e, base, "EventName"))
+				add_event(m, e, base, topic);
+		}
+		if (std) {
+			struct tly_json_object *grown = realloc(m->std.v, (m->std.nr + list.nr) * sizeof(*grown));
+			if (!grown) {
+				tly_json_objects_free(&list);
+				err = tly_error(-ENOMEM, "out of memory");
+				break;
+			}
+			memcpy(grown + m->std.nr, list.v, list.nr * sizeof(*grown));
+			m->std.v = grown;
+			m->std.nr += list.nr;
+			free(list.v);
+		} else {
+			tly_json_objects_free(&list);
+		}
+	}
+	free_names(names, nr);
+	return err ? err : m->failed ? tly_error(-ENOMEM, "out of memory") : 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
+	int c = memcmp(x->line, y->line, n);
+	if (c)
+		return c;
+	if (x->key_len != y->key_len)
+		return x->key_len < y->key_len ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The rows sorted, the first of each key kept, as one text; metrics lose their key prefix. */
+static char *join(struct row *v, size_t nr, bool cut_key, size_t *len)
+{
+	qsort(v, nr, sizeof(*v), by_key);
+	struct text out = { 0 };
+	add(&out, "", 0);
+	for (size_t i = 0; i < nr; i++) {
+		if (i && v[i].key_len == v[i - 1].key_len && !memcmp(v[i].line, v[i - 1].line, v[i].key_len))
+			continue;
+		add_str(&out, v[i].line + (cut_key ? v[i].key_len : 0));
+	}
+	*len = out.len;
+	return out.failed ? (free(out.p), NULL) : out.p;
+}
+
+static void model_free(struct model *m)
+{
+	for (size_t i = 0; i < m->nr_rows; i++)
+		free(m->rows[i].line);
+	for (size_t i = 0; i < m->nr_metrics; i++)
+		free(m->metrics[i].line);
+	free(m->rows);
+	free(m->metrics);
+	free(m->descs.p);
+	tly_json_objects_free(&m->std);
+}
+
+int tly_pmu_events_convert(const char *dir, const char *arch, const char *path, const char *version,
+                           struct tly_pmu_events **out)
+{
+	*out = NULL;
+	struct model m = { 0 };
+	char folder[PATH_MAX], stem[PATH_MAX];
+	snprintf(folder, sizeof(folder), "%s/%s", dir, arch);
+	int err = read_folder(&m, folder, true);
+	snprintf(folder, sizeof(folder), "%s/%s/%s", dir, arch, path);
+	if (!err)
+		err = read_folder(&m, folder, false);
+	struct tly_pmu_events_text text = { 0 };
+	if (!err) {
+		text.part[0] = join(m.rows, m.nr_rows, false, &text.len[0]);
+		text.part[1] = m.descs.p ? m.descs.p : strdup("");
+		text.len[1] = m.descs.len;
+		m.descs.p = NULL;
+		text.part[2] = join(m.metrics, m.nr_metrics, true, &text.len[2]);
+		if (!text.part[0] || !text.part[1] || !text.part[2])
+			err = tly_error(-ENOMEM, "out of memory");
+	}
+	snprintf(stem, sizeof(stem), "%s", path);
+	for (char *c = stem; *c; c++)
+		*c = *c == '/' ? '-' : *c;
+	if (!err)
+		err = tly_pmu_events_adopt(dir, arch, stem, version, &text, out);
+	for (int i = 0; i < 3; i++)
+		free(text.part[i]);
+	model_free(&m);
+	return err;
+}
+
+bool tly_pmu_events_is_tree(const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	return tly_path_join(path, sizeof(path), dir, "MANIFEST") == 0 && tly_sys->stat(path, &st) != 0;
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# tally stat -M with a vendor table: the intel-server fixture with Ice Lake server's table
+# (TALLY_CPUID=GenuineIntel-6-6A-0), counts from the fake PMU (tests/fake_pmu.c). TopdownL1 in any case
+# gives the table's four level-1 metrics, each the value its expression gives over the printed counts;
+# the thresholds are marked in the table, CSV and JSON; a name the table lacks is the catalogue's.
+set -uo pipefail
+source "$(dirname "$0")/cli_helpers/common.sh"
+FAKE=$TALLY_BUILD/tests/libfake_pmu.so
+export TALLY_SYSFS_ROOT=${TALLY_FIXTURES:-$TALLY_SOURCE/tests/fixtures}/sysfs/intel-server
+export TALLY_CPUID=GenuineIntel-6-6A-0
+[ -f "$FAKE" ] || { echo "SKIP: $FAKE not built"; exit 77; }
+ldd "$TALLY" 2>/dev/null | grep -q 'libasan\|libtsan' && { echo "SKIP: tally is built with a sanitizer"; exit 77; }
+run() { LD_PRELOAD=$FAKE "$TALLY" stat "$@" -- true 2>&1; }
+
+csv=$(run -x, -M topdownl1)
+python3 - "$csv" <<'PY' && ok "-M topdownl1: the table's level 1, from the counts" || fail "-M topdownl1: $csv"
+import sys
+rows = [l.split(',') for l in sys.argv[1].splitlines()]
+count = {r[2]: float(r[0]) for r in rows if r[0]}
+metric = {r[2]: float(r[5]) for r in rows if not r[0] and r[2].startswith('tma_')}
+fe, bs, ret, be = (count['topdown-' + n] for n in ('fe-bound', 'bad-spec', 'retiring', 'be-bound'))
+total = fe + bs + ret + be
+want = {'tma_retiring': 100 * ret / total,
+        'tma_frontend_bound': 100 * (fe / total - count['INT_MISC.UOP_DROPPING'] / count['TOPDOWN.SLOTS'])}
+assert sorted(metric) == ['tma_backend_bound', 'tma_bad_speculation', 'tma_frontend_bound', 'tma_retiring'], metric
+for name, value in want.items():
+    assert abs(metric[name] - value) < 5e-4, (name, metric[name], value)
+PY
+grep -q '^,,tma_frontend_bound,,,[0-9.]*,%,over-threshold$' <<<"$csv" &&
+	ok "CSV: a metric over its threshold has the field" || fail "CSV threshold: $csv"
+table=$(run -M TopdownL1)
+grep -q 'tma_frontend_bound  *# %  (over its threshold)' <<<"$table" && ok "table: marked" || fail "table: $table"
+json=$(run -j -M tma_frontend_bound)
+python3 -c 'import json, sys; m = json.loads(sys.argv[1])["metrics"][0]; assert m["over_threshold"] is True, m' "$json" &&
+	ok "JSON: over_threshold" || fail "JSON: $json"
+# Several -M add up; a name the table lacks (IPC: 6.12 calls it tma_info_thread_ipc) is the catalogue's.
+out=$(run -x, -M tma_retiring -M IPC)
+grep -q '^,,tma_retiring,' <<<"$out" && grep -q '^,,IPC,,,[0-9.]*,insn per cycle' <<<"$out" &&
+	ok "-M tma_retiring -M IPC: the table's and the catalogue's" || fail "two -M: $out"
+# An event the fixture's table names but this machine cannot open: not available, with the reason.
+out=$(TALLY_SYSFS_ROOT=$TALLY_SYSFS_ROOT "$TALLY" stat -M tma_info_thread_ipc -- true 2>&1)
+grep -q '<not available> tma_info_thread_ipc: .*not supported on this machine' <<<"$out" &&
+	ok "without the fake PMU: not available, with the reason" || fail "no PMU: $out"
+# --drilldown: the tree; a node's children only under a node over its threshold (or above --td-level), the
+# '>' path a chain from level 1 down, each node one over its threshold.
+tree() { sed -n '/Top-down drill-down/,/seconds time elapsed/p' <<<"$1" | grep '%  *tma_'; }
+check_tree() {
+	python3 - "$1" "$2" <<'PY'
+import re, sys
+levels, over, path = [], [], []
+for line in sys.argv[1].splitlines():
+    m = re.match(r' ([> ]) +(\S+|<not available>) %( +)(tma_\w+)(  \(over its threshold\))?$', line)
+    assert m, line
+    levels.append((len(m.group(3)) - 1) // 2 + 1)
+    over.append(bool(m.group(5)))
+    path.append(m.group(1) == '>')
+td = int(sys.argv[2])
+assert levels and levels[0] == 1
+for i in range(1, len(levels)):
+    parent = max(j for j in range(i) if levels[j] == levels[i] - 1) if levels[i] > 1 else None
+    assert levels[i] <= levels[i - 1] + 1
+    if parent is not None:
+        assert over[parent] or levels[parent] < td, (i, parent)
+        assert not path[i] or path[parent], ('path', i)
+assert all(over[i] for i in range(len(path)) if path[i])
+print(len(levels))
+PY
+}
+out=$(FAKE_PMU_SPREAD=1000000 run --drilldown)
+n=$(check_tree "$(tree "$out")" 1) && ok "--drilldown: $n nodes, children under nodes over their threshold" ||
+	fail "--drilldown: $out"
+out=$(FAKE_PMU_SPREAD=1000000 run --drilldown --td-level 6)
+all=$(check_tree "$(tree "$out")" 6) && [ "$all" -ge "$n" ] && ok "--drilldown --td-level 6: all $all nodes" ||
+	fail "--drilldown --td-level 6: $all nodes, $n by threshold"
+
+# tally encode -M: the events a metric set opens, grouped as tally stat -M counts them.
+out=$("$TALLY" encode -M TopdownL1 2>&1)
+grep -q '^group 0 (7 events, leader TOPDOWN.SLOTS)' <<<"$out" && ! grep -q '^group 1' <<<"$out" &&
+	ok "encode -M TopdownL1: one group of 7, slots first" || fail "encode -M TopdownL1: $out"
+out=$("$TALLY" encode -M tma_info_thread_ipc cs 2>&1)
+grep -q '^# cs,{INST_RETIRED.ANY,CPU_CLK_UNHALTED.THREAD}:W' <<<"$out" &&
+	ok "encode SPEC -M: the spec, then the metrics' group" || fail "encode -M with a spec: $(head -3 <<<"$out")"
+finish

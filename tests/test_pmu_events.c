@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The vendors' event tables (machine/pmu_events.h, pmu_table.c) through tally_events_parse, on fixture
+ * machines with TALLY_CPUID or their MIDR files: names as perf 6.1 resolves them (any case, bare or
+ * pmu/name/, modifiers, override terms, groups, MSR values into config1, uncore families), each PMU its
+ * own table (hybrid, big.LITTLE), a table read only when a name needs it, and the three ways to have no
+ * table (no model, corrupt file, missing folder), each with its own message while other specs still work.
+ * The encodings are perf 6.1's (test_pmu_events_agreement.sh checks every model against perf itself).
+ */
+#include "core/sys.h"
+#include "fixture_tree.h"
+#include "harness.h"
+#include "machine/pmu_events.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <tally/common.h>
+#include <tally/events.h>
+
+static char fixture[4096];
+
+static const char *machine(const char *name)
+{
+	return fixture_sysfs(fixture, sizeof(fixture), name);
+}
+
+/* Paths opened since the last reset, one per line. */
+static char opened[1 << 16];
+
+static int noting_open(const char *path, int flags)
+{
+	size_t used = strlen(opened);
+	snprintf(opened + used, sizeof(opened) - used, "%s\n", path);
+	return tly_sys_real.open(path, flags);
+}
+
+/* Parses spec on the fixture; returns the events (NULL when refused, the message in tally_last_error). */
+static tally_events *parse(const char *fixture_name, const char *spec)
+{
+	TALLY_OPTS(tally_parse_opts, opts, .sysfs_root = machine(fixture_name));
+	tally_events *events = NULL;
+	if (tally_events_parse(spec, &opts, &events))
+		return NULL;
+	return events;
+}
+
+static const struct perf_event_attr *attr_at(const tally_events *events, size_t i)
+{
+	TALLY_OPTS(tally_event_info, info);
+	if (!events || i >= tally_events_count(events) || tally_events_at(events, i, &info))
+		return NULL;
+	return info.attr;
+}
+
+/* The one attr spec gives on fixture_name: type and config, config1 checked. */
+static void check_one(const char *fixture_name, const char *spec, uint32_t type, uint64_t config, uint64_t config1)
+{
+	tally_events *events = parse(fixture_name, spec);
+	if (!events)
+		fprintf(stderr, "%s: %s\n", spec, tally_last_error());
+	CHECK(events != NULL);
+	CHECK_INT(events ? tally_events_count(events) : 0, 1);
+	const struct perf_event_attr *attr = attr_at(events, 0);
+	if (attr) {
+		CHECK_INT(attr->type, type);
+		CHECK_U64(attr->config, config);
+		CHECK_U64(attr->config1, config1);
+	}
+	tally_events_free(events);
+}
+
+/* Writes text to dir/name; a NULL text makes dir/name a folder. */
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!text) {
+		CHECK(mkdir(path, 0700) == 0);
+		return;
+	}
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void use_tables(const char *cpuid)
+{
+	unsetenv("TALLY_PMU_EVENTS");
+	if (cpuid)
+		setenv("TALLY_CPUID", cpuid, 1);
+	else
+		unsetenv("TALLY_CPUID");
+}
+
+/* Skylake-SP (perf's skylakex table) on the 2-socket server fixture. */
+static void test_names_as_perf(void)
+{
+	use_tables("GenuineIntel-6-55-4");
+	check_one("intel-server", "mem_load_retired.l3_miss", 4, 0x20d1, 0);
+	check_one("intel-server", "MEM_LOAD_RETIRED.L3_MISS", 4, 0x20d1, 0);
+	check_one("intel-server", "cpu/mem_load_retired.l3_miss/", 4, 0x20d1, 0);
+	check_one("intel-server", "cpu/mem_load_retired.l3_miss,cmask=2/", 4, 0x20020d1, 0);
+	check_one("intel-server", "inst_retired.any", 4, 0xc0, 0);
+	/* MSRValue into config1 through the offcore_rsp format (config1:0-63), as perf 6.1 encodes it. */
+	check_one("intel-server", "offcore_response.demand_data_rd.l3_miss.any_snoop", 4, 0x1b7, 0x3fbc000001);
+	tally_events *events = parse("intel-server", "{inst_retired.any,mem_load_retired.l3_miss:u}");
+	CHECK_INT(events ? tally_events_count(events) : 0, 2);
+	const struct perf_event_attr *attr = attr_at(events, 1);
+	CHECK(attr && attr->config == 0x20d1 && attr->exclude_kernel && !attr->exclude_user);
+	tally_events_free(events);
+}
+
+/* A sysfs alias wins over the table's event of the same name (perf keeps the sysfs terms), and a generic
+ * name stays generic. */
+static void test_precedence(void)
+{
+	use_tables("GenuineIntel-6-55-4");
+	check_one("intel-server", "cycles", 0, 0, 0);
+	check_one("intel-server", "cpu/mem-loads/", 4, 0x1cd, 3);
+}
+
+/* An uncore event on every instance of its family (six uncore_imc), one origin to sum. */
+static void test_uncore_family(void)
+{
+	use_tables("GenuineIntel-6-55-4");
+	tally_events *events = parse("intel-server", "unc_m_cas_count.rd");
+	CHECK_INT(events ? tally_events_count(events) : 0, 6);
+	for (size_t i = 0; events && i < tally_events_count(events); i++) {
+		const struct perf_event_attr *attr = attr_at(events, i);
+		CHECK(attr && attr->type == 20 + i && attr->config == 0x304);
+	}
+	tally_events_free(events);
+}
+
+/* Alder Lake: the table's cpu_core and cpu_atom records go each to its PMU. */
+static void test_hybrid(void)
+{
+	use_tables("GenuineIntel-6-97-2");
+	tally_events *events = parse("hybrid", "br_inst_retired.near_taken");
+	CHECK_INT(events ? tally_events_count(events) : 0, 2);
+	const struct perf_event_attr *a = attr_at(events, 0), *b = attr_at(events, 1);
+	CHECK(a && a->type == 10 && a->config == 0xc0c4); /* cpu_atom */
+	CHECK(b && b->type == 4 && b->config == 0x20c4);  /* cpu_core */
+	tally_events_free(events);
+	check_one("hybrid", "topdown_fe_bound.all", 10, 0x71, 0);
+}
+
+/* RK3399-style big.LITTLE with no TALLY_CPUID: each cluster's PMU takes the table of its CPUs' MIDR. */
+static void test_big_little(void)
+{
+	use_tables(NULL);
+	check_one("arm64-biglittle", "agu_dep_stall", 8, 0xe5, 0); /* Cortex-A53 only */
+	check_one("arm64-biglittle", "ase_spec", 9, 0x74, 0);      /* Cortex-A57/A72 only */
+	tally_events *events = parse("arm64-biglittle", "br_mis_pred:u");
+	CHECK_INT(events ? tally_events_count(events) : 0, 2);
+	tally_events_free(events);
+}
+
+/* `task-clock` (and any spec an earlier source resolves) opens no table file; a table name opens one. */
+static void test_read_only_when_needed(void)
+{
+	use_tables("GenuineIntel-6-55-4");
+	struct tly_sys sys = tly_sys_real;
+	sys.open = noting_open;
+	const struct tly_sys *old = tly_sys_replace(&sys);
+	opened[0] = '\0';
+	tally_events_free(parse("intel-server", "task-clock,cpu/event=0xd1,umask=0x20/,msr/tsc/"));
+	CHECK(strstr(opened, "pmu-events") == NULL && strstr(opened, "mapfile") == NULL);
+	opened[0] = '\0';
+	tally_events_free(parse("intel-server", "mem_load_retired.l3_miss"));
+	CHECK_CONTAINS(opened, "x86/skylakex.events");
+	tly_sys_replace(old);
+}
+
+static void check_refused(const char *spec, const char *message)
+{
+	tally_events *events = parse("intel-server", spec);
+	CHECK(events == NULL);
+	CHECK_CONTAINS(tally_last_error(), message);
+	tally_events_free(events);
+	/* Everything that needs no table still parses. */
+	events = parse("intel-server", "task-clock,cpu/event=0xd1,umask=0x20/,uncore_imc/cas_count_read/");
+	CHECK(events != NULL);
+	tally_events_free(events);
+}
+
+static void test_no_table(void)
+{
+	use_tables("GenuineIntel-6-FF-0");
+	check_refused("unc_cha_clockticks", "no event table for CPU GenuineIntel-6-FF-0");
+	use_tables("GenuineIntel-6-55-4");
+	setenv("TALLY_PMU_EVENTS", "/nonexistent/pmu-events", 1);
+	check_refused("unc_cha_clockticks", "the event tables' folder /nonexistent/pmu-events is missing");
+	char dir[] = "/tmp/tally-pmu-events-XXXXXX", path[4200];
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/x86", dir);
+	mkdir(path, 0700);
+	write_file(dir, "MANIFEST", "# a converted folder\n");
+	snprintf(path, sizeof(path), "%s/x86/mapfile.csv", dir);
+	FILE *f = fopen(path, "w");
+	fputs("GenuineIntel-6-55-[01234],v1,skylakex,core\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/x86/skylakex.events", dir);
+	f = fopen(path, "w");
+	fputs("this is not a table\n", f);
+	fclose(f);
+	setenv("TALLY_PMU_EVENTS", dir, 1);
+	check_refused("unc_cha_clockticks", "skylakex.events is corrupt at byte 0");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/x86/mapfile.csv", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/MANIFEST", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/x86", dir);
+	rmdir(path);
+	rmdir(dir);
+	unsetenv("TALLY_PMU_EVENTS");
+}
+
+/* TALLY_PMU_EVENTS at a perf-format tree: its JSON read at run time, by the generator's rules (an
+ * ArchStdEvent resolved, MSRValue into offcore_rsp, the header row skipped); malformed JSON named with
+ * the file and byte. */
+static void test_perf_tree(void)
+{
+	char dir[] = "/tmp/tally-pmu-tree-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	write_file(dir, "x86", NULL);
+	write_file(dir, "x86/mapfile.csv", "Family-model,Version,Filename,EventType\nGenuineIntel-6-55-[01234],v9,skx,core\n");
+	write_file(dir, "x86/std.json", "[ { \"EventName\": \"STD.EV\", \"EventCode\": \"0x2e\", \"UMask\": \"0x41\" } ]");
+	write_file(dir, "x86/skx", NULL);
+	write_file(dir, "x86/skx/cache.json",
+	           "[\n {\"EventName\": \"OFF.X\", \"EventCode\": \"0xB7, 0xBB\", \"UMask\": \"0x1\", \"MSRIndex\": "
+	           "\"0x1a6,0x1a7\", \"MSRValue\": \"0x3FBC000001\", \"CounterMask\": \"0\", \"BriefDescription\": "
+	           "\"a \\\"quoted\\\" \\u00e9\"},\n {\"EventName\": \"my.std\", \"ArchStdEvent\": \"std.ev\", \"UMask\": \"0x9\"}\n]\n");
+	setenv("TALLY_PMU_EVENTS", dir, 1);
+	setenv("TALLY_CPUID", "GenuineIntel-6-55-4", 1);
+	check_one("intel-server", "off.x", 4, 0x1b7, 0x3fbc000001);
+	check_one("intel-server", "cpu/MY.STD/", 4, 0x412e, 0);
+	write_file(dir, "x86/skx/cache.json", "[ { \"EventName\": \"OFF.X\" ");
+	CHECK(parse("intel-server", "off.x") == NULL);
+	CHECK_CONTAINS(tally_last_error(), "cache.json is not pmu-events JSON (malformed at byte");
+	const char *files[] = { "x86/skx/cache.json", "x86/skx", "x86/std.json", "x86/mapfile.csv", "x86", "" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		if (remove(path))
+			CHECK(!"removed");
+	}
+	unsetenv("TALLY_PMU_EVENTS");
+}
+
+/* "did you mean" draws on the table's names. */
+static void test_suggestion(void)
+{
+	use_tables("GenuineIntel-6-55-4");
+	CHECK(parse("intel-server", "mem_load_retired.l3_mis") == NULL);
+	CHECK_CONTAINS(tally_last_error(), "did you mean 'mem_load_retired.l3_miss'");
+}
+
+/* The metrics a model's table carries, for the metric layer: verbatim fields in name order. */
+static int first_metric(const struct tly_pmu_metric *m, void *arg)
+{
+	struct tly_pmu_metric *out = arg;
+	if (strcmp(m->name, "tma_frontend_bound") != 0)
+		return 0;
+	CHECK_CONTAINS(m->expr, "topdown");
+	CHECK_CONTAINS(m->group, "TopdownL1");
+	out->name = "found";
+	return 1;
+}
+
+static void test_metrics(void)
+{
+	struct tly_pmu_events *t;
+	CHECK_INT(tly_pmu_events_open(tly_pmu_events_dir(), "x86", "icelakex", "v1", &t), 0);
+	struct tly_pmu_metric found = { 0 };
+	CHECK_INT(t ? tly_pmu_events_metrics(t, first_metric, &found) : -1, 1);
+	CHECK_STR(found.name, "found");
+	CHECK(t && tly_pmu_events_count(t) > 1000);
+	tly_pmu_events_close(t);
+}
+
+int main(void)
+{
+	static const struct harness_case cases[] = {
+		{ "names_as_perf", test_names_as_perf },
+		{ "precedence", test_precedence },
+		{ "uncore_family", test_uncore_family },
+		{ "hybrid", test_hybrid },
+		{ "big_little", test_big_little },
+		{ "read_only_when_needed", test_read_only_when_needed },
+		{ "no_table", test_no_table },
+		{ "suggestion", test_suggestion },
+		{ "perf_tree", test_perf_tree },
+		{ "metrics", test_metrics },
+		{ NULL, NULL },
+	};
+	return harness_run(cases);
+}

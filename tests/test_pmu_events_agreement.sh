@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The vendor tables' events against perf 6.1 (tests/pmu_events_agreement.py says how): every x86 model
+# of perf 6.1's mapfile, its table events as perf lists them over a fixture sysfs tree, encoded alike with
+# perf 6.1's own tree (TALLY_PMU_EVENTS) and, with the differences counted, with the built-in tables.
+# Needs perf, root and `unshare -m` (perf sees the fixture through a bind mount), and perf 6.1's
+# pmu-events tree: $PERF61_PMU_EVENTS, else Debian's linux-source-6.1 extracted (.ci/run does).
+set -u
+build=${TALLY_BUILD:-build}
+source=${TALLY_SOURCE:-$(dirname "$0")/..}
+tree=${PERF61_PMU_EVENTS:-}
+for candidate in /work/kernel/linux-source-6.1/tools/perf/pmu-events/arch \
+	/usr/src/linux-source-6.1/tools/perf/pmu-events/arch; do
+	[ -z "$tree" ] && [ -f "$candidate/x86/mapfile.csv" ] && tree=$candidate
+done
+command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
+case "$(perf --version 2>/dev/null)" in
+*" 6.1."*) ;;
+*) echo "SKIP: the oracle is perf 6.1, this is $(perf --version 2>&1)"; exit 77 ;;
+esac
+[ -n "$tree" ] || { echo "SKIP: no perf 6.1 pmu-events tree (install linux-source-6.1 and extract tools/perf/pmu-events, or set PERF61_PMU_EVENTS)"; exit 77; }
+[ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null || { echo "SKIP: needs root and unshare -m to show perf a fixture"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+unshare -m python3 "$source/tests/pmu_events_agreement.py" "$source" "$build/tests/encode_spec" "$tree" "$work"

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Turns a perf-format pmu-events tree into the data files libtally reads without parsing JSON.
+
+Input: ARCH_DIR/<arch>/mapfile.csv and the model folders of JSON it names (the kernel's
+tools/perf/pmu-events/arch, or a vendor's perf export), for the arches x86 and arm64.
+Output, per arch under OUT/<arch>/:
+  mapfile.csv       the upstream rows, the model folder flattened to one file stem ("arm/cortex-a53" ->
+                    "arm-cortex-a53"): cpuid regex (x86) or MIDR (arm64), version, stem, type
+  <stem>.events     one line per event, sorted by (lower-cased name, PMU), so that a lookup is a binary
+                    search over the mapped file: name TAB pmu TAB terms TAB flags TAB scale-unit TAB
+                    counter TAB description-offset
+  descriptions      at each offset one line: topic TAB BriefDescription TAB PublicDescription (empty when
+                    the same as the brief one), each line once for all the arch's models
+  <stem>.metrics    one line per metric, sorted by lower-cased name: MetricName TAB MetricGroup TAB
+                    MetricExpr TAB MetricThreshold TAB ScaleUnit TAB MetricConstraint TAB
+                    BriefDescription TAB PublicDescription (verbatim)
+Fields escape backslash, tab and newline as \\\\, \\t, \\n. The terms are those perf 6.1's jevents.py builds
+(tools/perf/pmu-events/jevents.py: JsonEvent), without period= (a sampling setting; tally counts), with
+ArchStdEvent references resolved against the arch's top-level JSON files as jevents does.
+Usage: generate.py ARCH_DIR OUT [--source TEXT] [--licence SPDX]
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+
+ARCHES = ('x86', 'arm64')
+
+# jevents.py's unit_to_pmu table (perf 6.12), for the units not named uncore_<unit lower-cased>.
+UNIT_PMU = {
+    'CBO': 'uncore_cbox', 'QPI LL': 'uncore_qpi', 'SBO': 'uncore_sbox', 'iMPH-U': 'uncore_arb',
+    'UPI LL': 'uncore_upi', 'L3PMC': 'amd_l3', 'DFPMC': 'amd_df', 'UMCPMC': 'amd_umc',
+    'cpu_core': 'cpu_core', 'cpu_atom': 'cpu_atom', 'arm_cmn': 'arm_cmn', 'ali_drw': 'ali_drw',
+    'imx8_ddr': 'imx8_ddr', 'imx9_ddr': 'imx9_ddr',
+    'hisi_sicl,cpa': 'hisi_sicl,cpa', 'hisi_sccl,ddrc': 'hisi_sccl,ddrc', 'hisi_sccl,hha': 'hisi_sccl,hha',
+    'hisi_sccl,l3c': 'hisi_sccl,l3c',
+}
+MSR_TERM = {0x3F6: 'ldlat=', 0x1A6: 'offcore_rsp=', 0x1A7: 'offcore_rsp=', 0x3F7: 'frontend='}
+# Event names whose encoding jevents fixes whatever the JSON says (the fixed counters' events).
+FIXED = {
+    'inst_retired.any': 'event=0xc0', 'inst_retired.any_p': 'event=0xc0',
+    'cpu_clk_unhalted.ref': 'event=0x0,umask=0x03', 'cpu_clk_unhalted.thread': 'event=0x3c',
+    'cpu_clk_unhalted.core': 'event=0x3c', 'cpu_clk_unhalted.thread_any': 'event=0x3c,any=1',
+}
+FIELDS = (('AnyThread', 'any='), ('PortMask', 'ch_mask='), ('CounterMask', 'cmask='), ('EdgeDetect', 'edge='),
+          ('FCMask', 'fc_mask='), ('Invert', 'inv='), ('UMask', 'umask='), ('NodeType', 'type='),
+          ('RdWrMask', 'rdwrmask='), ('EnAllCores', 'enallcores='), ('EnAllSlices', 'enallslices='),
+          ('SliceId', 'sliceid='), ('ThreadMask', 'threadmask='))
+
+
+def esc(s):
+    return '' if s is None else str(s).replace('\\', '\\\\').replace('\t', '\\t').replace('\n', '\\n').replace('\r', '')
+
+
+def is_zero(v):
+    try:
+        return int(v, 0) == 0
+    except ValueError:
+        return False
+
+
+def unit_pmu(unit):
+    if not unit:
+        return ''
+    return UNIT_PMU.get(unit, 'uncore_' + unit.lower())
+
+
+def terms_of(jd):
+    code = int(jd['EventCode'].split(',', 1)[0], 0) if 'EventCode' in jd else 0
+    if 'ExtSel' in jd:
+        code |= int(jd['ExtSel']) << 8
+    if 'ConfigCode' in jd:
+        terms = 'config=%#x' % int(jd['ConfigCode'], 0)
+    elif 'EventidCode' in jd:
+        terms = 'eventid=%#x' % int(jd['EventidCode'], 0)
+    else:
+        terms = 'event=%#x' % code
+    for key, term in FIELDS:
+        if key in jd and not is_zero(jd[key]):
+            terms += ',' + term + jd[key]
+    if jd.get('Filter'):
+        terms += ',' + jd['Filter']
+    if jd.get('MSRIndex'):
+        terms += ',' + MSR_TERM[int(jd['MSRIndex'].split(',', 1)[0], 0)] + jd.get('MSRValue', '0')
+    name = jd['EventName'].lower()
+    return FIXED.get(name, terms)
+
+
+def load(path):
+    with open(path, encoding='utf-8') as f:
+        data = json.load(f)
+    return data if isinstance(data, list) else []
+
+
+def arch_std(arch_dir):
+    std = {}
+    for item in sorted(os.listdir(arch_dir)):
+        if item.endswith('.json'):
+            for jd in load(os.path.join(arch_dir, item)):
+                name = jd.get('EventName') or jd.get('MetricName')
+                if name:
+                    std[name.lower()] = jd
+    return std
+
+
+def resolve(jd, std):
+    ref = jd.get('ArchStdEvent')
+    if not ref:
+        return jd
+    base = std.get(ref.lower())
+    if base is None:
+        raise SystemExit('unknown ArchStdEvent %s' % ref)
+    merged = dict(base)
+    merged.update({k: v for k, v in jd.items() if v not in (None, '')})
+    # jevents takes the standard event's encoding whatever the model's entry says.
+    for key in ('EventCode', 'UMask', 'ConfigCode'):
+        if key in base:
+            merged[key] = base[key]
+    return merged
+
+
+def model(folder, std):
+    events, metrics = [], []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for item in sorted(files):
+            if not item.endswith('.json') or item == 'metricgroups.json':
+                continue
+            topic = 'metrics' if item.endswith('metrics.json') else item[:-5].replace('-', ' ')
+            for jd in load(os.path.join(root, item)):
+                jd = resolve(jd, std)
+                if 'MetricName' in jd:
+                    metrics.append(jd)
+                if 'EventName' in jd:
+                    events.append((topic, jd))
+    return events, metrics
+
+
+class Descriptions:
+    """An arch's descriptions, each stored once whichever models share it (uncore tables repeat them)."""
+
+    def __init__(self):
+        self.lines, self.at, self.size = [], {}, 0
+
+    def offset(self, line):
+        if line not in self.at:
+            self.at[line] = self.size
+            self.lines.append(line)
+            self.size += len(line.encode('utf-8'))
+        return self.at[line]
+
+
+def write_model(out, stem, events, metrics, descs):
+    rows = []
+    for topic, jd in events:
+        brief = jd.get('BriefDescription', '')
+        public = jd.get('PublicDescription', '')
+        desc = '%s\t%s\t%s\n' % (esc(topic), esc(brief), esc(public if public != brief else ''))
+        flags = ('D' if jd.get('Deprecated') == '1' else '') + ('P' if jd.get('PerPkg') == '1' else '') + \
+                ('X' if jd.get('Experimental') == '1' else '')
+        rows.append((jd['EventName'].lower(), unit_pmu(jd.get('Unit')), terms_of(jd), flags,
+                     jd.get('ScaleUnit', ''), jd.get('Counter', ''), descs.offset(desc)))
+    seen = set()
+    with open(os.path.join(out, stem + '.events'), 'w', encoding='utf-8', newline='\n') as f:
+        for r in sorted(rows, key=lambda r: (r[0].encode(), r[1].encode())):
+            if (r[0], r[1]) in seen:
+                continue
+            seen.add((r[0], r[1]))
+            f.write('\t'.join(esc(x) for x in r[:6]) + '\t%d\n' % r[6])
+    keys = ('MetricName', 'MetricGroup', 'MetricExpr', 'MetricThreshold', 'ScaleUnit', 'MetricConstraint',
+            'BriefDescription', 'PublicDescription')
+    with open(os.path.join(out, stem + '.metrics'), 'w', encoding='utf-8', newline='\n') as f:
+        for jd in sorted(metrics, key=lambda m: m['MetricName'].lower().encode()):
+            f.write('\t'.join(esc(jd.get(k, '')) for k in keys) + '\n')
+    return len(seen), len(metrics)
+
+
+def generate(src, out, source, licence):
+    manifest = []
+    for arch in ARCHES:
+        arch_dir = os.path.join(src, arch)
+        if not os.path.isdir(arch_dir):
+            continue
+        std = arch_std(arch_dir)
+        os.makedirs(os.path.join(out, arch), exist_ok=True)
+        rows, done, descs = [], {}, Descriptions()
+        with open(os.path.join(arch_dir, 'mapfile.csv'), encoding='utf-8') as f:
+            for row in csv.reader(f):
+                if not row or row[0].startswith('#') or row[0] == 'Family-model' or len(row) < 4:
+                    continue
+                cpuid, version, path, kind = (x.strip() for x in row[:4])
+                if kind != 'core':
+                    continue
+                stem = path.replace('/', '-')
+                if stem not in done:
+                    events, metrics = model(os.path.join(arch_dir, path), std)
+                    done[stem] = write_model(os.path.join(out, arch), stem, events, metrics, descs)
+                rows.append((cpuid, version, stem, kind))
+                manifest.append((arch, stem, version, done[stem]))
+        with open(os.path.join(out, arch, 'descriptions'), 'w', encoding='utf-8', newline='\n') as f:
+            f.writelines(descs.lines)
+        with open(os.path.join(out, arch, 'mapfile.csv'), 'w', encoding='utf-8', newline='\n') as f:
+            for r in rows:
+                f.write(','.join(r) + '\n')
+    with open(os.path.join(out, 'MANIFEST'), 'w', encoding='utf-8', newline='\n') as f:
+        f.write('# Generated by tools/pmu_events/generate.py; do not edit.\n')
+        f.write('source: %s\nlicence: %s\n' % (source, licence))
+        f.write('# arch model version events metrics\n')
+        for arch, stem, version, (nr_events, nr_metrics) in sorted(set(manifest)):
+            f.write('%s %s %s %d %d\n' % (arch, stem, version, nr_events, nr_metrics))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('arch_dir', help="a perf-format tree: the kernel's tools/perf/pmu-events/arch")
+    ap.add_argument('out', help='the folder to write (data/pmu-events)')
+    ap.add_argument('--source', default='unknown', help='the upstream, recorded in MANIFEST')
+    ap.add_argument('--licence', default='GPL-2.0-only', help="the data's licence, recorded in MANIFEST")
+    args = ap.parse_args()
+    generate(args.arch_dir, args.out, args.source, args.licence)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * -M's list split between the vendors' metrics and the library's catalogue: an item that names a metric or
+ * a metric group of the machine's vendor table (tally_vendor_metrics_select, any case) is the table's, its
+ * events given as a spec that groups them as the library does (--metric-no-group, --metric-no-merge); any
+ * other item stays for the catalogue (the counter adds its events), so that a machine without a table keeps
+ * tally's own metrics.
+ */
+#include "report/metric_list.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Appends item (len bytes) to the comma-separated *list. */
+static int list_add(char **list, const char *item, size_t len)
+{
+	size_t old = *list ? strlen(*list) : 0;
+	char *grown = realloc(*list, old + len + 2);
+	if (!grown)
+		return -ENOMEM;
+	if (old)
+		grown[old++] = ',';
+	memcpy(grown + old, item, len);
+	grown[old + len] = '\0';
+	*list = grown;
+	return 0;
+}
+
+/* Splits list into the vendor table's items (*vendor) and the catalogue's (*catalogue). */
+static int split(const tally_vendor_metrics *vm, const char *list, char **vendor, char **catalogue)
+{
+	for (const char *item = list; *item;) {
+		size_t len = strcspn(item, ",");
+		char one[256];
+		snprintf(one, sizeof(one), "%.*s", (int)len, item);
+		int err = list_add(len && vm && tally_vendor_metrics_select(vm, one, NULL, 0) > 0 ? vendor : catalogue,
+		                   item, len);
+		if (err)
+			return err;
+		item += len + (item[len] == ',');
+	}
+	return 0;
+}
+
+/* The events of m's vendor metrics into m->vendor_spec. */
+static int vendor_spec(struct metric_list *m, unsigned flags)
+{
+	int len = tally_vendor_metrics_spec(m->vendor, m->vendor_metrics, m->nr_vendor, flags, NULL, 0);
+	if (len < 0)
+		return len;
+	if (!(m->vendor_spec = malloc((size_t)len + 1)))
+		return -ENOMEM;
+	len = tally_vendor_metrics_spec(m->vendor, m->vendor_metrics, m->nr_vendor, flags, m->vendor_spec,
+	                                (size_t)len + 1);
+	return len < 0 ? len : 0;
+}
+
+/* The vendor table's groups TopdownL1 .. TopdownL<levels>, appended to *vendor. */
+static int add_levels(const tally_vendor_metrics *vm, unsigned levels, char **vendor)
+{
+	for (unsigned l = 1; vm && l <= levels; l++) {
+		char group[16];
+		int len = snprintf(group, sizeof(group), "TopdownL%u", l);
+		int err = tally_vendor_metrics_select(vm, group, NULL, 0) > 0 ? list_add(vendor, group, (size_t)len) : 0;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int metric_list_resolve(const char *list, unsigned flags, unsigned levels, const tally_pmus *pmus,
+                        struct metric_list *m)
+{
+	*m = (struct metric_list){ 0 };
+	if (!list)
+		return (m->vendor_spec = strdup("")) ? 0 : -ENOMEM;
+	TALLY_OPTS(tally_vendor_metrics_opts, vopts, .pmus = pmus);
+	if (tally_vendor_metrics_load(&vopts, &m->vendor) < 0)
+		m->vendor = NULL; /* no table here: every item is the catalogue's */
+	char *vendor = NULL;
+	int err = split(m->vendor, list, &vendor, &m->catalogue);
+	if (!err)
+		err = add_levels(m->vendor, levels, &vendor);
+	int n = err || !vendor ? 0 : tally_vendor_metrics_select(m->vendor, vendor, NULL, 0);
+	if (n > 0 && !(m->vendor_metrics = calloc((size_t)n, sizeof(*m->vendor_metrics))))
+		err = -ENOMEM;
+	if (!err && n > 0)
+		m->nr_vendor = (size_t)tally_vendor_metrics_select(m->vendor, vendor, m->vendor_metrics, (size_t)n);
+	free(vendor);
+	if (!err)
+		err = n > 0 ? vendor_spec(m, flags) : (m->vendor_spec = strdup("")) ? 0 : -ENOMEM;
+	if (err)
+		metric_list_free(m);
+	return err;
+}
+
+void metric_list_free(struct metric_list *m)
+{
+	tally_vendor_metrics_free(m->vendor);
+	free(m->vendor_metrics);
+	free(m->vendor_spec);
+	free(m->catalogue);
+	*m = (struct metric_list){ 0 };
+}
