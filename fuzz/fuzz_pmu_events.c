@@ -40,7 +40,7 @@ static void check_table(const uint8_t *data, size_t size)
 		text.len[i] = size;
 	}
 	struct tly_pmu_events *t;
-	if (tly_pmu_events_adopt("/fuzz", "x86", "model", "v1", &text, &t))
+	if (tly_pmu_events_adopt("/fuzz", "x86", "model", "model", "v1", &text, &t))
 		goto out;
 	static const char *const names[] = { "", "a", "inst_retired.any", "zzzz", "\t" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

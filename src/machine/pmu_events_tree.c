@@ -446,7 +446,7 @@ int tly_pmu_events_convert(const char *dir, const char *arch, const char *path, 
 	for (char *c = stem; *c; c++)
 		*c = *c == '/' ? '-' : *c;
 	if (!err)
-		err = tly_pmu_events_adopt(dir, arch, stem, version, &text, out);
+		err = tly_pmu_events_adopt(dir, arch, stem, path, version, &text, out);
 	for (int i = 0; i < 3; i++)
 		free(text.part[i]);
 	model_free(&m);
