@@ -136,6 +136,13 @@ static void test_uncore_family(void)
 		CHECK(attr && attr->type == 20 + i && attr->config == 0x304);
 	}
 	tally_events_free(events);
+	/* ScaleUnit "64Bytes": the scale and unit a sysfs alias's .scale and .unit would give. */
+	events = parse("intel-server", "llc_misses.mem_read");
+	TALLY_OPTS(tally_event_info, info);
+	CHECK(events && tally_events_count(events) == 6 && tally_events_at(events, 0, &info) == 0);
+	CHECK_STR(info.unit, "Bytes");
+	CHECK(info.scale == 64.0);
+	tally_events_free(events);
 }
 
 /* Alder Lake: the table's cpu_core and cpu_atom records go each to its PMU. */

@@ -79,8 +79,8 @@ struct tally_event_info {
 	                         * of a PMU family (uncore_imc/x/ on uncore_imc_0, _1, ...) share one origin */
 	unsigned nr_origins;    /* how many attrs share this origin (1 unless expanded per core PMU or
 	                         * per instance of a PMU family) */
-	const char *unit;       /* from a sysfs alias's .unit, else NULL */
-	double scale;           /* from a sysfs alias's .scale, else 1.0 */
+	const char *unit;       /* from a sysfs alias's .unit or a vendor event's ScaleUnit, else NULL */
+	double scale;           /* from a sysfs alias's .scale or a vendor event's ScaleUnit, else 1.0 */
 	bool family;            /* (0.3) one instance of a PMU family (uncore_imc_N/cas_count_read/): the
 	                         * events of its origin are one event to a user, to be summed (perf merges
 	                         * them) */

@@ -361,13 +361,15 @@ static int check_ends(const struct tly_pmu_events *t)
 	return 0;
 }
 
-int tly_pmu_events_adopt(const char *dir, const char *arch, const char *stem, const char *version,
-                         struct tly_pmu_events_text *text, struct tly_pmu_events **out)
+int tly_pmu_events_adopt(const char *dir, const char *arch, const char *stem, const char *source,
+                         const char *version, struct tly_pmu_events_text *text, struct tly_pmu_events **out)
 {
 	*out = NULL;
 	struct tly_pmu_events *t = table_new(dir, arch, stem, version);
 	if (!t)
 		return -ENOMEM;
+	/* Messages name the model folder the text came from. */
+	snprintf(t->path, sizeof(t->path), "%s/%s/%s", dir, arch, source);
 	struct mapped *parts[] = { &t->events, &t->descs, &t->metrics };
 	for (size_t i = 0; i < 3; i++) {
 		*parts[i] = (struct mapped){ .text = text->part[i], .size = text->len[i], .owned = true };

@@ -63,10 +63,11 @@ struct tly_pmu_events_text {
 	size_t len[3];
 };
 
-/* A table made of text (a perf-format tree converted at run time: pmu_events_json.c), which it takes
- * (text's parts are NULL after). Returns 0, -EBADMSG (recorded), -ENOMEM. */
-int tly_pmu_events_adopt(const char *dir, const char *arch, const char *stem, const char *version,
-                         struct tly_pmu_events_text *text, struct tly_pmu_events **out);
+/* A table made of text (a perf-format tree converted at run time: pmu_events_tree.c), which it takes
+ * (text's parts are NULL after); source: the model folder under dir/arch, which its path names. Returns
+ * 0, -EBADMSG (recorded), -ENOMEM. */
+int tly_pmu_events_adopt(const char *dir, const char *arch, const char *stem, const char *source,
+                         const char *version, struct tly_pmu_events_text *text, struct tly_pmu_events **out);
 
 const char *tly_pmu_events_model(const struct tly_pmu_events *t);
 const char *tly_pmu_events_version(const struct tly_pmu_events *t);

@@ -114,6 +114,12 @@ static bool cpuid_matches(const char *row, const char *cpuid)
 	bool full_row = x86 && count_char(row, '-') == 3, full_id = x86 && count_char(cpuid, '-') == 3;
 	if (full_row && !full_id)
 		return false;
+	/* The row's literal start must begin the id: most rows are refused so, without compiling a regex
+	 * (a regcomp costs more than the rest of a lookup). */
+	size_t literal = strcspn(row, "\\^$.[]|()*+?{}");
+	if (strncmp(row, cpuid, literal) != 0 && !(literal && strchr("?*{", row[literal]) &&
+	                                           strncmp(row, cpuid, literal - 1) == 0))
+		return false;
 	regex_t re;
 	regmatch_t match[1];
 	if (regcomp(&re, row, REG_EXTENDED))
@@ -133,7 +139,8 @@ static int read_mapfile(const char *dir, const char *arch, char *path, size_t pa
 	if (tly_sys->stat(dir, &st))
 		return tly_error(-ENOENT, "the event tables' folder %s is missing (install tally's data, or set "
 		                 "TALLY_PMU_EVENTS to a folder of them)", dir);
-	snprintf(path, path_size, "%s/%s/mapfile.csv", dir, arch);
+	if ((size_t)snprintf(path, path_size, "%s/%s/mapfile.csv", dir, arch) >= path_size)
+		return tly_error(-ENAMETOOLONG, "path too long: %.64s...", dir);
 	int len = tly_sysfs_read(path, text, MAPFILE_MAX, TLY_SYSFS_WHOLE);
 	if (len < 0)
 		return tly_error(len == -ENOENT ? -ENOENT : -EBADMSG, "the event tables' folder %s has no %s tables "

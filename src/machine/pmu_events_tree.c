@@ -342,7 +342,10 @@ static int read_folder(struct model *m, const char *folder, bool std)
 	for (int i = 0; !err && i < nr; i++) {
 		char path[PATH_MAX], topic[NAME_MAX + 1];
 		struct tly_json_objects list;
-		snprintf(path, sizeof(path), "%s/%s", folder, names[i]);
+		if (tly_path_join(path, sizeof(path), folder, names[i])) {
+			err = tly_error(-ENAMETOOLONG, "path too long: %.64s.../%s", folder, names[i]);
+			break;
+		}
 		if ((err = read_json(path, &list)))
 			break;
 		size_t n = strlen(names[i]);
@@ -421,12 +424,14 @@ int tly_pmu_events_convert(const char *dir, const char *arch, const char *path, 
 {
 	*out = NULL;
 	struct model m = { 0 };
-	char folder[PATH_MAX], stem[PATH_MAX];
-	snprintf(folder, sizeof(folder), "%s/%s", dir, arch);
-	int err = read_folder(&m, folder, true);
-	snprintf(folder, sizeof(folder), "%s/%s/%s", dir, arch, path);
+	char folder[PATH_MAX], model[PATH_MAX], stem[PATH_MAX];
+	int err = 0;
+	if (tly_path_join(folder, sizeof(folder), dir, arch) || tly_path_join(model, sizeof(model), folder, path))
+		err = tly_error(-ENAMETOOLONG, "path too long: %.64s...", dir);
 	if (!err)
-		err = read_folder(&m, folder, false);
+		err = read_folder(&m, folder, true);
+	if (!err)
+		err = read_folder(&m, model, false);
 	struct tly_pmu_events_text text = { 0 };
 	if (!err) {
 		text.part[0] = join(m.rows, m.nr_rows, false, &text.len[0]);
@@ -441,7 +446,7 @@ int tly_pmu_events_convert(const char *dir, const char *arch, const char *path, 
 	for (char *c = stem; *c; c++)
 		*c = *c == '/' ? '-' : *c;
 	if (!err)
-		err = tly_pmu_events_adopt(dir, arch, stem, version, &text, out);
+		err = tly_pmu_events_adopt(dir, arch, stem, path, version, &text, out);
 	for (int i = 0; i < 3; i++)
 		free(text.part[i]);
 	model_free(&m);

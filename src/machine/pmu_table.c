@@ -257,16 +257,25 @@ static size_t count_events(const struct tally_pmu *pmu, const struct tly_pmu_eve
 	return n;
 }
 
+/* pmu's table for the public calls: 0, or the recorded reason there is none. */
+static int public_table(const struct tally_pmu *pmu, const struct tly_pmu_events **t)
+{
+	const char *why;
+	int err = tly_pmu_table(pmu, t, &why);
+	if (!err && *t)
+		return 0;
+	return why ? tly_error(err ? err : -ENOENT, "%s", why)
+	           : tly_error(-ENOENT, "PMU %s takes no vendor table's events", pmu->name);
+}
+
 int tally_pmu_table_get(const tally_pmu *pmu, struct tally_pmu_table_info *info)
 {
 	if (!pmu || !info)
 		return tly_error(-EINVAL, "%s: NULL argument", __func__);
 	const struct tly_pmu_events *t;
-	const char *why;
-	int err = tly_pmu_table(pmu, &t, &why);
-	if (err || !t)
-		return why ? tly_error(err ? err : -ENOENT, "%s", why)
-		           : tly_error(-ENOENT, "PMU %s takes no vendor table's events", pmu->name);
+	int err = public_table(pmu, &t);
+	if (err)
+		return err;
 	struct tally_pmu_table_info full = {
 		.sz = sizeof(full),
 		.model = tly_pmu_events_model(t),
@@ -331,11 +340,9 @@ int tally_pmu_table_event_at(const tally_pmu *cpmu, size_t i, struct tally_table
 		return tly_error(-EINVAL, "%s: NULL argument", __func__);
 	struct tally_pmu *pmu = (struct tally_pmu *)cpmu;
 	const struct tly_pmu_events *t;
-	const char *why;
-	int err = tly_pmu_table(pmu, &t, &why);
-	if (err || !t)
-		return why ? tly_error(err ? err : -ENOENT, "%s", why)
-		           : tly_error(-ENOENT, "PMU %s takes no vendor table's events", pmu->name);
+	int err = public_table(pmu, &t);
+	if (err)
+		return err;
 	pthread_mutex_lock(&pmu->owner->lock);
 	if (!pmu->table_listing)
 		err = make_listing(pmu, t);

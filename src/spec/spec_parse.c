@@ -560,16 +560,18 @@ static int add_bare_alias(struct parser *p, size_t start, size_t len, size_t ite
 	memcpy(name, p->spec + start, len);
 	name[len] = '\0';
 	size_t nr_core = 0, nr_all = 0;
-	/* A bare name may be any PMU's event. */
-	int read = read_every_pmu(p);
+	/* A bare name may be any PMU's event, but the core PMUs' come first: when one of them has it, no
+	 * other PMU's files need reading (the uncore PMUs' hundreds: the dearest part of such a spec). */
+	int read = tly_pmus_list(p->pmus);
+	for (size_t i = 0; !read && i < p->pmus->nr; i++)
+		if (tly_pmu_is_core(&p->pmus->pmus[i]) && tly_alias_find(&p->pmus->pmus[i], name))
+			nr_core++;
+	if (!read && !nr_core)
+		read = read_every_pmu(p);
 	if (read)
 		return read;
-	for (size_t i = 0; i < p->pmus->nr; i++) {
-		if (tly_alias_find(&p->pmus->pmus[i], name)) {
-			nr_all++;
-			nr_core += p->pmus->pmus[i].is_core;
-		}
-	}
+	for (size_t i = 0; i < p->pmus->nr; i++)
+		nr_all += (nr_core ? p->pmus->pmus[i].is_core : true) && tly_alias_find(&p->pmus->pmus[i], name);
 	if (!nr_all)
 		return 0;
 	size_t nr = nr_core ? nr_core : nr_all;

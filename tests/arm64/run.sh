@@ -8,19 +8,20 @@
 #   pmu     -icount shift=1: the whole suite, cycles = 2 x instructions
 #   wrap    -icount shift=5: exact counts again with cycles = 32 x instructions, and counts past 2^32
 #   nopmu   -cpu max,pmu=off: no hardware PMU at all; software events must still count
+#   n1      -cpu neoverse-n1: tally finds the core's vendor table from its MIDR and counts its names exactly
 #
 # Prints the suite's output of each boot, then every failed case again with its detail lines (they may be far
 # above), a line "arm64: failed: BOOT/CASE, ..." naming them, and last "N passed, N failed, N skipped" over all
 # boots, so that the tail of a CI log says what failed; exits non-zero on any failure and on a boot that ends
 # without its result line (crash, hang, timeout).
 #   TALLY_ARM64_CACHE   cache folder (default .cache/arm64): downloads, the cross build, the initramfs
-#   TALLY_ARM64_BOOTS   boots to run (default "pmu wrap nopmu")
+#   TALLY_ARM64_BOOTS   boots to run (default "pmu wrap nopmu n1")
 #   TALLY_ARM64_TIMEOUT seconds one boot may take (default 180)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${TALLY_ARM64_CACHE:-$root/.cache/arm64}
-boots=${TALLY_ARM64_BOOTS:-pmu wrap nopmu}
+boots=${TALLY_ARM64_BOOTS:-pmu wrap nopmu n1}
 boot_timeout=${TALLY_ARM64_TIMEOUT:-180}
 start=$SECONDS
 
@@ -50,8 +51,8 @@ for example in "$root"/examples/*.c; do
 	name=$(basename "$example" .c)
 	$cc "${cflags[@]}" -static -o "$stage/examples/$name" "$example" "$build/libtally.a" -lm
 done
-# Neoverse N1's vendor tables, for the vendor metrics' case (TALLY_PMU_EVENTS=/pmu-events there); the
-# MANIFEST marks the folder as converted tables (without it the reader takes it for a perf JSON tree).
+# The arm64 vendor tables: the n1 boot's, and the vendor metrics' case (/init sets TALLY_PMU_EVENTS=/pmu-events);
+# the MANIFEST marks the folder as converted tables (without it the reader takes it for a perf JSON tree).
 mkdir -p "$stage/pmu-events/arm64"
 cp "$root/data/pmu-events/MANIFEST" "$stage/pmu-events/"
 cp "$root"/data/pmu-events/arm64/{mapfile.csv,descriptions,arm-neoverse-n1.events,arm-neoverse-n1.metrics} \
@@ -101,6 +102,7 @@ for boot in $boots; do
 	# cortex-a57 has PMUv3 without v3p5: its event counters are truly 32 bits wide, and long=1 chains two.
 	wrap) cpu=cortex-a57; shift=5 ;;
 	nopmu) cpu=max,pauth=off,pmu=off ;;
+	n1) cpu=neoverse-n1 ;;
 	*) echo "arm64: unknown boot '$boot'" >&2; exit 2 ;;
 	esac
 	log=$cache/console-$boot.log

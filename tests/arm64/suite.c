@@ -1535,11 +1535,12 @@ static void region_user_access_taken_away(void)
  * call (min = max), cycles 2^S x as many plus their own constant; an empty region (begin then end through
  * the same calls) counts the same every call, c less the loop call's own few instructions; the set's
  * calibrated overhead is printed beside it, and c for run.sh to compare across boots. */
-static void region_loop_exact(void)
+/* spec: a group of instructions then cycles, by any of their names. */
+static void region_loop_exact_of(const char *spec)
 {
 	enum { CALLS = 10 };
 	const struct loop_shape *shape = &loop_shapes[0];
-	tally_region_set *s = region_set_open("{instructions:u,cycles:u}");
+	tally_region_set *s = region_set_open(spec);
 	if (!s)
 		return;
 	int empty = tally_region_id(s, "empty"), ids[NR_LENGTHS];
@@ -1589,6 +1590,11 @@ static void region_loop_exact(void)
 	 * region's count exactly (the constant c is that plus the loop function's call). */
 	expect_u64(overhead, empty_insns, "calibrated overhead = an empty region's instructions");
 	tally_region_set_free(s);
+}
+
+static void region_loop_exact(void)
+{
+	region_loop_exact_of("{instructions:u,cycles:u}");
 }
 
 /* Two groups of one event each: begin and end read both from user space (a lean layout's groups after
@@ -2475,6 +2481,80 @@ static void pmc_table_flags_unreadable(void)
 	}
 }
 
+/* ---- the n1 boot: -cpu neoverse-n1, whose vendor table tally finds from the MIDR alone ---------------- */
+
+/* No TALLY_CPUID: the core PMU's first CPU's midr_el1 (0x414fd0c1, Neoverse N1 r4p1) selects the
+ * table arm-neoverse-n1 (/init points TALLY_PMU_EVENTS at the tables packed into the initramfs). */
+static void n1_table_from_midr(void)
+{
+	tally_pmus *pmus = NULL;
+	CHECK_INT(tally_pmus_load(NULL, &pmus), 0);
+	bool found = false;
+	for (size_t i = 0; pmus && i < tally_pmus_count(pmus); i++) {
+		const tally_pmu *pmu = tally_pmus_at(pmus, i);
+		TALLY_OPTS(tally_pmu_info, pi);
+		TALLY_OPTS(tally_pmu_table_info, ti);
+		if (tally_pmu_get_info(pmu, &pi) || !pi.is_core)
+			continue;
+		found = true;
+		CHECK_INT(tally_pmu_table_get(pmu, &ti), 0);
+		CHECK_STR(ti.model, "arm-neoverse-n1");
+		CHECK(ti.nr_events > 100);
+		printf("  %s: table %s %s, %zu events\n", pi.name, ti.model ? ti.model : "?", ti.version ? ti.version : "?",
+		       ti.nr_events);
+	}
+	CHECK(found);
+	tally_pmus_free(pmus);
+}
+
+/* The table's names count exactly, as the sysfs ones and raw codes do: through the parser and a counter. */
+static void n1_table_names_exact(void)
+{
+	static const struct pair_method methods[] = {
+		{"{cpu_cycles:u,inst_retired:u}", count_pair_with_parsed_spec, 0, {{0}}},
+		{"{INST_RETIRED,CPU_CYCLES}:u", count_pair_with_parsed_spec, 1, {{0}}},
+	};
+	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		check_exact_pairs(&methods[i]);
+	/* stall_frontend (0x23) is the table's alone on QEMU's PMU: encoded from it. */
+	TALLY_OPTS(tally_parse_opts, opts);
+	tally_events *events = NULL;
+	CHECK_INT(tally_events_parse("stall_frontend", &opts, &events), 0);
+	TALLY_OPTS(tally_event_info, info);
+	CHECK(events && tally_events_at(events, 0, &info) == 0 && info.attr->config == 0x23);
+	tally_events_free(events);
+}
+
+/* tally stat -e inst_retired:u -- /loop N: exact. */
+static void n1_cli_stat_exact(void)
+{
+	char out[4096];
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "-e", "inst_retired:u,cpu_cycles:u", "--", "/loop",
+	                    "100000", NULL),
+	          0);
+	struct csv_row insns, cycles;
+	if (csv_find(out, "inst_retired:u", &insns) && csv_find(out, "cpu_cycles:u", &cycles)) {
+		expect_u64(csv_count(&insns), loop_prog_insns(100000), "inst_retired:u of /loop 100000");
+		expect_u64(csv_count(&cycles), cycles_per_insn * loop_prog_insns(100000), "cpu_cycles:u of /loop 100000");
+	} else {
+		CHECK(!"inst_retired:u and cpu_cycles:u lines");
+	}
+}
+
+/* A region of the table's names: exact per call, and the same constant as the pmu boot's. */
+static void n1_region_exact(void)
+{
+	region_loop_exact_of("{inst_retired:u,cpu_cycles:u}");
+}
+
+static const struct harness_case n1_cases[] = {
+	{"n1_table_from_midr", n1_table_from_midr},
+	{"n1_table_names_exact", n1_table_names_exact},
+	{"n1_cli_stat_exact", n1_cli_stat_exact},
+	{"n1_region_exact", n1_region_exact},
+	{NULL, NULL},
+};
+
 static const struct harness_case pmu_cases[] = {
 	{"pmc_table_flags_unreadable", pmc_table_flags_unreadable},
 	{"pmu_snapshot", pmu_snapshot},
@@ -2568,6 +2648,8 @@ int main(int argc, char **argv)
 		return harness_run(wrap_cases);
 	if (strcmp(mode, "nopmu") == 0)
 		return harness_run(nopmu_cases);
+	if (strcmp(mode, "n1") == 0)
+		return harness_run(n1_cases);
 	printf("unknown mode %s\n", mode);
 	return 2;
 }

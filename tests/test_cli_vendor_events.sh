@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The vendor tables' names in every command, on the intel-server fixture as a Skylake-SP
+# (TALLY_CPUID): tally encode, tally stat (the events cannot open on a fixture: they are parsed,
+# planned and said to be unsupported, as sysfs names are), tally list (the section, --json, --raw-dump,
+# --long-desc, --deprecated), tally doctor naming the table, and the hint of an unknown name.
+. "$(dirname "${BASH_SOURCE[0]}")/cli_helpers/common.sh"
+export TALLY_SYSFS_ROOT=${TALLY_FIXTURES:?}/sysfs/intel-server TALLY_CPUID=GenuineIntel-6-55-4
+unset TALLY_PMU_EVENTS
+
+out=$("$TALLY" encode mem_load_retired.l3_miss 2>&1)
+grep -qE '^ +config +0x20d1( |$)' <<<"$out" && grep -qE '^ +type +4 ' <<<"$out" &&
+	ok "encode mem_load_retired.l3_miss: type 4, config 0x20d1 (perf 6.1's)" || fail "encode: $out"
+out=$("$TALLY" encode -j 'cpu/MEM_LOAD_RETIRED.L3_MISS,cmask=2/u' 2>&1)
+grep -q '0x20020d1\|33685713' <<<"$out" && ok "encode of an override term in another case" || fail "override: $out"
+
+"$TALLY" stat -e '{mem_load_retired.l3_miss,inst_retired.any}' -- true >/dev/null 2>"$WORK/stat"
+grep -q 'mem_load_retired.l3_miss' "$WORK/stat" && ! grep -q 'unknown event' "$WORK/stat" &&
+	ok "stat takes table names (in a group)" || fail "stat: $(cat "$WORK/stat")"
+
+"$TALLY" list >"$WORK/list" 2>&1
+grep -q "^PMU events (the vendor's tables):" "$WORK/list" && grep -q '^  mem_load_retired.l3_miss$' "$WORK/list" &&
+	grep -q '(cpu: table skylakex' "$WORK/list" && ok "list: the vendor section, by topic" || fail "list: $(head -c 2000 "$WORK/list")"
+grep -q '^  unc_m_cas_count.rd$' "$WORK/list" && [ "$(grep -c '^  unc_m_cas_count.rd$' "$WORK/list")" = 1 ] &&
+	ok "list: an uncore family's events once" || fail "list: uncore events not once"
+short=$("$TALLY" list mem_load_retired.l3_miss | grep -A1 '^  mem_load_retired.l3_miss$' | tail -1)
+long=$("$TALLY" list --long-desc mem_load_retired.l3_miss | grep -A1 '^  mem_load_retired.l3_miss$' | tail -1)
+[ -n "$short" ] && [ "$short" != "$long" ] && ok "list --long-desc: the long description" || fail "long-desc: '$short' / '$long'"
+dep=$(awk -F'\t' '$4 ~ /D/ && $2 == "" { print $1; exit }' "$TALLY_SOURCE/data/pmu-events/x86/skylakex.events")
+if [ -n "$dep" ]; then
+	! "$TALLY" list "$dep" | grep -q "^  $dep\$" && "$TALLY" list --deprecated "$dep" | grep -q "^  $dep\$" &&
+		ok "list: deprecated $dep only with --deprecated" || fail "deprecated $dep"
+fi
+"$TALLY" list --json 'mem_load_retired.l3_*' | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+v = [e for e in d["events"] if e.get("kind") == "vendor"]
+assert v and all(e["pmu"] == "cpu" and e["topic"] and e["terms"] for e in v), v
+assert any(e["name"] == "mem_load_retired.l3_miss" and e["terms"] == "event=0xd1,umask=0x20" for e in v)
+' && ok "list --json: kind vendor with topic and terms" || fail "list --json"
+"$TALLY" list --raw-dump pmu | tr ' ' '\n' | grep -qx 'mem_load_retired.l3_miss' &&
+	ok "list --raw-dump pmu: the table's names" || fail "raw-dump"
+
+"$TALLY" doctor >"$WORK/doctor" 2>&1
+grep -q 'vendor events *cpu: table skylakex v[0-9.]*, [0-9]* events' "$WORK/doctor" &&
+	ok "doctor names the table" || fail "doctor: $(grep vendor "$WORK/doctor")"
+TALLY_CPUID=GenuineIntel-6-FF-0 "$TALLY" doctor 2>&1 | grep -q 'vendor events *cpu: none (no event table for CPU GenuineIntel-6-FF-0' &&
+	ok "doctor says why there is none" || fail "doctor without a table"
+
+out=$("$TALLY" encode mem_load_retired.l3_mis 2>&1)
+grep -q "did you mean 'mem_load_retired.l3_miss'" <<<"$out" && ok "a hint from the table" || fail "hint: $out"
+finish
