@@ -1,6 +1,6 @@
 # Thin front door to CMake. `make` builds, `make test` runs every test through CTest, `make run` runs the
 # main job. Other targets: install, check-asan, fuzz, check-nopfm, check-abi, abi-baseline, check-arm64,
-# check-hw, coverage, clean.
+# check-hw, coverage, deb, clean.
 BUILD      ?= build
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
@@ -8,7 +8,7 @@ CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 60
 
 .PHONY: all configure test run install check-asan check-valgrind fuzz check-nopfm abi-lib check-abi \
-        abi-baseline check-arm64 check-hw coverage clean
+        abi-baseline check-arm64 check-hw coverage deb clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -121,5 +121,18 @@ HW_BUILD ?= build-hw
 check-hw:
 	HW_BUILD=$(HW_BUILD) JOBS=$(JOBS) bash tests/hw/run.sh
 
+# The Debian packages (debian/) into $(DEB_BUILD)/: dpkg-buildpackage -b on a copy of the tree (the build
+# products of this one left out), so that the .debs land in $(DEB_BUILD)/ and not beside the checkout.
+# DEB_BUILD_OPTIONS=nocheck skips the test suite; parallel= is $(JOBS).
+DEB_BUILD   ?= build-deb
+DEB_VERSION := $(shell sed -n "s/^project.tally VERSION \([0-9.]*\).*/\1/p" CMakeLists.txt)
+deb:
+	rm -rf $(DEB_BUILD)/tally-$(DEB_VERSION) && mkdir -p $(DEB_BUILD)/tally-$(DEB_VERSION)
+	tar -c --exclude-vcs --exclude=./build --exclude='./build-*' --exclude=./.cache --exclude='__pycache__' \
+	  --exclude='*.pyc' --exclude='*.log' . | tar -x -C $(DEB_BUILD)/tally-$(DEB_VERSION)
+	cd $(DEB_BUILD)/tally-$(DEB_VERSION) && \
+	  DEB_BUILD_OPTIONS="parallel=$(JOBS) $(DEB_BUILD_OPTIONS)" dpkg-buildpackage -us -uc -b
+	@ls -l $(DEB_BUILD)/*.deb
+
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz build-nopfm build-coverage $(ABI_BUILD) $(HW_BUILD)
+	rm -rf $(BUILD) build-asan build-fuzz build-nopfm build-coverage $(ABI_BUILD) $(HW_BUILD) $(DEB_BUILD)
