@@ -127,7 +127,8 @@ check-hw:
 # would leave the Debian side no changes of its own: lintian's no-debian-changes), in a stable order with
 # no dates, so that it is the same for the same tree. The copy's files are dated now (tar -m), later than
 # the changelog's date, to which dh_builddeb then clamps every file of the packages: the checkout's own
-# dates would pass into the .debs otherwise. DEB_BUILD_OPTIONS=nocheck skips the test suite;
+# dates would pass into the .debs otherwise; and none is writable but by its owner, whatever the umask of
+# the checkout (git archive's is 002). DEB_BUILD_OPTIONS=nocheck skips the test suite;
 # parallel= is $(JOBS).
 DEB_BUILD   ?= build-deb
 DEB_VERSION := $(shell sed -n "s/^project.tally VERSION \([0-9.]*\).*/\1/p" CMakeLists.txt)
@@ -135,7 +136,8 @@ deb:
 	rm -rf $(DEB_BUILD)/tally-$(DEB_VERSION) && mkdir -p $(DEB_BUILD)/tally-$(DEB_VERSION)
 	tar -c --exclude-vcs --exclude=./build --exclude='./build-*' --exclude=./.cache --exclude='__pycache__' \
 	  --exclude='*.pyc' --exclude='*.log' . | tar -x -m -C $(DEB_BUILD)/tally-$(DEB_VERSION)
-	tar -c -C $(DEB_BUILD) --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --mode=go-w \
+	chmod -R go-w $(DEB_BUILD)/tally-$(DEB_VERSION)
+	tar -c -C $(DEB_BUILD) --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
 	  --exclude=tally-$(DEB_VERSION)/debian tally-$(DEB_VERSION) | gzip -n >$(DEB_BUILD)/tally_$(DEB_VERSION).orig.tar.gz
 	cd $(DEB_BUILD)/tally-$(DEB_VERSION) && \
 	  DEB_BUILD_OPTIONS="parallel=$(JOBS) $(DEB_BUILD_OPTIONS)" dpkg-buildpackage -us -uc
