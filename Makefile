@@ -1,6 +1,6 @@
 # Thin front door to CMake. `make` builds, `make test` runs every test through CTest, `make run` runs the
 # main job. Other targets: install, check-asan, fuzz, check-nopfm, check-abi, abi-baseline, check-arm64,
-# check-hw, coverage, deb, clean.
+# check-hw, coverage, mutation, deb, clean.
 BUILD      ?= build
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
@@ -8,7 +8,7 @@ CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 60
 
 .PHONY: all configure test run install check-asan check-valgrind fuzz check-nopfm abi-lib check-abi \
-        abi-baseline check-arm64 check-hw coverage deb clean
+        abi-baseline check-arm64 check-hw coverage mutation deb clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -109,6 +109,13 @@ coverage:
 	-ctest --test-dir build-coverage --output-on-failure -j $(JOBS)
 	gcovr -r . --object-directory build-coverage --filter src/ --filter tools/ --txt
 	gcovr -r . --object-directory build-coverage --filter src/ --filter tools/ --txt --branches
+
+# Mutation testing: MUTANTS single-point changes (seeded) to src/ and tools/, each rebuilt and run against
+# the suite; prints the survivors and the score. It edits the sources in place and puts each back: run it
+# in a clone you can spare.
+MUTANTS ?= 40
+mutation: all
+	python3 tests/mutation/mutate.py --build $(BUILD) --count $(MUTANTS)
 
 # The hardware suite on an arm64 kernel under QEMU's emulated PMU (see README).
 check-arm64:

@@ -151,6 +151,43 @@ static void climbing_out_explained(void)
 	}
 }
 
+/* One cgroup, however it is written, has one name: what the exporter's series are labelled with. */
+static void names_made_canonical(void)
+{
+	static const char *const cases[][2] = {
+		{ "a", "a" },
+		{ "/sys/fs/cgroup/a", "a" },         /* a path that starts with the mount */
+		{ "/sys/fs/cgroup/a/", "a" },        /* a trailing slash */
+		{ "/sys/fs/cgroup//a//b", "a/b" },   /* repeated slashes */
+		{ "/sys/fs/cgroup/./a/./b/.", "a/b" },
+		{ "a/x/../b", "a/b" },
+		{ "/a", "a" },                       /* perf's rule: "/a" is a of the hierarchy */
+		{ "/", "/" },
+		{ ".", "/" },
+		{ "/sys/fs/cgroup", "/" },
+		{ "/sys/fs/cgroup/", "/" },
+		{ "/sys/fs/cgroupx", "sys/fs/cgroupx" }, /* not the mount: a name under it */
+	};
+	char buf[64];
+	with_mountinfo("v2_only");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		CHECK_INT(tally_cgroup_name(cases[i][0], buf, sizeof(buf)), (int)strlen(cases[i][1]));
+		CHECK_STR(buf, cases[i][1]);
+	}
+	/* The buffer convention: cut, NUL-terminated, the length it needed. */
+	char small[3];
+	CHECK_INT(tally_cgroup_name("/sys/fs/cgroup/abcd/", small, sizeof(small)), 4);
+	CHECK_STR(small, "ab");
+	CHECK_INT(tally_cgroup_name("a/../..", buf, sizeof(buf)), -EINVAL);
+	CHECK_CONTAINS(tally_last_error(), "climbs out of the perf_event cgroup hierarchy");
+	CHECK_INT(tally_cgroup_name("", buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(tally_cgroup_name(NULL, buf, sizeof(buf)), -EINVAL);
+	tly_sys_replace(NULL);
+	with_mountinfo("v1_without_perf_event");
+	CHECK_INT(tally_cgroup_name("a", buf, sizeof(buf)), -ENOENT);
+	tly_sys_replace(NULL);
+}
+
 static void other_hierarchy_explained(void)
 {
 	if (!have_hierarchy(false))
@@ -450,6 +487,7 @@ int main(void)
 		{ "missing_cgroup_explained", missing_cgroup_explained },
 		{ "other_hierarchy_explained", other_hierarchy_explained },
 		{ "climbing_out_explained", climbing_out_explained },
+		{ "names_made_canonical", names_made_canonical },
 		{ "injected_open_failures", injected_open_failures },
 		{ "two_cgroups_counted_apart", two_cgroups_counted_apart },
 		{ "unsupported_in_every_cgroup", unsupported_in_every_cgroup },

@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <sys/stat.h>
+#include <tally/counter.h>
 #include <tally/evlist.h>
 #include <unistd.h>
 
@@ -226,6 +227,40 @@ static void online_from_fake_sysfs(void)
 	remove_fake_sysfs(root);
 }
 
+/* A list of CPUs that are not all online is refused with the ones that are not, by tally_cpus_check_online
+ * and by tally_counter_open, instead of the kernel's EINVAL that reads as a bad encoding. */
+static void offline_cpus_refused(void)
+{
+	char root[64];
+	make_fake_sysfs(root, sizeof(root), "0-2,5\n");
+	tally_cpus *cpus = NULL, *any = NULL;
+	CHECK_INT(tally_cpus_parse("0-2", &cpus), 0);
+	CHECK_INT(tally_cpus_check_online(root, cpus), 0);
+	tally_cpus_free(cpus);
+	CHECK_INT(tally_cpus_parse("0-3,5-7", &cpus), 0);
+	CHECK_INT(tally_cpus_check_online(root, cpus), -ENODEV);
+	CHECK_STR(tally_last_error(), "not online here (absent or offline): 3,6-7; the online CPUs are 0-2,5");
+	tally_cpus_free(cpus);
+	CHECK_INT(tally_cpus_any(&any), 0);
+	CHECK_INT(tally_cpus_check_online(root, any), 0);
+	CHECK_INT(tally_cpus_check_online(root, NULL), 0);
+	tally_cpus_free(any);
+	/* The counter's open: the CPUs of this machine's online list and one past its last. */
+	tally_cpus *online = NULL;
+	CHECK_INT(tally_cpus_online(NULL, &online), 0);
+	char list[64];
+	snprintf(list, sizeof(list), "0,%d", tally_cpus_at(online, tally_cpus_count(online) - 1) + 1);
+	tally_cpus_free(online);
+	tally_counter *c = NULL;
+	CHECK_INT(tally_counter_new("page-faults", NULL, &c), 0);
+	TALLY_OPTS(tally_target, t, .kind = TALLY_TARGET_CPUS, .cpus = list);
+	CHECK_INT(tally_counter_open(c, &t), -ENODEV);
+	CHECK_CONTAINS(tally_last_error(), "not online here (absent or offline)");
+	CHECK_CONTAINS(tally_last_error(), list);
+	tally_counter_free(c);
+	remove_fake_sysfs(root);
+}
+
 /* Writes <root>/devices/system/cpu/cpu<cpu>/topology/<file> (directories made as needed). */
 static void write_topology(const char *root, int cpu, const char *file, const char *text)
 {
@@ -322,6 +357,7 @@ int main(void)
 		{ "intersects_pmu_cpumask", intersects_pmu_cpumask },
 		{ "subtracts_and_formats", subtracts_and_formats },
 		{ "online_from_fake_sysfs", online_from_fake_sysfs },
+		{ "offline_cpus_refused", offline_cpus_refused },
 		{ "topology_from_fake_sysfs", topology_from_fake_sysfs },
 		{ "topology_on_this_machine", topology_on_this_machine },
 		{ "online_on_this_machine", online_on_this_machine },

@@ -163,6 +163,16 @@ else
 fi
 stop
 
+# One cgroup however it is written: --cgroup NAME, the path, a trailing or repeated slash, "./" give
+# one series labelled by the name (and a --cgroups-under path the same labels as its name).
+start "$WORK/names.log" -e page-faults --cgroup "$top-given" --cgroup "$mount/$top-given/" \
+	--cgroup "$mount//./$top-given" --cgroups-under "$mount/$top/"
+series=$(samples | awk -F'[{}]' '$1 == "tally_cgroup_up" { print $2 }' | sort | tr '\n' ' ')
+[ "$series" = "cgroup=$top-given cgroup=$top/svc " ] &&
+	ok "--cgroup as a name, a path, with / and ./: one series; --cgroups-under as a path: $series" ||
+	fail "cgroups named as paths: the series are $series"
+stop
+
 # 7: the messages say what is wrong.
 msg() { "$TALLY" exporter --listen "127.0.0.1:$port" -e page-faults "$@" 2>&1 >/dev/null; }
 out=$(msg --config "$WORK")

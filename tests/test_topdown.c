@@ -200,31 +200,77 @@ static int reset_target(void)
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 }
 
+/* The kernel's reset of the group as its pages show it (perf_event_update_userpage of each member in
+ * _perf_event_reset): the leader's lock up by 2 and its index 0 where the group is off its counters
+ * (sim_off); sim_moves more updates in between (scheduled in or out before tally looks). Over fault.h's
+ * counting table, whose ioctl it calls first (so that fault_arm fails it). */
+static const struct tly_sys *sim_under;
+static struct tly_sys sim_table;
+static bool sim_off;
+static uint32_t sim_moves;
+
+static int sim_ioctl(int fd, unsigned long request, unsigned long arg)
+{
+	int r = sim_under->ioctl(fd, request, arg);
+	if (r == 0 && request == PERF_EVENT_IOC_RESET) {
+		td_page[0].lock += 2 + 2 * sim_moves;
+		td_page[0].index = sim_off ? 0 : IDX_SLOTS;
+	}
+	return r;
+}
+
+static void sim_install(void)
+{
+	fault_install();
+	fault_reset();
+	sim_under = tly_sys;
+	sim_table = *sim_under;
+	sim_table.ioctl = sim_ioctl;
+	tly_sys_replace(&sim_table);
+	sim_off = false;
+	sim_moves = 0;
+}
+
+/* A topdown group of 4 over td_page (td_pages()), with its arrays, resetting a software event. */
+struct td_group {
+	struct tly_user_group u;
+	tly_page *pages[4];
+	int8_t td[4];
+	uint64_t base[4], high[4], last[4];
+};
+
+static bool td_group_init(struct td_group *g)
+{
+	td_pages();
+	*g = (struct td_group){ .pages = { &td_page[0], &td_page[1], &td_page[2], &td_page[3] } };
+	memcpy(g->td, td_layout, sizeof(g->td));
+	g->u = (struct tly_user_group){ .pages = g->pages, .n = 4, .td = g->td, .td_base = g->base,
+		                        .td_high = g->high, .td_last = g->last, .fd = reset_target() };
+	return g->u.fd >= 0;
+}
+
 /* Bases: each read adds the counts at the group's last reset; every TLY_TOPDOWN_RESET_NS of running the
  * group is reset (one ioctl) and the counts so far become the base, so that the counts go on rising
  * across it; a failed reset changes nothing and is tried again. */
 static void user_reads_reset_every_few_seconds(void)
 {
-	int8_t td[4];
-	memcpy(td, td_layout, sizeof(td));
-	uint64_t base[4] = { 0 };
-	struct tly_user_group u = { .n = 4, .td = td, .td_base = base, .fd = reset_target() };
-	if (u.fd < 0)
+	struct td_group g;
+	uint64_t *base = g.base;
+	if (!td_group_init(&g))
 		SKIP("no perf_event_open here");
-	fault_install();
-	fault_reset();
+	sim_install();
 	uint64_t v[4] = { 1000, 400, 200, 50 };
-	tly_user_group_topdown_fold(&u, v, 1, TLY_TOPDOWN_RESET_NS - 1);
+	tly_user_group_topdown_fold(&g.u, v, 1, TLY_TOPDOWN_RESET_NS - 1);
 	CHECK_INT(fault_calls(FAULT_IOCTL), 0);
 	CHECK_U64(v[0], 1000);
-	tly_user_group_topdown_fold(&u, v, 1, TLY_TOPDOWN_RESET_NS);
+	tly_user_group_topdown_fold(&g.u, v, 1, TLY_TOPDOWN_RESET_NS);
 	CHECK_INT(fault_calls(FAULT_IOCTL), 1);
 	CHECK_U64(base[0], 1000);
 	CHECK_U64(base[1], 400);
 	CHECK_U64(base[3], 50);
 	/* After the reset the registers count from 0: the counts go on from the base. */
 	uint64_t w[4] = { 10, 4, 2, 1 };
-	tly_user_group_topdown_fold(&u, w, 1, TLY_TOPDOWN_RESET_NS + 5);
+	tly_user_group_topdown_fold(&g.u, w, 1, TLY_TOPDOWN_RESET_NS + 5);
 	CHECK_U64(w[0], 1010);
 	CHECK_U64(w[1], 404);
 	CHECK_U64(w[3], 51);
@@ -232,16 +278,16 @@ static void user_reads_reset_every_few_seconds(void)
 	/* A reset that fails: bases kept, tried at the next read. */
 	fault_arm(FAULT_IOCTL, 1, EBADF);
 	uint64_t x[4] = { 20, 8, 4, 2 };
-	tly_user_group_topdown_fold(&u, x, 1, 2 * TLY_TOPDOWN_RESET_NS + 5);
+	tly_user_group_topdown_fold(&g.u, x, 1, 2 * TLY_TOPDOWN_RESET_NS + 5);
 	CHECK(fault_fired());
 	CHECK_U64(base[0], 1000);
 	CHECK_U64(x[0], 1020);
 	uint64_t y[4] = { 30, 12, 6, 3 };
-	tly_user_group_topdown_fold(&u, y, 1, 2 * TLY_TOPDOWN_RESET_NS + 6);
+	tly_user_group_topdown_fold(&g.u, y, 1, 2 * TLY_TOPDOWN_RESET_NS + 6);
 	CHECK_U64(base[0], 1030);
-	CHECK_U64(u.td_reset_running, 2 * TLY_TOPDOWN_RESET_NS + 6);
+	CHECK_U64(g.u.td_reset_running, 2 * TLY_TOPDOWN_RESET_NS + 6);
 	fault_uninstall();
-	close(u.fd);
+	close(g.u.fd);
 }
 
 /* A read(2) of a topdown group resets its registers: its counts (since the group's last reset) are
@@ -249,25 +295,23 @@ static void user_reads_reset_every_few_seconds(void)
  * them instead of counting from a register the read(2) zeroed behind its back. */
 static void a_syscall_read_is_folded_and_reset(void)
 {
-	int8_t td[4];
-	memcpy(td, td_layout, sizeof(td));
-	uint64_t base[4] = { 100, 40, 20, 5 };
-	struct tly_user_group u = { .n = 4, .td = td, .td_base = base, .fd = reset_target() };
-	if (u.fd < 0)
+	struct td_group g;
+	uint64_t *base = g.base;
+	if (!td_group_init(&g))
 		SKIP("no perf_event_open here");
-	fault_install();
-	fault_reset();
+	memcpy(base, (uint64_t[4]){ 100, 40, 20, 5 }, sizeof(g.base));
+	sim_install();
 	struct tally_count counts[4] = { { .value = 7, .running = 99 }, { .value = 3 }, { .value = 1 }, { .value = 2 } };
-	CHECK_INT(tly_user_group_topdown_syscall(&u, counts), 0);
+	CHECK_INT(tly_user_group_topdown_syscall(&g.u, counts), 0);
 	CHECK_INT(fault_calls(FAULT_IOCTL), 1);
 	CHECK_U64(counts[0].value, 107);
 	CHECK_U64(counts[1].value, 43);
 	CHECK_U64(base[0], 107);
 	CHECK_U64(base[3], 7);
-	CHECK_U64(u.td_reset_running, 99);
+	CHECK_U64(g.u.td_reset_running, 99);
 	/* The window's start: every count 0, the group reset again, no base. */
 	struct tally_count start[4] = { { .value = 9, .running = 120 }, { .value = 9 }, { .value = 9 }, { .value = 9 } };
-	CHECK_INT(tly_user_group_topdown_begin(&u, start), 0);
+	CHECK_INT(tly_user_group_topdown_begin(&g.u, start), 0);
 	CHECK_INT(fault_calls(FAULT_IOCTL), 2);
 	for (size_t k = 0; k < 4; k++) {
 		CHECK_U64(start[k].value, 0);
@@ -275,10 +319,72 @@ static void a_syscall_read_is_folded_and_reset(void)
 	}
 	/* The reset fails: said, and the read fails with it. */
 	fault_arm(FAULT_IOCTL, 1, ENODEV);
-	CHECK_INT(tly_user_group_topdown_syscall(&u, counts), -ENODEV);
+	CHECK_INT(tly_user_group_topdown_syscall(&g.u, counts), -ENODEV);
 	CHECK_CONTAINS(tally_last_error(), "resetting a topdown group");
 	fault_uninstall();
-	close(u.fd);
+	close(g.u.fd);
+}
+
+/* A reset of the group while it is off its counters zeroes the kernel's counts, not the registers'
+ * saved values, which its next schedule-in writes back: the first user-space read after it is the
+ * registers' zero (as the kernel subtracts `last`), not counts since the reset. So too where the
+ * leader's page moved more than the reset's one update (it may have been scheduled in since). */
+static void a_reset_off_the_counters_rebases(void)
+{
+	struct td_group g;
+	for (uint32_t round = 0; round < 3; round++) {
+		if (!td_group_init(&g))
+			SKIP("no perf_event_open here");
+		sim_install();
+		sim_off = round == 0;
+		sim_moves = round == 1;
+		uint64_t v[4] = { 1000, 400, 200, 50 };
+		tly_user_group_topdown_fold(&g.u, v, 1, TLY_TOPDOWN_RESET_NS);
+		CHECK_U64(g.base[0], 1000);
+		CHECK_INT(g.u.td_rebase, round < 2);
+		/* Scheduled in again: off its counters at the reset, the registers hold the 900 slots (and 300,
+		 * 150) saved before it; on them, they count from 0. */
+		uint64_t at = round < 2 ? 900 : 0;
+		uint64_t w[4] = { at + 10, at / 3 + 4, at / 6 + 2, 51 };
+		tly_user_group_topdown_fold(&g.u, w, 1, TLY_TOPDOWN_RESET_NS + 5);
+		CHECK_U64(w[0], round < 2 ? 1000 : 1010);
+		CHECK_U64(w[1], round < 2 ? 400 : 404);
+		CHECK_U64(w[3], 101); /* by the protocol: the kernel's count since the reset, rebased never */
+		uint64_t x[4] = { at + 30, at / 3 + 10, at / 6 + 10, 53 };
+		tly_user_group_topdown_fold(&g.u, x, 1, TLY_TOPDOWN_RESET_NS + 9);
+		CHECK_U64(x[0], round < 2 ? 1020 : 1030);
+		CHECK_U64(x[1], round < 2 ? 406 : 410);
+		CHECK_U64(x[2], round < 2 ? 208 : 210);
+		fault_uninstall();
+		close(g.u.fd);
+	}
+}
+
+/* A metric's 8-bit fraction made again at every read can drop as slots grow: the count given does not
+ * go down (the kernel adds a difference only where it grew), and a read(2) below it keeps it too. */
+static void metric_counts_never_go_down(void)
+{
+	struct td_group g;
+	if (!td_group_init(&g))
+		SKIP("no perf_event_open here");
+	sim_install();
+	uint64_t v[4] = { 1000, 400, 200, 50 };
+	tly_user_group_topdown_fold(&g.u, v, 1, 10);
+	uint64_t w[4] = { 1010, 396, 210, 51 };
+	tly_user_group_topdown_fold(&g.u, w, 1, 20);
+	CHECK_U64(w[1], 400);
+	CHECK_U64(w[2], 210);
+	uint64_t x[4] = { 1030, 404, 205, 52 };
+	tly_user_group_topdown_fold(&g.u, x, 1, 30);
+	CHECK_U64(x[1], 404);
+	CHECK_U64(x[2], 210);
+	struct tally_count counts[4] = { { .value = 1040, .running = 40 }, { .value = 402 }, { .value = 212 }, { .value = 53 } };
+	CHECK_INT(tly_user_group_topdown_syscall(&g.u, counts), 0);
+	CHECK_U64(counts[1].value, 404);
+	CHECK_U64(counts[2].value, 212);
+	CHECK_U64(g.base[1], 404);
+	fault_uninstall();
+	close(g.u.fd);
 }
 
 /* ---- what each machine has ------------------------------------------------------------------------- */
@@ -616,6 +722,8 @@ int main(void)
 		{ "user_read_decodes_the_registers", user_read_decodes_the_registers },
 		{ "user_reads_reset_every_few_seconds", user_reads_reset_every_few_seconds },
 		{ "a_syscall_read_is_folded_and_reset", a_syscall_read_is_folded_and_reset },
+		{ "a_reset_off_the_counters_rebases", a_reset_off_the_counters_rebases },
+		{ "metric_counts_never_go_down", metric_counts_never_go_down },
 		{ "support_on_each_fixture", support_on_each_fixture },
 		{ "support_of_each_machine", support_of_each_machine },
 		{ "level_one_from_events", level_one_from_events },

@@ -26,6 +26,15 @@ extern "C" {
  * a negative code: -ENOENT when no such hierarchy is mounted, with the explanation. */
 TALLY_API int tally_cgroup_mount(char *buf, size_t len);
 
+/* The one name of the cgroup that name designates, as the rules above read it: relative to the mount
+ * point, without "." components, ".." resolved, without repeated or trailing slashes; "/" for the root.
+ * "a", "/sys/fs/cgroup/a/" and "/sys/fs/cgroup//a" are all "a" where the hierarchy is mounted at
+ * /sys/fs/cgroup. Lexical (cgroupfs has no symbolic links): the cgroup need not exist. Writes it into
+ * buf (len bytes, cut and NUL-terminated) and returns its length, or a negative code: -EINVAL for an
+ * empty name or one that climbs out of the hierarchy, -ENOENT when no hierarchy is mounted, each with
+ * the explanation. Reads /proc/self/mountinfo; safe from any thread. */
+TALLY_API int tally_cgroup_name(const char *name, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

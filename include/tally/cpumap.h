@@ -60,6 +60,13 @@ TALLY_API int tally_cpus_intersect_mask(const tally_cpus *cpus, const char *cpum
  * -EINVAL for a NULL or dummy argument. Thread-safe. (0.4) */
 TALLY_API int tally_cpus_subtract(const tally_cpus *cpus, const tally_cpus *minus, tally_cpus **out);
 
+/* (0.5) 0 when every CPU of `cpus` is online (<sysfs_root>/devices/system/cpu/online, sysfs_root as for
+ * tally_cpus_online; the dummy map always is), else -ENODEV with the text "not online here (absent or
+ * offline): 2-7; the online CPUs are 0-1": an event cannot be opened on such a CPU, and the kernel's
+ * answer (ENODEV or EINVAL) would read as a bad encoding. tally_counter_open checks a target's CPU list
+ * so. Thread-safe. */
+TALLY_API int tally_cpus_check_online(const char *sysfs_root, const tally_cpus *cpus);
+
 /* The map as perf writes a CPU list, ranges joined ("0-3,8"; "-1" for the dummy map, "" for an empty one),
  * into buf, cut to fit and terminated when len > 0. Returns the length of the whole text (snprintf's
  * rule: a result of len or more means it was cut). Thread-safe. (0.4) */

@@ -18,7 +18,10 @@ struct tly_window {
 };
 
 /* now - then; a time below its window's start (which only new descriptors could give, and their window
- * starts at zero) is taken whole. */
+ * starts at zero) is taken whole. Counts too: one descriptor's never go down (the kernel's grow, and
+ * tally's user-space topdown reads, whose 8-bit metric fractions may shrink, are clamped where they are
+ * made: the delta of two is never negative, as the kernel applies a topdown difference only where it
+ * grew; user_group.h td_high), so a count below `then` is a new descriptor's, counted whole. */
 static inline uint64_t tly_window_since(uint64_t now, uint64_t then)
 {
 	return now >= then ? now - then : now;

@@ -117,8 +117,8 @@ struct tly_lean_group {
 	struct tly_window *window;  /* its leader's */
 };
 
-/* No thread's token (they count up from 1, user_group.h), not even a forked child's 0. */
-#define TLY_NO_READER UINT64_MAX
+/* No thread's token (user_group.h). */
+#define TLY_NO_READER TLY_USER_NO_READER
 
 struct tally_counter {
 	tally_events *events;
@@ -234,6 +234,10 @@ void tly_counter_user_prepare(tally_counter *c);
 /* Group g just opened: reads it from user space when every member may (mapping their pages), else
  * records why not. */
 void tly_counter_user_setup(tally_counter *c, size_t g);
+
+/* The counter stopped (stopped true) or started its events: reads of its user groups go through read(2)
+ * while it is stopped (tly_user_group_stop), and the lean plans follow. */
+void tly_counter_user_stop(tally_counter *c, bool stopped);
 
 /* Group g is about to close: its pages go. */
 void tly_counter_user_drop(tally_counter *c, size_t g);

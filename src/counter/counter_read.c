@@ -177,6 +177,9 @@ static __attribute__((noinline)) int read_lean_rest(tally_counter *c, size_t g0,
 		for (size_t k = 0; k < tly_plan_size(&c->plan, g); k++)
 			fill_result(&c->ev[m[k]], &results[m[k]]);
 	}
+	/* A group whose pages may no longer be read (revoked after faults: user_group.h) leaves the lean plan. */
+	for (const struct tly_lean_group *lg = c->lean; lg < c->lean_end; lg++)
+		counted_anew |= lg->reader != TLY_NO_READER && lg->reader != lg->user->reader;
 	if (counted_anew)
 		tly_counter_lean_refresh(c);
 	if (err)

@@ -118,11 +118,22 @@ void tly_counter_user_setup(tally_counter *c, size_t g)
 		                         leader->topdown == TLY_TOPDOWN_SLOTS && topdown_members(c, g), &leader->user);
 	if (why == TALLY_READ_REASON_NONE) {
 		leader->backend = TLY_READ_USER;
+		tly_user_group_stop(leader->user, !c->started);
 		c->user_groups++;
 	}
 	for (size_t k = 0; k < size && why != TALLY_READ_REASON_NONE; k++)
 		if (c->ev[m[k]].read_reason == TALLY_READ_REASON_NONE)
 			c->ev[m[k]].read_reason = why;
+	tly_counter_lean_refresh(c);
+}
+
+void tly_counter_user_stop(tally_counter *c, bool stopped)
+{
+	for (size_t g = 0; g < c->plan.nr_groups; g++) {
+		struct tly_user_group *u = c->ev[tly_plan_members(&c->plan, g)[0]].user;
+		if (u)
+			tly_user_group_stop(u, stopped);
+	}
 	tly_counter_lean_refresh(c);
 }
 
@@ -175,7 +186,7 @@ void tly_counter_lean_refresh(tally_counter *c)
 		if (c->user_groups) {
 			/* Read from user space: by its opening thread, not topdown. */
 			lg->user = leader->user;
-			lg->reader = common && !leader->user->td ? leader->user->owner : TLY_NO_READER;
+			lg->reader = common && !leader->user->td ? leader->user->reader : TLY_NO_READER;
 		} else if (common && leader->ncpus * leader->nthreads == 1 && tly_evsel_reads_in_place(ev, lg->n)) {
 			/* Read with read(2) at its one position, in tally's own layout. */
 			lg->fd = ev->grid.fd[0];

@@ -98,6 +98,7 @@ int tally_counter_start(tally_counter *c)
 	if (err)
 		return tly_counter_fail(c, err);
 	c->started = c->windowed = true;
+	tly_counter_user_stop(c, false);
 	/* A command that only bounds the counting of another target starts once the events count, as perf
 	 * stat starts its workload. */
 	if (launch) {
@@ -122,6 +123,7 @@ int tally_counter_resume(tally_counter *c)
 	if (err)
 		return tly_counter_fail(c, err);
 	c->started = true;
+	tly_counter_user_stop(c, false);
 	return 0;
 }
 
@@ -131,6 +133,8 @@ int tally_counter_stop(tally_counter *c)
 		return tly_error(-EINVAL, "tally_counter_stop: NULL counter");
 	if (!c->open)
 		return tly_counter_not_open(c, "tally_counter_stop");
+	/* Reads go through read(2) from now on, whatever the pages say (tly_user_group_stop). */
+	tly_counter_user_stop(c, true);
 	int err = each_leader(c, tally_evsel_disable);
 	if (err)
 		return tly_counter_fail(c, err);

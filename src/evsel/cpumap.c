@@ -222,6 +222,25 @@ int tally_cpus_subtract(const tally_cpus *cpus, const tally_cpus *minus, tally_c
 	return 0;
 }
 
+int tally_cpus_check_online(const char *sysfs_root, const tally_cpus *cpus)
+{
+	tally_cpus *online = NULL, *missing = NULL;
+	bool any = !cpus || is_dummy(cpus);  /* NULL counts as the dummy map, as in tally_cpus_count */
+	int err = any ? 0 : tally_cpus_online(sysfs_root, &online);
+	if (!err && !any)
+		err = tally_cpus_subtract(cpus, online, &missing);
+	if (!err && missing && tally_cpus_count(missing)) {
+		char absent[256], have[256];
+		tally_cpus_format(missing, absent, sizeof(absent));
+		tally_cpus_format(online, have, sizeof(have));
+		err = tly_error(-ENODEV, "not online here (absent or offline): %s; the online CPUs are %s", absent,
+		                have);
+	}
+	tally_cpus_free(missing);
+	tally_cpus_free(online);
+	return err;
+}
+
 int tally_cpus_format(const tally_cpus *cpus, char *buf, size_t len)
 {
 	size_t nr = cpus ? cpus->nr : 1;

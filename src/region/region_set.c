@@ -333,7 +333,12 @@ static __attribute__((noinline)) int end_from(struct tly_region_thread *t, struc
  * exact); the raw read (which retries, or asks the kernel) after TLY_USER_TRIES of them. The record
  * counts the passes taken again, and a success does not set it back (that would be a store on the common
  * path): the raw read does, so that a run of failed passes ends there after 1 to TLY_USER_TRIES of them.
- * The end's takes the record, which the common case holds (and its id from it). */
+ * The end's takes the record, which the common case holds (and its id from it). A begin taken again
+ * costs the call nothing (its reading is the new pass's); an end taken again counts, in the call, the
+ * instructions from the failed pass's counter reads to the new pass's (about one end's worth): a call
+ * that a context switch interrupts in the few dozen instructions of its end's pass counts that much more
+ * than the others (on the rig, one `touch` call of cli_stat_regions's second thread counted 369 for 260:
+ * 109 more, about one end and the way back into it). */
 static __attribute__((noinline)) int begin_again(tally_region_set *s, int id)
 {
 	struct tly_region_rec *rec = atomic_load_explicit(&last_used.t->recs[(uint32_t)id], memory_order_relaxed);

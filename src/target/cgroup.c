@@ -184,24 +184,76 @@ static bool climbs_out(const char *rel)
 	return false;
 }
 
+/* The part of name below the mount point (the whole name when it does not start with it), after the
+ * checks every name gets: not empty, not climbing out of the hierarchy. */
+static int name_below_mount(const char *mount, const char *name, const char **rel)
+{
+	if (!name || !*name)
+		return tly_error(-EINVAL, "cgroup: an empty name (\"/\" is the root of %s)", mount);
+	*rel = is_under(name, mount) ? name + strlen(mount) : name;
+	if (climbs_out(*rel))
+		return tly_error(-EINVAL, "cgroup '%s' climbs out of the perf_event cgroup hierarchy at %s: name a "
+		                 "cgroup under it (relative to it, or as a path that starts with it)", name, mount);
+	return 0;
+}
+
+int tally_cgroup_name(const char *name, char *buf, size_t len)
+{
+	if (!buf && len)
+		return tly_null_arg(__func__);
+	char mount[PATH_MAX];
+	int n = tally_cgroup_mount(mount, sizeof(mount));
+	if (n < 0)
+		return n;
+	const char *rel;
+	int err = name_below_mount(mount, name, &rel);
+	if (err < 0)
+		return err;
+	/* Components one by one into out, ".." taking the last one back (climbs_out said it has one). */
+	size_t out_len = 0, rel_len = strlen(rel);
+	char *out = malloc(rel_len + 2);
+	if (!out)
+		return tly_error(-ENOMEM, "cgroup '%s': out of memory", name);
+	for (const char *p = rel; *p;) {
+		size_t k = strcspn(p, "/");
+		if (k == 2 && p[0] == '.' && p[1] == '.') {
+			while (out_len && out[out_len - 1] != '/')
+				out_len--;
+			out_len -= out_len > 0;
+		} else if (k && !(k == 1 && p[0] == '.')) {
+			if (out_len)
+				out[out_len++] = '/';
+			memcpy(out + out_len, p, k);
+			out_len += k;
+		}
+		p += k + (p[k] == '/');
+	}
+	if (!out_len)
+		out[out_len++] = '/';
+	out[out_len] = '\0';
+	if (len)
+		snprintf(buf, len, "%s", out);
+	free(out);
+	return (int)out_len;
+}
+
 int tly_cgroup_open(const char *mount, const char *name, int *fd)
 {
 	*fd = -1;
-	if (!name || !*name)
-		return tly_error(-EINVAL, "cgroup: an empty name (\"/\" is the root of %s)", mount);
+	const char *rel;
+	int err = name_below_mount(mount, name, &rel);
+	if (err < 0)
+		return err;
 	char path[PATH_MAX];
 	int n = is_under(name, mount) ? snprintf(path, sizeof(path), "%s", name)
 	                              : snprintf(path, sizeof(path), "%s/%s", mount, name);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return tly_error(-ENAMETOOLONG, "cgroup '%s': the path is too long", name);
-	if (climbs_out(is_under(name, mount) ? name + strlen(mount) : name))
-		return tly_error(-EINVAL, "cgroup '%s' climbs out of the perf_event cgroup hierarchy at %s: name a "
-		                 "cgroup under it (relative to it, or as a path that starts with it)", name, mount);
 	if (name[0] == '/' && !is_under(name, mount)) {
 		/* perf's rule makes "/a" the cgroup a of the perf_event hierarchy; a path into another
 		 * cgroup hierarchy is almost certainly meant as such, and counting would silently fail. */
 		struct mount_of_path w = { .path = name };
-		int err = each_mount(note_mount_of_path, &w);
+		err = each_mount(note_mount_of_path, &w);
 		if (err < 0)
 			return err;
 		if (w.best && strcmp(w.mount.point, mount) != 0)

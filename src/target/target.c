@@ -239,6 +239,19 @@ bool tly_target_enables_on_exec(enum tally_target_kind kind)
 	return kind == TALLY_TARGET_COMMAND;
 }
 
+/* A CPU list names online CPUs only: perf_event_open says ENODEV or EINVAL for the others, which reads
+ * as an event this PMU does not know, and one such CPU fails the whole list. */
+static int check_online(const char *list, const tally_cpus *cpus, const char *sysfs_root)
+{
+	int err = tally_cpus_check_online(sysfs_root, cpus);
+	if (err == -ENODEV) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", tally_last_error());
+		err = tly_error(-ENODEV, "CPUs %s: %s", list, why);
+	}
+	return err;
+}
+
 int tly_target_resolve(const struct tally_target *target, const char *sysfs_root, bool no_inherit,
                        struct tly_target *out)
 {
@@ -256,6 +269,8 @@ int tly_target_resolve(const struct tally_target *target, const char *sysfs_root
 	if (!err && out->cpu_wide) {
 		const char *list = TLY_OPT(target, cpus, NULL);
 		err = list ? tally_cpus_parse(list, &out->cpus) : tally_cpus_online(sysfs_root, &out->cpus);
+		if (!err && list)
+			err = check_online(list, out->cpus, sysfs_root);
 	}
 	/* Any other target with a command: the command only bounds the counting (perf stat -a -- sleep 1).
 	 * Forked last, so that nothing after it can fail with a child to end. */

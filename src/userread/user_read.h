@@ -29,14 +29,27 @@
  * checked before: 0 wraps to the top, one comparison for both ends. */
 #define TLY_USER_MAX_INDEX (UINT32_C(1) << 31)
 
+/* Each rdpmc's address goes into the section tly_rdpmc_sites (as its offset from its entry: no dynamic
+ * relocation), so that a #GP at it, which the machine raises where rdpmc was allowed when the page was
+ * last updated but is not now, is recognised and turned into an unreadable read (user_fault.h): the
+ * handler sets ECX to all ones (bit 31, which no index - 1 has) and steps over the rdpmc.
+ *
+ * No "memory" clobber, none needed: the asm reads no memory, its input is the index loaded (volatile)
+ * after the pass's acquire fence, so it cannot run before that; and a volatile asm is not moved past
+ * the volatile loads of the locks that end the pass (GCC and Clang keep side effects in order; the
+ * CPU executes rdpmc out of order, but interrupts are precise, so a rdpmc never moves across the
+ * context switch or update that moves a lock). The same holds for rdtsc. */
 static inline uint64_t tly_arch_read_pmc(uint32_t index, uint32_t *unreadable)
 {
 	if (__builtin_expect(index - 1 >= TLY_USER_MAX_INDEX, 0)) {
 		*unreadable = 1;
 		return 0;
 	}
-	uint32_t lo, hi;
-	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(index - 1));
+	uint32_t lo, hi, select = index - 1;
+	__asm__ volatile("1: rdpmc\n\t"
+	                 ".pushsection tly_rdpmc_sites, \"a\"\n\t.balign 4\n\t.long 1b - .\n\t.popsection"
+	                 : "=a"(lo), "=d"(hi), "+c"(select));
+	*unreadable |= select >> 31;
 	return lo | (uint64_t)hi << 32;
 }
 
@@ -63,13 +76,22 @@ static inline uint64_t tly_arch_read_clock(void)
  * the wrong entry. */
 #if defined(__ARM_FEATURE_BTI_DEFAULT)
 #define TLY_PMC_ENTRY_SHIFT "4"
+#define TLY_PMC_ENTRY_SIZE 16
+#define TLY_PMC_MRS_AT 4 /* after the landing pad */
 #define TLY_PMC_TABLE tly_pmc_table_bti
 #else
 #define TLY_PMC_ENTRY_SHIFT "3"
+#define TLY_PMC_ENTRY_SIZE 8
+#define TLY_PMC_MRS_AT 0
 #define TLY_PMC_TABLE tly_pmc_table
 #endif
 
 extern const char TLY_PMC_TABLE[] __attribute__((visibility("hidden")));
+
+/* No "memory" clobber, none needed: the table reads no memory, and the index it is given is loaded
+ * (volatile) after the pass's acquire fence; a volatile asm is not moved past the volatile loads of the
+ * locks that end the pass. A trap at an entry's mrs (user access taken away) is made an unreadable read
+ * by user_fault.c. */
 
 static inline __attribute__((always_inline)) uint64_t tly_arch_read_pmc(uint32_t index, uint32_t *unreadable)
 {

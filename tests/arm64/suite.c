@@ -10,6 +10,7 @@
  *   suite nopmu 1   a boot without a PMU (-cpu max,pmu=off)
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <tally/common.h>
@@ -996,6 +998,76 @@ static void fast_read_without_user_access(void)
 	CHECK(set_user_access(1));
 }
 
+/* perf_user_access set to 0 while a counter reads from user space, by the reading thread itself: its
+ * next counter read is refused (the page still says it may), and the program lives. Each read is
+ * read(2)'s and exact; the group reads through read(2) for good after the second refusal. */
+static void fast_read_user_access_taken_away(void)
+{
+	const struct loop_shape *shape = &loop_shapes[0];
+	tally_counter *c = counter_open("{instructions:u,cycles:u}", NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_result r0[2], r1[2];
+	CHECK_INT(tally_counter_read(c, r0, 2, sizeof(r0[0])), 2);
+	CHECK_INT(tally_counter_read(c, r0, 2, sizeof(r0[0])), 2);
+	CHECK_INT(read_info(c, 0).last_path, TALLY_READ_USER);
+	CHECK(set_user_access(0));
+	for (int round = 0; round < 3; round++) {
+		CHECK_INT(tally_counter_read(c, r0, 2, sizeof(r0[0])), 2);
+		shape->run(1000);
+		CHECK_INT(tally_counter_read(c, r1, 2, sizeof(r1[0])), 2);
+		struct tally_read_info info = read_info(c, 0);
+		printf("  round %d: %" PRIu64 " instructions around 1000 iterations, last read %s (%s)\n", round,
+		       r1[0].value - r0[0].value, info.last_path == TALLY_READ_USER ? "user" : "read(2)",
+		       tally_read_reason_str(info.last_reason));
+		CHECK_INT(info.last_path, TALLY_READ_SYSCALL);
+		CHECK(r1[0].value - r0[0].value >= 1000 * shape->insns_per_iter);
+		CHECK_INT(r1[0].status, TALLY_STATUS_EXACT);
+	}
+	CHECK_INT(read_info(c, 0).last_reason, TALLY_READ_REASON_USER_ACCESS);
+	CHECK(set_user_access(1));
+	tally_counter_free(c);
+}
+
+/* Children of a counter read from user space: one made by fork() (its token cleared by the atfork
+ * handler) and one by a raw clone(2) (no handler ran: its token is still the parent's, and the kernel did
+ * not copy the pages, VM_DONTCOPY) both read through read(2), the parent's thread's counts, and live;
+ * neither unmaps anything, and the parent reads on from user space. */
+static void fast_read_children(void)
+{
+	tally_counter *c = counter_open("{instructions:u,cycles:u}", NULL);
+	if (!c)
+		return;
+	CHECK_INT(tally_counter_start(c), 0);
+	struct tally_result before[2];
+	CHECK_INT(tally_counter_read(c, before, 2, sizeof(before[0])), 2);
+	CHECK_INT(tally_counter_read(c, before, 2, sizeof(before[0])), 2);
+	for (int raw = 0; raw < 2; raw++) {
+		pid_t pid = raw ? (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL) : fork();
+		if (pid == 0) {
+			struct tally_result r[2];
+			TALLY_OPTS(tally_read_info, info);
+			int ok = tally_counter_read(c, r, 2, sizeof(r[0])) == 2 && tally_counter_read_info(c, 0, &info) == 0 &&
+			         info.last_path == TALLY_READ_SYSCALL && r[0].value >= before[0].value;
+			printf("  %s child: read(2) (%s), %s\n", raw ? "raw clone" : "fork",
+			       tally_read_reason_str(info.last_reason), ok ? "as expected" : "NOT as expected");
+			tally_counter_free(c);
+			_exit(ok ? 0 : 1);
+		}
+		int status = -1;
+		CHECK_INT(waitpid(pid, &status, 0), pid);
+		if (!WIFEXITED(status))
+			printf("  %s child: ended by signal %d\n", raw ? "raw clone" : "fork", WTERMSIG(status));
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	struct tally_result after[2];
+	CHECK_INT(tally_counter_read(c, after, 2, sizeof(after[0])), 2);
+	CHECK_INT(read_info(c, 0).last_path, TALLY_READ_USER);
+	CHECK(after[0].value > before[0].value);
+	tally_counter_free(c);
+}
+
 /* The same counter read from user space and then through read(2) (the first read after a stop), around
  * loops of every length: the two readings differ by the fixed instructions between them, the same for
  * every length, so the two paths give the same count. */
@@ -1354,6 +1426,48 @@ static uint64_t region_every_call(const struct tally_region_info *info, const st
 		CHECK_INT(ev[k].status, TALLY_STATUS_EXACT);
 	}
 	return ev[0].min;
+}
+
+/* Regions whose thread's user access is taken away mid-run (perf_user_access set to 0 between calls, by
+ * the thread itself): every call is still counted, the program lives, and once the group is revoked
+ * (its pages zero pages) the calls read through read(2) with no fault: those calls are one loop plus
+ * the same constant each (min = max over the later calls). */
+static void region_user_access_taken_away(void)
+{
+	enum { CALLS = 10 };
+	const struct loop_shape *shape = &loop_shapes[0];
+	tally_region_set *s = region_set_open("{instructions:u,cycles:u}");
+	if (!s)
+		return;
+	int before = tally_region_id(s, "before"), across = tally_region_id(s, "across"), after = tally_region_id(s, "after");
+	for (int call = 0; call < CALLS; call++) {
+		tally_region_begin_id(s, before);
+		shape->run(1000);
+		tally_region_end_id(s, before);
+	}
+	CHECK(set_user_access(0));
+	for (int call = 0; call < 2; call++) {
+		tally_region_begin_id(s, across);
+		shape->run(1000);
+		tally_region_end_id(s, across);
+	}
+	for (int call = 0; call < CALLS; call++) {
+		tally_region_begin_id(s, after);
+		shape->run(1000);
+		tally_region_end_id(s, after);
+	}
+	CHECK(set_user_access(1));
+	struct tally_region_event ev[2];
+	struct tally_region_info info = region_read(s, before, TALLY_REGION_ALL_THREADS, ev);
+	uint64_t user = region_every_call(&info, ev, CALLS);
+	info = region_read(s, across, TALLY_REGION_ALL_THREADS, ev);
+	expect_u64(info.calls, 2, "calls across the change");
+	info = region_read(s, after, TALLY_REGION_ALL_THREADS, ev);
+	uint64_t syscall = region_every_call(&info, ev, CALLS);
+	CHECK(user > 1000 * shape->insns_per_iter && syscall > 1000 * shape->insns_per_iter);
+	printf("  a call of 1000 iterations: %" PRIu64 " instructions read from user space, %" PRIu64
+	       " through read(2) once revoked\n", user, syscall);
+	tally_region_set_free(s);
 }
 
 /* A known loop inside a region of the handle form, CALLS calls at each length, {instructions,cycles}:u:
@@ -2343,6 +2457,9 @@ static const struct harness_case pmu_cases[] = {
 	{"metric_stalls", metric_stalls},
 	{"cli_stat_metrics", cli_stat_metrics},
 	{"cli_stat_regions_metrics", cli_stat_regions_metrics},
+	{"fast_read_children", fast_read_children},
+	{"fast_read_user_access_taken_away", fast_read_user_access_taken_away},
+	{"region_user_access_taken_away", region_user_access_taken_away},
 	{NULL, NULL},
 };
 

@@ -17,13 +17,26 @@
  * HTTP_MAX_CONNECTIONS), its internal pipes, the directory scans, stdio. */
 #define FD_RESERVE 128
 
-/* --cgroups-under and --cgroup names, as the library takes them: relative to the mount, or a path. */
-static const char *label_of(const struct fleet *f, const char *name)
+/* --cgroups-under and --cgroup names, each replaced by the one name of its cgroup (tally_cgroup_name), so
+ * that "a", "/sys/fs/cgroup/a/" and "/sys/fs/cgroup//a" are one cgroup with one series. A name the
+ * library refuses stays as given: its open explains why. */
+static void name_canonically(char **names, size_t n)
 {
-	size_t n = strlen(f->mount);
-	if (n && strncmp(name, f->mount, n) == 0 && name[n] == '/')
-		return name + n + 1;
-	return name;
+	for (size_t i = 0; i < n; i++) {
+		int len = tally_cgroup_name(names[i], NULL, 0);
+		char *canonical = len < 0 ? NULL : malloc((size_t)len + 1);
+		if (!canonical)
+			continue;
+		tally_cgroup_name(names[i], canonical, (size_t)len + 1);
+		free(names[i]);
+		names[i] = canonical;
+	}
+}
+
+static void config_name_canonically(struct fleet_config *c)
+{
+	name_canonically(c->cgroups, c->nr_cgroups);
+	name_canonically(c->under, c->nr_under);
 }
 
 static bool is_tool_event(const tally_counter *c, size_t i)
@@ -216,27 +229,14 @@ static size_t descriptor_limit(void)
 	return rl.rlim_cur == RLIM_INFINITY ? (size_t)1 << 20 : (size_t)rl.rlim_cur;
 }
 
-/* The CPUs of `of` that are (want) or are not (!want) in online, as a comma list into buf. */
-/* --cpus names CPUs this machine has online, all of them, as tally stat -C asks: an event cannot be
- * opened on the others (the kernel says EINVAL or ENODEV, which reads as a bad encoding). */
+/* --cpus names CPUs this machine has online, all of them, as tally stat -C asks: refused before anything
+ * opens, and a reload that names others keeps the running configuration. */
 static int check_online(const struct fleet *f, const tally_cpus *cpus, char *err, size_t err_len)
 {
-	tally_cpus *online = NULL, *missing = NULL;
-	int status = 0;
-	if (tally_cpus_online(NULL, &online) < 0 || tally_cpus_subtract(cpus, online, &missing) < 0) {
-		snprintf(err, err_len, "CPUs: %s", tally_last_error());
-		status = -1;
-	} else if (tally_cpus_count(missing)) {
-		char absent[256], have[256];
-		tally_cpus_format(missing, absent, sizeof(absent));
-		tally_cpus_format(online, have, sizeof(have));
-		snprintf(err, err_len, "--cpus %s: not online here (absent or offline): %s; the online CPUs are %s",
-		         f->config.cpus, absent, have);
-		status = -1;
-	}
-	tally_cpus_free(missing);
-	tally_cpus_free(online);
-	return status;
+	if (tally_cpus_check_online(NULL, cpus) == 0)
+		return 0;
+	snprintf(err, err_len, "--cpus %s: %s", f->config.cpus, tally_last_error());
+	return -1;
 }
 
 int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t err_len)
@@ -263,6 +263,7 @@ int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t e
 	tally_cpus_free(cpus);
 	f->fd_limit = descriptor_limit();
 	if (f->config.nr_cgroups || f->config.nr_under) {
+		config_name_canonically(&f->config);
 		int n = tally_cgroup_mount(f->mount, sizeof(f->mount));
 		if (n < 0 || (size_t)n >= sizeof(f->mount)) {
 			snprintf(err, err_len, "%s", n < 0 ? tally_last_error() : "the cgroup mount point is too long");
@@ -284,7 +285,7 @@ int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t e
 			return -1;
 		}
 		for (size_t i = 0; i < f->config.nr_cgroups; i++) {
-			const char *label = label_of(f, f->config.cgroups[i]);
+			const char *label = f->config.cgroups[i];
 			if (find_target(f, label))
 				continue;
 			if (!target_add(f, label, false)) {
@@ -355,9 +356,7 @@ void fleet_update(struct fleet *f)
 /* The cgroups directly below one --cgroups-under directory: each is marked seen, the new ones added. */
 static void scan_dir(struct fleet *f, const char *under)
 {
-	const char *rel = label_of(f, under);
-	while (*rel == '/')
-		rel++;
+	const char *rel = strcmp(under, "/") == 0 ? "" : under;
 	char path[8192];
 	snprintf(path, sizeof(path), "%s/%s", f->mount, rel);
 	DIR *dir = opendir(path);
@@ -452,7 +451,7 @@ bool fleet_config_same_counting(const struct fleet_config *a, const struct fleet
 static bool given(const struct fleet *f, const char *label)
 {
 	for (size_t i = 0; i < f->config.nr_cgroups; i++)
-		if (strcmp(label_of(f, f->config.cgroups[i]), label) == 0)
+		if (strcmp(f->config.cgroups[i], label) == 0)
 			return true;
 	return false;
 }
@@ -462,11 +461,12 @@ void fleet_reconfigure(struct fleet *f, struct fleet_config *config)
 	fleet_config_free(&f->config);
 	f->config = *config;
 	memset(config, 0, sizeof(*config));
+	config_name_canonically(&f->config);
 	for (size_t k = f->nr_targets; k-- > 0;)
 		if (!f->targets[k]->from_scan && f->targets[k]->name && !given(f, f->targets[k]->name))
 			target_drop(f, k);
 	for (size_t i = 0; i < f->config.nr_cgroups; i++) {
-		const char *label = label_of(f, f->config.cgroups[i]);
+		const char *label = f->config.cgroups[i];
 		struct fleet_target *t = find_target(f, label);
 		if (t) {
 			t->from_scan = false;  /* now given: it stays when its directory is not listed */

@@ -16,22 +16,19 @@
  * the CPUs that can be counted. Returns -1 to go on, or an exit status. */
 static int check_cpu_list(const char *list)
 {
-	tally_cpus *wanted = NULL, *online = NULL, *missing = NULL;
+	tally_cpus *wanted = NULL;
 	int status = -1;
-	if (tally_cpus_parse(list, &wanted) < 0 || tally_cpus_online(NULL, &online) < 0 ||
-	    tally_cpus_subtract(wanted, online, &missing) < 0) {
+	if (tally_cpus_parse(list, &wanted) < 0) {
 		fprintf(stderr, "tally stat: -C %s: %s\n", list, tally_last_error());
 		status = EXIT_FAILED;
-	} else if (tally_cpus_count(missing)) {
-		char absent[256], present[256];
-		tally_cpus_format(missing, absent, sizeof(absent));
-		tally_cpus_format(online, present, sizeof(present));
-		fprintf(stderr, "tally stat: -C %s: not online here (absent or offline): %s; the online CPUs are %s\n"
-		        "(see tally stat --help)\n", list, absent, present);
-		status = EXIT_USAGE;
+	} else {
+		int err = tally_cpus_check_online(NULL, wanted);
+		if (err < 0) {
+			fprintf(stderr, "tally stat: -C %s: %s\n%s", list, tally_last_error(),
+			        err == -ENODEV ? "(see tally stat --help)\n" : "");
+			status = err == -ENODEV ? EXIT_USAGE : EXIT_FAILED;
+		}
 	}
-	tally_cpus_free(missing);
-	tally_cpus_free(online);
 	tally_cpus_free(wanted);
 	return status;
 }
