@@ -1,6 +1,6 @@
 # Thin front door to CMake. `make` builds, `make test` runs every test through CTest, `make run` runs the
-# main job. Other targets: install, pmu-events, check-asan, fuzz, check-nopfm, check-abi, abi-baseline, check-arm64,
-# check-hw, coverage, clean.
+# main job. Other targets: install, pmu-events, check-asan, fuzz, check-nopfm, check-abi, abi-baseline,
+# check-arm64, check-hw, coverage, mutation, deb, clean.
 BUILD      ?= build
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
@@ -8,7 +8,7 @@ CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 60
 
 .PHONY: all configure test run install pmu-events check-asan check-valgrind fuzz check-nopfm abi-lib check-abi \
-        abi-baseline check-arm64 check-hw coverage mutation clean
+        abi-baseline check-arm64 check-hw coverage mutation deb clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -138,5 +138,27 @@ HW_BUILD ?= build-hw
 check-hw:
 	HW_BUILD=$(HW_BUILD) JOBS=$(JOBS) bash tests/hw/run.sh
 
+# The Debian packages (debian/) into $(DEB_BUILD)/: dpkg-buildpackage on a copy of the tree (the build
+# products of this one left out), so that the packages land in $(DEB_BUILD)/ and not beside the checkout.
+# The source package too, its upstream tarball made of the copy without debian/ (a tarball that held it
+# would leave the Debian side no changes of its own: lintian's no-debian-changes), in a stable order with
+# no dates, so that it is the same for the same tree. The copy's files are dated now (tar -m), later than
+# the changelog's date, to which dh_builddeb then clamps every file of the packages: the checkout's own
+# dates would pass into the .debs otherwise; and none is writable but by its owner, whatever the umask of
+# the checkout (git archive's is 002). DEB_BUILD_OPTIONS=nocheck skips the test suite;
+# parallel= is $(JOBS).
+DEB_BUILD   ?= build-deb
+DEB_VERSION := $(shell sed -n "s/^project.tally VERSION \([0-9.]*\).*/\1/p" CMakeLists.txt)
+deb:
+	rm -rf $(DEB_BUILD)/tally-$(DEB_VERSION) && mkdir -p $(DEB_BUILD)/tally-$(DEB_VERSION)
+	tar -c --exclude-vcs --exclude=./build --exclude='./build-*' --exclude=./.cache --exclude='__pycache__' \
+	  --exclude='*.pyc' --exclude='*.log' . | tar -x -m -C $(DEB_BUILD)/tally-$(DEB_VERSION)
+	chmod -R go-w $(DEB_BUILD)/tally-$(DEB_VERSION)
+	tar -c -C $(DEB_BUILD) --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
+	  --exclude=tally-$(DEB_VERSION)/debian tally-$(DEB_VERSION) | gzip -n >$(DEB_BUILD)/tally_$(DEB_VERSION).orig.tar.gz
+	cd $(DEB_BUILD)/tally-$(DEB_VERSION) && \
+	  DEB_BUILD_OPTIONS="parallel=$(JOBS) $(DEB_BUILD_OPTIONS)" dpkg-buildpackage -us -uc
+	@ls -l $(DEB_BUILD)/*.deb $(DEB_BUILD)/*.dsc
+
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz build-nopfm build-coverage $(ABI_BUILD) $(HW_BUILD)
+	rm -rf $(BUILD) build-asan build-fuzz build-nopfm build-coverage $(ABI_BUILD) $(HW_BUILD) $(DEB_BUILD)

@@ -600,8 +600,12 @@ static char *slurp(const char *path)
 	if (!f)
 		return NULL;
 	char *text = calloc(1, 1 << 16);
-	if (text)
-		fread(text, 1, (1 << 16) - 1, f);
+	/* A read error is a missing file to the callers; fread's result is checked, as Debian's
+	 * -D_FORTIFY_SOURCE=2 makes ignoring it an error (warn_unused_result). */
+	if (text && fread(text, 1, (1 << 16) - 1, f) == 0 && ferror(f)) {
+		free(text);
+		text = NULL;
+	}
 	fclose(f);
 	return text;
 }
