@@ -185,6 +185,13 @@ size0.json|d["size"] = 0|size 0: a job has at least one rank
 CASES
 [ -f reg.1.json ] && set_member reg.1.json regsum.json 'd["regions"][0]["events"][0]["sum"] = -3' &&
 	refused merge "a region's negative sum" 'regsum.json: region .*: "sum" -3 is negative' reg.0.json regsum.json
+# "regions": null is a document without regions (the schema allows it), merged as one; a "regions" that
+# is no regions object is refused.
+set_member good.1.json regnull.json 'd["regions"] = None'
+"$TALLY" merge -j good.0.json regnull.json >regnull.txt 2>err && ok '"regions": null: merged as a document without regions' ||
+	fail "\"regions\": null: $(cat err)"
+set_member good.1.json regbad.json 'd["regions"] = 7'
+refused merge "a \"regions\" that is a number" 'regbad.json: .*a "regions" member that is not a regions object' good.0.json regbad.json
 # A -r document's closing scaled value is a mean: fractional, and accepted.
 for r in 0 1; do SLURM_PROCID=$r SLURM_NTASKS=2 "$TALLY" stat -j -r 3 -o "r3.$r.json" -e page-faults -- true; done
 set_member r3.1.json r3f.1.json 'd["events"][0]["scaled"] = d["events"][0]["value"] + 0.25'
