@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 
@@ -98,6 +99,27 @@ static void test_nesting_and_numbers(void)
 	char *text = json_of(write_nested);
 	CHECK_STR(text, "{\n  \"a\": [\n    18446744073709551615,\n    -5,\n    0.1,\n    null,\n    true,\n"
 	                "    null\n  ],\n  \"empty\": {}\n}\n");
+	free(text);
+}
+
+/* json_raw embeds a JSON text (the regions' document) as a value: its one closing newline is dropped,
+ * so that the comma or bracket after it follows on its line; one without a newline is kept whole. */
+static void write_raw(struct json_writer *w)
+{
+	/* Each text in a buffer of its own exact size, so that a read past its end is one ASan sees. */
+	char *with = strdup("{\"x\": 1}\n"), *without = strdup("[2]");
+	json_begin_array(w);
+	json_raw(w, with);
+	json_raw(w, without);
+	json_end_array(w);
+	free(with);
+	free(without);
+}
+
+static void test_raw(void)
+{
+	char *text = json_of(write_raw);
+	CHECK_STR(text, "[\n  {\"x\": 1},\n  [2]\n]\n");
 	free(text);
 }
 
@@ -205,6 +227,7 @@ int main(void)
 		{ "grouped", test_grouped },
 		{ "grouped_double", test_grouped_double },
 		{ "json_escaping", test_escaping },
+		{ "json_raw", test_raw },
 		{ "json_nesting_and_numbers", test_nesting_and_numbers },
 		{ "cpu_list", test_cpu_list },
 		{ "cpu_list_ids", test_cpu_list_ids },
