@@ -2,7 +2,8 @@
 """The extension tally._tally, built for the stable ABI (abi3, Python 3.9+) against an installed
 libtally (`make install`): pkg-config's tally.pc when it is found, else $TALLY_PREFIX (default
 /usr/local). The library's directory is recorded as the extension's RPATH, so that no LD_LIBRARY_PATH is
-needed. Everything else is in pyproject.toml."""
+needed, unless TALLY_RPATH=0 (a distribution's package, whose libtally is in the loader's own directories:
+debian/rules). Everything else is in pyproject.toml."""
 import glob
 import os
 import subprocess
@@ -34,7 +35,7 @@ setup(ext_modules=[Extension(
     sources=sorted(os.path.relpath(p, here) for p in glob.glob(os.path.join(here, "src", "*.c"))),
     include_dirs=include_dirs,
     library_dirs=library_dirs,
-    runtime_library_dirs=library_dirs,
+    runtime_library_dirs=[] if os.environ.get("TALLY_RPATH") == "0" else library_dirs,
     libraries=["tally"],
     define_macros=[("Py_LIMITED_API", "0x03090000"), ("_GNU_SOURCE", None)],
     py_limited_api=True,
