@@ -126,12 +126,15 @@ fi
 grep -q $'\e' "$WORK/i" && fail "--interval-clear into a file: escape sequences" || ok "--interval-clear into a file: no escape"
 "$TALLY" stat -I 50 --interval-count 3 -e task-clock -- sleep 1 2>"$WORK/i"
 [ "$(grep -c '^# *time' "$WORK/i")" = 1 ] && ok "without it: one header" || fail "one header: $(cat "$WORK/i")"
-if command -v script >/dev/null; then
+# script(1) makes a terminal where the machine has pseudo-terminals (a build chroot without /dev/pts has
+# none: script fails, "failed to create pseudo-terminal").
+have_terminal() { command -v script >/dev/null && script -qec tty /dev/null 2>/dev/null | grep -q '^/dev/'; }
+if have_terminal; then
 	script -qec "$TALLY stat --interval-clear -I 50 --interval-count 2 -e task-clock -- sleep 1" /dev/null >"$WORK/tty"
 	[ "$(grep -o $'\e\\[H\e\\[2J#' "$WORK/tty" | wc -l)" = 2 ] && ok "--interval-clear on a terminal: cleared before each" ||
 		fail "on a terminal: $(cat -A "$WORK/tty")"
 else
-	echo "SKIP part: no script(1) for a terminal"
+	echo "SKIP part: no terminal to be had (no script(1), or no pseudo-terminals)"
 fi
 # With -x, perf's table header as a comment line over each interval's records.
 "$TALLY" stat -x, --interval-clear -I 50 --interval-count 2 -A -a -e cpu-clock 2>"$WORK/i"
@@ -143,14 +146,14 @@ awk '/^#/ { h++ } END { exit h != 2 }' "$WORK/i" && [ "$(grep -vc '^#' "$WORK/i"
 perf_interval_clear() { # ARGS...: perf's output into $WORK/perf
 	"$PERF" stat --interval-clear -I 50 --interval-count 3 "$@" 2>"$WORK/perf" >/dev/null
 	grep -q "does not work with output" "$WORK/perf" || return 0
-	command -v script >/dev/null || return 1
+	have_terminal || return 1
 	script -qec "$PERF stat --interval-clear -I 50 --interval-count 3 $* 2>&1 >/dev/null" /dev/null |
 		sed $'s/\e\\[H\e\\[2J//g; s/\r$//' > "$WORK/perf"
 }
 if [ -n "$PERF" ]; then
 	for args in "-e task-clock -- sleep 1" "-x, -e task-clock -- sleep 1" "-x, -A -a -e cpu-clock"; do
 		# shellcheck disable=SC2086
-		perf_interval_clear $args || { echo "SKIP (part): perf refuses --interval-clear into a file, no script(1)"; continue; }
+		perf_interval_clear $args || { echo "SKIP (part): perf refuses --interval-clear into a file, and no terminal to be had"; continue; }
 		# shellcheck disable=SC2086
 		"$TALLY" stat --interval-clear -I 50 --interval-count 3 $args 2>"$WORK/i"
 		[ "$(grep '^#' "$WORK/perf" | tr -s ' ')" = "$(grep '^#' "$WORK/i" | tr -s ' ')" ] &&
