@@ -12,7 +12,9 @@ FIXTURE=${TALLY_FIXTURES:-$TALLY_SOURCE/tests/fixtures}/sysfs/intel-server
 command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 # A sanitized tally wants its runtime first: a preloaded library ahead of it is refused.
-ldd "$TALLY" 2>/dev/null | grep -q 'libasan\|libtsan' && { echo "SKIP: tally is built with a sanitizer"; exit 77; }
+# clang links its sanitizer runtimes statically (no libasan for ldd to show): the runtime's own symbols tell.
+{ ldd "$TALLY" 2>/dev/null | grep -q 'libasan\|libtsan' || grep -qa '__asan_init\|__tsan_init' "$TALLY"; } &&
+	{ echo "SKIP: tally is built with a sanitizer"; exit 77; }
 
 # metrics FILE: "name value" per metric of a -x, output (perf's: the value in the second-to-last field, the
 # name the last word of the last; tally's: the name in the third field of a line without a count).

@@ -20,7 +20,9 @@ command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 [ -d "$TREE/tools/perf/pmu-events/arch" ] || { echo "SKIP: no perf 6.1 source tree at $TREE (TALLY_KERNEL_61)"; exit 77; }
 unshare -m true 2>/dev/null || { echo "SKIP: cannot make a mount namespace here (perf's fixture mount)"; exit 77; }
-ldd "$TALLY" 2>/dev/null | grep -q 'libasan\|libtsan' && { echo "SKIP: tally is built with a sanitizer"; exit 77; }
+# clang links its sanitizer runtimes statically (no libasan for ldd to show): the runtime's own symbols tell.
+{ ldd "$TALLY" 2>/dev/null | grep -q 'libasan\|libtsan' || grep -qa '__asan_init\|__tsan_init' "$TALLY"; } &&
+	{ echo "SKIP: tally is built with a sanitizer"; exit 77; }
 TABLES=$TREE/tools/perf/pmu-events/arch
 
 PORTS="tma_ports_utilization tma_ports_utilized_0"

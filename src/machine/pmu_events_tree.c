@@ -395,7 +395,8 @@ static int by_key(const void *a, const void *b)
 /* The rows sorted, the first of each key kept, as one text; metrics lose their key prefix. */
 static char *join(struct row *v, size_t nr, bool cut_key, size_t *len)
 {
-	qsort(v, nr, sizeof(*v), by_key);
+	if (nr)  /* qsort's array may not be NULL, even with no rows */
+		qsort(v, nr, sizeof(*v), by_key);
 	struct text out = { 0 };
 	add(&out, "", 0);
 	for (size_t i = 0; i < nr; i++) {

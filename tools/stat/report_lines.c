@@ -118,7 +118,8 @@ int stat_describe_metrics(struct stat_session *s)
 	if (!s->metrics)
 		return -ENOMEM;
 	s->report.nr_catalog = n ? (size_t)tally_counter_metrics(s->counter, s->metrics, (size_t)n) : 0;
-	memcpy(s->metrics + s->report.nr_catalog, ml->vendor_metrics, ml->nr_vendor * sizeof(*s->metrics));
+	if (ml->nr_vendor)  /* memcpy's source may not be NULL, even for no bytes */
+		memcpy(s->metrics + s->report.nr_catalog, ml->vendor_metrics, ml->nr_vendor * sizeof(*s->metrics));
 	s->report.nr_metrics = s->report.nr_catalog + ml->nr_vendor;
 	s->report.metrics = s->metrics;
 	s->report.vendor = ml->vendor;
