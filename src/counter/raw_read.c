@@ -79,8 +79,12 @@ int tly_raw_layout_new(const tally_counter *c, struct tly_raw_layout *out)
 
 uint64_t tly_raw_now(const struct tly_raw_layout *l)
 {
-	if (l->clock)
-		return tly_page_now(l->clock, tly_arch_read_clock);
+	/* The page's clock, unless the page gives none: a group revoked to read(2) after faults reads a
+	 * zero page (user_group.c), without cap_user_time_zero, and a moment of 0 would make every later
+	 * call's begin one not taken, so that its end counted nothing. */
+	uint64_t now = l->clock ? tly_page_now(l->clock, tly_arch_read_clock) : 0;
+	if (__builtin_expect(now != 0, 1))
+		return now;
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts); /* the vDSO: no system call */
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
