@@ -52,12 +52,14 @@ def sites(root, only):
     return found
 
 
-def run(cmd, cwd, timeout):
+def run(cmd, cwd, timeout, show_failure=False):
     try:
-        return subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              timeout=timeout).returncode
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
     except subprocess.TimeoutExpired:
         return -1
+    if p.returncode and show_failure:
+        sys.stdout.write(p.stdout.decode(errors="replace")[-6000:])
+    return p.returncode
 
 
 def main():
@@ -72,7 +74,8 @@ def main():
     build = os.path.join(root, a.build)
     # A suite that fails unchanged would "kill" every mutant: it must pass first.
     if run(["cmake", "--build", build, "-j2"], root, a.timeout) != 0 or \
-            run(["ctest", "--test-dir", build, "-j2", "--timeout", "300"], root, a.timeout) != 0:
+            run(["ctest", "--test-dir", build, "-j2", "--timeout", "300", "--output-on-failure"], root, a.timeout,
+                show_failure=True) != 0:
         print("mutation: the suite does not pass on the unchanged tree; fix that first")
         return 1
     every = sites(root, a.only)
