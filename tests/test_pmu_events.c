@@ -244,11 +244,14 @@ static void test_perf_tree(void)
 	write_file(dir, "x86/skx/cache.json",
 	           "[\n {\"EventName\": \"OFF.X\", \"EventCode\": \"0xB7, 0xBB\", \"UMask\": \"0x1\", \"MSRIndex\": "
 	           "\"0x1a6,0x1a7\", \"MSRValue\": \"0x3FBC000001\", \"CounterMask\": \"0\", \"BriefDescription\": "
-	           "\"a \\\"quoted\\\" \\u00e9\"},\n {\"EventName\": \"my.std\", \"ArchStdEvent\": \"std.ev\", \"UMask\": \"0x9\"}\n]\n");
+	           "\"a \\\"quoted\\\" \\u00e9\"},\n {\"EventName\": \"my.std\", \"ArchStdEvent\": \"std.ev\", \"UMask\": \"0x9\"},\n"
+	           /* A name written with a \u escape (U+002E '.') is the name it spells. */
+	           " {\"EventName\": \"ESC\\u002eEV\", \"EventCode\": \"0x3c\", \"UMask\": \"0x2\"}\n]\n");
 	setenv("TALLY_PMU_EVENTS", dir, 1);
 	setenv("TALLY_CPUID", "GenuineIntel-6-55-4", 1);
 	check_one("intel-server", "off.x", 4, 0x1b7, 0x3fbc000001);
 	check_one("intel-server", "cpu/MY.STD/", 4, 0x412e, 0);
+	check_one("intel-server", "esc.ev", 4, 0x23c, 0);
 	write_file(dir, "x86/skx/cache.json", "[ { \"EventName\": \"OFF.X\" ");
 	CHECK(parse("intel-server", "off.x") == NULL);
 	CHECK_CONTAINS(tally_last_error(), "cache.json is not pmu-events JSON (malformed at byte");
