@@ -10,6 +10,7 @@
 Needs matplotlib (Debian's python3-matplotlib); rendered without a display (Agg)."""
 import argparse
 import os
+import sys
 
 from .load import load
 
@@ -209,8 +210,12 @@ def main(argv):
     out = args.output or os.path.splitext(args.file)[0] + ".png"
     try:
         kind = render(args.file, out)
+    except ImportError as e:
+        print("python3 -m tally plot: plotting needs matplotlib (Debian: python3-matplotlib): %s" % e,
+              file=sys.stderr)
+        return 2
     except (OSError, ValueError) as e:
-        print("python3 -m tally plot: %s: %s" % (args.file, e))
+        print("python3 -m tally plot: %s: %s" % (args.file, e), file=sys.stderr)
         return 1
     print("%s: %s plot of %s" % (out, kind, args.file))
     return 0
