@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every MetricExpr and MetricThreshold of perf's vendor tables (6.1 and 6.12, every architecture, from
-# the kernel source trees under /work/kernel or $TALLY_KERNEL_TREES) parses with tally's metric expression
+# the kernel source trees kernel_tree finds, or $TALLY_KERNEL_TREES) parses with tally's metric expression
 # parser: the count per tree is printed, and any expression that does not parse fails the test.
 set -uo pipefail
 : "${TALLY_BUILD:?}"
@@ -10,7 +10,8 @@ command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 failures=0 trees=0
-for tree in ${TALLY_KERNEL_TREES:-/work/kernel/linux-source-6.1 /work/kernel/linux-source-6.12}; do
+source "$(dirname "$0")/cli_helpers/kernel_tree.sh"
+for tree in ${TALLY_KERNEL_TREES:-$(kernel_tree 6.1) $(kernel_tree 6.12)}; do
 	arch=$tree/tools/perf/pmu-events/arch
 	[ -d "$arch" ] || continue
 	trees=$((trees + 1))

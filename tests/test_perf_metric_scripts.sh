@@ -6,9 +6,10 @@
 # `perf stat -M NAME true`; stat_all_metricgroups.sh each group of `--raw-dump metricgroups` to run.
 set -uo pipefail
 source "$(dirname "$0")/cli_helpers/common.sh"
-TREE=${TALLY_KERNEL_61:-/work/kernel/linux-source-6.1}/tools/perf/tests/shell
+source "$(dirname "$0")/cli_helpers/kernel_tree.sh"
+TREE=${TALLY_KERNEL_61:-$(kernel_tree 6.1)}/tools/perf/tests/shell
 FAKE=$TALLY_BUILD/tests/libfake_pmu.so
-[ -f "$TREE/stat_all_metrics.sh" ] || { echo "SKIP: no perf 6.1 source tree (TALLY_KERNEL_61)"; exit 77; }
+[ -f "$TREE/stat_all_metrics.sh" ] || { echo "SKIP: no perf 6.1 source tree with tools/perf/tests/shell (linux-source-6.1 extracted, or TALLY_KERNEL_61)"; exit 77; }
 [ -f "$FAKE" ] || { echo "SKIP: $FAKE not built"; exit 77; }
 ldd "$TALLY" 2>/dev/null | grep -q 'libasan\|libtsan' && { echo "SKIP: tally is built with a sanitizer"; exit 77; }
 mkdir -p "$WORK/bin"

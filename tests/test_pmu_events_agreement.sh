@@ -8,11 +8,9 @@
 set -u
 build=${TALLY_BUILD:-build}
 source=${TALLY_SOURCE:-$(dirname "$0")/..}
-tree=${PERF61_PMU_EVENTS:-}
-for candidate in /work/kernel/linux-source-6.1/tools/perf/pmu-events/arch \
-	/usr/src/linux-source-6.1/tools/perf/pmu-events/arch; do
-	[ -z "$tree" ] && [ -f "$candidate/x86/mapfile.csv" ] && tree=$candidate
-done
+source "$source/tests/cli_helpers/kernel_tree.sh"
+tree=${PERF61_PMU_EVENTS:-$(kernel_tree 6.1)/tools/perf/pmu-events/arch}
+[ -f "$tree/x86/mapfile.csv" ] || tree=
 command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
 case "$(perf --version 2>/dev/null)" in
 *" 6.1."*) ;;
