@@ -238,20 +238,34 @@ bool tly_pmu_events_named(const struct tly_pmu_events_rec *rec, const char *name
 	return strlen(name) == rec->name.len && strncasecmp(rec->name.s, name, rec->name.len) == 0;
 }
 
+char *tly_span_unescape(char *out, struct tly_span span)
+{
+	char *o = out;
+	/* The text between escapes in one copy each: most fields have none. */
+	for (const char *s = span.s, *end = span.s + span.len; s < end;) {
+		const char *bs = memchr(s, '\\', (size_t)(end - s));
+		size_t run = (size_t)((bs ? bs : end) - s);
+		memcpy(o, s, run);
+		o += run;
+		if (!bs)
+			break;
+		if (bs + 1 == end) { /* a backslash that ends the field stands for itself */
+			*o++ = '\\';
+			break;
+		}
+		char c = bs[1];
+		*o++ = c == 't' ? '\t' : c == 'n' ? '\n' : c;
+		s = bs + 2;
+	}
+	*o++ = '\0';
+	return o;
+}
+
 char *tly_span_dup(struct tly_span span)
 {
-	char *out = malloc(span.len + 1), *o = out;
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < span.len; i++) {
-		char c = span.s[i];
-		if (c == '\\' && i + 1 < span.len) {
-			c = span.s[++i];
-			c = c == 't' ? '\t' : c == 'n' ? '\n' : c;
-		}
-		*o++ = c;
-	}
-	*o = '\0';
+	char *out = malloc(span.len + 1);
+	if (out)
+		tly_span_unescape(out, span);
 	return out;
 }
 
@@ -288,27 +302,30 @@ int tly_pmu_events_describe(const struct tly_pmu_events *t, const struct tly_pmu
 
 /* Calls cb with the metric of one .metrics line. */
 static int metric_line(const char *path, const char *text, size_t len, size_t at,
-                       int (*cb)(const struct tly_pmu_metric *m, void *arg), void *arg)
+                       int (*cb)(struct tly_pmu_metric *m, void *arg), void *arg)
 {
 	struct tly_span f[METRIC_FIELDS];
 	if (!split_fields(text, len, f, METRIC_FIELDS))
 		return tly_error(-EBADMSG, "the metric table %s is corrupt at byte %zu: regenerate it with "
 		                 "tools/pmu_events/generate.py", path, at);
-	char *s[METRIC_FIELDS] = { 0 };
-	int ret = 0;
-	for (size_t i = 0; !ret && i < METRIC_FIELDS; i++)
-		if (!(s[i] = tly_span_dup(f[i])))
-			ret = tly_error(-ENOMEM, "out of memory");
-	if (!ret) {
-		struct tly_pmu_metric m = { s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7] };
-		ret = cb(&m, arg);
-	}
+	size_t size = 0;
 	for (size_t i = 0; i < METRIC_FIELDS; i++)
-		free(s[i]);
+		size += f[i].len + 1;
+	char *block = malloc(size), *at_field = block;
+	if (!block)
+		return tly_error(-ENOMEM, "out of memory");
+	const char *s[METRIC_FIELDS];
+	for (size_t i = 0; i < METRIC_FIELDS; i++) {
+		s[i] = at_field;
+		at_field = tly_span_unescape(at_field, f[i]);
+	}
+	struct tly_pmu_metric m = { s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], block };
+	int ret = cb(&m, arg);
+	free(m.text);
 	return ret;
 }
 
-int tly_pmu_events_metrics(const struct tly_pmu_events *t, int (*cb)(const struct tly_pmu_metric *m, void *arg),
+int tly_pmu_events_metrics(const struct tly_pmu_events *t, int (*cb)(struct tly_pmu_metric *m, void *arg),
                            void *arg)
 {
 	struct mapped m = t->metrics;

@@ -39,10 +39,13 @@ struct tly_pmu_events_desc {
 	char *topic, *brief, *public_desc;
 };
 
-/* One metric record, fields unescaped and as the upstream JSON has them (empty when absent). For the
- * metric expression layer (src/metric/), which reads a table's metrics through tly_pmu_events_metrics. */
+/* One metric record, fields unescaped and as the upstream JSON has them (empty when absent), all in one
+ * malloc'd block. For the metric expression layer (src/metric/), which reads a table's metrics through
+ * tly_pmu_events_metrics and keeps them without copying again: -M loads a table's every metric, and a
+ * block per record is one allocation and one free where a string per field would be eight. */
 struct tly_pmu_metric {
 	const char *name, *group, *expr, *threshold, *scale_unit, *constraint, *brief, *public_desc;
+	char *text; /* the block the fields point into */
 };
 
 struct tly_pmu_events;
@@ -90,6 +93,8 @@ bool tly_pmu_events_named(const struct tly_pmu_events_rec *rec, const char *name
 
 /* Copies span, unescaped, into a new string (NULL when out of memory). */
 char *tly_span_dup(struct tly_span span);
+/* span unescaped into out (room for span.len + 1), NUL-terminated; returns the byte after the NUL. */
+char *tly_span_unescape(char *out, struct tly_span span);
 
 /* rec's topic and descriptions, from the arch's descriptions file. Returns 0, -ENOENT or -EBADMSG
  * (recorded), -ENOMEM. */
@@ -97,10 +102,10 @@ int tly_pmu_events_describe(const struct tly_pmu_events *t, const struct tly_pmu
                             struct tly_pmu_events_desc *out);
 void tly_pmu_events_desc_free(struct tly_pmu_events_desc *d);
 
-/* Calls cb for every metric of t's model, in name order, until cb returns non-zero (returned). The
- * record's strings live until cb returns. Returns 0, cb's value, or a negative code (recorded): -ENOENT
- * (no metrics file), -EBADMSG, -ENOMEM. */
-int tly_pmu_events_metrics(const struct tly_pmu_events *t, int (*cb)(const struct tly_pmu_metric *m, void *arg),
+/* Calls cb for every metric of t's model, in name order, until cb returns non-zero (returned). cb may
+ * keep the record's block (m->text, set NULL then); else it is freed when cb returns.
+ * Returns 0, cb's value, or a negative code (recorded): -ENOENT (no metrics file), -EBADMSG, -ENOMEM. */
+int tly_pmu_events_metrics(const struct tly_pmu_events *t, int (*cb)(struct tly_pmu_metric *m, void *arg),
                            void *arg);
 
 /* ---- A perf-format tree read at run time (pmu_events_json.c, pmu_events_tree.c) ---- */

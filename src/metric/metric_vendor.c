@@ -20,28 +20,26 @@
 #include <string.h>
 #include <strings.h>
 
-static int copy_metric(const struct tly_pmu_metric *m, void *arg)
+/* Takes the record: its block of strings, which the metric table's definition points into. */
+static int take_metric(struct tly_pmu_metric *m, void *arg)
 {
 	struct tally_vendor_metrics *vm = arg;
 	if (vm->n == vm->cap) {
 		size_t cap = vm->cap ? vm->cap * 2 : 256;
 		struct tly_metric_def *defs = realloc(vm->defs, cap * sizeof(*defs));
-		if (!defs)
+		if (defs)
+			vm->defs = defs;
+		char **texts = defs ? realloc(vm->texts, cap * sizeof(*texts)) : NULL;
+		if (!texts)
 			return -ENOMEM;
-		vm->defs = defs;
+		vm->texts = texts;
 		vm->cap = cap;
 	}
-	struct tly_metric_def *d = &vm->defs[vm->n];
-	*d = (struct tly_metric_def){ strdup(m->name), strdup(m->expr), strdup(m->threshold), strdup(m->scale_unit),
-		                      strdup(m->group), strdup(m->constraint), strdup(m->brief) };
-	vm->n++;
-	if (!d->name || !d->expr || !d->threshold || !d->scale_unit || !d->groups || !d->constraint ||
-	    !d->description)
-		return -ENOMEM;
-	if (!*d->threshold) { /* metric_table.h: NULL for none */
-		free((char *)d->threshold);
-		d->threshold = NULL;
-	}
+	/* metric_table.h: NULL for no threshold */
+	vm->defs[vm->n] = (struct tly_metric_def){ m->name, m->expr, *m->threshold ? m->threshold : NULL,
+		                                   m->scale_unit, m->group, m->constraint, m->brief };
+	vm->texts[vm->n++] = m->text;
+	m->text = NULL;
 	return 0;
 }
 
@@ -63,7 +61,7 @@ static int load_table(struct tally_vendor_metrics *vm)
 	if (err || !table)
 		return tly_error(-ENOENT, "no vendor metrics for %s: %s", core->name, why ? why : "no vendor table");
 	snprintf(vm->model, sizeof(vm->model), "%s", tly_pmu_events_model(table));
-	err = tly_pmu_events_metrics(table, copy_metric, vm);
+	err = tly_pmu_events_metrics(table, take_metric, vm);
 	if (!err && !vm->n)
 		err = tly_error(-ENOENT, "the vendor table %s has no metrics", vm->model);
 	return err;
@@ -113,11 +111,9 @@ void tally_vendor_metrics_free(tally_vendor_metrics *vm)
 	if (!vm)
 		return;
 	tly_metric_table_free(vm->table);
-	for (size_t i = 0; i < vm->n; i++) {
-		const struct tly_metric_def *d = &vm->defs[i];
-		free((char *)d->name), free((char *)d->expr), free((char *)d->threshold), free((char *)d->scale_unit);
-		free((char *)d->groups), free((char *)d->constraint), free((char *)d->description);
-	}
+	for (size_t i = 0; i < vm->n; i++)
+		free(vm->texts[i]);
+	free(vm->texts);
 	free(vm->defs);
 	for (size_t i = 0; i < vm->cap_events; i++) {
 		if (!vm->events[i])

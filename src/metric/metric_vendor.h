@@ -32,7 +32,8 @@ struct tally_vendor_metrics {
 	char model[64];
 	char cpuid[128];
 	bool nmi_watchdog;
-	struct tly_metric_def *defs; /* the table's records, strings owned */
+	struct tly_metric_def *defs; /* the table's records, their strings in: */
+	char **texts;                /* one block per record (tly_pmu_metric.text), owned */
 	size_t n, cap;
 	struct tly_metric_table *table;
 	struct tly_metric_facts facts;
