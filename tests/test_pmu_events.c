@@ -169,6 +169,22 @@ static void test_big_little(void)
 	tally_events_free(events);
 }
 
+/* An arm64 MIDR against a row or a metric's strcmp_cpuid_str, as perf 6.12 compares them: the same part
+ * of the row's version or later (variant, then revision), whatever the row's version; a TALLY_CPUID of a
+ * whole MIDR finds the part's table. */
+static void test_midr_versions(void)
+{
+	CHECK(tly_midr_at_least("0x00000000410fd0c0", "0x00000000414fd0c1")); /* N1 r0p0 row, an r4p1 */
+	CHECK(tly_midr_at_least("0x410fd493", "0x00000000410fd493"));         /* widths differ, same value */
+	CHECK(tly_midr_at_least("0x410fd493", "0x00000000411fd490"));         /* r1p0 is after r0p3 */
+	CHECK(!tly_midr_at_least("0x410fd493", "0x00000000410fd492"));        /* r0p2 is before */
+	CHECK(!tly_midr_at_least("0x411fd490", "0x00000000410fd49f"));        /* r0p15 is before r1p0 */
+	CHECK(!tly_midr_at_least("0x410fd490", "0x00000000410fd4f0"));        /* another part (V2) */
+	CHECK(!tly_midr_at_least("0x410fd0c0", "0x00000000420fd0c0"));        /* another implementer */
+	use_tables("0x00000000413fd0c1");
+	check_one("arm64", "dp_spec", 8, 0x73, 0); /* Neoverse N1 r3p1 takes N1's table */
+}
+
 /* `task-clock` (and any spec an earlier source resolves) opens no table file; a table name opens one. */
 static void test_read_only_when_needed(void)
 {
@@ -304,6 +320,7 @@ int main(void)
 		{ "uncore_family", test_uncore_family },
 		{ "hybrid", test_hybrid },
 		{ "big_little", test_big_little },
+		{ "midr_versions", test_midr_versions },
 		{ "read_only_when_needed", test_read_only_when_needed },
 		{ "no_table", test_no_table },
 		{ "suggestion", test_suggestion },

@@ -18,19 +18,25 @@
 
 static char root[4096];
 
-static tally_vendor_metrics *load(void)
+/* The vendor metrics of a fixture tree as the CPU cpuid (TALLY_CPUID) has them. */
+static tally_vendor_metrics *load_as(const char *fixture, const char *cpuid)
 {
 	const char *fixtures = getenv("TALLY_FIXTURES");
 	if (!fixtures)
 		return NULL;
-	snprintf(root, sizeof(root), "%s/sysfs/intel-server", fixtures);
-	setenv("TALLY_CPUID", "GenuineIntel-6-6A-0", 1);
+	snprintf(root, sizeof(root), "%s/sysfs/%s", fixtures, fixture);
+	setenv("TALLY_CPUID", cpuid, 1);
 	TALLY_OPTS(tally_vendor_metrics_opts, o, .sysfs_root = root);
 	tally_vendor_metrics *vm = NULL;
 	int err = tally_vendor_metrics_load(&o, &vm);
 	if (err)
 		fprintf(stderr, "load: %d %s\n", err, tally_last_error());
 	return vm;
+}
+
+static tally_vendor_metrics *load(void)
+{
+	return load_as("intel-server", "GenuineIntel-6-6A-0");
 }
 
 static void test_select(void)
@@ -144,12 +150,44 @@ static void test_eval(void)
 	tally_vendor_metrics_free(vm);
 }
 
+/* strcmp_cpuid_str on arm64, as perf 6.12 compares MIDRs: Neoverse N2 and V2 share a table whose
+ * topdown metrics take STALL_SLOT less CPU_CYCLES before N2 r0p3 ("strcmp_cpuid_str(0x410fd493) |
+ * strcmp_cpuid_str(0x410fd490) ^ 1": r0p3 or later, or not an N2). frontend_bound = 100 x (stall slots
+ * / (CPU_CYCLES x #slots) - BR_MIS_PRED / CPU_CYCLES), the arm64 fixture's caps/slots being 8. */
+static void test_arm64_cpuid(void)
+{
+	static const struct {
+		const char *midr;
+		double value;
+	} cases[] = {
+		{ "0x00000000410fd490", 61.5 }, /* N2 r0p0: 100 x ((6000 - 1000) / 8000 - 10 / 1000) */
+		{ "0x00000000410fd492", 61.5 }, /* N2 r0p2 */
+		{ "0x00000000410fd493", 74 },   /* N2 r0p3: 100 x (6000 / 8000 - 10 / 1000) */
+		{ "0x00000000411fd490", 74 },   /* N2 r1p0: a later variant */
+		{ "0x00000000410fd4f0", 74 },   /* V2: not an N2 */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tally_vendor_metrics *vm = load_as("arm64", cases[i].midr);
+		if (!vm)
+			SKIP("no fixture or no table");
+		CHECK_STR(tally_vendor_metrics_model(vm), "arm-neoverse-n2-v2");
+		/* {STALL_SLOT_FRONTEND,CPU_CYCLES,BR_MIS_PRED} */
+		struct tally_metric_value v = eval(vm, "frontend_bound", (double[]){ 6000, 1000, 10 }, 3);
+		if (!v.available || fabs(v.value - cases[i].value) > 1e-9)
+			fprintf(stderr, "%s: available %d, %g (want %g): %s\n", cases[i].midr, v.available, v.value,
+			        cases[i].value, v.reason);
+		CHECK(v.available && fabs(v.value - cases[i].value) < 1e-9);
+		tally_vendor_metrics_free(vm);
+	}
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
 		{ "select", test_select },
 		{ "spec", test_spec },
 		{ "eval", test_eval },
+		{ "arm64_cpuid", test_arm64_cpuid },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);

@@ -145,9 +145,15 @@ const char *tly_cpuid_arch(const char *cpuid);
 /* The CPU's identification as perf builds it: $TALLY_CPUID when set; else on x86 "vendor-family-model-
  * stepping" from the cpuid instruction ("GenuineIntel-6-6A-6"), on arm64 the MIDR of the first CPU of
  * cpus (a sysfs CPU list; NULL or empty: CPU 0) read from <sysfs_root>/devices/system/cpu/cpuN/regs/
- * identification/midr_el1, variant and revision cleared ("0x00000000410fd0c0"). Returns 0, or -ENOENT
- * (recorded) when the CPU cannot be identified. */
+ * identification/midr_el1, whole ("0x00000000414fd0c1", Neoverse N1 r4p1), as perf 6.12 keeps it. Returns
+ * 0, or -ENOENT (recorded) when the CPU cannot be identified. */
 int tly_cpuid(const char *sysfs_root, const char *cpus, char *buf, size_t size);
+
+/* Whether an arm64 MIDR is the part that map_id names, of its version or a later one, as perf 6.12's
+ * strcmp_cpuid_str compares them (tools/perf/arch/arm64/util/header.c): every field but Variant[23:20]
+ * and Revision[3:0] equal, and (variant, revision) at least map_id's, so that a row or a metric written
+ * for r0p0 takes every revision of the part and one for r0p3 only r0p3 and later. Both in hex. */
+bool tly_midr_at_least(const char *map_id, const char *midr);
 
 /* The model of dir/<arch>/mapfile.csv that cpuid matches, as perf 6.1 matches (x86: the row's regex
  * over the whole string, the stepping ignored unless the row names one; arm64: the same over the MIDR),

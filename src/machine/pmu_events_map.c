@@ -3,7 +3,9 @@
  * Which event table a CPU has: its identification as perf builds it (tools/perf/arch/x86/util/header.c
  * get_cpuid_str, arch/arm64/util/header.c) and the arch's mapfile.csv row that matches it, as perf 6.1's
  * strcmp_cpuid_str matches (x86: a POSIX extended regex over the whole string, the stepping left out
- * unless the row names one; arm64: the row's MIDR as a regex over the whole MIDR).
+ * unless the row names one; arm64: the row's part, of its revision or a later one, as perf 6.12 compares
+ * MIDRs, which is 6.1's match of the MIDR with variant and revision cleared for every row the tables
+ * have: all name r0p0).
  */
 #include "machine/pmu_events.h"
 
@@ -49,8 +51,6 @@ static int midr_cpuid(const char *sysfs_root, const char *cpus, char *buf, size_
 	unsigned long long midr = strtoull(text, &end, 16);
 	if (end == text || *end)
 		return tly_error(-ENOENT, "cannot identify CPU %u: %s holds '%s', not a MIDR", cpu, path, text);
-	/* perf clears Variant[23:20] and Revision[3:0]: the tables are per part, not per stepping. */
-	midr &= ~((0xfULL << 20) | 0xfULL);
 	snprintf(buf, size, "0x%016llx", midr);
 	return 0;
 }
@@ -107,10 +107,25 @@ static size_t count_char(const char *s, char c)
 	return n;
 }
 
-/* Whether the mapfile's row regex matches cpuid as perf 6.1 matches. */
+enum { MIDR_VERSION = 0xf << 20 | 0xf }; /* Variant[23:20] and Revision[3:0] */
+
+bool tly_midr_at_least(const char *map_id, const char *midr)
+{
+	unsigned long long want = strtoull(map_id, NULL, 16), have = strtoull(midr, NULL, 16);
+	if ((want & ~(unsigned long long)MIDR_VERSION) != (have & ~(unsigned long long)MIDR_VERSION))
+		return false;
+	/* r<variant>p<revision> in that order: variant first, then the revision */
+	unsigned want_v = (want >> 20) & 0xf, have_v = (have >> 20) & 0xf;
+	return have_v > want_v || (have_v == want_v && (have & 0xf) >= (want & 0xf));
+}
+
+/* Whether the mapfile's row matches cpuid as perf matches (x86: its regex, as 6.1; arm64: its part and
+ * version, as 6.12). */
 static bool cpuid_matches(const char *row, const char *cpuid)
 {
 	bool x86 = strncmp(cpuid, "0x", 2) != 0;
+	if (!x86)
+		return tly_midr_at_least(row, cpuid);
 	bool full_row = x86 && count_char(row, '-') == 3, full_id = x86 && count_char(cpuid, '-') == 3;
 	if (full_row && !full_id)
 		return false;

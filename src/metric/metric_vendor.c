@@ -55,6 +55,9 @@ static int load_table(struct tally_vendor_metrics *vm)
 		return err;
 	if (!core)
 		return tly_error(-ENOENT, "no vendor metrics: this machine has no core PMU");
+	/* strcmp_cpuid_str's id: the core PMU's CPUs' (an arm64 cluster's MIDR), as perf's expr.c asks it */
+	if (tly_cpuid(vm->pmus->sysfs_root, core->cpus, vm->cpuid, sizeof(vm->cpuid)))
+		vm->cpuid[0] = '\0';
 	const struct tly_pmu_events *table = NULL;
 	const char *why = NULL;
 	err = tly_pmu_table(core, &table, &why);
@@ -96,8 +99,6 @@ int tally_vendor_metrics_load(const struct tally_vendor_metrics_opts *opts, tall
 		return err;
 	}
 	tly_metric_facts_read(vm->pmus->sysfs_root, false, &vm->facts);
-	if (tly_cpuid(vm->pmus->sysfs_root, NULL, vm->cpuid, sizeof(vm->cpuid)))
-		vm->cpuid[0] = '\0';
 	vm->nmi_watchdog = false;
 	char buf[16];
 	if (tly_sysfs_read("/proc/sys/kernel/nmi_watchdog", buf, sizeof(buf), TLY_SYSFS_WHOLE) > 0)

@@ -5,12 +5,14 @@
  * event by its kind), summed over a PMU family's instances, the first copy of each taken where the
  * sample has several (perf's merged groups); other metrics by their values (metric_table.c); the
  * constants from the machine: has_event (the name parses here), strcmp_cpuid_str (x86: the CPU's id
- * matched against the pattern as a whole, perf 6.1's regex match), the #literals.
+ * matched against the pattern as a whole, perf 6.1's regex match; arm64: the core PMU's MIDR of the
+ * pattern's part, of its version or later, perf 6.12's tly_midr_at_least), the #literals.
  */
 #include "metric/metric_vendor.h"
 
 #include "core/error.h"
 #include "core/opts.h"
+#include "machine/pmu_events.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -27,8 +29,10 @@ static int has_event(void *ctx, const char *name)
 static int cpuid_match(void *ctx, const char *pattern)
 {
 	const struct tly_vendor_eval *e = ctx;
-	if (!e->vm->cpuid[0] || strncmp(e->vm->cpuid, "0x", 2) == 0)
-		return -1; /* no id, or an arm64 MIDR: perf compares those by ranges, not done here */
+	if (!e->vm->cpuid[0])
+		return -1;
+	if (strncmp(e->vm->cpuid, "0x", 2) == 0) /* arm64: a MIDR, compared by part and version */
+		return tly_midr_at_least(pattern, e->vm->cpuid);
 	regex_t re;
 	regmatch_t m;
 	if (regcomp(&re, pattern, REG_EXTENDED))
