@@ -2364,8 +2364,8 @@ static void region_without_pmu(void)
 }
 
 /* One line of the region CSV of `tally stat --regions -x,` (region,thread,calls,wall_ns,event,sum,mean,
- * stddev,min,max,counted,status,ratio,overhead,low,open,stray_ends,metric_value,metric_unit): that of
- * region, thread ("all" or a tid) and event. */
+ * stddev,min,max,counted,status,ratio,overhead,low,open,stray_ends,metric_value,metric_unit,
+ * metric_threshold): that of region, thread ("all" or a tid) and event. */
 struct region_row {
 	char line[256];
 	unsigned long long calls, sum, min, max, counted, overhead;
@@ -2407,7 +2407,7 @@ static void cli_stat_regions(void)
 	                    "/examples/regions", "3", NULL), 3);
 	CHECK_CONTAINS(out, "sum 2147450880\n");
 	CHECK_CONTAINS(out, "region,thread,calls,wall_ns,event,sum,mean,stddev,min,max,counted,status,ratio,overhead,"
-	                    "low,open,stray_ends,metric_value,metric_unit\n");
+	                    "low,open,stray_ends,metric_value,metric_unit,metric_threshold\n");
 	static const struct {
 		const char *region;
 		unsigned long long calls;
