@@ -3,7 +3,7 @@
  * The vendors' metrics (tally_vendor_metrics_*): the intel-server fixture with Ice Lake server's table
  * (TALLY_CPUID=GenuineIntel-6-6A-0, the tree's data/pmu-events): selection by name and group in any case,
  * several items adding up, an unknown item; a list split between the table and the catalogue (any case,
- * the list's order, snprintf's short buffer, no table); the spec's groups (one per metric, merged where one holds
+ * the list's order, snprintf's short buffer, no table, an empty item refused); the spec's groups (one per metric, merged where one holds
  * another's events, apart with NO_MERGE, loose with NO_GROUP and MetricConstraint NO_GROUP_EVENTS, the tool
  * events outside); the evaluation from constructed values (references, ScaleUnit, thresholds, an event
  * not read, a 0 divisor).
@@ -88,9 +88,11 @@ static void test_filter(void)
 	CHECK_INT(tally_vendor_metrics_filter(vm, list, true, buf, 6), 22);
 	CHECK_STR(buf, "topdo");
 	CHECK_INT(tally_vendor_metrics_filter(vm, list, true, NULL, 0), 22);
-	/* an empty item is the catalogue's, whose selection refuses it */
-	CHECK_INT(tally_vendor_metrics_filter(vm, "tma_retiring,,IPC", false, buf, sizeof(buf)), 4);
-	CHECK_STR(buf, ",IPC");
+	/* an empty item, refused by both selections, is refused here: neither half may drop it */
+	CHECK_INT(tally_vendor_metrics_filter(vm, "tma_retiring,,tma_frontend_bound", false, buf, sizeof(buf)), -EINVAL);
+	CHECK_CONTAINS(tally_last_error(), "an empty name");
+	CHECK_INT(tally_vendor_metrics_filter(vm, "IPC,", true, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(tally_vendor_metrics_filter(NULL, ",", false, buf, sizeof(buf)), -EINVAL);
 	tally_vendor_metrics_free(vm);
 }
 

@@ -226,9 +226,9 @@ TALLY_API int tally_vendor_metrics_select(const tally_vendor_metrics *vm, const 
  * each item tally_vendor_metrics_select takes, any case) or that it does not (false: the ones left for the
  * catalogue, tally_metrics_select and tally_counter_opts.metrics), comma-separated in the list's order, as
  * snprintf writes: buf gets what fits of len bytes, NUL-terminated, and the return is the length of the
- * whole text ("" when none). vm NULL (a machine without a table): every item is the catalogue's. An empty
- * item is the catalogue's, which refuses it. -EINVAL for a NULL list, or buf NULL with len. This is how
- * tally stat -M and the regions' TALLY_METRICS split their lists. */
+ * whole text ("" when none). vm NULL (a machine without a table): every item is the catalogue's. -EINVAL
+ * for an empty item (",", "IPC,,x", "IPC,"), as both selections refuse it, a NULL list, or buf NULL with
+ * len. This is how tally stat -M and the regions' TALLY_METRICS split their lists. */
 TALLY_API int tally_vendor_metrics_filter(const tally_vendor_metrics *vm, const char *list, bool table, char *buf,
                                           size_t len);
 

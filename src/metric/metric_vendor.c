@@ -240,8 +240,9 @@ int tally_vendor_metrics_filter(const tally_vendor_metrics *vm, const char *list
 	bool first = true;
 	for (const char *item = list;;) {
 		size_t n = strcspn(item, ",");
-		/* an empty item is nobody's metric: the catalogue's selection refuses it */
-		if ((n && vm && names_any(vm, item, n)) == table) {
+		if (n == 0) /* refused here, as both selections refuse it: no half of the list may lose it */
+			return tly_error(-EINVAL, "metric list '%s': an empty name", list);
+		if ((vm && names_any(vm, item, n)) == table) {
 			for (size_t k = first ? 1 : 0; k <= n; k++, need++)
 				if (need < len)
 					buf[need] = k ? item[k - 1] : ',';
