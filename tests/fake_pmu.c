@@ -6,7 +6,9 @@
  * breakpoint (hardware, cache, raw, any sysfs PMU's) opens as the software dummy event instead, with the
  * caller's read_format, and reads a fixed count: FAKE_PMU_BASE (default 1000000) plus a hash of the
  * original type, config, config1 and config2 modulo FAKE_PMU_SPREAD (default 1000000000). FAKE_PMU_LOG names
- * a file that gets one line per substituted event: "type config config1 config2 count".
+ * a file that gets one line per substituted event: "type config config1 config2 count". With
+ * FAKE_PMU_GROWTH=1 the count grows instead: the k-th read of an event gives k times its count, so that
+ * the difference of any two successive reads of a group (a region's begin and end) is each member's count.
  *
  * Group reads are patched entry by entry, matched by the kernel's ids (PERF_EVENT_IOC_ID of each event);
  * the times are the dummy events' own, enabled and running alike, so nothing is scaled.
@@ -28,6 +30,7 @@ struct fake {
 	uint64_t count;
 	uint64_t id;
 	uint64_t read_format;
+	uint64_t reads;  /* with FAKE_PMU_GROWTH: the reads so far */
 	int perf;        /* a perf event's fd (its group reads are patched) */
 	int substituted; /* a dummy in place of the caller's event: its count is fake */
 };
@@ -116,12 +119,18 @@ long syscall(long nr, ...)
 	return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
-static const struct fake *by_id(uint64_t id)
+static struct fake *by_id(uint64_t id)
 {
 	for (int fd = 0; fd < MAX_FDS; fd++)
 		if (fakes[fd].substituted && fakes[fd].id == id)
 			return &fakes[fd];
 	return NULL;
+}
+
+/* The value a read of f gives: its count, or with FAKE_PMU_GROWTH its count times its reads so far. */
+static uint64_t fake_value(struct fake *f)
+{
+	return env_u64("FAKE_PMU_GROWTH", 0) ? f->count * ++f->reads : f->count;
 }
 
 /* A group read: nr, [time_enabled], [time_running], then { value, [id], [lost] } per event. */
@@ -132,9 +141,9 @@ static void patch_group(uint64_t *v, size_t words, uint64_t rf)
 	if (!(rf & PERF_FORMAT_ID))
 		return; /* no ids: nothing tells the entries apart */
 	for (uint64_t i = 0; i < v[0] && head + (i + 1) * entry <= words; i++) {
-		const struct fake *f = by_id(v[head + i * entry + 1]);
+		struct fake *f = by_id(v[head + i * entry + 1]);
 		if (f)
-			v[head + i * entry] = f->count;
+			v[head + i * entry] = fake_value(f);
 	}
 }
 
@@ -148,7 +157,7 @@ ssize_t read(int fd, void *buf, size_t size)
 	if (fakes[fd].read_format & PERF_FORMAT_GROUP)
 		patch_group(v, (size_t)n / sizeof(uint64_t), fakes[fd].read_format);
 	else if (fakes[fd].substituted)
-		v[0] = fakes[fd].count;
+		v[0] = fake_value(&fakes[fd]);
 	return n;
 }
 

@@ -45,10 +45,10 @@ grep -q 'page-faults' "$WORK/err" && grep -Eq '^touch +all +200 .* page-faults +
 	ok "stat --regions: the region table after the command's counts, -e for both" || fail "stat --regions: $(cat "$WORK/err")"
 
 "$TALLY" stat --regions -x, -e page-faults -- "$PROG" 3 >"$WORK/out" 2>"$WORK/err"; same_program "stat --regions -x" $? "$WORK/out"
-grep -q '^region,thread,calls,wall_ns,event,sum,mean,stddev,min,max,counted,status,ratio,overhead,low,open,stray_ends,metric_value,metric_unit$' "$WORK/err" &&
+grep -q '^region,thread,calls,wall_ns,event,sum,mean,stddev,min,max,counted,status,ratio,overhead,low,open,stray_ends,metric_value,metric_unit,metric_threshold$' "$WORK/err" &&
 	grep -q '^fill,all,200,' "$WORK/err" && ok "stat --regions -x: the regions as CSV" || fail "-x: $(cat "$WORK/err")"
 # Beside each event the figure perf stat prints beside it: page faults per second of the region's time.
-grep -Eq '^fill,all,200,[0-9]+,page-faults,([^,]*,){12}[0-9.e+]+,[KMG]?/sec$' "$WORK/err" &&
+grep -Eq '^fill,all,200,[0-9]+,page-faults,([^,]*,){12}[0-9.e+]+,[KMG]?/sec,$' "$WORK/err" &&
 	ok "stat --regions -x: a region's metric beside its event" || fail "-x metric: $(grep '^fill' "$WORK/err")"
 
 "$TALLY" stat --regions -j -o "$WORK/r.json" -- "$PROG" 3 >"$WORK/out"; same_program "stat --regions -j" $? "$WORK/out"

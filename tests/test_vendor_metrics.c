@@ -2,7 +2,8 @@
 /*
  * The vendors' metrics (tally_vendor_metrics_*): the intel-server fixture with Ice Lake server's table
  * (TALLY_CPUID=GenuineIntel-6-6A-0, the tree's data/pmu-events): selection by name and group in any case,
- * several items adding up, an unknown item; the spec's groups (one per metric, merged where one holds
+ * several items adding up, an unknown item; a list split between the table and the catalogue (any case,
+ * the list's order, snprintf's short buffer, no table, an empty item refused); the spec's groups (one per metric, merged where one holds
  * another's events, apart with NO_MERGE, loose with NO_GROUP and MetricConstraint NO_GROUP_EVENTS, the tool
  * events outside); the evaluation from constructed values (references, ScaleUnit, thresholds, an event
  * not read, a 0 divisor).
@@ -67,6 +68,37 @@ static void test_select(void)
 	CHECK_CONTAINS(tally_last_error(), "no_such_metric");
 	CHECK_INT(tally_vendor_metrics_select(vm, "tma_retiring,,x", idx, 1), -EINVAL);
 	CHECK_INT(tally_vendor_metric_at(vm, 100000, &info), -ERANGE);
+	tally_vendor_metrics_free(vm);
+}
+
+/* tally_vendor_metrics_filter: the table's items and the others, each in the list's order. */
+static void test_filter(void)
+{
+	char buf[64];
+	/* no table: every item is the catalogue's */
+	CHECK_INT(tally_vendor_metrics_filter(NULL, "IPC,TopdownL1", true, buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "");
+	CHECK_INT(tally_vendor_metrics_filter(NULL, "IPC,TopdownL1", false, buf, sizeof(buf)), 13);
+	CHECK_STR(buf, "IPC,TopdownL1");
+	CHECK_INT(tally_vendor_metrics_filter(NULL, NULL, false, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(tally_vendor_metrics_filter(NULL, "IPC", false, NULL, 4), -EINVAL);
+	tally_vendor_metrics *vm = load();
+	if (!vm)
+		SKIP("no fixture or no table (TALLY_FIXTURES, data/pmu-events)");
+	const char *list = "IPC,topdownl1,no_such,TMA_Retiring,CPUs_utilized";
+	CHECK_INT(tally_vendor_metrics_filter(vm, list, true, buf, sizeof(buf)), 22);
+	CHECK_STR(buf, "topdownl1,TMA_Retiring");
+	CHECK_INT(tally_vendor_metrics_filter(vm, list, false, buf, sizeof(buf)), 25);
+	CHECK_STR(buf, "IPC,no_such,CPUs_utilized");
+	/* as snprintf: what fits, terminated, and the length of the whole */
+	CHECK_INT(tally_vendor_metrics_filter(vm, list, true, buf, 6), 22);
+	CHECK_STR(buf, "topdo");
+	CHECK_INT(tally_vendor_metrics_filter(vm, list, true, NULL, 0), 22);
+	/* an empty item, refused by both selections, is refused here: neither half may drop it */
+	CHECK_INT(tally_vendor_metrics_filter(vm, "tma_retiring,,tma_frontend_bound", false, buf, sizeof(buf)), -EINVAL);
+	CHECK_CONTAINS(tally_last_error(), "an empty name");
+	CHECK_INT(tally_vendor_metrics_filter(vm, "IPC,", true, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(tally_vendor_metrics_filter(NULL, ",", false, buf, sizeof(buf)), -EINVAL);
 	tally_vendor_metrics_free(vm);
 }
 
@@ -185,6 +217,7 @@ int main(void)
 {
 	static const struct harness_case cases[] = {
 		{ "select", test_select },
+		{ "filter", test_filter },
 		{ "spec", test_spec },
 		{ "eval", test_eval },
 		{ "arm64_cpuid", test_arm64_cpuid },

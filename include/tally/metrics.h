@@ -222,6 +222,16 @@ TALLY_API int tally_vendor_metric_at(const tally_vendor_metrics *vm, size_t i, s
 TALLY_API int tally_vendor_metrics_select(const tally_vendor_metrics *vm, const char *list, size_t *indices,
                                           size_t n);
 
+/* (0.6) The items of a comma-separated list of metric names and groups that vm's table names (table true:
+ * each item tally_vendor_metrics_select takes, any case) or that it does not (false: the ones left for the
+ * catalogue, tally_metrics_select and tally_counter_opts.metrics), comma-separated in the list's order, as
+ * snprintf writes: buf gets what fits of len bytes, NUL-terminated, and the return is the length of the
+ * whole text ("" when none). vm NULL (a machine without a table): every item is the catalogue's. -EINVAL
+ * for an empty item (",", "IPC,,x", "IPC,"), as both selections refuse it, a NULL list, or buf NULL with
+ * len. This is how tally stat -M and the regions' TALLY_METRICS split their lists. */
+TALLY_API int tally_vendor_metrics_filter(const tally_vendor_metrics *vm, const char *list, bool table, char *buf,
+                                          size_t len);
+
 enum tally_vendor_spec_flags {
 	TALLY_VENDOR_NO_GROUP = 1 << 0, /* perf's --metric-no-group: no metric's events in a group */
 	TALLY_VENDOR_NO_MERGE = 1 << 1, /* perf's --metric-no-merge: no group shared between metrics */

@@ -10,7 +10,8 @@
  * The first call makes a process-wide session (up to 1024 region names) from the environment: TALLY_EVENTS
  * (an event spec; unset: "cycles,instructions,branches,branch-misses", or
  * "task-clock,page-faults,context-switches" when none of those counts here), TALLY_METRICS (metrics to
- * compute per region, as tally_region_opts.metrics) and TALLY_OUTPUT (a path expanded as tally_path_expand
+ * compute per region, as tally_region_opts.metrics; a list that cannot be used leaves the session not
+ * counting, which the output says, and a line on stderr at exit when the output is a file) and TALLY_OUTPUT (a path expanded as tally_path_expand
  * does, tally/rank.h: %p the pid, %h the host name, %r the MPI or Slurm rank, %s the number of ranks, %j the
  * job id, %% a %; a name ending in .json is written as JSON (docs/json-schema.json, "regions"), .csv as CSV,
  * anything else as a table; unset: a table on stderr; one that cannot be used at exit, such as %r where no
@@ -103,9 +104,13 @@ struct tally_region_opts {
 	bool subtract_overhead;
 	/* Every read through read(2) (tally_counter_opts.no_user_reads). */
 	bool no_user_reads;
-	/* (0.4) Metrics to compute for every region (tally_counter_opts.metrics, tally/metrics.h: "IPC",
-	 * "TopdownL1"): their events are counted too, and every output gives each region's value from its
-	 * sums, or why it is not available. NULL: none (the zero-configuration session takes TALLY_METRICS). */
+	/* (0.4) Metrics to compute for every region (tally/metrics.h: "IPC", "TopdownL1"): their events are
+	 * counted too, and every output gives each region's value from its sums, or why it is not available.
+	 * (0.6) Split as tally stat -M splits it (tally_vendor_metrics_filter): the names and groups of the
+	 * machine's vendor table, any case, are the table's (their events as tally_vendor_metrics_spec groups
+	 * them, the value tally_vendor_metric_eval's, its MetricThreshold marked in every output), the others
+	 * the catalogue's (as tally_counter_opts.metrics); an item neither names leaves the set not counting,
+	 * with the reason. NULL: none (the zero-configuration session takes TALLY_METRICS). */
 	const char *metrics;
 };
 #define tally_region_opts__last_field metrics

@@ -178,6 +178,22 @@ static bool in_groups(const char *groups, const char *group, size_t len)
 	return false;
 }
 
+/* Whether metric i of vm is named by item (len bytes): its name or one of its groups, any case. */
+static bool names_metric(const tally_vendor_metrics *vm, size_t i, const char *item, size_t len)
+{
+	return (strlen(vm->defs[i].name) == len && strncasecmp(vm->defs[i].name, item, len) == 0) ||
+	       in_groups(vm->defs[i].groups, item, len);
+}
+
+/* Whether item (len bytes) names a metric or a metric group of vm. */
+static bool names_any(const tally_vendor_metrics *vm, const char *item, size_t len)
+{
+	for (size_t i = 0; i < vm->n; i++)
+		if (names_metric(vm, i, item, len))
+			return true;
+	return false;
+}
+
 static void add_index(size_t *indices, size_t n, size_t *count, size_t i)
 {
 	for (size_t k = 0; k < *count && k < n; k++)
@@ -199,15 +215,10 @@ int tally_vendor_metrics_select(const tally_vendor_metrics *vm, const char *list
 			return tly_error(-EINVAL, "%s: an empty item in '%s'", __func__, list);
 		size_t before = count;
 		for (size_t i = 0; i < vm->n; i++)
-			if ((strlen(vm->defs[i].name) == len && strncasecmp(vm->defs[i].name, item, len) == 0) ||
-			    in_groups(vm->defs[i].groups, item, len))
+			if (names_metric(vm, i, item, len))
 				add_index(indices, n, &count, i);
 		/* all of an item's metrics may have been added already: an item still must name something */
-		bool named = count > before;
-		for (size_t i = 0; !named && i < vm->n; i++)
-			named = (strlen(vm->defs[i].name) == len && strncasecmp(vm->defs[i].name, item, len) == 0) ||
-			        in_groups(vm->defs[i].groups, item, len);
-		if (!named)
+		if (count == before && !names_any(vm, item, len))
 			return tly_error(-ENOENT, "no vendor metric or metric group '%.*s' in %s's table", (int)len,
 			                 item, vm->model);
 		if (!item[len])
@@ -215,6 +226,32 @@ int tally_vendor_metrics_select(const tally_vendor_metrics *vm, const char *list
 		item += len + 1;
 	}
 	return count > (size_t)INT32_MAX ? -ERANGE : (int)count;
+}
+
+int tally_vendor_metrics_filter(const tally_vendor_metrics *vm, const char *list, bool table, char *buf,
+                                size_t len)
+{
+	if (!list || (!buf && len))
+		return tly_null_arg(__func__);
+	size_t need = 0;
+	bool first = true;
+	for (const char *item = list;;) {
+		size_t n = strcspn(item, ",");
+		if (n == 0) /* refused here, as both selections refuse it: no half of the list may lose it */
+			return tly_error(-EINVAL, "metric list '%s': an empty name", list);
+		if ((vm && names_any(vm, item, n)) == table) {
+			for (size_t k = first ? 1 : 0; k <= n; k++, need++)
+				if (need < len)
+					buf[need] = k ? item[k - 1] : ',';
+			first = false;
+		}
+		if (!item[n])
+			break;
+		item += n + 1;
+	}
+	if (len)
+		buf[need < len ? need : len - 1] = '\0';
+	return need > (size_t)INT32_MAX ? -ERANGE : (int)need;
 }
 
 /* ---- the names' events ---- */

@@ -6,6 +6,7 @@
 #include "counter/raw_read.h"
 #include "region/region_stats.h"
 
+#include <tally/metrics.h>
 #include <tally/region.h>
 
 #include <pthread.h>
@@ -37,8 +38,13 @@ struct tly_region_thread {
 
 struct tally_region_set {
 	uint64_t serial; /* this process's number of the set, never 0 */
-	char *spec;
-	char *metrics; /* tally_region_opts.metrics, or NULL */
+	char *spec;     /* the caller's (or the default) */
+	char *counting; /* spec with the vendor metrics' events appended; NULL: spec itself */
+	char *metrics;  /* the catalogue's items of tally_region_opts.metrics, or NULL */
+	/* The vendor table's metrics of tally_region_opts.metrics (region_metrics.c); NULL, 0: none. */
+	tally_vendor_metrics *vendor;
+	size_t *vendor_idx;
+	size_t nr_vendor;
 	char *sysfs_root;
 	bool no_user_reads, subtract;
 	tally_counter *names; /* never opened: the event names */
@@ -68,6 +74,16 @@ int tly_region_read(const tally_region_set *set, size_t region, const struct tly
                     struct tally_region_info *info, struct tally_region_event *events, size_t n, size_t elem_sz);
 /* A record with room for the set's events and the thread's reading (free() frees it). */
 struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t);
+
+/* The metrics list split between the vendor table (s->vendor, vendor_idx, counting) and the catalogue
+ * (s->metrics), s->spec and s->sysfs_root set; list NULL: none. 0, or a negative code (last error set);
+ * an item nobody names is left to the catalogue, whose counter refuses it. */
+int tly_region_metrics_init(tally_region_set *s, const char *list);
+void tly_region_metrics_free(tally_region_set *s);
+
+/* Text of the caller's or the environment's where a terminal may show it: control bytes as \xHH, a backslash
+ * as \\, then spaces up to width columns (region_write.c). */
+void tly_region_text(FILE *f, const char *s, int width);
 
 /* The set's default spec when the caller gives none (documented in tally/region.h). */
 const char *tly_region_default_spec(const char *sysfs_root, bool no_user_reads);

@@ -3,6 +3,8 @@
  * The zero-configuration regions: one process-wide region set made from the environment on the first
  * call, written at exit and on demand; a forked child drops its parent's and makes its own.
  */
+#include "region/region.h"
+
 #include "core/error.h"
 
 #include <tally/rank.h>
@@ -100,7 +102,9 @@ int tally_regions_write(void)
 
 /* At exit nobody is left to see a return code: a TALLY_OUTPUT that cannot be used (a placeholder without a
  * value, a directory that is not there) is said on stderr, and the results go there as a table rather than
- * nowhere. */
+ * nowhere. A session that could not count (TALLY_EVENTS or TALLY_METRICS refused) says why on stderr too
+ * when its results went to a file, which says it as well: a misspelt metric is not found only in a file
+ * nobody reads. */
 static void session_at_exit(void)
 {
 	tally_region_set *s = atomic_load_explicit(&session, memory_order_acquire);
@@ -108,10 +112,15 @@ static void session_at_exit(void)
 		return;
 	struct pipe_held held;
 	pipe_hold(&held);
+	const char *output = secure_getenv("TALLY_OUTPUT");
 	if (session_write(s) < 0) {
 		fprintf(stderr, "tally regions: TALLY_OUTPUT not written (%s); the results follow here\n",
 		        tally_last_error());
 		tally_region_set_write(s, stderr, TALLY_REGION_TABLE);
+	} else if (output && *output && tally_region_set_error(s)[0]) {
+		fputs("tally regions: not counting: ", stderr);
+		tly_region_text(stderr, tally_region_set_error(s), 0);
+		fputc('\n', stderr);
 	}
 	pipe_release(&held);
 }

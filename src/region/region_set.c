@@ -20,18 +20,20 @@
 #define CALIBRATION_CALLS 64
 #define DEFAULT_MAX_REGIONS 256
 
-static int counter_make(const tally_region_set *s, const char *spec, tally_counter **out)
+/* A counter of the set's events: its spec, the vendor metrics' events, the catalogue metrics' (added by the
+ * counter). */
+static int counter_make(const tally_region_set *s, tally_counter **out)
 {
-	TALLY_OPTS(tally_counter_opts, co, .sysfs_root = s ? s->sysfs_root : NULL,
-	           .no_user_reads = s ? s->no_user_reads : false, .metrics = s ? s->metrics : NULL);
-	return tally_counter_new(spec, &co, out);
+	TALLY_OPTS(tally_counter_opts, co, .sysfs_root = s->sysfs_root, .no_user_reads = s->no_user_reads,
+	           .metrics = s->metrics);
+	return tally_counter_new(s->counting ? s->counting : s->spec, &co, out);
 }
 
 /* Opens and starts a counter of the set's spec on the calling thread. */
 static int counter_start(tally_region_set *s, tally_counter **out)
 {
 	tally_counter *c;
-	int err = counter_make(s, s->spec, &c);
+	int err = counter_make(s, &c);
 	if (err == 0) {
 		TALLY_OPTS(tally_target, target, .kind = TALLY_TARGET_THREAD);
 		err = tally_counter_open(c, &target);
@@ -587,13 +589,14 @@ static int set_init(tally_region_set *s, const char *spec, const struct tally_re
 	s->hash = calloc(slots, sizeof(s->hash[0]));
 	s->region_names = calloc(s->max_regions, sizeof(s->region_names[0]));
 	s->sysfs_root = root ? strdup(root) : NULL;
-	s->metrics = metrics ? strdup(metrics) : NULL;
-	if (!s->hash || !s->region_names || (root && !s->sysfs_root) || (metrics && !s->metrics))
+	if (!s->hash || !s->region_names || (root && !s->sysfs_root))
 		return tly_error(-ENOMEM, "out of memory");
 	s->spec = strdup(spec ? spec : tly_region_default_spec(root, s->no_user_reads));
 	if (!s->spec)
 		return tly_error(-ENOMEM, "out of memory");
-	int err = counter_make(s, s->spec, &s->names);
+	int err = tly_region_metrics_init(s, metrics);
+	if (err == 0)
+		err = counter_make(s, &s->names);
 	if (err == -ENOMEM)
 		return err;
 	if (err != 0) {
@@ -654,7 +657,7 @@ void tally_region_set_free(tally_region_set *s)
 	free(s->overhead);
 	tally_counter_free(s->names);
 	free(s->spec);
-	free(s->metrics);
+	tly_region_metrics_free(s);
 	free(s->sysfs_root);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

@@ -37,7 +37,7 @@ static void json_count(FILE *f, long n)
 /* Text of the caller's or the environment's (a region's name, TALLY_EVENTS, TALLY_METRICS, a host name) in
  * the table, which a terminal shows: control bytes as \xHH and a backslash as \\, so that no escape
  * sequence reaches the terminal and no line is broken; then spaces up to width columns (bytes counted). */
-static void table_text(FILE *f, const char *s, int width)
+void tly_region_text(FILE *f, const char *s, int width)
 {
 	int n = 0;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -78,9 +78,9 @@ struct row {
 	enum tally_status *statuses;
 	struct tally_metric_value *metric;
 	bool *has_metric;
-	/* The metrics the set was asked for (tally_region_opts.metrics): catalogue indices, and their values
-	 * in this row. */
-	size_t nr_named;
+	/* The metrics the set was asked for (tally_region_opts.metrics): the catalogue's (nr_catalogue, their
+	 * indices), then the vendor table's (the set's vendor_idx), and their values in this row. */
+	size_t nr_named, nr_catalogue;
 	size_t *named_idx;
 	struct tally_metric_value *named;
 };
@@ -109,8 +109,11 @@ static void row_metrics(const tally_region_set *s, struct row *r)
 		r->has_metric[i] = tally_metric_comment(&sample, i, &r->metric[i]) == 1;
 	}
 	for (size_t k = 0; k < r->nr_named; k++) {
-		r->named[k] = (struct tally_metric_value){ .sz = sizeof(r->named[k]) };
-		tally_metric_eval(&sample, r->named_idx[k], &r->named[k]);
+		r->named[k] = (struct tally_metric_value){ .sz = sizeof(r->named[k]), .threshold = -1 };
+		if (k < r->nr_catalogue)
+			tally_metric_eval(&sample, r->named_idx[k], &r->named[k]);
+		else
+			tally_vendor_metric_eval(s->vendor, &sample, s->vendor_idx[k - r->nr_catalogue], &r->named[k]);
 	}
 }
 
@@ -119,13 +122,14 @@ static void table_named(FILE *f, const struct row *r, const char *tid)
 {
 	for (size_t k = 0; k < r->nr_named; k++) {
 		const struct tally_metric_value *m = &r->named[k];
-		table_text(f, r->info.name, 20);
+		tly_region_text(f, r->info.name, 20);
 		fprintf(f, " %8s %10" PRIu64 " %12.3f  %-20s ", tid, r->info.calls, (double)r->info.wall_ns / 1e6, m->name);
 		if (m->available) {
-			fprintf(f, "%14.3f  # %s\n", m->value, m->unit);
+			/* a vendor metric over its MetricThreshold, as tally stat marks it */
+			fprintf(f, "%14.3f  # %s%s\n", m->value, m->unit, m->threshold == 1 ? "  (over its threshold)" : "");
 		} else {
 			fprintf(f, "%14s  # %s: ", "<not available>", m->unit);
-			table_text(f, m->reason, 0);
+			tly_region_text(f, m->reason, 0);
 			fputc('\n', f);
 		}
 	}
@@ -145,7 +149,8 @@ static void csv_named(FILE *f, const struct row *r)
 		else
 			fputs("<not available>,", f);
 		csv_string(f, m->unit);
-		fputc('\n', f);
+		/* a vendor metric's MetricThreshold, in tally stat's words; empty without one */
+		fputs(m->threshold < 0 ? ",\n" : m->threshold ? ",over-threshold\n" : ",under-threshold\n", f);
 	}
 }
 
@@ -163,7 +168,10 @@ static void json_named(FILE *f, const struct row *r)
 		else
 			fputs(",\"value\":null,\"unit\":", f);
 		json_string(f, m->unit);
-		fprintf(f, ",\"available\":%s,\"reason\":", m->available ? "true" : "false");
+		fprintf(f, ",\"available\":%s,", m->available ? "true" : "false");
+		if (m->threshold >= 0) /* a vendor metric's MetricThreshold evaluated */
+			fprintf(f, "\"over_threshold\":%s,", m->threshold == 1 ? "true" : "false");
+		fputs("\"reason\":", f);
 		if (m->available)
 			fputs("null}", f);
 		else {
@@ -224,30 +232,30 @@ static void table_header(const tally_region_set *s, FILE *f)
 	struct tally_rank r;
 	rank_of(&r);
 	fprintf(f, "# tally regions, pid %d, events ", (int)getpid());
-	table_text(f, s->spec ? s->spec : "", 0);
+	tly_region_text(f, s->spec ? s->spec : "", 0);
 	if (r.rank >= 0)
 		fprintf(f, ", rank %ld", r.rank);
 	if (r.rank >= 0 && r.size >= 0)
 		fprintf(f, " of %ld", r.size);
 	if (r.rank >= 0) {
 		fputs(" on ", f);
-		table_text(f, r.host, 0);
+		tly_region_text(f, r.host, 0);
 	}
 	if (r.job[0]) {
 		fputs(", job ", f);
-		table_text(f, r.job, 0);
+		tly_region_text(f, r.job, 0);
 	}
 	fputc('\n', f);
 	if (s->error[0]) {
 		fputs("# not counting: ", f);
-		table_text(f, s->error, 0);
+		tly_region_text(f, s->error, 0);
 		fputc('\n', f);
 	}
 	/* A thread whose own counter could not open (no descriptor left) made no record: no row shows it. */
 	for (const struct tly_region_thread *t = first_thread(s); t && !s->error[0]; t = next_thread(t)) {
 		if (t->error[0]) {
 			fprintf(f, "# thread %d not counting: ", (int)t->tid);
-			table_text(f, t->error, 0);
+			tly_region_text(f, t->error, 0);
 			fputc('\n', f);
 		}
 	}
@@ -268,19 +276,19 @@ static void table_row(const tally_region_set *s, FILE *f, const struct row *r)
 	snprintf(tid, sizeof(tid), r->info.tid ? "%d" : "all", (int)r->info.tid);
 	if (r->info.open || r->info.stray_ends) {
 		fputs("# region '", f);
-		table_text(f, r->info.name, 0);
+		tly_region_text(f, r->info.name, 0);
 		fprintf(f, "' (thread %s): %" PRIu64 " begin(s) without an end, %" PRIu64 " end(s) without a begin\n",
 		        tid, r->info.open, r->info.stray_ends);
 	}
 	if (s->nr_events == 0) {
-		table_text(f, r->info.name, 20);
+		tly_region_text(f, r->info.name, 20);
 		fprintf(f, " %8s %10" PRIu64 "  not counted: ", tid, r->info.calls);
-		table_text(f, s->error, 0);
+		tly_region_text(f, s->error, 0);
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < s->nr_events; i++) {
 		const struct tally_region_event *e = &r->ev[i];
-		table_text(f, r->info.name, 20);
+		tly_region_text(f, r->info.name, 20);
 		fprintf(f, " %8s %10" PRIu64 " %12.3f  %-20s %14" PRIu64 " %14.1f %12.1f %12" PRIu64
 		        " %12" PRIu64 "  %s", tid, r->info.calls, (double)r->info.wall_ns / 1e6,
 		        tally_region_set_event_name(s, i), e->sum, e->mean, e->stddev, e->min, e->max,
@@ -315,7 +323,7 @@ static void csv_row(const tally_region_set *s, FILE *f, const struct row *r)
 		} else {
 			fputc(',', f);
 		}
-		fputc('\n', f);
+		fputs(",\n", f);
 	}
 	csv_named(f, r);
 }
@@ -417,10 +425,13 @@ int tally_region_set_write(const tally_region_set *s, FILE *f, enum tally_region
 	struct row r = { .ev = calloc(n, sizeof(*r.ev)), .sums = calloc(n, sizeof(*r.sums)),
 		         .statuses = calloc(n, sizeof(*r.statuses)), .metric = calloc(n, sizeof(*r.metric)),
 		         .has_metric = calloc(n, sizeof(*r.has_metric)) };
-	int named = s->names ? tally_counter_metrics(s->names, NULL, 0) : 0;
-	if (named > 0 && (r.named_idx = calloc((size_t)named, sizeof(*r.named_idx))) &&
-	    (r.named = calloc((size_t)named, sizeof(*r.named))))
-		r.nr_named = (size_t)tally_counter_metrics(s->names, r.named_idx, (size_t)named);
+	int catalogue = s->names ? tally_counter_metrics(s->names, NULL, 0) : 0;
+	size_t named = (catalogue > 0 ? (size_t)catalogue : 0) + (s->names ? s->nr_vendor : 0);
+	if (named > 0 && (r.named_idx = calloc(named, sizeof(*r.named_idx))) &&
+	    (r.named = calloc(named, sizeof(*r.named)))) {
+		r.nr_catalogue = catalogue > 0 ? (size_t)tally_counter_metrics(s->names, r.named_idx, named) : 0;
+		r.nr_named = named;
+	}
 	/* The program may have set LC_NUMERIC to a decimal comma: JSON and CSV readers expect a point. */
 	locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
 	if (!r.ev || !r.sums || !r.statuses || !r.metric || !r.has_metric || (named > 0 && !r.nr_named) ||
@@ -435,7 +446,7 @@ int tally_region_set_write(const tally_region_set *s, FILE *f, enum tally_region
 		table_header(s, f);
 	else if (format == TALLY_REGION_CSV)
 		fputs("region,thread,calls,wall_ns,event,sum,mean,stddev,min,max,counted,status,ratio,overhead,low,"
-		      "open,stray_ends,metric_value,metric_unit\n", f);
+		      "open,stray_ends,metric_value,metric_unit,metric_threshold\n", f);
 	else
 		json_head(s, f);
 	for (size_t region = 0; region < tally_region_set_regions(s); region++)

@@ -2370,8 +2370,8 @@ static void region_without_pmu(void)
 }
 
 /* One line of the region CSV of `tally stat --regions -x,` (region,thread,calls,wall_ns,event,sum,mean,
- * stddev,min,max,counted,status,ratio,overhead,low,open,stray_ends,metric_value,metric_unit): that of
- * region, thread ("all" or a tid) and event. */
+ * stddev,min,max,counted,status,ratio,overhead,low,open,stray_ends,metric_value,metric_unit,
+ * metric_threshold): that of region, thread ("all" or a tid) and event. */
 struct region_row {
 	char line[256];
 	unsigned long long calls, sum, min, max, counted, overhead;
@@ -2414,7 +2414,7 @@ static void cli_stat_regions(void)
 	                    "/examples/regions", "3", NULL), 3);
 	CHECK_CONTAINS(out, "sum 2147450880\n");
 	CHECK_CONTAINS(out, "region,thread,calls,wall_ns,event,sum,mean,stddev,min,max,counted,status,ratio,overhead,"
-	                    "low,open,stray_ends,metric_value,metric_unit\n");
+	                    "low,open,stray_ends,metric_value,metric_unit,metric_threshold\n");
 	static const struct {
 		const char *region;
 		unsigned long long calls;
@@ -2443,9 +2443,9 @@ static void cli_stat_regions(void)
 	if (region_row_find(out, "touch", "all", "cycles", &row))
 		CHECK_U64(row.min, cycles_per_insn * touch.min);
 	/* Metrics inside regions: the IPC beside each region's instructions, from its sums, exactly
-	 * 1 / 2^shift. */
+	 * 1 / 2^shift (then the empty metric_threshold field: no event has one). */
 	char ipc[48];
-	snprintf(ipc, sizeof(ipc), ",%.6g,insn per cycle", 1.0 / (double)cycles_per_insn);
+	snprintf(ipc, sizeof(ipc), ",%.6g,insn per cycle,", 1.0 / (double)cycles_per_insn);
 	for (size_t i = 0; i < sizeof(regions) / sizeof(regions[0]); i++)
 		if (region_row_find(out, regions[i].region, "all", "instructions", &row)) {
 			size_t len = strlen(row.line), end = strlen(ipc);
@@ -2556,11 +2556,57 @@ static void n1_region_exact(void)
 	region_loop_exact_of("{inst_retired:u,cpu_cycles:u}");
 }
 
+/* A vendor metric in a region (issue 25): "IPC" asked for through tally_region_opts.metrics is the N1 table's
+ * "ipc" (the table's names come before the catalogue's, any case), INST_RETIRED / CPU_CYCLES, its group
+ * {INST_RETIRED,CPU_CYCLES}:W appended to the set's events. Under -icount every instruction, user or
+ * kernel, takes 2^shift cycles, and begin and end read both events at the same point, so each call's
+ * cycles are exactly 2^shift x its instructions and the region's ipc exactly 1 / 2^shift (0.5 at shift=1),
+ * as the JSON writes it (%.17g). */
+static void n1_region_vendor_metric(void)
+{
+	enum { CALLS = 10 };
+	TALLY_OPTS(tally_region_opts, opts, .metrics = "IPC");
+	tally_region_set *s = NULL;
+	CHECK_INT(tally_region_set_new("{inst_retired:u,cpu_cycles:u}", &opts, &s), 0);
+	if (!s)
+		return;
+	CHECK_STR(tally_region_set_error(s), "");
+	CHECK_INT(tally_region_set_events(s), 4);
+	CHECK_STR(tally_region_set_event_name(s, 2) ? tally_region_set_event_name(s, 2) : "", "INST_RETIRED");
+	CHECK_STR(tally_region_set_event_name(s, 3) ? tally_region_set_event_name(s, 3) : "", "CPU_CYCLES");
+	int id = tally_region_id(s, "loop");
+	for (int call = 0; call < CALLS; call++) {
+		tally_region_begin_id(s, id);
+		loop_shapes[0].run(100000);
+		tally_region_end_id(s, id);
+	}
+	TALLY_OPTS(tally_region_info, info);
+	struct tally_region_event ev[4] = { 0 };
+	CHECK_INT(tally_region_set_read(s, (size_t)id, TALLY_REGION_ALL_THREADS, &info, ev, 4, sizeof(ev[0])), 4);
+	CHECK(info.calls == CALLS && ev[2].counted == CALLS && ev[2].sum >= CALLS * 100000);
+	expect_u64(ev[3].sum, cycles_per_insn * ev[2].sum, "CPU_CYCLES of the region's calls");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	CHECK(f && tally_region_set_write(s, f, TALLY_REGION_JSON) == 0);
+	if (f)
+		fclose(f);
+	char want[96];
+	snprintf(want, sizeof(want), "\"metrics\":[{\"name\":\"ipc\",\"value\":%.17g,", 1.0 / (double)cycles_per_insn);
+	CHECK_CONTAINS(text ? text : "", want);
+	const char *m = text ? strstr(text, "\"metrics\":[") : NULL;
+	printf("  %" PRIu64 " calls: INST_RETIRED %" PRIu64 ", CPU_CYCLES %" PRIu64 "; %.*s\n", info.calls, ev[2].sum,
+	       ev[3].sum, m ? (int)strcspn(m, "]") + 1 : 0, m ? m : "");
+	free(text);
+	tally_region_set_free(s);
+}
+
 static const struct harness_case n1_cases[] = {
 	{"n1_table_from_midr", n1_table_from_midr},
 	{"n1_table_names_exact", n1_table_names_exact},
 	{"n1_cli_stat_exact", n1_cli_stat_exact},
 	{"n1_region_exact", n1_region_exact},
+	{"n1_region_vendor_metric", n1_region_vendor_metric},
 	{NULL, NULL},
 };
 

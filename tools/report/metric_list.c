@@ -13,6 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The items of list that vm's table names (table) or that it does not, into *out (NULL when none). */
+static int pick(const tally_vendor_metrics *vm, const char *list, bool table, char **out)
+{
+	int len = tally_vendor_metrics_filter(vm, list, table, NULL, 0);
+	if (len <= 0)
+		return len;
+	if (!(*out = malloc((size_t)len + 1)))
+		return -ENOMEM;
+	tally_vendor_metrics_filter(vm, list, table, *out, (size_t)len + 1);
+	return 0;
+}
+
 /* Appends item (len bytes) to the comma-separated *list. */
 static int list_add(char **list, const char *item, size_t len)
 {
@@ -25,22 +37,6 @@ static int list_add(char **list, const char *item, size_t len)
 	memcpy(grown + old, item, len);
 	grown[old + len] = '\0';
 	*list = grown;
-	return 0;
-}
-
-/* Splits list into the vendor table's items (*vendor) and the catalogue's (*catalogue). */
-static int split(const tally_vendor_metrics *vm, const char *list, char **vendor, char **catalogue)
-{
-	for (const char *item = list; *item;) {
-		size_t len = strcspn(item, ",");
-		char one[256];
-		snprintf(one, sizeof(one), "%.*s", (int)len, item);
-		int err = list_add(len && vm && tally_vendor_metrics_select(vm, one, NULL, 0) > 0 ? vendor : catalogue,
-		                   item, len);
-		if (err)
-			return err;
-		item += len + (item[len] == ',');
-	}
 	return 0;
 }
 
@@ -80,7 +76,9 @@ int metric_list_resolve(const char *list, unsigned flags, unsigned levels, const
 	if (tally_vendor_metrics_load(&vopts, &m->vendor) < 0)
 		m->vendor = NULL; /* no table here: every item is the catalogue's */
 	char *vendor = NULL;
-	int err = split(m->vendor, list, &vendor, &m->catalogue);
+	int err = pick(m->vendor, list, true, &vendor);
+	if (!err)
+		err = pick(m->vendor, list, false, &m->catalogue);
 	if (!err)
 		err = add_levels(m->vendor, levels, &vendor);
 	int n = err || !vendor ? 0 : tally_vendor_metrics_select(m->vendor, vendor, NULL, 0);
