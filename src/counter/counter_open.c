@@ -410,6 +410,8 @@ static int open_groups(tally_counter *c)
 	tly_counter_user_prepare(c);
 	int err = tly_counter_plan_init(c, &c->plan);
 	if (!err)
+		tly_counter_plan_select(c, &c->plan);
+	if (!err)
 		err = alloc_counts(c);
 	if (!err)
 		tly_target_raise_nofile(c->nr * c->max_slots);
