@@ -91,6 +91,8 @@ struct tly_counter_event {
 	bool weak;                   /* its {...} group is weak (:W): tally may split it */
 	bool left_out;               /* tally_counter_select left it out of the opens: never opened, it reads
 	                              * not counted */
+	bool gone;                   /* its idle group's halves could not be reopened, the target's tasks gone
+	                              * (idle_groups.c): closed until the next open, it reads not counted */
 };
 
 /* One group as the lean paths of tally_counter_read and tally_counter_read_values read it (counter_user.c

@@ -393,6 +393,7 @@ static void reset_events(tally_counter *c)
 		e->has_note = false;
 		e->error = 0;
 		e->user_only = false;
+		e->gone = false;
 		e->lost_leader = NULL;
 		e->group = -1;
 		struct tally_event_info info = { .sz = sizeof(info) };

@@ -229,8 +229,9 @@ int tally_counter_snapshot(tally_counter *c, tally_snapshot *snap)
 			.error = e->error,
 			.user_only = e->user_only,
 			.has_note = e->has_note,
-			/* One tally_counter_select left out has no slots: its sum is not counted. */
-			.supported = e->evsel != NULL || e->left_out,
+			/* One left out (tally_counter_select) or closed with its tasks gone has no slots: its sum
+			 * is not counted. */
+			.supported = e->evsel != NULL || e->left_out || e->gone,
 		};
 	}
 	return 0;
