@@ -184,6 +184,18 @@ FAIL=3 stat -x, --no-multiplex -M IPC,branch_miss_rate
 stat -x, --no-multiplex -M IPC,branch_miss_rate
 [ $st -eq 0 ] && ok "exit status: 0 when every run exits 0" || fail "exit 0: $st"
 
+# Ctrl-C in run 2 (the command sends tally SIGINT): the runs stop, what was counted is printed, branches
+# from run 1 (multiplexed, said so), and tally exits 130.
+rm -f "$RUNS"
+LD_PRELOAD=$FAKE FAKE_PMU_COUNTERS=2 "$TALLY" stat --no-multiplex -M IPC,branch_miss_rate -- \
+	sh -c 'n=$(cat "$0" 2>/dev/null | wc -l); echo run >>"$0"; [ "$n" != 1 ] || { kill -INT $PPID; exec sleep 5; }' \
+	"$RUNS" >"$WORK/out" 2>"$WORK/err"
+st=$?
+[ $st -eq 130 ] && [ "$(runs)" = 2 ] && grep -q '(interrupted by SIGINT' "$WORK/err" &&
+	grep -q '^   run 1 .* s: branches, branch-misses  (multiplexed: the runs stopped before it was counted alone)$' \
+		"$WORK/err" && grep -q 'branch-misses .*(50.00%)$' "$WORK/err" &&
+	ok "SIGINT in run 2: 130, the runs so far, the rest from run 1 and said" || fail "SIGINT: $st, $(runs): $(cat "$WORK/err")"
+
 # Standard input from a file: each run reads it from the start.
 printf 'a\nb\n' >"$WORK/in"
 rm -f "$WORK/read"

@@ -138,9 +138,11 @@ static void print_set_runs(struct output *o, const struct report_totals *t)
 			text_escape_write(o->out, r->events[i].name);
 			multiplexed |= t->counts[i].status == REPORT_SCALED || t->counts[i].status == REPORT_NOT_COUNTED;
 		}
-		/* A unit alone that was multiplexed: a metric's events are more than the PMU counts at once. */
+		/* A unit alone that was multiplexed (a metric's events are more than the PMU counts at once), or
+		 * one the runs stopped before counting alone. */
 		if (multiplexed)
-			fputs("  (multiplexed still: a set that cannot be split further)", o->out);
+			fputs(t->interrupted ? "  (multiplexed: the runs stopped before it was counted alone)"
+			                     : "  (multiplexed still: a set that cannot be split further)", o->out);
 		if (!shown)
 			fputs(" none kept (its groups were multiplexed: counted again in smaller sets)", o->out);
 		if (t->run_exit && t->run_exit[run - 1])
