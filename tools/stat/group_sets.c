@@ -27,6 +27,7 @@ void group_sets_free(struct group_sets *gs)
 	free(gs->reasons);
 	free(gs->run);
 	free(gs->selected);
+	free(gs->multiplexed);
 	free(gs->pool);
 	free(gs->at);
 	free(gs->run_exit);
@@ -46,14 +47,15 @@ static int group_sets_alloc(struct stat_session *s)
 	gs->reasons = calloc(room, sizeof(*gs->reasons));
 	gs->run = calloc(room, sizeof(*gs->run));
 	gs->selected = calloc(room, sizeof(*gs->selected));
+	gs->multiplexed = calloc(room, sizeof(*gs->multiplexed));
 	gs->run_exit = calloc(gs->cap_runs, sizeof(*gs->run_exit));
 	free(s->run_elapsed);
 	s->run_elapsed = calloc(gs->cap_runs, sizeof(*s->run_elapsed));
 	for (size_t i = 0; gs->unit && i < n; i++)
 		gs->unit[i] = i;
-	return gs->unit && gs->kept && gs->reasons && gs->run && gs->selected && gs->run_exit && s->run_elapsed
-	               ? 0
-	               : -ENOMEM;
+	bool all = gs->unit && gs->kept && gs->reasons && gs->run && gs->selected && gs->multiplexed && gs->run_exit &&
+	           s->run_elapsed;
+	return all ? 0 : -ENOMEM;
 }
 
 static size_t unit_of(struct group_sets *gs, size_t i)
@@ -154,17 +156,6 @@ static int push_set(struct group_sets *gs, const size_t *roots, size_t nr)
 	return 0;
 }
 
-/* Whether a unit counted all its run: none of its events scaled or never run (one not supported counts
- * nothing in any run). */
-static bool unit_counted(struct group_sets *gs, const struct event_reading *ev, size_t root)
-{
-	for (size_t i = 0; i < gs->n; i++)
-		if (unit_of(gs, i) == root && (ev[i].result.status == TALLY_STATUS_SCALED ||
-		                            ev[i].result.status == TALLY_STATUS_NOT_COUNTED))
-			return false;
-	return true;
-}
-
 /* After the run of set k: its events' readings kept, and its units still multiplexed queued again, in
  * halves, or alone when one is left (a unit alone keeps what it read: it cannot be split). */
 static int after_run(struct stat_session *s, size_t k, unsigned run)
@@ -173,6 +164,8 @@ static int after_run(struct stat_session *s, size_t k, unsigned run)
 	const struct event_reading *ev = s->rd.events;
 	const size_t *set = gs->pool + gs->at[k];
 	size_t nr = gs->at[k + 1] - gs->at[k], pending = 0;
+	for (size_t i = 0; i < gs->n; i++)
+		gs->multiplexed[i] = false;
 	for (size_t i = 0; i < gs->n; i++) {
 		if (!gs->selected[i])
 			continue;
@@ -180,12 +173,16 @@ static int after_run(struct stat_session *s, size_t k, unsigned run)
 		const char *why = s->rd.pmu_counts[i].reason;
 		snprintf(gs->reasons[i], sizeof(gs->reasons[i]), "%s", why ? why : "");
 		gs->run[i] = run;
+		/* A unit did not count all its run where one of its events was scaled or never ran (one not
+		 * supported counts nothing in any run). */
+		if (ev[i].result.status == TALLY_STATUS_SCALED || ev[i].result.status == TALLY_STATUS_NOT_COUNTED)
+			gs->multiplexed[unit_of(gs, i)] = true;
 	}
 	size_t *left = malloc((nr ? nr : 1) * sizeof(*left));
 	if (!left)
 		return -ENOMEM;
 	for (size_t u = 0; u < nr; u++)
-		if (!unit_counted(gs, ev, set[u]))
+		if (gs->multiplexed[set[u]])
 			left[pending++] = set[u];
 	int err = 0;
 	if (nr > 1 && pending == 1)

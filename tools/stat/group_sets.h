@@ -25,6 +25,7 @@ struct group_sets {
 	char (*reasons)[1024];        /* with it, the reason its report showed, copied (readings.h) */
 	unsigned *run;                /* each event's run, 0 while none counted it */
 	bool *selected;               /* the events of the run being counted (tally_counter_select) */
+	bool *multiplexed;            /* by unit root: some event of it scaled or never ran in the latest run */
 	/* The sets still to count, first in first out: each a list of unit roots, sets[at[k] .. at[k + 1]). */
 	size_t *pool, nr_pool, cap_pool;
 	size_t *at, nr_sets, cap_sets, next_set;
