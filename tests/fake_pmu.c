@@ -12,6 +12,12 @@
  *
  * Group reads are patched entry by entry, matched by the kernel's ids (PERF_EVENT_IOC_ID of each event);
  * the times are the dummy events' own, enabled and running alike, so nothing is scaled.
+ *
+ * FAKE_PMU_COUNTERS=N makes the fake PMU as small as a real one: while more than N substituted events are
+ * open in the process, every group that has substituted events is multiplexed, as the kernel rotates
+ * groups that do not fit together (a model, per process rather than per CPU): its time running is
+ * enabled x N / open, its values the fixed counts x N / open, so that scaled they come back to about the
+ * counts; a group of more than N never runs (running 0). With N or fewer open, nothing changes.
  */
 #include <dlfcn.h>
 #include <linux/perf_event.h>
@@ -33,6 +39,7 @@ struct fake {
 	uint64_t reads;  /* with FAKE_PMU_GROWTH: the reads so far */
 	int perf;        /* a perf event's fd (its group reads are patched) */
 	int substituted; /* a dummy in place of the caller's event: its count is fake */
+	int leader;      /* its group leader's fd (its own for a leader) */
 };
 
 /* Per-process state of the preloaded library, indexed by file descriptor. */
@@ -94,7 +101,9 @@ static long fake_open(struct perf_event_attr *attr, long pid, long cpu, long gro
 	long fd = real_syscall(SYS_perf_event_open, &dummy, pid, cpu, group_fd, flags);
 	if (fd >= 0 && fd < MAX_FDS) {
 		struct fake *f = &fakes[fd];
-		*f = (struct fake){ .read_format = attr->read_format, .perf = 1, .substituted = substitute };
+		*f = (struct fake){ .read_format = attr->read_format, .perf = 1, .substituted = substitute,
+		                    /* an int passed as a vararg: only its low 32 bits are the caller's */
+		                    .leader = (int)group_fd >= 0 ? (int)group_fd : (int)fd };
 		if (ioctl((int)fd, PERF_EVENT_IOC_ID, &f->id) != 0)
 			f->id = UINT64_MAX;
 		if (substitute) {
@@ -133,9 +142,38 @@ static uint64_t fake_value(struct fake *f)
 	return env_u64("FAKE_PMU_GROWTH", 0) ? f->count * ++f->reads : f->count;
 }
 
-/* A group read: nr, [time_enabled], [time_running], then { value, [id], [lost] } per event. */
-static void patch_group(uint64_t *v, size_t words, uint64_t rf)
+/* FAKE_PMU_COUNTERS: the share of its time the group led by `leader` runs, as num / den (1 / 1 when
+ * nothing is multiplexed). */
+static void share_running(int leader, uint64_t *num, uint64_t *den)
 {
+	uint64_t counters = env_u64("FAKE_PMU_COUNTERS", 0), open = 0, own = 0;
+	*num = *den = 1;
+	if (!counters)
+		return;
+	for (int fd = 0; fd < MAX_FDS; fd++) {
+		open += fakes[fd].substituted != 0;
+		own += fakes[fd].substituted && fakes[fd].leader == leader;
+	}
+	if (own == 0 || open <= counters)
+		return;
+	*num = own > counters ? 0 : counters;
+	*den = open;
+}
+
+/* The times of a read (at v, as many as rf has) and its values made multiplexed by num / den. */
+static void patch_times(uint64_t *times, uint64_t rf, uint64_t num, uint64_t den)
+{
+	if ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) && (rf & PERF_FORMAT_TOTAL_TIME_RUNNING))
+		times[1] = times[0] * num / den;
+	else if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		times[0] = times[0] * num / den;
+}
+
+/* A group read: nr, [time_enabled], [time_running], then { value, [id], [lost] } per event. */
+static void patch_group(uint64_t *v, size_t words, uint64_t rf, uint64_t num, uint64_t den)
+{
+	if (words > 2)
+		patch_times(v + 1, rf, num, den);
 	size_t head = 1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
 	size_t entry = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
 	if (!(rf & PERF_FORMAT_ID))
@@ -143,7 +181,7 @@ static void patch_group(uint64_t *v, size_t words, uint64_t rf)
 	for (uint64_t i = 0; i < v[0] && head + (i + 1) * entry <= words; i++) {
 		struct fake *f = by_id(v[head + i * entry + 1]);
 		if (f)
-			v[head + i * entry] = fake_value(f);
+			v[head + i * entry] = fake_value(f) * num / den;
 	}
 }
 
@@ -153,11 +191,15 @@ ssize_t read(int fd, void *buf, size_t size)
 	ssize_t n = real_read(fd, buf, size);
 	if (n < (ssize_t)sizeof(uint64_t) || fd < 0 || fd >= MAX_FDS || !fakes[fd].perf)
 		return n;
-	uint64_t *v = buf;
-	if (fakes[fd].read_format & PERF_FORMAT_GROUP)
-		patch_group(v, (size_t)n / sizeof(uint64_t), fakes[fd].read_format);
-	else if (fakes[fd].substituted)
-		v[0] = fake_value(&fakes[fd]);
+	uint64_t *v = buf, num, den;
+	share_running(fakes[fd].leader, &num, &den);
+	if (fakes[fd].read_format & PERF_FORMAT_GROUP) {
+		patch_group(v, (size_t)n / sizeof(uint64_t), fakes[fd].read_format, num, den);
+	} else if (fakes[fd].substituted) {
+		v[0] = fake_value(&fakes[fd]) * num / den;
+		if ((size_t)n >= 3 * sizeof(uint64_t))
+			patch_times(v + 1, fakes[fd].read_format, num, den);
+	}
 	return n;
 }
 

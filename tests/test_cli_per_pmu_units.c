@@ -273,7 +273,7 @@ static void intel_json(void)
 	                     "\"encoding\":null,\"value\":1000000000,\"scaled\":2000000000,\"enabled\":2000,"
 	                     "\"running\":1000,\"status\":\"scaled\"");
 	CHECK_CONTAINS(text, "{\"pmu\":\"cpu_core\",\"name\":\"cpu_core/instructions/\"");
-	CHECK_CONTAINS(text, "\"metric\":{\"value\":2,\"unit\":\"insnpercycle\"}");
+	CHECK_CONTAINS(text, "\"metric\":{\"value\":2,\"unit\":\"insnpercycle\",\"mixed_windows\":false}");
 	/* The PMUs' events are no events of their own. */
 	CHECK(text && !strstr(text, "{\"name\":\"cpu_core/cycles/\""));
 	free(text);

@@ -158,6 +158,17 @@ struct tally_target {
  * -TALLY_ESTATE. */
 TALLY_API int tally_counter_open(tally_counter *counter, const struct tally_target *target);
 
+/* (0.6) Which events the following opens count: those whose selected[i] is true (n must be
+ * tally_counter_count), or with selected NULL every event again (the default). An event left out is not
+ * opened: it reads TALLY_STATUS_NOT_COUNTED, with a note that says so, and its indices, name and metrics
+ * are unchanged, so that a caller can count the groups of a large spec a set at a time, one open (one run
+ * of a command) each, without multiplexing, and keep each event's reading from the open that counted it
+ * (tally stat --no-multiplex). Select whole groups (tally_result.group of an earlier read): the events
+ * kept outside braces are packed again at each open. tally_counter_plan shows every event's plan
+ * whatever the selection. Only on a closed counter: -TALLY_ESTATE while open; -EINVAL for a NULL counter
+ * or another n. Not thread-safe on one counter (it changes the handle). */
+TALLY_API int tally_counter_select(tally_counter *counter, const bool *selected, size_t n);
+
 /* Starts counting from zero: PERF_EVENT_IOC_RESET with PERF_IOC_FLAG_GROUP, then PERF_EVENT_IOC_ENABLE
  * per (CPU, thread): the members first, the group's leader last, so the whole group goes on the PMU at
  * once (one ENABLE with PERF_IOC_FLAG_GROUP turns the leader on first, and members then miss counts until

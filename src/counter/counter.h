@@ -14,6 +14,7 @@
  *   raw_read.c         the raw read layout of a counter read at one position (what regions read)
  *   counter_plan.c     the plan of an open shown without opening (tally_counter_plan, for tally encode)
  *   counter_metrics.c  the metrics asked for (tally_counter_opts.metrics): their events appended as groups
+ *   counter_select.c   the events an open leaves out (tally_counter_select: one set of groups per run)
  */
 #ifndef TLY_COUNTER_H
 #define TLY_COUNTER_H
@@ -88,6 +89,10 @@ struct tly_counter_event {
 	enum tly_tool_kind tool;     /* one of perf's tool events (counted by tally, alone), else NONE */
 	enum tly_topdown_kind topdown; /* slots or a metric on a PMU with PERF_METRICS, else NONE */
 	bool weak;                   /* its {...} group is weak (:W): tally may split it */
+	bool left_out;               /* tally_counter_select left it out of the opens: never opened, it reads
+	                              * not counted */
+	bool gone;                   /* its idle group's halves could not be reopened, the target's tasks gone
+	                              * (idle_groups.c): closed until the next open, it reads not counted */
 };
 
 /* One group as the lean paths of tally_counter_read and tally_counter_read_values read it (counter_user.c
@@ -180,6 +185,10 @@ void tly_counter_note_add(struct tly_counter_event *e, const char *fmt, ...) __a
  * c->metrics. An unknown metric: -ENOENT with "did you mean". Nothing at all to count: -TALLY_ESPEC. */
 int tly_counter_metrics_spec(tally_counter *c, const char *spec, const char *list, const tally_pmus *pmus,
                              const char *root, char **combined);
+
+/* The events tally_counter_select left out, removed from a plan made by tly_counter_plan_init, each with
+ * its note. */
+void tly_counter_plan_select(tally_counter *c, struct tly_plan *plan);
 
 /* The evsel that leads group g of the plan. */
 tally_evsel *tly_counter_leader(const tally_counter *c, size_t g);

@@ -393,6 +393,7 @@ static void reset_events(tally_counter *c)
 		e->has_note = false;
 		e->error = 0;
 		e->user_only = false;
+		e->gone = false;
 		e->lost_leader = NULL;
 		e->group = -1;
 		struct tally_event_info info = { .sz = sizeof(info) };
@@ -409,6 +410,8 @@ static int open_groups(tally_counter *c)
 {
 	tly_counter_user_prepare(c);
 	int err = tly_counter_plan_init(c, &c->plan);
+	if (!err)
+		tly_counter_plan_select(c, &c->plan);
 	if (!err)
 		err = alloc_counts(c);
 	if (!err)

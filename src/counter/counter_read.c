@@ -104,7 +104,7 @@ static inline __attribute__((always_inline)) void fill_result(const struct tly_c
 	/* An event that is not supported has no parts: zero counts, then its own status. */
 	tly_aggregate_parts(e->counts, e->stride, e->window, e->nr_counts, r);
 	if (!e->evsel)
-		r->status = TALLY_STATUS_NOT_SUPPORTED;
+		r->status = e->left_out || e->gone ? TALLY_STATUS_NOT_COUNTED : TALLY_STATUS_NOT_SUPPORTED;
 	/* Our padding after the last field, where a newer version may have put one (it then reads 0): a
 	 * constant size, so a store or two, not a memset call. */
 	memset((char *)r + TLY_KNOWN_SIZE(tally_result), 0, sizeof(*r) - TLY_KNOWN_SIZE(tally_result));

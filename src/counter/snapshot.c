@@ -229,7 +229,9 @@ int tally_counter_snapshot(tally_counter *c, tally_snapshot *snap)
 			.error = e->error,
 			.user_only = e->user_only,
 			.has_note = e->has_note,
-			.supported = e->evsel != NULL,
+			/* One left out (tally_counter_select) or closed with its tasks gone has no slots: its sum
+			 * is not counted. */
+			.supported = e->evsel != NULL || e->left_out || e->gone,
 		};
 	}
 	return 0;

@@ -43,13 +43,15 @@ static long find_partner(const struct tally_metric_sample *s, const struct tly_e
 	return -1;
 }
 
-/* Seconds of CPU time the sample covered, from a task-clock or cpu-clock event (ns), or 0. */
-static double clock_seconds(const struct tally_metric_sample *s)
+/* Seconds of CPU time the sample covered, from a task-clock or cpu-clock event (ns; its index in *at), or
+ * 0. */
+static double clock_seconds(const struct tally_metric_sample *s, size_t *at)
 {
 	size_t n = tly_metric_sample_count(s);
 	for (size_t j = 0; j < n; j++) {
 		const struct tly_event *info = tly_metric_event(s, j);
 		struct tly_reading r = tly_metric_read(s, j);
+		*at = j;
 		if (is_clock(info) && tly_metric_counted(r.status))
 			return r.value / 1e9;
 	}
@@ -127,7 +129,11 @@ static bool comment(const struct tally_metric_sample *s, size_t i, struct tally_
 	if (is_event(e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES))
 		return ratio(s, i, e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, 100, "cache_miss_rate",
 		             "% of all cache refs", v);
-	double cpu_seconds = clock_seconds(s);
+	size_t clock;
+	double cpu_seconds = clock_seconds(s, &clock);
+	/* The clock is an input too: its window is the figure's as much as the event's. */
+	if (cpu_seconds > 0)
+		add_input(v, s, clock);
 	if (is_event(e, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)) {
 		if (cpu_seconds <= 0)
 			return false;

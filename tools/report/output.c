@@ -72,7 +72,7 @@ static struct report_count part_count(const struct report_count *c, const char *
 		if (strcmp(p->label, label) == 0)
 			return (struct report_count){
 				.value = p->value, .scaled = p->scaled, .enabled = p->enabled,
-				.running = p->running, .status = p->status,
+				.running = p->running, .status = p->status, .group = c->group, .run = c->run,
 			};
 	}
 	return (struct report_count){ .status = c->nr_parts ? REPORT_NOT_COUNTED : c->status };
@@ -159,12 +159,14 @@ void output_each_metric(struct output *o, const struct output_reading *reading, 
 			struct tally_metric_value m;
 			if (!report_metric(r, counts, reading->seconds, k, NULL, g, &m))
 				continue;
+			o->window = report_metric_window(r, counts, g, &m);
 			fn(o, reading, m.name, cgroup, &m);
 			const char *pmus[8];
 			size_t nr = r->show_pmus ? report_metric_parts(r, counts, k, pmus, 8) : 0;
 			for (size_t p = 0; nr > 1 && p < nr && p < 8; p++) {
 				char name[96];
 				report_metric(r, counts, reading->seconds, k, pmus[p], g, &m);
+				o->window = report_metric_window(r, counts, g, &m);
 				snprintf(name, sizeof(name), "%s [%s]", m.name, pmus[p]);
 				fn(o, reading, name, cgroup, &m);
 			}

@@ -33,6 +33,8 @@ struct output {
 	unsigned runs;             /* run readings written so far */
 	bool row_header;           /* output_metric_row: the names, not the values */
 	unsigned row_cells;        /* output_metric_row: fields written on the line */
+	struct metric_window window; /* output_each_metric: the windows of the metric fn is given */
+	bool mixed_seen;           /* the table marked a figure "(mixed windows)" */
 	struct json_writer json;   /* the JSON writer's state */
 };
 
@@ -79,7 +81,8 @@ void output_each_line(struct output *o, const struct output_reading *reading, ou
 typedef void (*output_metric_fn)(struct output *o, const struct output_reading *reading, const char *name,
                                  const char *cgroup, const struct tally_metric_value *m);
 
-/* Calls fn for every metric asked for with -M (report.metrics), summed over a hybrid machine's core PMUs,
+/* Calls fn for every metric asked for with -M (report.metrics), its windows in o->window, summed over a
+ * hybrid machine's core PMUs,
  * and with --per-pmu then for each PMU's value of it, named "IPC [cpu_core]". With cgroups (-G,
  * --for-each-cgroup), cgroup after cgroup as perf orders the lines, each metric of a cgroup its events
  * count in (report_metric), cgroup its name; NULL without cgroups. */

@@ -83,6 +83,9 @@ static void print_metric_record(struct output *o, const struct output_reading *r
 	/* a vendor metric with a MetricThreshold: one field more, whether the value is over it */
 	if (m->threshold >= 0)
 		fprintf(o->out, "%s%s", sep, m->threshold ? "over-threshold" : "under-threshold");
+	/* and one more where its events were counted over different windows (report_metric_window) */
+	if (m->available && o->window.mixed)
+		fprintf(o->out, "%smixed-windows", sep);
 	fputc('\n', o->out);
 }
 
@@ -152,7 +155,7 @@ static void csv_finish(struct output *o, const struct report_totals *t)
 	 * it there without -I too. */
 	const char *timestamp = r->summary && r->csv_summary_field ? "         summary" : NULL;
 	if (r->csv_header && !o->intervals && !r->metric_only)
-		print_header(o, timestamp != NULL, t->nr_runs > 1);
+		print_header(o, timestamp != NULL, t->nr_runs > 1 && t->stddev);
 	struct output_reading reading = { t->counts, t->elapsed, timestamp, t->nr_runs > 1 ? t->stddev : NULL,
 		                          t->pmu_counts, t->nr_runs > 1 ? t->pmu_stddev : NULL };
 	print_reading(o, &reading, r->csv_header && !o->intervals);

@@ -22,6 +22,8 @@ static void write_metric(struct json_writer *w, const struct report *r, const st
 		json_begin_object(w);
 		json_member_double(w, "value", m.value);
 		json_member_string(w, "unit", m.unit);
+		json_member_bool(w, "mixed_windows",
+		                 report_metric_window(r, counts, r->line_cgroup ? r->line_cgroup[i] : 0, &m).mixed);
 		json_end_object(w);
 	} else {
 		json_null(w);
@@ -79,6 +81,8 @@ static void write_count(struct output *o, const struct report_count *counts, siz
 	json_member_uint(w, "running", c->running);
 	json_member_string(w, "status", report_status_name(c->status));
 	json_member_string(w, "reason", c->reason);
+	if (c->run) /* --no-multiplex: the run that counted it */
+		json_member_uint(w, "run", c->run);
 	write_metric(w, o->report, counts, i, seconds);
 	if (stddev)
 		json_member_double(w, "stddev", stddev[i]);
@@ -149,7 +153,8 @@ static void write_event(struct output *o, size_t i, const struct json_reading *r
 
 /* A metric's value (null when not available, with the reason) and the inputs it was computed from, each
  * summed over the events taken. */
-static void write_metric_members(struct json_writer *w, const struct tally_metric_value *m)
+static void write_metric_members(struct json_writer *w, const struct tally_metric_value *m,
+                                 const struct metric_window *win)
 {
 	json_key(w, "value");
 	if (m->available)
@@ -160,6 +165,9 @@ static void write_metric_members(struct json_writer *w, const struct tally_metri
 	json_member_bool(w, "available", m->available);
 	json_member_string(w, "reason", m->available ? NULL : m->reason);
 	json_member_bool(w, "scaled", m->scaled);
+	json_member_bool(w, "mixed_windows", m->available && win->mixed);
+	if (win->run) /* --no-multiplex: the run its events come from */
+		json_member_uint(w, "run", win->run);
 	if (m->threshold >= 0) /* a vendor metric's MetricThreshold evaluated */
 		json_member_bool(w, "over_threshold", m->threshold == 1);
 	json_key(w, "inputs");
@@ -193,7 +201,8 @@ static void write_metric_record(struct output *o, const struct json_reading *rd,
 	json_member_string(w, "name", m.name);
 	if (r->cgroups)
 		json_member_string(w, "cgroup", r->cgroup_names[g]);
-	write_metric_members(w, &m);
+	struct metric_window win = report_metric_window(r, counts, g, &m);
+	write_metric_members(w, &m, &win);
 	const char *pmus[8];
 	size_t nr = report_metric_parts(r, counts, k, pmus, 8);
 	if (nr > 1) {
@@ -201,9 +210,10 @@ static void write_metric_record(struct output *o, const struct json_reading *rd,
 		json_begin_array(w);
 		for (size_t p = 0; p < nr && p < 8; p++) {
 			report_metric(r, counts, rd->seconds, k, pmus[p], g, &m);
+			win = report_metric_window(r, counts, g, &m);
 			json_begin_object(w);
 			json_member_string(w, "pmu", pmus[p]);
-			write_metric_members(w, &m);
+			write_metric_members(w, &m, &win);
 			json_end_object(w);
 		}
 		json_end_array(w);
@@ -357,6 +367,7 @@ static void json_finish(struct output *o, const struct report_totals *t)
 	json_member_int(w, "exit_status", t->exit_status);
 	json_member_bool(w, "interrupted", t->interrupted != 0);
 	json_member_uint(w, "nr_runs", t->nr_runs);
+	json_member_bool(w, "no_multiplex", t->sets);
 	json_member_double(w, "elapsed", t->elapsed);
 	json_member_double(w, "elapsed_stddev", t->elapsed_stddev);
 	json_member_double(w, "user", t->user);

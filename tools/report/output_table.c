@@ -58,15 +58,22 @@ static void print_line(struct output *o, const struct output_reading *reading, c
 		text_escape_write(o->out, e->cgroup ? e->cgroup : "");
 	}
 	struct tally_metric_value m;
-	if (line->metric_counts && report_comment(r, line->metric_counts, line->event, reading->seconds, &m))
+	bool mixed = false;
+	if (line->metric_counts && report_comment(r, line->metric_counts, line->event, reading->seconds, &m)) {
 		fprintf(o->out, " # %8s %-20s", number_format_fixed(m.value, 3, &r->numbers, text, sizeof(text)), m.unit);
-	else if (output_status_placeholder(c->status) == NULL)
+		mixed = report_metric_window(r, line->metric_counts, r->line_cgroup ? r->line_cgroup[line->event] : 0, &m)
+		                .mixed;
+	} else if (output_status_placeholder(c->status) == NULL) {
 		fprintf(o->out, "   %8s %-20s", "", "");
+	}
 	if (reading->stddev && !line->part)
 		fprintf(o->out, " ( +- %5s%% )", number_format_fixed(c->scaled > 0 ? 100.0 * line->stddev / c->scaled : 0.0,
 		                                                      2, &r->numbers, text, sizeof(text)));
 	if (c->status == REPORT_SCALED)
 		fprintf(o->out, "  (%s%%)", number_format_fixed(output_percent_running(c), 2, &r->numbers, text, sizeof(text)));
+	if (mixed)
+		fputs("  (mixed windows)", o->out);
+	o->mixed_seen |= mixed;
 	if (r->verbose && e->encoding)
 		fprintf(o->out, "  [%s]", e->encoding);
 	fputc('\n', o->out);
@@ -96,7 +103,52 @@ static void print_metric(struct output *o, const struct output_reading *reading,
 		text_escape_write(o->out, cgroup);
 	}
 	/* a vendor metric over its MetricThreshold: worth a look (perf 6.12 colours it) */
-	fprintf(o->out, " # %s%s\n", m->unit, m->threshold == 1 ? "  (over its threshold)" : "");
+	bool mixed = m->available && o->window.mixed;
+	fprintf(o->out, " # %s%s%s\n", m->unit, m->threshold == 1 ? "  (over its threshold)" : "",
+	        mixed ? "  (mixed windows)" : "");
+	o->mixed_seen |= mixed;
+}
+
+/* What "(mixed windows)" means, once under a table that has one. */
+static void print_mixed_note(struct output *o)
+{
+	if (!o->mixed_seen)
+		return;
+	fputs("\n (mixed windows): the figure's events were not counted over one window: in different groups of "
+	      "which\n some were multiplexed (each counted a different part of the run), or in different runs of\n"
+	      " --no-multiplex; --no-multiplex counts each -M metric's events in one run, none multiplexed\n", o->out);
+}
+
+/* --no-multiplex: what each run counted, its time and any failing status. */
+static void print_set_runs(struct output *o, const struct report_totals *t)
+{
+	const struct report *r = o->report;
+	char a[NUMBER_FORMAT_MAX];
+	fprintf(o->out, "\n --no-multiplex: %u run%s, each counting a set of groups alone:\n", t->nr_runs,
+	        t->nr_runs == 1 ? "" : "s");
+	for (unsigned run = 1; run <= t->nr_runs; run++) {
+		fprintf(o->out, "   run %-3u %12s s:", run,
+		        number_format_fixed(t->run_elapsed ? t->run_elapsed[run - 1] : 0, 6, &r->numbers, a, sizeof(a)));
+		size_t shown = 0;
+		bool multiplexed = false;
+		for (size_t i = 0; i < r->nr_events; i++) {
+			if (r->events[i].hidden || t->counts[i].run != run)
+				continue;
+			fputs(shown++ ? ", " : " ", o->out);
+			text_escape_write(o->out, r->events[i].name);
+			multiplexed |= t->counts[i].status == REPORT_SCALED || t->counts[i].status == REPORT_NOT_COUNTED;
+		}
+		/* A unit alone that was multiplexed (a metric's events are more than the PMU counts at once), or
+		 * one the runs stopped before counting alone. */
+		if (multiplexed)
+			fputs(t->interrupted ? "  (multiplexed: the runs stopped before it was counted alone)"
+			                     : "  (multiplexed still: a set that cannot be split further)", o->out);
+		if (!shown)
+			fputs(" none kept (its groups were multiplexed: counted again in smaller sets)", o->out);
+		if (t->run_exit && t->run_exit[run - 1])
+			fprintf(o->out, "  (exit status %d)", t->run_exit[run - 1]);
+		fputc('\n', o->out);
+	}
 }
 
 static void table_begin(struct output *o)
@@ -237,7 +289,7 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		fputs("\n Performance counter stats for ", o->out);
 		text_escape_write(o->out, r->target); /* the command's argv, as written */
 		if (t->nr_runs > 1)
-			fprintf(o->out, " (%u runs)", t->nr_runs);
+			fprintf(o->out, t->sets ? " (%u runs, --no-multiplex)" : " (%u runs)", t->nr_runs);
 		fputs(":\n\n", o->out);
 		struct output_reading reading = { t->counts, t->elapsed, NULL, t->nr_runs > 1 ? t->stddev : NULL,
 			                          t->pmu_counts, t->nr_runs > 1 ? t->pmu_stddev : NULL };
@@ -252,6 +304,10 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		}
 	}
 	print_footnotes(o, t);
+	if (totals)
+		print_mixed_note(o);
+	if (totals && t->sets)
+		print_set_runs(o, t);
 	if (totals) {
 		const struct number_style *ns = &r->numbers;
 		char a[NUMBER_FORMAT_MAX], b[NUMBER_FORMAT_MAX], c[NUMBER_FORMAT_MAX];
@@ -261,7 +317,7 @@ static void table_finish(struct output *o, const struct report_totals *t)
 		/* perf's digits: two past the deviation's first significant one (6 when it is 0). */
 		double sd = t->elapsed_stddev;
 		int digits = sd > 1 ? 2 : sd > 1e-9 ? (int)lround(ceil(-log10(sd))) + 2 : 6;
-		if (t->nr_runs > 1 && t->run_elapsed)
+		if (t->nr_runs > 1 && t->run_elapsed && !t->sets)
 			print_run_table(o, t, digits);
 		if (t->nr_runs > 1)
 			fprintf(o->out, " %17s +- %s seconds time elapsed  ( +- %5s%% )\n",
@@ -278,8 +334,8 @@ static void table_finish(struct output *o, const struct report_totals *t)
 			        number_format_fixed(t->sys, 9, ns, b, sizeof(b)));
 	}
 	if (t->nr_runs > 1 && t->killed_runs)
-		fprintf(o->out, "\n (%u of %u runs killed by a signal: their counts are in the mean)\n", t->killed_runs,
-		        t->nr_runs);
+		fprintf(o->out, "\n (%u of %u runs killed by a signal: their counts are %s)\n", t->killed_runs,
+		        t->nr_runs, t->sets ? "kept" : "in the mean");
 	if (t->interrupted)
 		fprintf(o->out, "\n (interrupted by SIG%s: counts up to the signal)\n", sigabbrev_np(t->interrupted));
 	fputc('\n', o->out);

@@ -401,6 +401,7 @@ void readings_fill(struct readings *rd)
 		c->running = r->running;
 		c->scaled = rd->no_scale ? (double)r->value : (double)r->scaled;
 		c->status = readings_status_of(r->status);
+		c->group = r->group;
 		ev->reason[0] = '\0';
 		if (r->has_note)
 			snprintf(ev->reason, sizeof(ev->reason), "%s", tally_counter_note(rd->counter, i));

@@ -34,7 +34,8 @@ struct event_reading {
 	struct part_label *labels;        /* the label of each of `parts` by position */
 	size_t labels_cap;                /* room in labels */
 	size_t report_cap;                /* room in report_parts */
-	char reason[512];                 /* copied: the counter's notes do not outlive a read */
+	char reason[1024];                /* copied: the counter's notes do not outlive a read (NOTE_MAX: a
+	                                   * diagnosis of a few lines and how it was regrouped) */
 };
 
 struct readings {

@@ -110,6 +110,10 @@ struct report_count {
 	const char *reason;        /* why not counted or not supported, or NULL */
 	size_t nr_parts;
 	const struct report_part *parts;
+	/* The kernel group it was counted in (tally_result.group: its leader's event index), -1 for none:
+	 * events of one group share their window even when multiplexed, events of two do not. */
+	int group;
+	unsigned run;              /* --no-multiplex: the run it was counted in (1-based); 0 otherwise */
 };
 
 /* One reading of every event: one run's totals, or one interval's deltas. */
@@ -137,6 +141,11 @@ struct report_totals {
 	int interrupted;           /* the signal that stopped tally (SIGINT, SIGTERM, ...), 0 when none */
 	unsigned killed_runs;      /* runs whose command was killed by a signal (their counts are in the means) */
 	const double *run_elapsed; /* --table: each run's elapsed time (nr_runs of them), NULL without */
+	/* --no-multiplex: each run counted a set of groups alone, and counts[i].run says which run event i
+	 * comes from; the counts are those runs' (no means, no stddev), elapsed is the mean over the runs and
+	 * elapsed_stddev their spread; run_elapsed and run_exit give each run's. */
+	bool sets;
+	const int *run_exit;       /* with sets: each run's exit status */
 };
 
 /* The session: what was counted on what. */

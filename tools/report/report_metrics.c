@@ -122,3 +122,30 @@ size_t report_metric_parts(const struct report *r, const struct report_count *co
 	free((double *)sample.values);
 	return nr < 0 ? 0 : (size_t)nr;
 }
+
+struct metric_window report_metric_window(const struct report *r, const struct report_count *counts, size_t g,
+                                          const struct tally_metric_value *v)
+{
+	struct metric_window w = { 0 };
+	bool any = false, scaled = false, groups_differ = false, runs_differ = false;
+	int group = -1;
+	for (size_t j = 0; j < v->nr_inputs; j++) {
+		const struct tally_metric_input *in = &v->inputs[j];
+		size_t line = !in->found ? SIZE_MAX : r->line_event ? cgroup_line(r, in->first_event, g) : in->first_event;
+		if (line == SIZE_MAX || line >= r->nr_events)
+			continue;
+		const struct report_count *c = &counts[line];
+		if (c->status != REPORT_COUNTED && c->status != REPORT_SCALED)
+			continue;
+		scaled |= c->status == REPORT_SCALED;
+		groups_differ |= any && c->group != group;
+		runs_differ |= any && c->run != w.run;
+		group = c->group;
+		w.run = c->run;
+		any = true;
+	}
+	w.mixed = runs_differ || (groups_differ && scaled);
+	if (runs_differ)
+		w.run = 0;
+	return w;
+}

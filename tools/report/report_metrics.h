@@ -25,6 +25,20 @@ bool report_comment(const struct report *r, const struct report_count *counts, s
 bool report_metric(const struct report *r, const struct report_count *counts, double seconds, size_t k,
                    const char *pmu, size_t g, struct tally_metric_value *v);
 
+/* The windows a metric's value (report_metric's v) comes from. */
+struct metric_window {
+	/* Its inputs were not counted over one window: counted in different runs (--no-multiplex could not
+	 * count them together), or in different kernel groups of which one was multiplexed (scaled), so each
+	 * counted a different part of the run and the ratio mixes them. Inputs of one group share their
+	 * window, multiplexed or not; exact inputs all counted the whole run. */
+	bool mixed;
+	unsigned run;              /* --no-multiplex: the one run its inputs come from; 0 otherwise or mixed */
+};
+
+/* The windows of metric value v, computed over `counts` (as report_metric's) for cgroup g. */
+struct metric_window report_metric_window(const struct report *r, const struct report_count *counts, size_t g,
+                                          const struct tally_metric_value *v);
+
 /* The cgroups metrics are computed for: the report's, or 1 without cgroups. */
 size_t report_metric_cgroups(const struct report *r);
 

@@ -194,6 +194,8 @@ const struct report_count *cgroup_lines_fill(struct cgroup_lines *cl, const stru
 		memset(c, 0, sizeof(*c));
 		c->reason = whole->reason;
 		c->status = whole->status;
+		c->group = whole->group;
+		c->run = whole->run;
 		/* Not supported, or not open: the event's own status and reason, no parts. */
 		if (whole->status == REPORT_NOT_SUPPORTED)
 			continue;

@@ -131,6 +131,28 @@ static bool append_cgroups(struct stat_options *o, const char *list)
 	}
 }
 
+/* --no-multiplex runs the command again for each set of groups (group_sets.c): only a command it counts
+ * can be run again, and only what covers one run combines. */
+static enum parse_result check_no_multiplex(const struct stat_options *o, bool other_target)
+{
+	if (!o->argv)
+		return usage_error("--no-multiplex runs a command once per set of groups: give the command to run");
+	if (other_target)
+		return usage_error("--no-multiplex runs the counted command again: not with -a, -C, -p or -t, whose "
+		                   "tasks cannot be run again (count a command of your own instead)");
+	if (o->repeat > 1)
+		return usage_error("--no-multiplex and -r: not supported (each runs the command several times; "
+		                   "choose one)");
+	if (o->interval_ms)
+		return usage_error("--no-multiplex and -I: not supported (the intervals of different runs do not "
+		                   "line up)");
+	if (o->control_fd >= 0)
+		return usage_error("--no-multiplex and --control: not supported (one control stream, several runs)");
+	if (o->regions)
+		return usage_error("--no-multiplex and --regions: not supported (each run would write its regions)");
+	return PARSE_OK;
+}
+
 /* The checks of combinations, once every flag is known. */
 static enum parse_result check_combinations(const struct stat_options *o)
 {
@@ -189,7 +211,7 @@ static enum parse_result check_combinations(const struct stat_options *o)
 		return usage_error("--timeout and --duration both set how long: choose one");
 	if (o->table && o->repeat < 2)
 		return usage_error("--table shows each run of -r: it needs -r 2 or more");
-	return check_cgroups(o, system_wide);
+	return o->no_multiplex ? check_no_multiplex(o, system_wide || attached) : check_cgroups(o, system_wide);
 }
 
 /* Adds a comma list to -M's: each -M adds its own, as each of perf's does, and --topdown its groups. */
@@ -506,6 +528,9 @@ static const struct option_entry stat_entries[] = {
 	  .value = TALLY_SPACE_KERNEL },
 	OPT_UNSIGNED('r', "repeat", F(repeat), "N", 1, 100000, "a count from 1 to 100000",
 	             "run the command N times: mean and relative stddev"),
+	OPT_BOOLEAN(0, "no-multiplex", F(no_multiplex), "a command: run it once per set of groups that the PMU\n"
+	                                                "counts together, so that nothing is multiplexed and\n"
+	                                                "each metric comes from one run (reproducible workloads)"),
 	OPT_BOOLEAN('S', "sync", F(sync), "sync(2) before each run, so that earlier writes are not counted"),
 	OPT_UNSIGNED('I', "interval-print", F(interval_ms), "MS", MIN_INTERVAL_MS, MAX_WAIT_MS,
 	             "whole milliseconds from " STR(MIN_INTERVAL_MS) " to " STR(MAX_WAIT_MS),

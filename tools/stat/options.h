@@ -19,6 +19,8 @@ struct stat_options {
 	char *metrics;           /* the -M lists joined with ',', the top-down groups added (malloc'd), NULL for
 	                          * none */
 	unsigned repeat;         /* -r, at least 1 */
+	bool no_multiplex;       /* --no-multiplex: the command run once per set of groups that count together
+	                          * without multiplexing (group_sets.c) */
 	unsigned interval_ms;    /* -I, 0 when off */
 	unsigned interval_count; /* --interval-count, 0: no limit */
 	bool summary;            /* --summary */

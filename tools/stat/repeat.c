@@ -67,6 +67,8 @@ static void mean_count(const struct event_runs *e, unsigned runs, const struct r
 		m->reason = last->reason;
 		m->parts = last->parts;
 		m->nr_parts = last->nr_parts;
+		m->group = last->group;
+		m->run = last->run;
 	}
 	*stddev = run_stats_stddev(&e->value);
 }
@@ -75,17 +77,20 @@ void stat_finish(struct stat_session *s)
 {
 	size_t n = s->report.nr_events;
 	unsigned runs = s->elapsed.n;
+	/* --no-multiplex: the counts are the runs' combined reading (group_sets.c), no means. */
+	bool sets = s->opt.no_multiplex;
 	for (size_t i = 0; i < n; i++) {
-		mean_count(&s->runs[i], runs, &s->counts[i], &s->mean_counts[i], &s->stddev[i]);
+		mean_count(&s->runs[i], sets ? 1 : runs, &s->counts[i], &s->mean_counts[i], &s->stddev[i]);
 		if (stat_pmu_counts(s))
-			mean_count(&s->pmu_runs[i], runs, &s->rd.pmu_counts[i], &s->mean_pmu_counts[i], &s->pmu_stddev[i]);
+			mean_count(&s->pmu_runs[i], sets ? 1 : runs, &s->rd.pmu_counts[i], &s->mean_pmu_counts[i],
+			           &s->pmu_stddev[i]);
 	}
 	struct report_totals totals = {
 		.nr_runs = runs,
 		.counts = s->mean_counts,
-		.stddev = s->stddev,
+		.stddev = sets ? NULL : s->stddev,
 		.pmu_counts = stat_pmu_counts(s) ? s->mean_pmu_counts : NULL,
-		.pmu_stddev = s->pmu_stddev,
+		.pmu_stddev = sets ? NULL : s->pmu_stddev,
 		.elapsed = s->elapsed.mean,
 		.elapsed_stddev = run_stats_stddev(&s->elapsed),
 		.user = s->user,
@@ -94,6 +99,8 @@ void stat_finish(struct stat_session *s)
 		.interrupted = s->interrupted,
 		.killed_runs = s->killed_runs,
 		.run_elapsed = s->run_elapsed,
+		.sets = sets,
+		.run_exit = sets ? s->sets.run_exit : NULL,
 	};
 	if (s->regions.path[0]) {
 		s->regions_text = regions_take(&s->regions);

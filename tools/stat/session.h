@@ -2,7 +2,8 @@
 /* One `tally stat` as its files share it (docs/design.md, CLI): the session, and what each file does for the
  * others. stat.c runs the steps: prepare.c (everything refused before the command starts: spec.c's
  * spec and counter, report_lines.c's report model, the results' stream of report_file.c), then each run of
- * run.c (waiting in wait.c, --control in control.c), then repeat.c's totals over the runs (-r). */
+ * run.c (waiting in wait.c, --control in control.c), or with --no-multiplex group_sets.c's runs of one
+ * set of groups each, then repeat.c's totals over the runs (-r, or the sets' combined reading). */
 #ifndef TALLY_TOOLS_STAT_SESSION_H
 #define TALLY_TOOLS_STAT_SESSION_H
 
@@ -21,6 +22,7 @@
 #include "report/output.h"
 #include "report/readings.h"
 #include "stat/cgroup_lines.h"
+#include "stat/group_sets.h"
 #include "stat/options.h"
 #include "stat/regions.h"
 #include "stat/run_stats.h"
@@ -70,6 +72,7 @@ struct stat_session {
 	size_t *metrics;              /* -M: catalogue indices (tally_counter_metrics), then the vendor's */
 	struct metric_list mlist;     /* -M split: the vendor table's metrics, the catalogue's names */
 	struct cgroup_lines cgroups;  /* -G, --for-each-cgroup: a line per (event, cgroup) */
+	struct group_sets sets;       /* --no-multiplex: the sets of groups, their runs, the readings kept */
 	const struct report_count *counts; /* the shown lines' counts of the latest fill */
 	char *spec;                   /* what the counter counts: -e's or the defaults, then -d's (malloc'd) */
 	/* The origins (tally_event_info.origin) of the events tally added, the defaults and -d's: the table

@@ -57,6 +57,7 @@ static void session_free(struct stat_session *s)
 	if (s->regions.path[0])
 		unlink(s->regions.path);
 	free(s->pin);
+	group_sets_free(&s->sets);
 	free(s->spec);
 	free(s->kept_names);
 	tally_events_free(s->cputype_list);
@@ -87,7 +88,9 @@ int command_stat(int argc, char **argv)
 		session_free(&s);
 		return status;
 	}
-	for (unsigned run = 1; run <= s.opt.repeat && status < 0; run++)
+	if (s.opt.no_multiplex)
+		status = stat_count_group_sets(&s);
+	for (unsigned run = 1; !s.opt.no_multiplex && run <= s.opt.repeat && status < 0; run++)
 		status = stat_count_once(&s, run);
 	if (s.elapsed.n > 0) {
 		stat_finish(&s);
