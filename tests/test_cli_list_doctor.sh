@@ -141,6 +141,25 @@ if [ $has_core -eq 0 ]; then
 fi
 grep -q "^\[ok  \] task-clock *opens and counts" "$WORK/doctor" && ok "doctor: default events tried for real" ||
 	fail "doctor: task-clock line"
+# Default events that open but never count (the fake PMU with one counter: groups of two never run): each
+# a failure, and the verdict says so, exit 1.
+if [ -f "$TALLY_BUILD/tests/libfake_pmu.so" ] && ! ldd "$TALLY" 2>/dev/null | grep -q libasan; then
+	LD_PRELOAD=$TALLY_BUILD/tests/libfake_pmu.so FAKE_PMU_COUNTERS=1 \
+		TALLY_SYSFS_ROOT=${TALLY_FIXTURES:-$TALLY_SOURCE/tests/fixtures}/sysfs/intel-server \
+		"$TALLY" doctor >"$WORK/doctor.fake" 2>&1; st=$?
+	[ $st -eq 1 ] && grep -q '^\[fail\] cycles  *opens but never counted' "$WORK/doctor.fake" &&
+		grep -q '^verdict: the default events do not all count' "$WORK/doctor.fake" &&
+		ok "doctor: events that never count fail the verdict" || fail "doctor, never counted: exit $st: $(cat "$WORK/doctor.fake")"
+fi
+# Default events that cannot be opened (the intel-server fixture names a cpu PMU this VM does not have,
+# when there is none): each a failure, and the verdict says so, exit 1.
+if [ $has_core -eq 0 ]; then
+	TALLY_SYSFS_ROOT=${TALLY_FIXTURES:-$TALLY_SOURCE/tests/fixtures}/sysfs/intel-server \
+		"$TALLY" doctor >"$WORK/doctor.refused" 2>&1; st=$?
+	[ $st -eq 1 ] && grep -q '^\[fail\] cycles  *cannot be opened' "$WORK/doctor.refused" &&
+		grep -q '^verdict: the default events do not all count' "$WORK/doctor.refused" &&
+		ok "doctor: events that cannot open fail the verdict" || fail "doctor, not opened: exit $st: $(cat "$WORK/doctor.refused")"
+fi
 "$TALLY" doctor --json >"$WORK/doctor.json"; st=$?
 python3 - "$WORK/doctor.json" $st <<'PY' && ok "doctor --json" || fail "doctor --json"
 import json, sys

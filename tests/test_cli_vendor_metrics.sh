@@ -72,6 +72,11 @@ n=$(check_tree "$(tree "$out")" 1) && ok "--drilldown: $n nodes, children under 
 out=$(FAKE_PMU_SPREAD=1000000 run --drilldown --td-level 6)
 all=$(check_tree "$(tree "$out")" 6) && [ "$all" -ge "$n" ] && ok "--drilldown --td-level 6: all $all nodes" ||
 	fail "--drilldown --td-level 6: $all nodes, $n by threshold"
+# A table without the top-down tree (AMD Zen 1's has no tma_* metrics): --drilldown prints no tree
+# heading, only the metrics it counted (the catalogue's level 1).
+out=$(TALLY_CPUID=AuthenticAMD-23-01-0 run --drilldown -M IPC)
+grep -q 'tma_retiring' <<<"$out" && ! grep -q 'Top-down drill-down' <<<"$out" &&
+	ok "--drilldown with a table without a TMA tree: no tree" || fail "--drilldown without a tree: $out"
 
 # tally encode -M: the events a metric set opens, grouped as tally stat -M counts them.
 out=$("$TALLY" encode -M TopdownL1 2>&1)

@@ -63,6 +63,10 @@ static void rejects_malformed_lists(void)
 	/* Every CPU number is in range, but the list repeats them past what a map can hold. */
 	CHECK_INT(tally_cpus_parse("0-1048575,0", &cpus), -ERANGE);
 	CHECK(cpus == NULL);
+	/* Every CPU a map can hold, once each, fits. */
+	CHECK_INT(tally_cpus_parse("0-1048575", &cpus), 0);
+	CHECK_INT(cpus ? tally_cpus_count(cpus) : 0, 1048576);
+	tally_cpus_free(cpus);
 }
 
 static void dummy_map(void)

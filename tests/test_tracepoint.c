@@ -6,9 +6,12 @@
 #include "fault.h"
 #include "fixture_tree.h"
 #include "harness.h"
+#include "machine/tracefs.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <tally/counter.h>
 #include <tally/events.h>
@@ -413,6 +416,24 @@ static void counts_openat_and_sleeps(void)
 	tally_counter_free(c);
 }
 
+/* A sysfs root whose events folder's path would be PATH_MAX bytes long, one more than the buffer holds:
+ * refused as too long (snprintf's n == PATH_MAX is a cut path), never looked up cut. One byte shorter,
+ * kernel/tracing's fits and it is the longer debugfs path that is too long. */
+static void a_path_one_byte_too_long_is_refused(void)
+{
+	static const char tail[] = "/kernel/tracing/events";
+	char root[PATH_MAX + 1];
+	struct tly_tracefs tfs;
+	for (int shorter = 0; shorter < 2; shorter++) {
+		size_t len = PATH_MAX - (sizeof(tail) - 1) - (size_t)shorter;
+		memset(root, 'r', len);
+		root[0] = '/';
+		root[len] = '\0';
+		CHECK_INT(tly_tracefs_find(root, &tfs), -ENAMETOOLONG);
+		CHECK_CONTAINS(tally_last_error(), shorter ? ".../kernel/debug/tracing/events" : ".../kernel/tracing/events");
+	}
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
@@ -425,6 +446,7 @@ int main(void)
 		{ "id_from_the_format_without_an_id_file", id_from_the_format_without_an_id_file },
 		{ "listing_walks_tracefs", listing_walks_tracefs },
 		{ "counts_openat_and_sleeps", counts_openat_and_sleeps },
+		{ "a_path_one_byte_too_long_is_refused", a_path_one_byte_too_long_is_refused },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);
