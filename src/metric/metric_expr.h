@@ -119,15 +119,23 @@ struct tly_expr_val tly_expr_fail(char *reason, const char *fmt, ...) __attribut
 
 /* ---- the #literals ---- */
 
+struct tly_metric_topology;
+
 /* The machine's facts behind perf's literals; NaN where unknown (the literal is then not available). */
 struct tly_metric_facts {
 	double smt_on, num_cpus, num_cpus_online, num_cores, num_dies, num_packages, core_wide, slots,
 	        system_tsc_freq, has_pmem;
+	/* #num_cores, #num_dies and #num_packages take every online CPU's topology files (4 apiece: 900 on
+	 * a 224-CPU server), which most metrics never ask for: tly_metric_facts_read leaves them to the
+	 * first literal that does (tly_metric_literal, thread-safe). NULL where the facts are given whole. */
+	struct tly_metric_topology *topology;
 };
 
-/* Reads the facts from <sysfs_root> (NULL: $TALLY_SYSFS_ROOT, else /sys) and /proc/cpuinfo's TSC; core_wide
- * says whether the counting covers whole cores (system-wide, or every CPU of a core listed). */
+/* Reads the facts from <sysfs_root> (NULL: $TALLY_SYSFS_ROOT, else /sys) and /proc/cpuinfo's TSC, the
+ * topology's on first use; core_wide says whether the counting covers whole cores (system-wide, or every
+ * CPU of a core listed). Free with tly_metric_facts_fini. */
 void tly_metric_facts_read(const char *sysfs_root, bool core_wide, struct tly_metric_facts *facts);
+void tly_metric_facts_fini(struct tly_metric_facts *facts);
 
 /* Whether name is a literal perf knows ("#smt_on"; case-insensitive as perf's), and its value in facts
  * (NaN when unknown or facts is NULL). */

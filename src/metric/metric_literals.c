@@ -14,6 +14,7 @@
 #include "machine/pmu.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +51,37 @@ bool tly_metric_literal_known(const char *name)
 	return literal_index(name) >= 0;
 }
 
+/* The topology's facts, read on first use: from root, under lock (evaluations may run on any thread). */
+struct tly_metric_topology {
+	pthread_mutex_t lock;
+	bool read;
+	double num_cores, num_dies, num_packages;
+	char root[];
+};
+
+static void read_topology(const char *root, struct tly_metric_topology *t);
+
 double tly_metric_literal(const struct tly_metric_facts *facts, const char *name)
 {
 	int i = literal_index(name);
 	if (!facts || i < 0)
 		return NAN;
-	return *(const double *)(const void *)((const char *)facts + literals[i].offset);
+	size_t offset = literals[i].offset;
+	struct tly_metric_topology *t = facts->topology;
+	if (t && (offset == offsetof(struct tly_metric_facts, num_cores) ||
+	          offset == offsetof(struct tly_metric_facts, num_dies) ||
+	          offset == offsetof(struct tly_metric_facts, num_packages))) {
+		pthread_mutex_lock(&t->lock);
+		if (!t->read)
+			read_topology(t->root, t);
+		t->read = true;
+		double v = offset == offsetof(struct tly_metric_facts, num_cores)  ? t->num_cores
+		           : offset == offsetof(struct tly_metric_facts, num_dies) ? t->num_dies
+		                                                                   : t->num_packages;
+		pthread_mutex_unlock(&t->lock);
+		return v;
+	}
+	return *(const double *)(const void *)((const char *)facts + offset);
 }
 
 static double read_number(const char *root, const char *rel)
@@ -94,9 +120,10 @@ static size_t count_distinct(long long *keys, size_t n)
 	return distinct;
 }
 
-/* Packages, dies and cores of the online CPUs, each counted once. */
-static void read_topology(const char *root, struct tly_metric_facts *f)
+/* Packages, dies and cores of the online CPUs, each counted once (NaN where a CPU's files are missing). */
+static void read_topology(const char *root, struct tly_metric_topology *topo)
 {
+	topo->num_packages = topo->num_dies = topo->num_cores = NAN;
 	tally_cpus *online = NULL;
 	if (tally_cpus_online(root, &online))
 		return;
@@ -113,14 +140,24 @@ static void read_topology(const char *root, struct tly_metric_facts *f)
 		keys[2 * n + got] = (die << 24) | (t.core & 0xffffff);
 		got++;
 	}
-	f->num_cpus_online = (double)n;
 	if (got == n && n) {
-		f->num_packages = (double)count_distinct(keys, n);
-		f->num_dies = (double)count_distinct(keys + n, n);
-		f->num_cores = (double)count_distinct(keys + 2 * n, n);
+		topo->num_packages = (double)count_distinct(keys, n);
+		topo->num_dies = (double)count_distinct(keys + n, n);
+		topo->num_cores = (double)count_distinct(keys + 2 * n, n);
 	}
 	free(keys);
 	tally_cpus_free(online);
+}
+
+/* The online CPUs: one file. */
+static double count_online(const char *root)
+{
+	tally_cpus *online = NULL;
+	if (tally_cpus_online(root, &online))
+		return NAN;
+	double n = (double)tally_cpus_count(online);
+	tally_cpus_free(online);
+	return n;
 }
 
 /* Without smt/active (before 4.19): SMT is on where a core lists more than one CPU, as perf 6.1's
@@ -183,8 +220,15 @@ void tly_metric_facts_read(const char *sysfs_root, bool core_wide, struct tly_me
 {
 	const char *root = sysfs_root ? sysfs_root : tly_default_sysfs_root();
 	f->num_cpus = list_max_plus_one(root, "devices/system/cpu/present");
-	f->num_cpus_online = f->num_packages = f->num_dies = f->num_cores = NAN;
-	read_topology(root, f);
+	f->num_cpus_online = count_online(root);
+	f->num_packages = f->num_dies = f->num_cores = NAN; /* tly_metric_literal's, from f->topology */
+	size_t len = strlen(root) + 1;
+	f->topology = malloc(sizeof(*f->topology) + len);
+	if (f->topology) {
+		pthread_mutex_init(&f->topology->lock, NULL);
+		f->topology->read = false;
+		memcpy(f->topology->root, root, len);
+	}
 	f->smt_on = read_number(root, "devices/system/cpu/smt/active");
 	if (isnan(f->smt_on))
 		f->smt_on = read_siblings(root);
@@ -195,4 +239,12 @@ void tly_metric_facts_read(const char *sysfs_root, bool core_wide, struct tly_me
 	struct stat st;
 	f->has_pmem = !tly_path_join(path, sizeof(path), root, "firmware/acpi/tables/NFIT") &&
 	              tly_sys->stat(path, &st) == 0;
+}
+
+void tly_metric_facts_fini(struct tly_metric_facts *f)
+{
+	if (f->topology)
+		pthread_mutex_destroy(&f->topology->lock);
+	free(f->topology);
+	f->topology = NULL;
 }

@@ -127,6 +127,7 @@ void tally_vendor_metrics_free(tally_vendor_metrics *vm)
 	free(vm->events);
 	tally_pmus_free(vm->own_pmus);
 	tly_metric_results_free(&vm->results);
+	tly_metric_facts_fini(&vm->facts);
 	pthread_mutex_destroy(&vm->lock);
 	pthread_mutex_destroy(&vm->eval_lock);
 	free(vm);
