@@ -50,20 +50,26 @@ bool tly_counters_fit(const uint64_t *counters, size_t n)
 	return true;
 }
 
-/* The events of each group so far that take counters: group g's from head[g] on through next[]. */
+/* The groups made so far: group g's first event, and its events that take counters, from head[g] on
+ * through next[] (SIZE_MAX: none). */
 struct takers {
-	size_t *head, *tail, *next;
+	size_t *first, *head, *tail, *next;
 };
 
 static void takers_free(struct takers *t)
 {
+	free(t->first);
 	free(t->head);
 	free(t->tail);
 	free(t->next);
 }
 
-static void takers_add(struct takers *t, const struct tly_pack_event *events, size_t g, size_t i)
+static void takers_add(struct takers *t, const struct tly_pack_event *events, size_t g, size_t i, bool new_group)
 {
+	if (new_group) {
+		t->first[g] = i;
+		t->head[g] = SIZE_MAX;
+	}
 	if (!events[i].counters)
 		return;
 	t->next[i] = SIZE_MAX;
@@ -93,13 +99,14 @@ static bool fits_with(const struct takers *t, const struct tly_pack_event *event
 /* The group an event outside braces joins: the first packed group of its PMU with room left whose
  * counters it fits, if any (not a topdown group, which is not packed). */
 static size_t packed_group_for(const struct tly_plan *plan, const struct tly_pack_event *events,
-                               const size_t *group_of, const size_t *group_size, const struct takers *t,
-                               size_t max_group, size_t i)
+                               const size_t *group_size, const struct takers *t, size_t max_group, size_t i)
 {
-	for (size_t j = 0; j < i; j++)
-		if (events[j].spec_group < 0 && events[j].pmu == events[i].pmu && plan->packed[group_of[j]] &&
-		    group_size[group_of[j]] < max_group && fits_with(t, events, group_of[j], i))
-			return group_of[j];
+	for (size_t g = 0; g < plan->nr_groups; g++) {
+		const struct tly_pack_event *first = &events[t->first[g]];
+		if (first->spec_group < 0 && first->pmu == events[i].pmu && plan->packed[g] && group_size[g] < max_group &&
+		    fits_with(t, events, g, i))
+			return g;
+	}
 	return plan->nr_groups;
 }
 
@@ -114,9 +121,9 @@ static size_t brace_group_for(const struct tly_plan *plan, const struct tly_pack
 	for (size_t j = 0; j < i && split && topdown; j++)
 		if (events[j].spec_group == events[i].spec_group && events[j].topdown != TLY_TOPDOWN_NONE)
 			return group_of[j];
-	for (size_t j = 0; j < i; j++)
-		if (events[j].spec_group == events[i].spec_group && (!split || fits_with(t, events, group_of[j], i)))
-			return group_of[j];
+	for (size_t g = 0; g < plan->nr_groups; g++)
+		if (events[t->first[g]].spec_group == events[i].spec_group && (!split || fits_with(t, events, g, i)))
+			return g;
 	return plan->nr_groups;
 }
 
@@ -147,13 +154,13 @@ int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, si
 	size_t *group_of = calloc(n ? n : 1, sizeof(*group_of));
 	size_t *group_size = calloc(n ? n : 1, sizeof(*group_size));
 	size_t *lead = calloc(n ? n : 1, sizeof(*lead)); /* per group: the event laid out first, or n */
-	struct takers t = { malloc((n ? n : 1) * sizeof(size_t)), calloc(n ? n : 1, sizeof(size_t)),
-		            calloc(n ? n : 1, sizeof(size_t)) };
+	struct takers t = { calloc(n ? n : 1, sizeof(size_t)), calloc(n ? n : 1, sizeof(size_t)),
+		            calloc(n ? n : 1, sizeof(size_t)), calloc(n ? n : 1, sizeof(size_t)) };
 	plan->order = calloc(n ? n : 1, sizeof(*plan->order));
 	plan->first = calloc(n + 1, sizeof(*plan->first));
 	plan->packed = calloc(n ? n : 1, sizeof(*plan->packed));
-	if (!group_of || !group_size || !lead || !t.head || !t.tail || !t.next || !plan->order || !plan->first ||
-	    !plan->packed) {
+	if (!group_of || !group_size || !lead || !t.first || !t.head || !t.tail || !t.next || !plan->order ||
+	    !plan->first || !plan->packed) {
 		free(group_of);
 		free(group_size);
 		free(lead);
@@ -161,8 +168,6 @@ int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, si
 		tly_plan_fini(plan);
 		return tly_error(-ENOMEM, "planning the groups of %zu events: out of memory", n);
 	}
-	for (size_t g = 0; g < n; g++)
-		t.head[g] = SIZE_MAX;
 
 	/* First pass: a group number per event, numbered by first appearance. */
 	bool any_topdown = false;
@@ -178,16 +183,17 @@ int tly_plan_init(struct tly_plan *plan, const struct tly_pack_event *events, si
 				if (lead[group_of[j]] == td)
 					g = group_of[j];
 		} else if (packing) {
-			g = packed_group_for(plan, events, group_of, group_size, &t, max_group, i);
+			g = packed_group_for(plan, events, group_size, &t, max_group, i);
 		}
-		if (g == plan->nr_groups) {
+		bool new_group = g == plan->nr_groups;
+		if (new_group) {
 			plan->packed[g] = events[i].spec_group < 0 ? td == n : events[i].weak;
 			lead[g] = td;
 			plan->nr_groups++;
 		}
 		group_of[i] = g;
 		group_size[g]++;
-		takers_add(&t, events, g, i);
+		takers_add(&t, events, g, i, new_group);
 	}
 	free(group_size);
 	takers_free(&t);

@@ -7,8 +7,9 @@
 #include <strings.h>
 
 /* The bits of an x86 event select that the kernel's fixed-counter constraints compare (FIXED_EVENT_FLAGS:
- * event, umask, edge, any, inv, cmask, in_tx, in_tx_cp): a cmask or inv makes 0x00c0 a generic event. */
-#define X86_FIXED_MATCH 0x3ffa4ffffULL
+ * event, umask, edge, inv, cmask, in_tx, in_tx_cp; not AnyThread): a cmask or inv makes 0x00c0 a generic
+ * event. */
+#define X86_FIXED_MATCH 0x3ff84ffffULL
 #define UNCORE_FIXED_EVENT 0xff
 
 bool tly_pmu_counts(const struct tally_pmu *pmu, struct tly_pmu_counts *out)
@@ -77,20 +78,18 @@ static uint64_t core_code(const struct tally_pmu *pmu, const struct perf_event_a
 	return 0xffff;
 }
 
-uint64_t tly_pmu_event_counters(const struct tally_pmu *pmu, const struct perf_event_attr *attr, uint64_t listed)
+uint64_t tly_pmu_event_counters(const struct tally_pmu *pmu, const struct tly_pmu_counts *n,
+                                const struct perf_event_attr *attr, uint64_t listed)
 {
-	struct tly_pmu_counts n;
-	if (!pmu || !tly_pmu_counts(pmu, &n))
-		return 0;
-	uint64_t generic = low_bits(n.generic), fixed = low_bits(n.fixed) << TLY_COUNTER_FIXED;
+	uint64_t generic = low_bits(n->generic), fixed = low_bits(n->fixed) << TLY_COUNTER_FIXED;
 	uint64_t any = listed & generic ? listed & generic : generic;
 	if (!tly_pmu_is_core(pmu)) {
 		/* Uncore: the fixed counter takes its pseudo-event alone, and nothing else. */
-		bool is_fixed = (listed >> TLY_COUNTER_FIXED) || (attr->config == UNCORE_FIXED_EVENT && n.fixed);
+		bool is_fixed = (listed >> TLY_COUNTER_FIXED) || (attr->config == UNCORE_FIXED_EVENT && n->fixed);
 		return is_fixed ? fixed & (1ULL << TLY_COUNTER_FIXED) : any;
 	}
 	uint64_t code = core_code(pmu, attr);
-	if (!n.fixed)
+	if (!n->fixed)
 		return any;
 	if (code == 0x00c0 || code == 0x003c)
 		return any | (fixed & (1ULL << (TLY_COUNTER_FIXED + (code == 0x003c))));

@@ -37,9 +37,10 @@ bool tly_pmu_counts(const struct tally_pmu *pmu, struct tly_pmu_counts *out);
  * "FIXED" or "Fixed": bit 32); 0 for an empty or unknown text. Not clipped to any PMU's counts. */
 uint64_t tly_counter_list(struct tly_span counter);
 
-/* The counters an event of pmu with this attr may take: those listed (tly_counter_list of its table
- * record, 0 when it has none) within the PMU's generic counters, all of them when none is listed, and the
- * fixed counter its code is (the rules above). 0 when pmu is NULL or has no counts. Thread-safe. */
-uint64_t tly_pmu_event_counters(const struct tally_pmu *pmu, const struct perf_event_attr *attr, uint64_t listed);
+/* The counters an event of pmu (whose counts are n, from tly_pmu_counts) with this attr may take: those
+ * listed (tly_counter_list of its table record, 0 when it has none) within the PMU's generic counters,
+ * all of them when none is listed, and the fixed counter its code is (the rules above). Thread-safe. */
+uint64_t tly_pmu_event_counters(const struct tally_pmu *pmu, const struct tly_pmu_counts *n,
+                                const struct perf_event_attr *attr, uint64_t listed);
 
 #endif
