@@ -81,6 +81,8 @@ fi
 TALLY_CPUID=GenuineIntel-6-55-4 "$TALLY" stat -e '{r01c2,r02c2,r04c2,r08c2,r10c2}' -- true >/dev/null 2>"$WORK/err"
 grep -q "^tally stat: warning: the group led by r01c2 (5 events) needs more counters than its PMU has (4 generic and 3 fixed, by the vendor table)" "$WORK/err" &&
 	ok "stat: an unschedulable group of the spec is said" || fail "stat warning: $(cat "$WORK/err")"
+TALLY_CPUID=GenuineIntel-6-55-4 "$TALLY" stat -q -e '{r01c2,r02c2,r04c2,r08c2,r10c2}' -- true >/dev/null 2>"$WORK/err"
+[ ! -s "$WORK/err" ] && ok "stat -q: nothing said" || fail "stat -q: $(cat "$WORK/err")"
 for spec in '{r01c2,r02c2,r04c2,r08c2,r10c2}:W' 'r01c2,r02c2,r04c2,r08c2,r10c2' '{r01c2,r02c2,r04c2,cycles}'; do
 	TALLY_CPUID=GenuineIntel-6-55-4 "$TALLY" stat -e "$spec" -- true >/dev/null 2>"$WORK/err"
 	grep -q "warning: the group" "$WORK/err" && fail "stat $spec warns: $(cat "$WORK/err")" ||

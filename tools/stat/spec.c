@@ -260,6 +260,7 @@ int stat_make_counter(struct stat_session *s)
 		report_spec_error("");
 		return EXIT_USAGE;
 	}
-	warn_unschedulable_groups(s->counter, stat_system_wide(o) ? TALLY_TARGET_CPUS : TALLY_TARGET_COMMAND);
+	if (!o->quiet)
+		warn_unschedulable_groups(s->counter, stat_system_wide(o) ? TALLY_TARGET_CPUS : TALLY_TARGET_COMMAND);
 	return -1;
 }
