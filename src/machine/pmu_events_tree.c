@@ -341,7 +341,8 @@ static int json_files(const char *dir, char ***out)
 		free(v);
 		return err;
 	}
-	qsort(v, nr, sizeof(*v), by_name);
+	if (nr) /* qsort's array may not be NULL: a folder of no JSON (x86's top level has none) */
+		qsort(v, nr, sizeof(*v), by_name);
 	*out = v;
 	return (int)nr;
 }
