@@ -199,9 +199,9 @@ static void explain_grouping(struct encoded *e)
 		else
 			snprintf(e->reason, sizeof(e->reason),
 			         "packed by tally: the events outside braces that PMU %s (type %u) counts, in spec "
-			         "order, each in the first group of at most %zu whose counters%s it fits with; where "
-			         "the PMU has no room for a member, the open splits the group there", pmu, p->pmu_type,
-			         p->max_group, counts);
+			         "order, at most %zu to a group%s%s; where the PMU has no room for a member, the open "
+			         "splits the group there", pmu, p->pmu_type, p->max_group,
+			         counts[0] ? ", each in the first whose counters it fits with" : "", counts);
 		return;
 	}
 }
