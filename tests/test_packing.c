@@ -9,10 +9,20 @@
 
 enum { SW = PERF_TYPE_SOFTWARE, HW = PERF_TYPE_HARDWARE, TP = PERF_TYPE_TRACEPOINT };
 /* An event of a PMU in {...} group `group` (-1: outside braces); SLOTS and METRIC for topdown ones. */
-#define E(pmu, group) { pmu, group, TLY_TOPDOWN_NONE, false }
-#define SLOTS(pmu, group) { pmu, group, TLY_TOPDOWN_SLOTS, false }
-#define METRIC(pmu, group) { pmu, group, TLY_TOPDOWN_METRIC, false }
-#define WEAK(pmu, group) { pmu, group, TLY_TOPDOWN_NONE, true }
+#define E(pmu, group) { pmu, group, TLY_TOPDOWN_NONE, false, 0 }
+#define SLOTS(pmu, group) { pmu, group, TLY_TOPDOWN_SLOTS, false, 0 }
+#define METRIC(pmu, group) { pmu, group, TLY_TOPDOWN_METRIC, false, 0 }
+#define WEAK(pmu, group) { pmu, group, TLY_TOPDOWN_NONE, true, 0 }
+/* Events that take counters (machine/pmu_counters.h's sets), outside braces (C) or in a weak group (WC). */
+#define C(pmu, group, counters) { pmu, group, TLY_TOPDOWN_NONE, false, counters }
+#define WC(pmu, group, counters) { pmu, group, TLY_TOPDOWN_NONE, true, counters }
+/* Skylake's core PMU (its counter.json: 4 generic, 3 fixed): any generic counter; instructions (fixed 0
+ * or generic), cycles (fixed 1 or generic), ref-cycles (fixed 2 only), an event of counter 2 only. */
+#define GP 0xfULL
+#define INST (GP | 1ULL << 32)
+#define CYC (GP | 1ULL << 33)
+#define REF (1ULL << 34)
+#define ONLY2 0x4ULL
 
 /* Writes the plan as "[0,1][2]" (P marks packed groups) for compact checks. */
 static const char *show(const struct tly_plan *p)
@@ -86,7 +96,7 @@ static void weak_groups_may_be_split(void)
 {
 	const struct tly_pack_event ev[] = {
 		WEAK(HW, 0), WEAK(HW, 0), E(HW, -1), E(HW, 1), E(HW, 1),
-		{ HW, 2, TLY_TOPDOWN_SLOTS, true }, { HW, 2, TLY_TOPDOWN_METRIC, true },
+		{ HW, 2, TLY_TOPDOWN_SLOTS, true, 0 }, { HW, 2, TLY_TOPDOWN_METRIC, true, 0 },
 	};
 	struct tly_plan p;
 	CHECK_INT(tly_plan_init(&p, ev, 7, true, SIZE_MAX), 0);
@@ -237,6 +247,63 @@ static void topdown_groups_are_led_by_slots(void)
 	tly_plan_fini(&p);
 }
 
+/* Whether each event gets a counter of its own: a matching, not a count (the kernel's question). */
+static void counters_fit_as_a_matching(void)
+{
+	CHECK(tly_counters_fit((const uint64_t[]){ 0x1, 0x1 }, 2) == false); /* both only counter 0 */
+	CHECK(tly_counters_fit((const uint64_t[]){ 0x1, 0x3 }, 2));
+	CHECK(tly_counters_fit((const uint64_t[]){ 0x3, 0x1 }, 2));          /* the first moves to counter 1 */
+	CHECK(tly_counters_fit((const uint64_t[]){ 0x3, 0x3, 0x1 }, 3) == false);
+	CHECK(tly_counters_fit((const uint64_t[]){ GP, GP, GP, GP, INST, CYC, REF }, 7));
+	CHECK(tly_counters_fit((const uint64_t[]){ GP, GP, GP, GP, GP, INST, CYC }, 7) == false);
+	CHECK(tly_counters_fit((const uint64_t[]){ REF, REF }, 2) == false);
+	CHECK(tly_counters_fit((const uint64_t[]){ 0, 0, 0, 0x1, 0, 0 }, 6)); /* sets of 0 take none */
+	CHECK(tly_counters_fit(NULL, 0));
+	uint64_t all[65];
+	for (size_t i = 0; i < 65; i++)
+		all[i] = UINT64_MAX;
+	CHECK(tly_counters_fit(all, 64));
+	CHECK(tly_counters_fit(all, 65) == false);
+}
+
+/* Outside braces, each event joins the first packed group of its PMU it fits: fixed-counter events count
+ * against the fixed counters, never two of counter 2 alone in one group; events whose counters are not
+ * known (software, a PMU without counts) fit anywhere, as before the tables had counts. */
+static void packed_groups_fit_the_counters(void)
+{
+	const struct tly_pack_event ev[] = {
+		C(HW, -1, INST), C(HW, -1, CYC), C(HW, -1, GP), C(HW, -1, GP), C(HW, -1, GP), C(HW, -1, GP),
+		C(HW, -1, GP), C(HW, -1, GP), C(HW, -1, REF), E(SW, -1), C(HW, -1, ONLY2), C(HW, -1, ONLY2),
+	};
+	struct tly_plan p;
+	CHECK_INT(tly_plan_init(&p, ev, 12, true, SIZE_MAX), 0);
+	CHECK_STR(show(&p), "P[0,1,2,3,4,5,8]P[6,7,10]P[9]P[11]");
+	tly_plan_fini(&p);
+	/* No packing: alone as ever. */
+	CHECK_INT(tly_plan_init(&p, ev, 4, false, SIZE_MAX), 0);
+	CHECK_STR(show(&p), "P[0]P[1]P[2]P[3]");
+	tly_plan_fini(&p);
+}
+
+/* A weak group ({...}:W, a vendor metric's) becomes as many groups as its counters need, each event in the
+ * first it fits; its pieces take no outside event. A plain {...} group stays as written even when it cannot
+ * be scheduled (perf leaves it too; the open drops what the kernel refuses). A weak group's topdown events
+ * stay in one piece, slots first, which is never split at open (a metric must stay behind slots). */
+static void weak_groups_split_by_the_counters(void)
+{
+	const struct tly_pack_event ev[] = {
+		WC(HW, 0, GP), WC(HW, 0, ONLY2), WC(HW, 0, GP), WC(HW, 0, ONLY2), WC(HW, 0, GP), WC(HW, 0, GP),
+		WC(HW, 0, GP), WEAK(SW, 0), C(HW, -1, GP),
+		C(HW, 1, GP), C(HW, 1, GP), C(HW, 1, GP), C(HW, 1, GP), C(HW, 1, GP),
+		{ HW, 2, TLY_TOPDOWN_SLOTS, true, 1ULL << 35 }, WC(HW, 2, GP), WC(HW, 2, GP), WC(HW, 2, GP),
+		WC(HW, 2, GP), WC(HW, 2, GP), { HW, 2, TLY_TOPDOWN_METRIC, true, 0 },
+	};
+	struct tly_plan p;
+	CHECK_INT(tly_plan_init(&p, ev, 21, true, SIZE_MAX), 0);
+	CHECK_STR(show(&p), "P[0,1,2,4,7]P[3,5,6]P[8][9,10,11,12,13][14,15,16,17,18,20]P[19]");
+	tly_plan_fini(&p);
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
@@ -250,6 +317,9 @@ int main(void)
 		{ "halving_until_alone", halving_until_alone },
 		{ "remove_keeps_the_rest", remove_keeps_the_rest },
 		{ "topdown_groups_are_led_by_slots", topdown_groups_are_led_by_slots },
+		{ "counters_fit_as_a_matching", counters_fit_as_a_matching },
+		{ "packed_groups_fit_the_counters", packed_groups_fit_the_counters },
+		{ "weak_groups_split_by_the_counters", weak_groups_split_by_the_counters },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);

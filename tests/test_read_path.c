@@ -39,8 +39,20 @@ static int fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group
 	return tly_sys_real.perf_event_open(&a, pid, cpu, group_fd, flags);
 }
 
+static void *file_maps[16]; /* the files fake_mmap mapped for real, until unmapped */
+
 static void *fake_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
 {
+	/* A vendor table's file (the counter reads its PMUs' counts) is mapped for real: only the events'
+	 * pages are simulated. */
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		void *p = mmap(addr, length, prot, flags, fd, offset);
+		for (size_t i = 0; p != MAP_FAILED && i < sizeof(file_maps) / sizeof(file_maps[0]); i++)
+			if (!file_maps[i] && (file_maps[i] = p))
+				break;
+		return p;
+	}
 	if (fail_mmap) {
 		errno = EPERM;
 		return MAP_FAILED;
@@ -65,6 +77,12 @@ static void *fake_mmap(void *addr, size_t length, int prot, int flags, int fd, o
 
 static int fake_munmap(void *addr, size_t length)
 {
+	for (size_t i = 0; i < sizeof(file_maps) / sizeof(file_maps[0]); i++) {
+		if (file_maps[i] == addr) {
+			file_maps[i] = NULL;
+			return munmap(addr, length);
+		}
+	}
 	unmaps++;
 	return dontfork_pages ? munmap(addr, length) : 0;
 }

@@ -346,8 +346,19 @@ struct tally_planned_event {
 	                     * read would pass 16 KiB (Linux 6.7+) */
 	const char *cpus;   /* the CPUs its PMU restricts it to (sysfs cpumask, or a hybrid core PMU's cpus):
 	                     * the open's cpu argument takes them; NULL: any CPU */
+	/* The counters of its PMU it may take, by the vendor table (its record's Counter field, the PMU's
+	 * numbers of counters from the model's counter.json, the kernel's fixed-counter rules): bit i generic
+	 * counter i, bit 32 + i fixed counter i. 0: not known (no table, no counts for its PMU, a software
+	 * event), and packing counts it as taking none, as before the tables had counts. */
+	uint64_t counters;
+	unsigned generic_counters, fixed_counters; /* its PMU's, by the same table; 0 and 0: not known */
+	bool group_fits;    /* its group's events can each be on a counter of its own at once, by those sets:
+	                     * false only for a {...} group of the spec that needs more counters than the PMU
+	                     * has, or two that fit only the same one (tally splits its own groups and weak
+	                     * ones to fit); the open leaves it as written, and the kernel refuses the
+	                     * members it cannot schedule (they read not supported) */
 };
-#define tally_planned_event__last_field cpus
+#define tally_planned_event__last_field group_fits
 
 /* Entry k (0 .. tally_counter_count()) of the plan tally_counter_open would start from on a target of this
  * kind, in the order of the open: group after group, the leader first. Opens nothing and makes no system

@@ -8,6 +8,7 @@
 #include "core/opts.h"
 #include "core/out_array.h"
 #include "machine/pmu.h"
+#include "machine/pmu_counters.h"
 #include "spec/event_list.h"
 
 #include <stdalign.h>
@@ -38,6 +39,15 @@ static int copy_events(tally_counter *c, const tally_pmus *pmus)
 		bool software = info.pmu && tly_pmu_is_software_context(info.pmu);
 		const tally_pmu *pmu = info.pmu && !software ? tally_pmus_find(pmus, info.pmu) : NULL;
 		e->pmu = tly_pack_pmu(&e->attr, pmu);
+		/* The counters it may take, where its PMU's vendor table counts them; a topdown metric is read
+		 * with slots and takes none of its own. */
+		struct tly_pmu_counts counts;
+		if (pmu && tly_pmu_counts(pmu, &counts)) {
+			e->nr_generic = counts.generic;
+			e->nr_fixed = counts.fixed;
+			if (e->topdown != TLY_TOPDOWN_METRIC)
+				e->counters = tly_pmu_event_counters(pmu, &counts, &e->attr, c->events->v[i].counters);
+		}
 		/* Only a PMU that may limit its CPUs has a cpumask (or hybrid cpus) to read. */
 		struct tally_pmu_info pi = { .sz = sizeof(pi) };
 		if (!pmu || tally_pmu_get_info(pmu, &pi) != 0)

@@ -82,6 +82,8 @@ struct tly_counter_event {
 	const char *pmu_name;        /* its PMU's name, NULL for none (owned by counter->events) */
 	char *mask;                  /* its PMU's cpumask (or hybrid `cpus`), NULL for none */
 	uint32_t pmu;                /* the type of the PMU that counts it: what automatic groups share */
+	uint64_t counters;           /* the PMU counters it may take (machine/pmu_counters.h), 0: none known */
+	unsigned nr_generic, nr_fixed; /* its PMU's counters by the vendor table; 0 and 0: not known */
 	/* From open on: the format term its PMU asks user reads with (arm64's `rdpmc`), 0 for none. */
 	enum tly_config_field user_term_field;
 	uint64_t user_term_mask;

@@ -375,7 +375,7 @@ int tly_counter_plan_init(const tally_counter *c, struct tly_plan *plan)
 	/* A tool event has no descriptor to group: it stands alone, as a brace group of one (numbered past
 	 * every group of the spec), also when the spec puts it in braces. */
 	for (size_t i = 0; i < c->nr; i++)
-		pack[i] = (struct tly_pack_event){ .pmu = c->ev[i].pmu, .weak = c->ev[i].weak,
+		pack[i] = (struct tly_pack_event){ .pmu = c->ev[i].pmu, .weak = c->ev[i].weak, .counters = c->ev[i].counters,
 			                           .spec_group = c->ev[i].tool ? (int)(c->nr + i) : c->ev[i].spec_group,
 			                           .topdown = c->ev[i].topdown };
 	int err = tly_plan_init(plan, pack, c->nr, !c->no_packing, tly_counter_max_group());

@@ -62,6 +62,22 @@ static size_t group_of(const struct tly_plan *plan, size_t pos)
 	return lo;
 }
 
+/* Whether the members of group g can each be on a counter of its own (packing.h tly_counters_fit). */
+static bool group_fits(const tally_counter *c, const struct tly_plan *plan, size_t g)
+{
+	uint64_t sets[65];
+	size_t k = 0;
+	const size_t *m = tly_plan_members(plan, g);
+	for (size_t i = 0; i < tly_plan_size(plan, g); i++) {
+		if (!c->ev[m[i]].counters)
+			continue;
+		if (k == 64)
+			return false;
+		sets[k++] = c->ev[m[i]].counters;
+	}
+	return tly_counters_fit(sets, k);
+}
+
 int tally_counter_plan(tally_counter *c, enum tally_target_kind kind, size_t k, struct tally_planned_event *info)
 {
 	if (!c || !info)
@@ -98,6 +114,10 @@ int tally_counter_plan(tally_counter *c, enum tally_target_kind kind, size_t k, 
 		.pmu_type = c->ev[event].pmu,
 		.max_group = tly_counter_max_group(),
 		.cpus = c->ev[event].mask,
+		.counters = c->ev[event].counters,
+		.generic_counters = c->ev[event].nr_generic,
+		.fixed_counters = c->ev[event].nr_fixed,
+		.group_fits = group_fits(c, plan, g),
 	};
 	return TLY_INFO_COPY(info, &full, tally_planned_event);
 }

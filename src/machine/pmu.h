@@ -28,6 +28,8 @@ struct tly_alias {
 	double scale;        /* 1.0 when absent */
 	bool per_pkg;
 	bool snapshot;
+	uint64_t counters;   /* a vendor table record's: the counters its Counter field lists (pmu_counters.h
+	                      * tly_counter_list), 0 for none or a sysfs alias */
 };
 
 struct tly_table_alias;

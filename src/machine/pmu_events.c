@@ -24,6 +24,8 @@
 
 /* The fields of an .events line: name, pmu, terms, flags, scale-unit, counter, description offset. */
 #define EVENT_FIELDS 7
+/* The fields of a .counters line: pmu, generic, fixed. */
+#define COUNTS_FIELDS 3
 /* The fields of a .metrics line (struct tly_pmu_metric's, in order). */
 #define METRIC_FIELDS 8
 /* Names longer than this are no table's (the longest upstream is under 80 bytes). */
@@ -37,11 +39,13 @@ struct mapped {
 
 struct tly_pmu_events {
 	struct mapped events, descs, metrics;  /* metrics: only for a table converted at run time */
+	struct mapped counts;                  /* the model's counter.json, if it has one (else empty) */
 	char *model, *version;
 	char arch[8];
 	char path[PATH_MAX];
 	char metrics_path[PATH_MAX];
 	char descs_path[PATH_MAX];
+	char counts_path[PATH_MAX];
 };
 
 /* Maps path read-only. An empty file maps as nothing (size 0). Returns 0 or a negative code, recording
@@ -100,6 +104,7 @@ void tly_pmu_events_close(struct tly_pmu_events *t)
 	unmap_file(&t->events);
 	unmap_file(&t->descs);
 	unmap_file(&t->metrics);
+	unmap_file(&t->counts);
 	free(t->model);
 	free(t->version);
 	free(t);
@@ -300,6 +305,35 @@ int tly_pmu_events_describe(const struct tly_pmu_events *t, const struct tly_pmu
 	return 0;
 }
 
+/* A count of counters: decimal digits, at most 64 (no PMU has more; the masks are 64 bits). */
+static bool counter_number(struct tly_span f, unsigned *out)
+{
+	unsigned v = 0;
+	for (size_t i = 0; i < f.len; i++) {
+		if (!isdigit((unsigned char)f.s[i]) || v > 64)
+			return false;
+		v = v * 10 + (unsigned)(f.s[i] - '0');
+	}
+	*out = v;
+	return f.len && v <= 64;
+}
+
+int tly_pmu_events_counts_next(const struct tly_pmu_events *t, size_t *pos, struct tly_pmu_events_counts *rec)
+{
+	const struct mapped *m = &t->counts;
+	if (*pos >= m->size)
+		return 0;
+	size_t at = *pos, end = line_end(m, at);
+	struct tly_span f[COUNTS_FIELDS];
+	if (m->text[end - 1] != '\n' || !split_fields(m->text + at, end - at - 1, f, COUNTS_FIELDS) ||
+	    !counter_number(f[1], &rec->generic) || !counter_number(f[2], &rec->fixed))
+		return tly_error(-EBADMSG, "the counter table %s is corrupt at byte %zu (not a line of a PMU and two "
+		                 "numbers): regenerate it with tools/pmu_events/generate.py", t->counts_path, at);
+	rec->pmu = f[0];
+	*pos = end;
+	return 1;
+}
+
 /* Calls cb with the metric of one .metrics line. */
 static int metric_line(const char *path, const char *text, size_t len, size_t at,
                        int (*cb)(struct tly_pmu_metric *m, void *arg), void *arg)
@@ -358,7 +392,8 @@ static struct tly_pmu_events *table_new(const char *dir, const char *arch, const
 	snprintf(t->arch, sizeof(t->arch), "%s", arch);
 	if ((size_t)snprintf(t->path, sizeof(t->path), "%s/%s/%s.events", dir, arch, stem) >= sizeof(t->path) ||
 	    (size_t)snprintf(t->metrics_path, sizeof(t->path), "%s/%s/%s.metrics", dir, arch, stem) >= sizeof(t->path) ||
-	    (size_t)snprintf(t->descs_path, sizeof(t->path), "%s/%s/descriptions", dir, arch) >= sizeof(t->path)) {
+	    (size_t)snprintf(t->descs_path, sizeof(t->path), "%s/%s/descriptions", dir, arch) >= sizeof(t->path) ||
+	    (size_t)snprintf(t->counts_path, sizeof(t->path), "%s/%s/%s.counters", dir, arch, stem) >= sizeof(t->path)) {
 		tly_pmu_events_close(t);
 		tly_error(-ENAMETOOLONG, "event table path too long: %.64s...", dir);
 		return NULL;
@@ -387,8 +422,8 @@ int tly_pmu_events_adopt(const char *dir, const char *arch, const char *stem, co
 		return -ENOMEM;
 	/* Messages name the model folder the text came from. */
 	snprintf(t->path, sizeof(t->path), "%s/%s/%s", dir, arch, source);
-	struct mapped *parts[] = { &t->events, &t->descs, &t->metrics };
-	for (size_t i = 0; i < 3; i++) {
+	struct mapped *parts[] = { &t->events, &t->descs, &t->metrics, &t->counts };
+	for (size_t i = 0; i < 4; i++) {
 		*parts[i] = (struct mapped){ .text = text->part[i], .size = text->len[i], .owned = true };
 		text->part[i] = NULL;
 	}
@@ -421,6 +456,13 @@ int tly_pmu_events_open(const char *dir, const char *arch, const char *stem, con
 	/* The descriptions are mapped, not read: only `tally list` touches their pages. A missing file
 	 * leaves the events usable; describe says it is missing. */
 	map_file(t->descs_path, &t->descs);
+	/* Most models have no counter.json (AMD's, Arm's, Intel's hybrids): no counts, no limits known. */
+	err = map_file(t->counts_path, &t->counts);
+	if (err && err != -ENOENT) {
+		tly_error(err, "cannot read the counter table %s: %s", t->counts_path, strerrordesc_np(-err));
+		tly_pmu_events_close(t);
+		return err;
+	}
 	*out = t;
 	return 0;
 }

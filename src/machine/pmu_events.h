@@ -60,10 +60,10 @@ int tly_pmu_events_open(const char *dir, const char *arch, const char *stem, con
                         struct tly_pmu_events **out);
 void tly_pmu_events_close(struct tly_pmu_events *t);
 
-/* A table's three texts in the files' format, malloc'd: events, descriptions, metrics. */
+/* A table's four texts in the files' format, malloc'd: events, descriptions, metrics, counts. */
 struct tly_pmu_events_text {
-	char *part[3];
-	size_t len[3];
+	char *part[4];
+	size_t len[4];
 };
 
 /* A table made of text (a perf-format tree converted at run time: pmu_events_tree.c), which it takes
@@ -101,6 +101,17 @@ char *tly_span_unescape(char *out, struct tly_span span);
 int tly_pmu_events_describe(const struct tly_pmu_events *t, const struct tly_pmu_events_rec *rec,
                             struct tly_pmu_events_desc *out);
 void tly_pmu_events_desc_free(struct tly_pmu_events_desc *d);
+
+/* The numbers of counters one PMU of a model has, as its counter.json gives them (perf 6.12's tables have
+ * one for most Intel models: CountersNumGeneric, CountersNumFixed per Unit). */
+struct tly_pmu_events_counts {
+	struct tly_span pmu;   /* as a record's pmu: empty for the core PMU (the JSON's Unit "core") */
+	unsigned generic, fixed;
+};
+
+/* The counts at *pos (from 0), *pos moved past them. Returns 1, 0 at the end (at once for a model without
+ * counter.json), -EBADMSG (recorded) for a line not of the format. */
+int tly_pmu_events_counts_next(const struct tly_pmu_events *t, size_t *pos, struct tly_pmu_events_counts *rec);
 
 /* Calls cb for every metric of t's model, in name order, until cb returns non-zero (returned). cb may
  * keep the record's block (m->text, set NULL then); else it is freed when cb returns.

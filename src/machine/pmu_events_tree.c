@@ -174,8 +174,8 @@ struct row {
 
 struct model {
 	struct tly_json_objects std;     /* the arch's standard events, for ArchStdEvent */
-	struct row *rows, *metrics;
-	size_t nr_rows, nr_metrics;
+	struct row *rows, *metrics, *counts;
+	size_t nr_rows, nr_metrics, nr_counts;
 	struct text descs;
 	bool failed;
 };
@@ -266,6 +266,25 @@ static void add_metric(struct model *m, const struct tly_json_object *e, const s
 	m->failed |= !push(&m->metrics, &m->nr_metrics, &line, key_len);
 }
 
+/* One Unit of a counter.json (perf 6.12's numbers of counters): its PMU as an event's (the core's empty),
+ * CountersNumGeneric, CountersNumFixed. One without a number is left out, as no count is known. */
+static void add_counts(struct model *m, const struct tly_json_object *e)
+{
+	unsigned long long generic, fixed = 0;
+	const char *unit = tly_json_get(e, "Unit"), *nr_fixed = tly_json_get(e, "CountersNumFixed");
+	if (!number(tly_json_get(e, "CountersNumGeneric"), &generic) || generic > 64 ||
+	    (nr_fixed && (!number(nr_fixed, &fixed) || fixed > 64)))
+		return;
+	struct text line = { 0 };
+	if (unit && strcmp(unit, "core") != 0)
+		add_unit_pmu(&line, unit);
+	size_t key_len = line.len;
+	char numbers[48];
+	snprintf(numbers, sizeof(numbers), "\t%llu\t%llu\n", generic, fixed);
+	add_str(&line, numbers);
+	m->failed |= !push(&m->counts, &m->nr_counts, &line, key_len);
+}
+
 /* Reads path whole (through the system-call table) and parses it. Returns 0 or a negative code
  * (recorded). */
 static int read_json(const char *path, struct tly_json_objects *out)
@@ -322,7 +341,8 @@ static int json_files(const char *dir, char ***out)
 		free(v);
 		return err;
 	}
-	qsort(v, nr, sizeof(*v), by_name);
+	if (nr) /* qsort's array may not be NULL: a folder of no JSON (x86's top level has none) */
+		qsort(v, nr, sizeof(*v), by_name);
 	*out = v;
 	return (int)nr;
 }
@@ -356,6 +376,10 @@ static int read_folder(struct model *m, const char *folder, bool std)
 			*c = *c == '-' ? ' ' : *c;
 		for (size_t k = 0; !std && k < list.nr; k++) {
 			const struct tly_json_object *e = &list.v[k], *base = standard(m, tly_json_get(e, "ArchStdEvent"));
+			if (tly_json_get(e, "CountersNumGeneric")) {
+				add_counts(m, e);
+				continue;
+			}
 			if (field(e, base, "MetricName"))
 				add_metric(m, e, base);
 			if (field(e, base, "EventName"))
@@ -414,8 +438,11 @@ static void model_free(struct model *m)
 		free(m->rows[i].line);
 	for (size_t i = 0; i < m->nr_metrics; i++)
 		free(m->metrics[i].line);
+	for (size_t i = 0; i < m->nr_counts; i++)
+		free(m->counts[i].line);
 	free(m->rows);
 	free(m->metrics);
+	free(m->counts);
 	free(m->descs.p);
 	tly_json_objects_free(&m->std);
 }
@@ -440,7 +467,8 @@ int tly_pmu_events_convert(const char *dir, const char *arch, const char *path, 
 		text.len[1] = m.descs.len;
 		m.descs.p = NULL;
 		text.part[2] = join(m.metrics, m.nr_metrics, true, &text.len[2]);
-		if (!text.part[0] || !text.part[1] || !text.part[2])
+		text.part[3] = join(m.counts, m.nr_counts, false, &text.len[3]);
+		if (!text.part[0] || !text.part[1] || !text.part[2] || !text.part[3])
 			err = tly_error(-ENOMEM, "out of memory");
 	}
 	snprintf(stem, sizeof(stem), "%s", path);
@@ -448,7 +476,7 @@ int tly_pmu_events_convert(const char *dir, const char *arch, const char *path, 
 		*c = *c == '/' ? '-' : *c;
 	if (!err)
 		err = tly_pmu_events_adopt(dir, arch, stem, path, version, &text, out);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		free(text.part[i]);
 	model_free(&m);
 	return err;

@@ -12,6 +12,7 @@
  * unit). Opened tables are shared by the snapshot's PMUs (one per model).
  */
 #include "machine/pmu.h"
+#include "machine/pmu_counters.h"
 #include "machine/pmu_events.h"
 #include "machine/pmu_family.h"
 
@@ -201,6 +202,7 @@ static int keep_alias(struct tally_pmu *pmu, const struct tly_pmu_events_rec *re
 		return tly_error(-ENOMEM, "out of memory");
 	}
 	a->alias.per_pkg = rec->per_pkg;
+	a->alias.counters = tly_counter_list(rec->counter);
 	a->next = pmu->table_aliases;
 	pmu->table_aliases = a;
 	*out = &a->alias;

@@ -31,6 +31,7 @@ struct tly_event {
 	bool exclude_gh;   /* a G or H modifier was applied (perf's exclude_GH, for later group modifiers) */
 	enum tly_tool_kind tool; /* one of perf's tool events, counted by tally; else TLY_TOOL_NONE */
 	enum tly_topdown_kind topdown; /* on a PMU with PERF_METRICS: slots or a metric (spec_topdown.c) */
+	uint64_t counters; /* the counters its vendor table record lists (tly_alias.counters), 0 for none */
 };
 
 struct tally_events {

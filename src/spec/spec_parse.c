@@ -224,6 +224,7 @@ static int add_event(struct parser *p, const struct perf_event_attr *attr, char 
 	ev.pmu = pmu ? strdup(pmu) : NULL;
 	ev.scale = alias ? alias->scale : 1.0;
 	ev.unit = alias && alias->unit ? strdup(alias->unit) : NULL;
+	ev.counters = alias ? alias->counters : 0;
 	ev.group = p->group;
 	ev.origin = origin;
 	ev.nr_origins = 1;

@@ -35,7 +35,8 @@ struct encoded {
 	struct tally_planned_event plan;
 	struct tally_event_info event;
 	const char *leader_name;
-	char reason[256];
+	bool split;        /* its {...} group of the spec is in several groups of the plan */
+	char reason[320];
 };
 
 enum { OPT_C = 256, OPT_NO_GROUP };
@@ -120,11 +121,59 @@ static const char *pmu_label(const struct encoded *e)
 	return e->event.pmu ? e->event.pmu : "none on this machine";
 }
 
+/* A set of counters (tally_planned_event.counters) for people: "generic 0-3, fixed 1". */
+static void counters_text(uint64_t counters, char *buf, size_t size)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int kind = 0; kind < 2; kind++) {
+		uint32_t bits = (uint32_t)(counters >> (kind ? 32 : 0));
+		if (!bits)
+			continue;
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "", kind ? "fixed" : "generic");
+		for (int i = 0; i < 32 && len < size; i++) {
+			if (!(bits >> i & 1) || (i && bits >> (i - 1) & 1))
+				continue;
+			int last = i;
+			while (last < 31 && bits >> (last + 1) & 1)
+				last++;
+			len += (size_t)snprintf(buf + len, size - len, last > i ? " %d-%d" : " %d", i, last);
+		}
+	}
+}
+
+/* What the vendor table says of the event's PMU's counters, for the grouping's reason ("" when nothing). */
+static void counts_text(const struct tally_planned_event *p, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (p->generic_counters || p->fixed_counters)
+		snprintf(buf, size, " (%u generic and %u fixed counters, by the vendor table)", p->generic_counters,
+		         p->fixed_counters);
+}
+
+/* Why the event is in a {...} group of the spec, in words. */
+static void explain_braces(struct encoded *e, const char *pmu, const char *counts)
+{
+	if (!e->plan.group_fits)
+		snprintf(e->reason, sizeof(e->reason),
+		         "a {...} group of the spec, left as written, although PMU %s%s cannot schedule it whole: "
+		         "the kernel refuses the members that do not fit", pmu, counts);
+	else if (e->split)
+		snprintf(e->reason, sizeof(e->reason), "a part of a {...}:W group of the spec, which tally split "
+		         "into groups the counters of PMU %s%s can take", pmu, counts);
+	else
+		/* On a hybrid machine the parser copies such a group once per core PMU. */
+		snprintf(e->reason, sizeof(e->reason), "a {...} group of the spec%s",
+		         e->event.nr_origins > 1 ? ", copied for each core PMU (a kernel group cannot span PMUs)" : "");
+}
+
 /* Why the event is in its group, in words. */
 static void explain_grouping(struct encoded *e)
 {
 	const struct tally_planned_event *p = &e->plan;
 	const char *pmu = pmu_label(e);
+	char counts[96];
+	counts_text(p, counts, sizeof(counts));
 	switch (p->grouping) {
 	case TALLY_GROUPING_ALONE:
 		snprintf(e->reason, sizeof(e->reason), "alone: automatic groups are off (--no-group)");
@@ -134,9 +183,7 @@ static void explain_grouping(struct encoded *e)
 		         "alone: a tool event, counted by tally itself (nothing is opened; the attr is perf's)");
 		return;
 	case TALLY_GROUPING_BRACES:
-		/* On a hybrid machine the parser copies such a group once per core PMU. */
-		snprintf(e->reason, sizeof(e->reason), "a {...} group of the spec%s",
-		         e->event.nr_origins > 1 ? ", copied for each core PMU (a kernel group cannot span PMUs)" : "");
+		explain_braces(e, pmu, counts);
 		return;
 	case TALLY_GROUPING_TOPDOWN:
 		snprintf(e->reason, sizeof(e->reason),
@@ -152,8 +199,9 @@ static void explain_grouping(struct encoded *e)
 		else
 			snprintf(e->reason, sizeof(e->reason),
 			         "packed by tally: the events outside braces that PMU %s (type %u) counts, in spec "
-			         "order, at most %zu to a group; where the PMU has no room for a member, the open "
-			         "splits the group there", pmu, p->pmu_type, p->max_group);
+			         "order, at most %zu to a group%s%s; where the PMU has no room for a member, the open "
+			         "splits the group there", pmu, p->pmu_type, p->max_group,
+			         counts[0] ? ", each in the first whose counters it fits with" : "", counts);
 		return;
 	}
 }
@@ -200,6 +248,11 @@ static void print_text(const struct encode_options *o, const struct encoded *ev,
 		printf(" (type %u)\n", e->plan.pmu_type);
 		if (e->plan.cpus)
 			printf("    %-24s %s\n", "cpus", e->plan.cpus);
+		if (e->plan.counters) {
+			char counters[256];
+			counters_text(e->plan.counters, counters, sizeof(counters));
+			printf("    %-24s %s\n", "counters", counters);
+		}
 		attr_fields_each(e->plan.attr, text_field, NULL);
 	}
 }
@@ -292,6 +345,25 @@ static void json_symbol(const struct attr_field *f, void *arg)
 		json_member_string(arg, f->name, f->symbol);
 }
 
+/* A set of counters as {"generic": [...], "fixed": [...]}, or null when not known. */
+static void json_counters(struct json_writer *w, uint64_t counters)
+{
+	if (!counters) {
+		json_null(w);
+		return;
+	}
+	json_begin_object(w);
+	for (int kind = 0; kind < 2; kind++) {
+		json_key(w, kind ? "fixed" : "generic");
+		json_begin_array(w);
+		for (unsigned i = 0; i < 32; i++)
+			if (counters >> (kind * 32 + i) & 1)
+				json_uint(w, i);
+		json_end_array(w);
+	}
+	json_end_object(w);
+}
+
 static void print_json(const struct encode_options *o, const struct encoded *ev, size_t n)
 {
 	struct json_writer w;
@@ -319,6 +391,9 @@ static void print_json(const struct encode_options *o, const struct encoded *ev,
 		json_member_uint(&w, "group_size", e->plan.group_size);
 		json_member_string(&w, "grouping", grouping_name(e->plan.grouping));
 		json_member_string(&w, "reason", e->reason);
+		json_key(&w, "counters");
+		json_counters(&w, e->plan.counters);
+		json_member_bool(&w, "group_fits", e->plan.group_fits);
 		json_key(&w, "attr");
 		json_begin_object(&w);
 		attr_fields_each(e->plan.attr, json_field, &w);
@@ -346,8 +421,13 @@ static int plan_events(tally_counter *counter, const struct encode_options *o, s
 		    tally_events_at(events, e->plan.event, &e->event) < 0)
 			return -1;
 		e->leader_name = tally_counter_name(counter, e->plan.leader);
-		explain_grouping(e);
 	}
+	/* A {...} group is split when another group of the plan holds one of its events. */
+	for (size_t k = 0; k < n; k++)
+		for (size_t j = 0; j < n && ev[k].event.group >= 0 && !ev[k].split; j++)
+			ev[k].split = ev[j].event.group == ev[k].event.group && ev[j].plan.group != ev[k].plan.group;
+	for (size_t k = 0; k < n; k++)
+		explain_grouping(&ev[k]);
 	return 0;
 }
 

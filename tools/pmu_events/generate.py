@@ -15,6 +15,9 @@ Output, per arch under OUT/<arch>/:
   <stem>.metrics    one line per metric, sorted by lower-cased name: MetricName TAB MetricGroup TAB
                     MetricExpr TAB MetricThreshold TAB ScaleUnit TAB MetricConstraint TAB
                     BriefDescription TAB PublicDescription (verbatim)
+  <stem>.counters   only for a model with a counter.json (perf 6.12's, Intel's): one line per Unit, sorted
+                    by PMU: pmu TAB CountersNumGeneric TAB CountersNumFixed, the PMU named as in .events
+                    (empty for the core PMU, the JSON's "core")
 Fields escape backslash, tab and newline as \\\\, \\t, \\n. The terms are those perf 6.1's jevents.py builds
 (tools/perf/pmu-events/jevents.py: JsonEvent), without period= (a sampling setting; tally counts), with
 ArchStdEvent references resolved against the arch's top-level JSON files as jevents does.
@@ -122,7 +125,7 @@ def resolve(jd, std):
 
 
 def model(folder, std):
-    events, metrics = [], []
+    events, metrics, counters = [], [], []
     for root, dirs, files in os.walk(folder):
         dirs.sort()
         for item in sorted(files):
@@ -130,12 +133,15 @@ def model(folder, std):
                 continue
             topic = 'metrics' if item.endswith('metrics.json') else item[:-5].replace('-', ' ')
             for jd in load(os.path.join(root, item)):
+                if 'CountersNumGeneric' in jd:
+                    counters.append(jd)
+                    continue
                 jd = resolve(jd, std)
                 if 'MetricName' in jd:
                     metrics.append(jd)
                 if 'EventName' in jd:
                     events.append((topic, jd))
-    return events, metrics
+    return events, metrics, counters
 
 
 class Descriptions:
@@ -150,6 +156,19 @@ class Descriptions:
             self.lines.append(line)
             self.size += len(line.encode('utf-8'))
         return self.at[line]
+
+
+def write_counters(out, stem, counters):
+    """The PMUs' numbers of counters (counter.json: the tables' own count of what each Unit has)."""
+    rows = {}
+    for jd in counters:
+        unit = jd.get('Unit', '')
+        pmu = '' if unit == 'core' else unit_pmu(unit)
+        rows.setdefault(pmu, (int(str(jd['CountersNumGeneric']), 0), int(str(jd.get('CountersNumFixed', 0)), 0)))
+    if rows:
+        with open(os.path.join(out, stem + '.counters'), 'w', encoding='utf-8', newline='\n') as f:
+            for pmu in sorted(rows, key=lambda p: p.encode()):
+                f.write('%s\t%d\t%d\n' % ((esc(pmu),) + rows[pmu]))
 
 
 def write_model(out, stem, events, metrics, descs):
@@ -195,8 +214,9 @@ def generate(src, out, source, licence):
                     continue
                 stem = path.replace('/', '-')
                 if stem not in done:
-                    events, metrics = model(os.path.join(arch_dir, path), std)
+                    events, metrics, counters = model(os.path.join(arch_dir, path), std)
                     done[stem] = write_model(os.path.join(out, arch), stem, events, metrics, descs)
+                    write_counters(os.path.join(out, arch), stem, counters)
                 rows.append((cpuid, version, stem, kind))
                 manifest.append((arch, stem, version, done[stem]))
         with open(os.path.join(out, arch, 'descriptions'), 'w', encoding='utf-8', newline='\n') as f:

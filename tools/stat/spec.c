@@ -23,6 +23,27 @@ static void report_spec_error(const char *detail)
 	fputc('\n', stderr);
 }
 
+/* A {...} group of the spec that its PMU cannot schedule whole, by the vendor table's counters, is left as
+ * written (as perf leaves it), so the kernel refuses its members that do not fit: said once per group
+ * before the command runs, as perf says nothing until they read <not supported>. */
+static void warn_unschedulable_groups(tally_counter *counter, enum tally_target_kind kind)
+{
+	size_t n = tally_counter_count(counter);
+	for (size_t k = 0; k < n; k++) {
+		TALLY_OPTS(tally_planned_event, p);
+		if (tally_counter_plan(counter, kind, k, &p) < 0)
+			return;
+		if (p.group_index != 0 || p.group_fits)
+			continue;
+		fputs("tally stat: warning: the group led by ", stderr);
+		text_escape_write(stderr, tally_counter_name(counter, p.leader));
+		fprintf(stderr, " (%zu events) needs more counters than its PMU has (%u generic and %u fixed, by the "
+		        "vendor table), or two of its events need the same one: the kernel will refuse the members "
+		        "that do not fit; make it smaller, or weak ({...}:W) to let tally split it\n",
+		        p.group_size, p.generic_counters, p.fixed_counters);
+	}
+}
+
 /* Each -e is one spec, as in perf: '-e {a -e b}' must not become the group '{a,b}' once joined. Only
  * several -e are parsed one by one (the joined spec is parsed again by the counter). */
 static int check_each_spec(const struct stat_session *s)
@@ -239,5 +260,7 @@ int stat_make_counter(struct stat_session *s)
 		report_spec_error("");
 		return EXIT_USAGE;
 	}
+	if (!o->quiet)
+		warn_unschedulable_groups(s->counter, stat_system_wide(o) ? TALLY_TARGET_CPUS : TALLY_TARGET_COMMAND);
 	return -1;
 }
