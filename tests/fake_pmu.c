@@ -10,6 +10,10 @@
  *
  * Group reads are patched entry by entry, matched by the kernel's ids (PERF_EVENT_IOC_ID of each event);
  * the times are the dummy events' own, enabled and running alike, so nothing is scaled.
+ *
+ * FAKE_PMU_GROW=1 makes each count grow as counting does: the nth read of an event gives n times its
+ * count, so that the difference of two reads (an interval's, as the exporter takes them) is the count
+ * once per read between them, the same for every event of a group read.
  */
 #include <dlfcn.h>
 #include <linux/perf_event.h>
@@ -28,6 +32,7 @@ struct fake {
 	uint64_t count;
 	uint64_t id;
 	uint64_t read_format;
+	uint64_t reads;  /* FAKE_PMU_GROW: how many times its count was read */
 	int perf;        /* a perf event's fd (its group reads are patched) */
 	int substituted; /* a dummy in place of the caller's event: its count is fake */
 };
@@ -116,7 +121,13 @@ long syscall(long nr, ...)
 	return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
-static const struct fake *by_id(uint64_t id)
+/* The count a read gives: fixed, or with FAKE_PMU_GROW the count times the reads so far. */
+static uint64_t read_count(struct fake *f)
+{
+	return env_u64("FAKE_PMU_GROW", 0) ? f->count * ++f->reads : f->count;
+}
+
+static struct fake *by_id(uint64_t id)
 {
 	for (int fd = 0; fd < MAX_FDS; fd++)
 		if (fakes[fd].substituted && fakes[fd].id == id)
@@ -132,9 +143,9 @@ static void patch_group(uint64_t *v, size_t words, uint64_t rf)
 	if (!(rf & PERF_FORMAT_ID))
 		return; /* no ids: nothing tells the entries apart */
 	for (uint64_t i = 0; i < v[0] && head + (i + 1) * entry <= words; i++) {
-		const struct fake *f = by_id(v[head + i * entry + 1]);
+		struct fake *f = by_id(v[head + i * entry + 1]);
 		if (f)
-			v[head + i * entry] = f->count;
+			v[head + i * entry] = read_count(f);
 	}
 }
 
@@ -148,7 +159,7 @@ ssize_t read(int fd, void *buf, size_t size)
 	if (fakes[fd].read_format & PERF_FORMAT_GROUP)
 		patch_group(v, (size_t)n / sizeof(uint64_t), fakes[fd].read_format);
 	else if (fakes[fd].substituted)
-		v[0] = fakes[fd].count;
+		v[0] = read_count(&fakes[fd]);
 	return n;
 }
 
