@@ -93,6 +93,13 @@ grep -q '^# HELP tally_metric_cpus_utilized .*CPUs utilized' "$WORK/metrics.txt"
 	fail "events shown: $(grep '^tally_event_total{' "$WORK/metrics.txt")"
 promtool_ok "software metrics"
 stop
+# --metrics without -e counts the metrics' events alone, as perf stat -M does (not the default events).
+start "$WORK/alone.log" --metrics CPUs_utilized
+wait_for "CPUs_utilized alone" has tally_metric_cpus_utilized ""
+events=$(grep -o '^tally_event_total{event="[^"]*"' "$WORK/metrics.txt" | sort -u | tr '\n' ' ')
+[ "$events" = 'tally_event_total{event="task-clock" ' ] && ok "--metrics CPUs_utilized alone counts task-clock alone" ||
+	fail "--metrics alone counts: $events"
+stop
 
 # The fake PMU: exact values.
 if [ ! -f "$FAKE" ]; then

@@ -190,8 +190,8 @@ static void metric_families(FILE *out, const struct fleet *f, bool per_cpu)
 	if (!thresholds)
 		return;
 	family(out, "tally_metric_over_threshold", "gauge",
-	       "1 when the vendor metric's latest value is over its MetricThreshold (perf stat marks it: worth a "
-	       "look), 0 when not; for each metric of --metrics that has a threshold.");
+	       "1 when the vendor metric's latest value is over its MetricThreshold, the expression perf stat "
+	       "marks a value by (worth a look; for some metrics a value below a bound), 0 when not.");
 	for (size_t m = 0; m < f->metrics.nr; m++)
 		if (f->metrics.gauges[m].has_threshold)
 			metric_series(out, f, m, per_cpu, true);

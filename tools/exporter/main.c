@@ -40,7 +40,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "  --listen HOST:PORT      where to serve /metrics (default " DEFAULT_LISTEN "; :PORT for every\n"
 	      "                          address)\n"
-	      "  -e, --event SPEC        events to count (repeatable; default " DEFAULT_EVENTS ")\n"
+	      "  -e, --event SPEC        events to count (repeatable; default " DEFAULT_EVENTS ",\n"
+	      "                          none beside --metrics' own)\n"
 	      "  -M, --metrics LIST      metrics and metric groups to compute at every interval, a gauge each\n"
 	      "                          (repeatable, comma lists; the names of tally list --metrics)\n"
 	      "  --cgroup NAMES          count in these cgroups (repeatable, comma lists; relative to the\n"
@@ -185,7 +186,8 @@ static int load_config(const struct exporter_options *o, struct fleet_config *ou
 		}
 	}
 	free(text);
-	if (status == 0 && !out->spec && !(out->spec = strdup(DEFAULT_EVENTS)))
+	/* Metrics without events count the metrics' events alone, as perf stat -M does. */
+	if (status == 0 && !out->spec && !(out->spec = strdup(out->metrics ? "" : DEFAULT_EVENTS)))
 		status = -1;
 	if (status)
 		fleet_config_free(out);

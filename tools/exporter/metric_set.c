@@ -111,7 +111,7 @@ int metric_set_resolve(struct metric_set *set, const char *list, const char *spe
 		snprintf(err, err_len, "out of memory");
 		return -1;
 	}
-	snprintf(*counted, len, "%s%s%s", spec, *extra ? "," : "", extra);
+	snprintf(*counted, len, "%s%s%s", spec, *spec && *extra ? "," : "", extra);
 	return 0;
 }
 
