@@ -93,6 +93,14 @@ grep -q '^# HELP tally_metric_cpus_utilized .*CPUs utilized' "$WORK/metrics.txt"
 	fail "events shown: $(grep '^tally_event_total{' "$WORK/metrics.txt")"
 promtool_ok "software metrics"
 stop
+# A scrape reads the counters but ends no interval: with an hour's --interval, no value yet.
+start "$WORK/hour.log" --metrics CPUs_utilized --interval 3600000
+for i in 1 2 3; do samples > /dev/null; done
+grep -q '^# TYPE tally_metric_cpus_utilized gauge$' "$WORK/metrics.txt" && ! grep -q '^tally_metric_cpus_utilized' "$WORK/metrics.txt" &&
+	grep -q '^tally_event_total{event="task-clock"' "$WORK/metrics.txt" &&
+	ok "scrapes before the first --interval's end: task-clock counted, no metric value (an interval is the schedule's)" ||
+	fail "scrapes before the first interval: $(grep tally_metric_cpus "$WORK/metrics.txt")"
+stop
 # --metrics without -e counts the metrics' events alone, as perf stat -M does (not the default events).
 start "$WORK/alone.log" --metrics CPUs_utilized
 wait_for "CPUs_utilized alone" has tally_metric_cpus_utilized ""

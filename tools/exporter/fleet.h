@@ -50,7 +50,7 @@ struct fleet_target {
 	double *acc;                /* the scaled differences added */
 	enum tally_status *acc_status;  /* NOT_COUNTED until a difference counted */
 	double acc_since, last_read;    /* CLOCK_MONOTONIC seconds: the interval's start, the latest snapshot */
-	bool fresh;                 /* opened since the latest interval's end: its first interval is partial */
+	bool fresh;                 /* opened by a scan of the schedule: its first interval is partial */
 	struct fleet_metric_value *values;  /* [metric * (nr_parts + 1) + slot]: the latest interval's */
 	char error[512];            /* why it is not counting ("" while it is) */
 	size_t fds;                 /* descriptors it holds */

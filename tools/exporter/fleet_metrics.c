@@ -36,7 +36,9 @@ int fleet_metrics_open(const struct fleet *f, struct fleet_target *t)
 	if (!t->acc || !t->acc_status || !t->values)
 		return -ENOMEM;
 	t->last_read = fleet_now();
-	t->fresh = true;
+	/* Those fleet_init opens have a whole --interval before its first end; one a later scan opens
+	 * (just before an update that ends an interval) may have a moment. */
+	t->fresh = f->scans > 0;
 	interval_reset(f, t);
 	return 0;
 }
