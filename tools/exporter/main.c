@@ -418,8 +418,7 @@ static int exporter_main(int argc, char **argv)
 		status = 0;
 	}
 	http_stop(server);
-	if (x.fleet.model || x.fleet.targets)
-		fleet_free(&x.fleet);
+	fleet_free(&x.fleet);  /* zeroed, or what fleet_init made (all of it when it failed part way) */
 	pthread_mutex_destroy(&x.lock);
 	fleet_config_free(&o.argv_config);
 	free(o.http.tls_cert);
