@@ -221,6 +221,28 @@ else
 			fail "the idle cgroup: $(grep "idle" "$WORK/metrics.txt")"
 		promtool_ok "cgroup metrics"
 		stop
+		if "$TALLY" stat -e cycles -x, -- true 2>&1 | grep -q "not supported"; then
+			out=$(msg -e page-faults --cgroup "$top/idle" --metrics CPUs_utilized,IPC)
+			[[ "$out" == *"metric IPC cannot be computed here"*"status 1" ]] &&
+				ok "per cgroup too, a metric of events this machine lacks stops the start: ${out//$'\n'/ | }" ||
+				fail "--cgroup with IPC: $out"
+		fi
+		# Without CAP_PERFMON the cgroup reads down and the log says why, as without --metrics.
+		nobody="--reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --ambient-caps=-all --bounding-set=-all"
+		if command -v setpriv >/dev/null 2>&1 && setpriv $nobody test -x "$EXPORTER" &&
+			[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ]; then
+			setpriv $nobody "$EXPORTER" --listen "127.0.0.1:$port" --interval 100 -e page-faults \
+				--cgroup "$top/idle" --metrics CPUs_utilized 2> "$WORK/nopriv.log" &
+			exporter=$!
+			pids+=("$exporter")
+			"$PY" "$HELPERS/scrape.py" wait "$url" 20
+			down() { [ "$(value tally_cgroup_up "cgroup=$top/idle")" = 0.0 ] && grep -q CAP_PERFMON "$WORK/nopriv.log"; }
+			wait_for "without CAP_PERFMON: served, the cgroup down" down &&
+				ok "--metrics without CAP_PERFMON: served, the cgroup down and the log says what to grant"
+			stop
+		else
+			echo "SKIP (part): no setpriv, the exporter not reachable by nobody, or paranoid below 1"
+		fi
 		kill -KILL "$busy"
 		wait "$busy" 2>/dev/null
 		pids=("${pids[@]/$busy}")

@@ -278,7 +278,8 @@ int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t e
 	memset(config, 0, sizeof(*config));
 	if (metric_set_resolve(&f->metrics, f->config.metrics, f->config.spec, &f->spec, err, err_len) < 0)
 		return -1;
-	TALLY_OPTS(tally_counter_opts, copts, .metrics = f->metrics.list.catalogue);
+	/* The model opens once, for metric_set_check, which wants every event's status even where none opens. */
+	TALLY_OPTS(tally_counter_opts, copts, .metrics = f->metrics.list.catalogue, .open_without_events = true);
 	if (tally_counter_new(f->spec, &copts, &f->model) < 0) {
 		snprintf(err, err_len, "bad event spec:\n%s", tally_last_error());
 		return -1;

@@ -46,9 +46,11 @@ int metric_set_resolve(struct metric_set *set, const char *list, const char *spe
  * Two metrics of one family name fail with err. */
 int metric_set_name(struct metric_set *set, const tally_counter *model, char *err, size_t err_len);
 
-/* Opens model on CPU cpu to learn which events this machine cannot count, and closes it again: a metric
- * named in the list that cannot be computed here fails with the reason in err; one that came with a
- * group is left out (said in set->note). An open that fails leaves the question to the targets' opens. */
+/* Opens model (made with open_without_events, so that events this machine lacks read "not supported"
+ * rather than fail the open) on CPU cpu, and closes it again: a metric named in the list that cannot be
+ * computed here fails with the reason in err; one that came with a group is left out (said in
+ * set->note). An open that fails all the same (no privilege to count a CPU) leaves the question to the
+ * targets' opens, which explain it. */
 int metric_set_check(struct metric_set *set, const char *list, tally_counter *model, int cpu, char *err,
                      size_t err_len);
 
