@@ -37,9 +37,16 @@ static void write_value(FILE *out, const char *text)
 	}
 }
 
+/* HELP text escapes a backslash and a line feed (a vendor metric's description is the table's text). */
 static void family(FILE *out, const char *name, const char *type, const char *help)
 {
-	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	fprintf(out, "# HELP %s ", name);
+	for (const char *p = help; *p; p++)
+		if (*p == '\\' || *p == '\n')
+			fputs(*p == '\\' ? "\\\\" : "\\n", out);
+		else
+			fputc(*p, out);
+	fprintf(out, "\n# TYPE %s %s\n", name, type);
 }
 
 /* The labels of an event's series in a target: event, pmu, cgroup (not for the machine), cpu (with
@@ -91,7 +98,7 @@ static void event_family(FILE *out, const struct fleet *f, bool per_cpu, enum co
 		if (!t->counter)
 			continue;
 		for (size_t i = 0; i < f->nr_events; i++) {
-			if (t->status[i] == TALLY_STATUS_NOT_SUPPORTED)
+			if (t->status[i] == TALLY_STATUS_NOT_SUPPORTED || !f->shown[i])
 				continue;
 			double sum = 0;
 			for (size_t p = 0; p < t->nr_parts; p++) {
@@ -117,12 +124,77 @@ static void status_family(FILE *out, const struct fleet *f)
 	for (size_t k = 0; k < f->nr_targets; k++) {
 		const struct fleet_target *t = f->targets[k];
 		for (size_t i = 0; t->counter && i < f->nr_events; i++)
-			for (size_t s = 0; s < sizeof(names) / sizeof(names[0]); s++) {
+			for (size_t s = 0; f->shown[i] && s < sizeof(names) / sizeof(names[0]); s++) {
 				fputs("tally_event_status", out);
 				labels(out, f, t, i, -1, names[s]);
 				fprintf(out, " %d\n", t->status[i] == (enum tally_status)s);
 			}
 	}
+}
+
+/* A metric's labels: metric (NULL: none), cgroup (not for the machine), cpu (with --per-cpu). */
+static void metric_labels(FILE *out, const struct fleet_target *t, int cpu, const char *metric)
+{
+	if (!metric && !t->name && cpu < 0)
+		return;
+	char sep = '{';
+	if (metric) {
+		fprintf(out, "%cmetric=\"", sep);
+		write_value(out, metric);
+		fputc('"', out);
+		sep = ',';
+	}
+	if (t->name) {
+		fprintf(out, "%ccgroup=\"", sep);
+		write_value(out, t->name);
+		fputc('"', out);
+		sep = ',';
+	}
+	if (cpu >= 0)
+		fprintf(out, "%ccpu=\"%d\"", sep, cpu);
+	fputc('}', out);
+}
+
+/* The series of metric m (threshold: of its verdicts): each target's, or each CPU's with --per-cpu, where
+ * the latest interval gave the metric a value. None where it gave none: a NaN would make every sum and
+ * average over the family NaN, and a series absent for an interval is what PromQL skips. */
+static void metric_series(FILE *out, const struct fleet *f, size_t m, bool per_cpu, bool threshold)
+{
+	const struct metric_gauge *g = &f->metrics.gauges[m];
+	for (size_t k = 0; k < f->nr_targets; k++) {
+		const struct fleet_target *t = f->targets[k];
+		size_t first = per_cpu ? 1 : 0, last = per_cpu ? t->nr_parts : 0;
+		for (size_t slot = first; t->counter && t->values && slot <= last; slot++) {
+			const struct fleet_metric_value *v = &t->values[m * (t->nr_parts + 1) + slot];
+			if (!v->available || (threshold && v->threshold < 0))
+				continue;
+			fputs(threshold ? "tally_metric_over_threshold" : g->family, out);
+			metric_labels(out, t, v->cpu, threshold ? g->name : NULL);
+			if (threshold)
+				fprintf(out, " %d\n", v->threshold);
+			else
+				fprintf(out, " %.17g\n", v->value);
+		}
+	}
+}
+
+/* A gauge family per metric (one unit each), then one of the vendor metrics' threshold verdicts. */
+static void metric_families(FILE *out, const struct fleet *f, bool per_cpu)
+{
+	bool thresholds = false;
+	for (size_t m = 0; m < f->metrics.nr; m++) {
+		family(out, f->metrics.gauges[m].family, "gauge", f->metrics.gauges[m].help);
+		metric_series(out, f, m, per_cpu, false);
+		thresholds |= f->metrics.gauges[m].has_threshold;
+	}
+	if (!thresholds)
+		return;
+	family(out, "tally_metric_over_threshold", "gauge",
+	       "1 when the vendor metric's latest value is over its MetricThreshold, the expression perf stat "
+	       "marks a value by (worth a look; for some metrics a value below a bound), 0 when not.");
+	for (size_t m = 0; m < f->metrics.nr; m++)
+		if (f->metrics.gauges[m].has_threshold)
+			metric_series(out, f, m, per_cpu, true);
 }
 
 int exposition_write(FILE *out, const struct fleet *f, const struct exposition_info *info)
@@ -145,6 +217,8 @@ int exposition_write(FILE *out, const struct fleet *f, const struct exposition_i
 	       "The event's status in the latest interval, 1 for the one it has: counted (ran all the time), "
 	       "scaled (multiplexed), not_counted (did not run), not_supported (cannot be counted here).");
 	status_family(out, f);
+
+	metric_families(out, f, info->per_cpu);
 
 	family(out, "tally_cgroup_up", "gauge",
 	       "1 when the cgroup's events are open and counting, 0 when they could not be opened (see the "

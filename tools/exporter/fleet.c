@@ -13,6 +13,8 @@
 #include <tally/cpumap.h>
 #include <tally/events.h>
 
+#include "exporter/fleet_metrics.h"
+
 /* Descriptors kept aside from the counters: the listening socket, libmicrohttpd's connections (at most
  * HTTP_MAX_CONNECTIONS), its internal pipes, the directory scans, stdio. */
 #define FD_RESERVE 128
@@ -85,6 +87,7 @@ static void target_close(struct fleet_target *t)
 	tally_snapshot_free(t->snap[0]);
 	tally_snapshot_free(t->snap[1]);
 	tally_counter_free(t->counter);
+	fleet_metrics_close(t);
 	free(t->totals);
 	free(t->status);
 	t->snap[0] = t->snap[1] = NULL;
@@ -103,10 +106,10 @@ static int target_open(struct fleet *f, struct fleet_target *t)
 	 * scan, never the other way round. */
 	if (t->name && cgroup_identity(f, t->name, &t->dev, &t->ino) < 0)
 		t->dev = t->ino = 0;
-	TALLY_OPTS(tally_counter_opts, copts);
+	TALLY_OPTS(tally_counter_opts, copts, .metrics = f->metrics.list.catalogue);
 	TALLY_OPTS(tally_target, target, .kind = t->name ? TALLY_TARGET_CGROUPS : TALLY_TARGET_CPUS,
 	           .cpus = f->config.cpus, .cgroups = names, .nr_cgroups = t->name ? 1 : 0);
-	int err = tally_counter_new(f->config.spec, &copts, &t->counter);
+	int err = tally_counter_new(f->spec, &copts, &t->counter);
 	if (!err)
 		err = tally_counter_open(t->counter, &target);
 	if (!err)
@@ -140,6 +143,11 @@ static int target_open(struct fleet *f, struct fleet_target *t)
 		return err;
 	}
 	t->nr_parts = parts;
+	if (fleet_metrics_open(f, t) < 0) {
+		snprintf(t->error, sizeof(t->error), "out of memory");
+		target_close(t);
+		return -ENOMEM;
+	}
 	t->logged = false;
 	/* No CPU yet: a part's CPU comes with its first interval (an event on fewer CPUs has fewer parts). */
 	for (size_t k = 0; k < n * parts; k++)
@@ -239,16 +247,46 @@ static int check_online(const struct fleet *f, const tally_cpus *cpus, char *err
 	return -1;
 }
 
+/* Which events the exposition shows: the first of each name and PMU, so that an event given and also
+ * needed by a metric (cycles and IPC's {instructions,cycles}) is one series, not two of one label set. */
+static int mark_shown(struct fleet *f, char *err, size_t err_len)
+{
+	if (!(f->shown = calloc(f->nr_events ? f->nr_events : 1, sizeof(*f->shown)))) {
+		snprintf(err, err_len, "out of memory");
+		return -1;
+	}
+	const tally_events *events = tally_counter_events(f->model);
+	for (size_t i = 0; i < f->nr_events; i++) {
+		TALLY_OPTS(tally_event_info, a);
+		tally_events_at(events, i, &a);
+		bool first = true;
+		for (size_t j = 0; first && j < i; j++) {
+			TALLY_OPTS(tally_event_info, b);
+			tally_events_at(events, j, &b);
+			first = strcmp(tally_counter_name(f->model, i), tally_counter_name(f->model, j)) != 0 ||
+			        strcmp(a.pmu ? a.pmu : "", b.pmu ? b.pmu : "") != 0;
+		}
+		f->shown[i] = first;
+	}
+	return 0;
+}
+
 int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t err_len)
 {
 	memset(f, 0, sizeof(*f));
 	f->config = *config;
 	memset(config, 0, sizeof(*config));
-	if (tally_counter_new(f->config.spec, NULL, &f->model) < 0) {
+	if (metric_set_resolve(&f->metrics, f->config.metrics, f->config.spec, &f->spec, err, err_len) < 0)
+		return -1;
+	/* The model opens once, for metric_set_check, which wants every event's status even where none opens. */
+	TALLY_OPTS(tally_counter_opts, copts, .metrics = f->metrics.list.catalogue, .open_without_events = true);
+	if (tally_counter_new(f->spec, &copts, &f->model) < 0) {
 		snprintf(err, err_len, "bad event spec:\n%s", tally_last_error());
 		return -1;
 	}
 	f->nr_events = tally_counter_count(f->model);
+	if (metric_set_name(&f->metrics, f->model, err, err_len) < 0 || mark_shown(f, err, err_len) < 0)
+		return -1;
 	tally_cpus *cpus = NULL;
 	int e = f->config.cpus ? tally_cpus_parse(f->config.cpus, &cpus) : tally_cpus_online(NULL, &cpus);
 	if (e < 0) {
@@ -260,7 +298,11 @@ int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t e
 		return -1;
 	}
 	f->nr_cpus = (long)tally_cpus_count(cpus);
+	char first[32] = "0";
+	tally_cpus_format(cpus, first, sizeof(first));
 	tally_cpus_free(cpus);
+	if (metric_set_check(&f->metrics, f->config.metrics, f->model, atoi(first), err, err_len) < 0)
+		return -1;
 	f->fd_limit = descriptor_limit();
 	if (f->config.nr_cgroups || f->config.nr_under) {
 		config_name_canonically(&f->config);
@@ -318,11 +360,13 @@ static void target_update(struct fleet *f, struct fleet_target *t, struct tally_
 		snprintf(t->error, sizeof(t->error), "%s", tally_counter_last_error(t->counter));
 		return;
 	}
+	t->last_read = fleet_now();
 	int got = tally_snapshot_delta(before, after, results, f->nr_events, sizeof(results[0]));
 	for (size_t i = 0; i < f->nr_events && got >= 0; i++) {
 		if (t->status[i] != TALLY_STATUS_NOT_SUPPORTED)
 			t->status[i] = results[i].status;
 		int n = tally_snapshot_delta_parts(before, after, i, parts, t->nr_parts, sizeof(parts[0]));
+		fleet_metrics_add(t, i, &results[i], parts, n > 0 ? (size_t)n : 0);
 		for (int p = 0; p < n && (size_t)p < t->nr_parts; p++) {
 			struct fleet_total *into = &t->totals[i * t->nr_parts + (size_t)p];
 			into->cpu = parts[p].cpu;
@@ -337,7 +381,7 @@ static void target_update(struct fleet *f, struct fleet_target *t, struct tally_
 	t->base = 1 - t->base;
 }
 
-void fleet_update(struct fleet *f)
+void fleet_update(struct fleet *f, bool interval_end)
 {
 	size_t most = 1;
 	for (size_t k = 0; k < f->nr_targets; k++)
@@ -348,6 +392,8 @@ void fleet_update(struct fleet *f)
 	for (size_t k = 0; parts && results && k < f->nr_targets; k++)
 		if (f->targets[k]->counter)
 			target_update(f, f->targets[k], parts, results);
+	for (size_t k = 0; interval_end && k < f->nr_targets; k++)
+		fleet_metrics_interval_end(f, f->targets[k]);
 	free(parts);
 	free(results);
 	f->updates++;
@@ -445,7 +491,8 @@ bool fleet_config_same_counting(const struct fleet_config *a, const struct fleet
 {
 	/* From the machine to cgroups or back: other targets altogether. */
 	bool a_cgroups = a->nr_cgroups || a->nr_under, b_cgroups = b->nr_cgroups || b->nr_under;
-	return same_text(a->spec, b->spec) && same_text(a->cpus, b->cpus) && a_cgroups == b_cgroups;
+	return same_text(a->spec, b->spec) && same_text(a->cpus, b->cpus) && same_text(a->metrics, b->metrics) &&
+	       a_cgroups == b_cgroups;
 }
 
 static bool given(const struct fleet *f, const char *label)
@@ -481,6 +528,7 @@ void fleet_config_free(struct fleet_config *c)
 {
 	free(c->spec);
 	free(c->cpus);
+	free(c->metrics);
 	for (size_t i = 0; i < c->nr_cgroups; i++)
 		free(c->cgroups[i]);
 	for (size_t i = 0; i < c->nr_under; i++)
@@ -496,6 +544,9 @@ void fleet_free(struct fleet *f)
 		target_drop(f, f->nr_targets - 1);
 	free(f->targets);
 	tally_counter_free(f->model);
+	metric_set_free(&f->metrics);
+	free(f->spec);
+	free(f->shown);
 	fleet_config_free(&f->config);
 	memset(f, 0, sizeof(*f));
 }

@@ -5,7 +5,9 @@
  * update takes a snapshot of each counter and adds the interval's scaled difference, part by part
  * (tally_snapshot_delta_parts), to running totals: a total only grows, and is right under multiplexing
  * interval by interval, where the window's cumulative extrapolation (value x enabled / running since the
- * start) can fall when the ratio changes.
+ * start) can fall when the ratio changes. The same differences, added from one --interval's end to the
+ * next, are each metric's inputs (--metrics): at every interval's end each metric is computed per target
+ * (and per CPU) from them.
  */
 #ifndef TALLY_EXPORTER_FLEET_H
 #define TALLY_EXPORTER_FLEET_H
@@ -17,11 +19,21 @@
 #include <tally/counter.h>
 #include <tally/snapshot.h>
 
+#include "exporter/metric_set.h"
+
 /* Running totals of one event at one part (a CPU) of one target. */
 struct fleet_total {
 	int cpu;
 	uint64_t value, enabled, running;   /* raw differences summed; times in ns */
 	double scaled;                      /* the scaled differences summed */
+};
+
+/* A metric's value in the latest interval, for a target or one CPU of it. */
+struct fleet_metric_value {
+	double value;               /* in its family's unit */
+	int cpu;                    /* -1: the whole target */
+	signed char threshold;      /* over the vendor's MetricThreshold: 1, 0, or -1 (none) */
+	bool available;             /* else no value in that interval (an input not counted, a 0 divisor) */
 };
 
 /* One counted cgroup (or the machine). */
@@ -33,7 +45,13 @@ struct fleet_target {
 	struct fleet_total *totals; /* [event * nr_parts + part] */
 	enum tally_status *status;  /* [event]: of the latest interval; NOT_SUPPORTED from the open */
 	size_t nr_parts;            /* parts per event: one per CPU */
-	int *cpus;                  /* [part]: its CPU */
+	/* The metrics' interval, from one --interval's end to the next (a scrape's update adds to it too):
+	 * [event * (nr_parts + 1) + slot], slot 0 the whole event, 1 + p its part p. */
+	double *acc;                /* the scaled differences added */
+	enum tally_status *acc_status;  /* NOT_COUNTED until a difference counted */
+	double acc_since, last_read;    /* CLOCK_MONOTONIC seconds: the interval's start, the latest snapshot */
+	bool fresh;                 /* opened by a scan of the schedule: its first interval is partial */
+	struct fleet_metric_value *values;  /* [metric * (nr_parts + 1) + slot]: the latest interval's */
 	char error[512];            /* why it is not counting ("" while it is) */
 	size_t fds;                 /* descriptors it holds */
 	bool seen;                  /* found by the latest scan of --cgroups-under */
@@ -56,6 +74,8 @@ struct fleet_config {
 	char **under;               /* --cgroups-under directories */
 	size_t nr_under;
 	char *cpus;                 /* CPU list, NULL for all online */
+	char *metrics;              /* --metrics and "metrics" lines: a comma list, NULL for none */
+	bool per_cpu;               /* --per-cpu: metrics are computed per CPU (not per target) */
 };
 
 struct fleet {
@@ -65,6 +85,9 @@ struct fleet {
 	size_t nr_targets, cap;
 	size_t nr_events;           /* of the spec (tally_counter_count) */
 	tally_counter *model;       /* the spec parsed once: names, PMUs, units of the events */
+	char *spec;                 /* what is counted: the config's spec and the vendor metrics' events */
+	struct metric_set metrics;  /* --metrics (the catalogue's events appended by each counter) */
+	bool *shown;                /* [event]: exposed (the first of the events of one name and PMU) */
 	long nr_cpus;
 	size_t fd_limit;            /* RLIMIT_NOFILE's soft limit after raising it to the hard one */
 	size_t fds_used;            /* by the open targets */
@@ -82,8 +105,10 @@ int fleet_init(struct fleet *f, struct fleet_config *config, char *err, size_t e
 /* The callers serialise every call on one fleet (the exporter's lock: scrapes come from several HTTP
  * threads). */
 
-/* Adds every target's interval since its last update to its totals. */
-void fleet_update(struct fleet *f);
+/* Adds every target's interval since its last update to its totals and to its metrics' interval; at
+ * interval_end (the --interval's schedule, not a scrape's update), computes the metrics of that interval
+ * and starts the next. */
+void fleet_update(struct fleet *f, bool interval_end);
 
 /* --cgroups-under: opens the cgroups that appeared, closes those whose directory is gone (their series
  * are dropped); a --cgroup whose directory is gone is closed and reported down. A directory replaced
@@ -97,7 +122,8 @@ void fleet_scan(struct fleet *f);
  * stay go on. Takes config. */
 void fleet_reconfigure(struct fleet *f, struct fleet_config *config);
 
-/* Whether two configurations count the same events on the same CPUs (else a reload starts afresh). */
+/* Whether two configurations count the same events and metrics on the same CPUs (else a reload starts
+ * afresh). */
 bool fleet_config_same_counting(const struct fleet_config *a, const struct fleet_config *b);
 
 /* Descriptors one cgroup needs: events x CPUs, and its directory. */

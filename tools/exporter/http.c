@@ -72,7 +72,7 @@ static char *scrape(struct exporter *x, size_t *len)
 		return NULL;
 	pthread_mutex_lock(&x->lock);
 	double start = now_seconds();
-	fleet_update(&x->fleet);
+	fleet_update(&x->fleet, false);
 	struct exposition_info info = {
 		.per_cpu = x->per_cpu, .scrapes = ++x->scrapes, .scrape_seconds = x->last_scrape_seconds,
 	};

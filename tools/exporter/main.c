@@ -40,7 +40,10 @@ static void usage(FILE *out)
 	      "\n"
 	      "  --listen HOST:PORT      where to serve /metrics (default " DEFAULT_LISTEN "; :PORT for every\n"
 	      "                          address)\n"
-	      "  -e, --event SPEC        events to count (repeatable; default " DEFAULT_EVENTS ")\n"
+	      "  -e, --event SPEC        events to count (repeatable; default " DEFAULT_EVENTS ",\n"
+	      "                          none beside --metrics' own)\n"
+	      "  -M, --metrics LIST      metrics and metric groups to compute at every interval, a gauge each\n"
+	      "                          (repeatable, comma lists; the names of tally list --metrics)\n"
 	      "  --cgroup NAMES          count in these cgroups (repeatable, comma lists; relative to the\n"
 	      "                          perf_event cgroup hierarchy's mount, or a path in it)\n"
 	      "  --cgroups-under DIR     count in every cgroup directly below DIR, following those that come\n"
@@ -48,8 +51,8 @@ static void usage(FILE *out)
 	      "  -C, --cpus LIST         count on these CPUs (default: all online)\n"
 	      "  --per-cpu               a series per CPU (a cpu label)\n"
 	      "  --interval MS           read the counters and look for new cgroups every MS ms (default 1000)\n"
-	      "  --config FILE           lines 'event SPEC', 'cgroup NAMES', 'cgroups-under DIR', 'cpus LIST'\n"
-	      "                          ('#' comments), added to the options; read again at SIGHUP\n"
+	      "  --config FILE           lines 'event SPEC', 'metrics LIST', 'cgroup NAMES', 'cgroups-under DIR',\n"
+	      "                          'cpus LIST' ('#' comments), added to the options; read again at SIGHUP\n"
 	      "  --tls-cert FILE, --tls-key FILE   serve HTTPS with this PEM certificate and key\n"
 	      "  --basic-auth-file FILE  require HTTP basic authentication: FILE holds lines user:HASH\n"
 	      "                          (bcrypt, htpasswd -nB USER; or yescrypt), read again at SIGHUP\n"
@@ -92,21 +95,24 @@ static bool append_list(char ***list, size_t *n, const char *text)
 	return true;
 }
 
-static bool append_spec(struct fleet_config *c, const char *spec)
+/* Appends text to the comma list *list (a spec, a metric list). */
+static bool append_joined(char **list, const char *text)
 {
-	size_t old = c->spec ? strlen(c->spec) : 0;
-	char *joined = realloc(c->spec, old + strlen(spec) + 2);
+	size_t old = *list ? strlen(*list) : 0;
+	char *joined = realloc(*list, old + strlen(text) + 2);
 	if (!joined)
 		return false;
-	snprintf(joined + old, strlen(spec) + 2, "%s%s", old ? "," : "", spec);
-	c->spec = joined;
+	snprintf(joined + old, strlen(text) + 2, "%s%s", old ? "," : "", text);
+	*list = joined;
 	return true;
 }
 
 static bool config_copy(struct fleet_config *to, const struct fleet_config *from)
 {
 	memset(to, 0, sizeof(*to));
-	bool ok = (!from->spec || (to->spec = strdup(from->spec))) && (!from->cpus || (to->cpus = strdup(from->cpus)));
+	bool ok = (!from->spec || (to->spec = strdup(from->spec))) && (!from->cpus || (to->cpus = strdup(from->cpus))) &&
+	          (!from->metrics || (to->metrics = strdup(from->metrics)));
+	to->per_cpu = from->per_cpu;
 	for (size_t i = 0; ok && i < from->nr_cgroups; i++)
 		ok = append(&to->cgroups, &to->nr_cgroups, from->cgroups[i], strlen(from->cgroups[i]));
 	for (size_t i = 0; ok && i < from->nr_under; i++)
@@ -161,7 +167,9 @@ static int load_config(const struct exporter_options *o, struct fleet_config *ou
 		value += strspn(value, " \t");
 		bool ok = *value;
 		if (ok && strcmp(line, "event") == 0)
-			ok = append_spec(out, value);
+			ok = append_joined(&out->spec, value);
+		else if (ok && strcmp(line, "metrics") == 0)
+			ok = append_joined(&out->metrics, value);
 		else if (ok && strcmp(line, "cgroup") == 0)
 			ok = append_list(&out->cgroups, &out->nr_cgroups, value);
 		else if (ok && strcmp(line, "cgroups-under") == 0)
@@ -172,13 +180,14 @@ static int load_config(const struct exporter_options *o, struct fleet_config *ou
 		} else
 			ok = false;
 		if (!ok) {
-			fprintf(stderr, "tally exporter: %s:%d: expected 'event SPEC', 'cgroup NAMES', 'cgroups-under "
-			        "DIR' or 'cpus LIST'\n", o->config_path, line_no);
+			fprintf(stderr, "tally exporter: %s:%d: expected 'event SPEC', 'metrics LIST', 'cgroup NAMES', "
+			        "'cgroups-under DIR' or 'cpus LIST'\n", o->config_path, line_no);
 			status = -1;
 		}
 	}
 	free(text);
-	if (status == 0 && !out->spec && !(out->spec = strdup(DEFAULT_EVENTS)))
+	/* Metrics without events count the metrics' events alone, as perf stat -M does. */
+	if (status == 0 && !out->spec && !(out->spec = strdup(out->metrics ? "" : DEFAULT_EVENTS)))
 		status = -1;
 	if (status)
 		fleet_config_free(out);
@@ -192,6 +201,7 @@ static int parse_options(int argc, char **argv, struct exporter_options *o)
 	static const struct option longs[] = {
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "event", required_argument, NULL, 'e' },
+		{ "metrics", required_argument, NULL, 'M' },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "cgroups-under", required_argument, NULL, OPT_UNDER },
 		{ "cpus", required_argument, NULL, 'C' },
@@ -209,13 +219,17 @@ static int parse_options(int argc, char **argv, struct exporter_options *o)
 	o->interval_ms = 1000;
 	optind = 0;
 	opterr = 0;
-	for (int c; (c = getopt_long(argc, argv, "+:e:C:h", longs, NULL)) != -1;) {
+	for (int c; (c = getopt_long(argc, argv, "+:e:M:C:h", longs, NULL)) != -1;) {
 		char *text = NULL, *end = NULL;
 		switch (c) {
 		case OPT_LISTEN: o->http.listen = optarg; break;
 		case 'e':
-			if (!*optarg || !append_spec(&o->argv_config, optarg))
+			if (!*optarg || !append_joined(&o->argv_config.spec, optarg))
 				return usage_error("-e needs an event spec");
+			break;
+		case 'M':
+			if (!*optarg || !append_joined(&o->argv_config.metrics, optarg))
+				return usage_error("--metrics needs a list of metrics or metric groups");
 			break;
 		case OPT_CGROUP:
 			if (!append_list(&o->argv_config.cgroups, &o->argv_config.nr_cgroups, optarg))
@@ -229,7 +243,7 @@ static int parse_options(int argc, char **argv, struct exporter_options *o)
 			free(o->argv_config.cpus);
 			o->argv_config.cpus = strdup(optarg);
 			break;
-		case OPT_PER_CPU: o->per_cpu = true; break;
+		case OPT_PER_CPU: o->per_cpu = o->argv_config.per_cpu = true; break;
 		case OPT_INTERVAL: {
 			unsigned long ms = strtoul(optarg, &end, 10);
 			if (!*optarg || *end || ms < MIN_INTERVAL_MS || ms > 3600000)
@@ -269,6 +283,13 @@ static int parse_options(int argc, char **argv, struct exporter_options *o)
 	if (!o->http.tls_cert != !o->http.tls_key)
 		return usage_error("--tls-cert and --tls-key go together");
 	return -1;
+}
+
+/* Says which metrics of the groups asked for are left out (once per configuration). */
+static void log_metrics_note(const struct fleet *f, const char *when)
+{
+	if (f->metrics.note[0])
+		fprintf(stderr, "tally exporter: %s%s\n", when, f->metrics.note);
 }
 
 /* Says, once per failure, why a cgroup is not counted. */
@@ -323,6 +344,7 @@ static void reload(struct exporter *x, const struct exporter_options *o, struct 
 		} else {
 			fleet_free(&x->fleet);
 			x->fleet = fresh;
+			log_metrics_note(&x->fleet, "SIGHUP: ");
 		}
 	}
 	if (x->fleet.mount[0])
@@ -371,9 +393,10 @@ static int exporter_main(int argc, char **argv)
 		}
 	}
 	if (status < 0) {
-		fprintf(stderr, "tally exporter: serving http%s://%s/metrics: %zu events, %ld CPUs, %zu %s\n",
-		        o.http.tls_cert ? "s" : "", o.http.listen, x.fleet.nr_events, x.fleet.nr_cpus,
+		fprintf(stderr, "tally exporter: serving http%s://%s/metrics: %zu events, %zu metrics, %ld CPUs, %zu %s\n",
+		        o.http.tls_cert ? "s" : "", o.http.listen, x.fleet.nr_events, x.fleet.metrics.nr, x.fleet.nr_cpus,
 		        x.fleet.nr_targets, x.fleet.mount[0] ? "cgroups" : "target (the machine)");
+		log_metrics_note(&x.fleet, "");
 		log_errors(&x.fleet);
 		struct timespec every = { o.interval_ms / 1000, (long)(o.interval_ms % 1000) * 1000000 };
 		for (;;) {
@@ -388,15 +411,14 @@ static int exporter_main(int argc, char **argv)
 			}
 			pthread_mutex_lock(&x.lock);
 			fleet_scan(&x.fleet);
-			fleet_update(&x.fleet);
+			fleet_update(&x.fleet, true);
 			log_errors(&x.fleet);
 			pthread_mutex_unlock(&x.lock);
 		}
 		status = 0;
 	}
 	http_stop(server);
-	if (x.fleet.model || x.fleet.targets)
-		fleet_free(&x.fleet);
+	fleet_free(&x.fleet);  /* zeroed, or what fleet_init made (all of it when it failed part way) */
 	pthread_mutex_destroy(&x.lock);
 	fleet_config_free(&o.argv_config);
 	free(o.http.tls_cert);
