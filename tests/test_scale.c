@@ -81,6 +81,16 @@ static void deltas(void)
 		                                    .running = UINT64_MAX, .id = 1 };
 	CHECK_INT(tally_count_delta(&lo, &hi, &d, sizeof(d)), 0);
 	CHECK_U64(d.value, UINT64_MAX);
+	/* An interval the event spent off its counter (multiplexed out): enabled grew, running and the
+	 * value did not; a delta of 0 counts running 0, not a reset. */
+	struct tally_count off = { .value = 250, .enabled = 3000, .running = 1700, .id = 7, .lost = 1 };
+	b.id = 7;
+	CHECK_INT(tally_count_delta(&b, &off, &d, sizeof(d)), 0);
+	CHECK_U64(d.value, 0);
+	CHECK_U64(d.enabled, 1000);
+	CHECK_U64(d.running, 0);
+	CHECK_INT(tally_count_delta(&b, &b, &d, sizeof(d)), 0); /* nothing between two reads */
+	CHECK_U64(d.enabled, 0);
 }
 
 int main(void)
