@@ -158,6 +158,10 @@ int tly_pmu_table_alias(const struct tally_pmu *pmu, const char *name, const str
  * table's events, as software PMUs). Returns 0 or the code of why there is none. Thread-safe. */
 int tly_pmu_table(const struct tally_pmu *pmu, const struct tly_pmu_events **table, const char **why);
 
+/* pmu's table where one was chosen already (a name of it resolved: tly_pmu_table_alias), else NULL;
+ * never chooses one. Thread-safe. */
+const struct tly_pmu_events *tly_pmu_table_chosen(const struct tally_pmu *pmu);
+
 /* Whether table record rec (its pmu field) is an event of pmu. */
 bool tly_pmu_table_takes(const struct tally_pmu *pmu, const struct tly_pmu_events *table, struct tly_span rec_pmu);
 

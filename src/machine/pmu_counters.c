@@ -14,9 +14,8 @@
 
 bool tly_pmu_counts(const struct tally_pmu *pmu, struct tly_pmu_counts *out)
 {
-	const struct tly_pmu_events *table;
-	const char *why;
-	if (tly_pmu_table(pmu, &table, &why) || !table)
+	const struct tly_pmu_events *table = tly_pmu_table_chosen(pmu);
+	if (!table)
 		return false;
 	struct tly_pmu_events_counts rec;
 	for (size_t pos = 0; tly_pmu_events_counts_next(table, &pos, &rec) == 1;) {

@@ -29,8 +29,11 @@ struct tly_pmu_counts {
 	unsigned generic, fixed;
 };
 
-/* pmu's numbers of counters from its vendor table (chosen now if no name chose it). Returns whether the
- * table has them for this PMU (a family's instance takes its family's). Thread-safe. */
+/* pmu's numbers of counters from its vendor table, where a name of the spec chose that table already:
+ * a spec of generic, raw and sysfs events alone reads no table (`tally stat -e cycles` and the default
+ * events open none, issue 24's cost rule) and is packed as the kernel's answers split it, as before the
+ * tables had counts. Returns whether the table has them for this PMU (a family's instance takes its
+ * family's). Thread-safe. */
 bool tly_pmu_counts(const struct tally_pmu *pmu, struct tly_pmu_counts *out);
 
 /* The counters a record's Counter field lists, as a mask ("0,1,2,3": 0xf; "Fixed counter 1": bit 33;

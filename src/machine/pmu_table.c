@@ -160,6 +160,17 @@ int tly_pmu_table(const struct tally_pmu *cpmu, const struct tly_pmu_events **ta
 	return err;
 }
 
+const struct tly_pmu_events *tly_pmu_table_chosen(const struct tally_pmu *cpmu)
+{
+	struct tally_pmu *pmu = (struct tally_pmu *)cpmu;
+	if (!pmu->owner)
+		return NULL;
+	pthread_mutex_lock(&pmu->owner->lock);
+	const struct tly_pmu_events *table = pmu->table_state > 0 ? pmu->table : NULL;
+	pthread_mutex_unlock(&pmu->owner->lock);
+	return table;
+}
+
 bool tly_pmu_table_takes(const struct tally_pmu *pmu, const struct tly_pmu_events *table, struct tly_span rec_pmu)
 {
 	if (!rec_pmu.len)
