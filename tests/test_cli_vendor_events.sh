@@ -26,6 +26,21 @@ grep -q '^  unc_m_cas_count.rd$' "$WORK/list" && [ "$(grep -c '^  unc_m_cas_coun
 short=$("$TALLY" list mem_load_retired.l3_miss | grep -A1 '^  mem_load_retired.l3_miss$' | tail -1)
 long=$("$TALLY" list --long-desc mem_load_retired.l3_miss | grep -A1 '^  mem_load_retired.l3_miss$' | tail -1)
 [ -n "$short" ] && [ "$short" != "$long" ] && ok "list --long-desc: the long description" || fail "long-desc: '$short' / '$long'"
+# What perf 6.1's jevents appends (test_pmu_events_descriptions compares every model with perf 6.1), as
+# perf list shows it: blanks between words made one.
+for want in 'mem_load_retired.l3_miss|Retired load instructions missed L3 cache as data sources Supports address when precise (Precise event)' \
+	'inst_retired.prec_dist|Precise instruction retired event with HW to reduce effect of PEBS shadow in IP distribution Spec update: SKL091, SKL044 (Must be precise)' \
+	'unc_m_cas_count.rd|All DRAM Read CAS Commands issued (including underfills). Unit: uncore_imc'; do
+	name=${want%%|*}
+	got=$("$TALLY" list "$name" | grep -A1 "^  $name\$" | tail -1)
+	[ "$got" = "       [${want#*|}]" ] && ok "list: $name's description as perf 6.1's" || fail "description of $name: '$got'"
+done
+"$TALLY" list --json unc_m_cas_count.rd_underfill | python3 -c '
+import json, sys
+e = [e for e in json.load(sys.stdin)["events"] if e["name"] == "unc_m_cas_count.rd_underfill"][0]
+assert e["desc"] == "DRAM Underfill Read CAS Commands issued. Unit: uncore_imc", e
+assert e["long_desc"].startswith("Counts CAS (Column Access Select) underfill") and "Unit:" not in e["long_desc"], e
+' && ok "list --json: an uncore event's desc names its Unit, its long_desc as perf 6.1's" || fail "list --json descriptions"
 dep=$(awk -F'\t' '$4 ~ /D/ && $2 == "" { print $1; exit }' "$TALLY_SOURCE/data/pmu-events/x86/skylakex.events")
 if [ -n "$dep" ]; then
 	! "$TALLY" list "$dep" | grep -q "^  $dep\$" && "$TALLY" list --deprecated "$dep" | grep -q "^  $dep\$" &&

@@ -178,6 +178,21 @@ static int by_topic(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
+/* A vendor description as perf's list shows it (util/pmu.c wordwrap, without the wrap): its words, split
+ * at blanks, one space between them; perf 6.1's jevents joins its notes with two ("  Spec update: "). */
+static void description_write(const char *s)
+{
+	for (s += strspn(s, " \t"); *s; s += strspn(s, " \t")) {
+		size_t n = strcspn(s, " \t");
+		char *word = strndup(s, n);
+		if (word)
+			text_escape_write(stdout, word);
+		free(word);
+		s += n;
+		fputs(*s && s[strspn(s, " \t")] ? " " : "", stdout);
+	}
+}
+
 static void table_event(struct list_context *ctx, const char *pmu, const struct tally_table_event_info *e,
                         const char *topic_before)
 {
@@ -206,7 +221,7 @@ static void table_event(struct list_context *ctx, const char *pmu, const struct 
 	fputs("  ", stdout);
 	text_escape_write(stdout, e->name);
 	fputs("\n       [", stdout);
-	text_escape_write(stdout, ctx->long_desc ? e->long_desc : e->desc);
+	description_write(ctx->long_desc ? e->long_desc : e->desc);
 	printf("%s]\n", e->deprecated ? " (deprecated)" : "");
 }
 
