@@ -62,6 +62,22 @@ grep -q 'vendor events *cpu: table skylakex v[0-9.]*, [0-9]* events' "$WORK/doct
 TALLY_CPUID=GenuineIntel-6-FF-0 "$TALLY" doctor 2>&1 | grep -q 'vendor events *cpu: none (no event table for CPU GenuineIntel-6-FF-0' &&
 	ok "doctor says why there is none" || fail "doctor without a table"
 
+# Tables TALLY_PMU_EVENTS names that give this CPU none: a table name is refused with the reason on
+# stderr (nothing on stdout), not encoded by libpfm4 instead; libpfm4's own PMU::EVENT names still work.
+for bad in "/nonexistent/tables|that TALLY_PMU_EVENTS names is missing" "$TALLY_SOURCE/data/pmu-events|no event table for CPU GenuineIntel-6-FF-0"; do
+	TALLY_CPUID=GenuineIntel-6-FF-0 TALLY_PMU_EVENTS=${bad%%|*} "$TALLY" encode mem_load_retired.l3_miss >"$WORK/enc.out" 2>"$WORK/enc.err"
+	st=$?
+	[ $st = 2 ] && [ ! -s "$WORK/enc.out" ] && grep -q "unknown event 'mem_load_retired.l3_miss'.*${bad#*|}" "$WORK/enc.err" &&
+		ok "TALLY_PMU_EVENTS=${bad%%|*} with no table for the CPU: refused, saying why" ||
+		fail "TALLY_PMU_EVENTS=${bad%%|*}: status $st, stdout '$(head -c 300 "$WORK/enc.out")', stderr '$(cat "$WORK/enc.err")'"
+done
+if "$TALLY" list --json | grep -q '"libpfm4": true'; then
+	grep -q "libpfm4 takes no bare name while TALLY_PMU_EVENTS is set" "$WORK/enc.err" && ok "the refusal says libpfm4 is not asked" ||
+		fail "no word of libpfm4: $(cat "$WORK/enc.err")"
+	TALLY_PMU_EVENTS=/nonexistent/tables "$TALLY" encode perf::PERF_COUNT_SW_PAGE_FAULTS >/dev/null 2>&1 &&
+		ok "libpfm4's PMU::EVENT names with TALLY_PMU_EVENTS unusable" || fail "perf::PERF_COUNT_SW_PAGE_FAULTS refused"
+fi
+
 out=$("$TALLY" encode mem_load_retired.l3_mis 2>&1)
 grep -q "did you mean 'mem_load_retired.l3_miss'" <<<"$out" && ok "a hint from the table" || fail "hint: $out"
 finish

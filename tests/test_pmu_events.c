@@ -219,7 +219,8 @@ static void test_no_table(void)
 	check_refused("unc_cha_clockticks", "no event table for CPU GenuineIntel-6-FF-0");
 	use_tables("GenuineIntel-6-55-4");
 	setenv("TALLY_PMU_EVENTS", "/nonexistent/pmu-events", 1);
-	check_refused("unc_cha_clockticks", "the event tables' folder /nonexistent/pmu-events is missing");
+	check_refused("unc_cha_clockticks",
+	              "the event tables' folder /nonexistent/pmu-events that TALLY_PMU_EVENTS names is missing");
 	char dir[] = "/tmp/tally-pmu-events-XXXXXX", path[4200];
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/x86", dir);
@@ -295,6 +296,44 @@ static void check_description(const struct tly_pmu_events *t, const char *name, 
 	CHECK_STR(d.brief, desc);
 	CHECK_STR(d.public_desc[0] ? d.public_desc : d.brief, long_desc);
 	tly_pmu_events_desc_free(&d);
+}
+
+/* A table name when TALLY_PMU_EVENTS gives this CPU no table (its folder missing, or no row for the CPU):
+ * refused with the reason, never encoded by libpfm4 instead (perf has no such fallback), while libpfm4's
+ * own PMU::EVENT names still work; without TALLY_PMU_EVENTS a CPU the tables lack leaves the name to
+ * libpfm4, as before. */
+static void test_chosen_tables_missing(void)
+{
+	use_tables("GenuineIntel-6-55-4");
+	if (tally_have_libpfm()) {
+		/* What the refusal below stands against: libpfm4 encodes the name for this host's CPU. */
+		use_tables("GenuineIntel-6-FF-0");
+		tally_events *events = parse("intel-server", "mem_load_retired.l3_miss");
+		if (!events)
+			fprintf(stderr, "note: this host's libpfm4 does not know mem_load_retired.l3_miss\n");
+		tally_events_free(events);
+		use_tables("GenuineIntel-6-55-4");
+	}
+	setenv("TALLY_PMU_EVENTS", "/nonexistent/pmu-events", 1);
+	CHECK(parse("intel-server", "mem_load_retired.l3_miss") == NULL);
+	CHECK_CONTAINS(tally_last_error(), "unknown event 'mem_load_retired.l3_miss'");
+	CHECK_CONTAINS(tally_last_error(),
+	               "the event tables' folder /nonexistent/pmu-events that TALLY_PMU_EVENTS names is missing");
+	if (tally_have_libpfm())
+		CHECK_CONTAINS(tally_last_error(), "libpfm4 takes no bare name while TALLY_PMU_EVENTS is set");
+	unsetenv("TALLY_PMU_EVENTS");
+	char builtin[4096];
+	snprintf(builtin, sizeof(builtin), "%s", tly_pmu_events_dir());
+	setenv("TALLY_PMU_EVENTS", builtin, 1);
+	setenv("TALLY_CPUID", "GenuineIntel-6-FF-0", 1);
+	CHECK(parse("intel-server", "mem_load_retired.l3_miss") == NULL);
+	CHECK_CONTAINS(tally_last_error(), "no event table for CPU GenuineIntel-6-FF-0");
+	if (tally_have_libpfm()) {
+		tally_events *events = parse("intel-server", "perf::PERF_COUNT_SW_PAGE_FAULTS");
+		CHECK(events != NULL);
+		tally_events_free(events);
+	}
+	unsetenv("TALLY_PMU_EVENTS");
 }
 
 /* A perf-format tree's descriptions as perf 6.1's jevents makes them (generate.py's rules, which
@@ -388,6 +427,7 @@ int main(void)
 		{ "midr_versions", test_midr_versions },
 		{ "read_only_when_needed", test_read_only_when_needed },
 		{ "no_table", test_no_table },
+		{ "chosen_tables_missing", test_chosen_tables_missing },
 		{ "suggestion", test_suggestion },
 		{ "perf_tree", test_perf_tree },
 		{ "perf_tree_descriptions", test_perf_tree_descriptions },
