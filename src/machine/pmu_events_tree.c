@@ -137,12 +137,13 @@ static void add_terms(struct text *b, const struct tly_json_object *e, const str
 		code = v;
 	if (number(field(e, std, "ExtSel"), &v))
 		code |= v << 8;
+	/* As jevents.py's llx writes them: "0", else 0x and hex digits. */
 	if (number(field(e, std, "ConfigCode"), &v))
-		snprintf(num, sizeof(num), "config=0x%llx", v);
+		snprintf(num, sizeof(num), v ? "config=%#llx" : "config=0", v);
 	else if (number(field(e, std, "EventidCode"), &v))
-		snprintf(num, sizeof(num), "eventid=0x%llx", v);
+		snprintf(num, sizeof(num), v ? "eventid=%#llx" : "eventid=0", v);
 	else
-		snprintf(num, sizeof(num), "event=0x%llx", code);
+		snprintf(num, sizeof(num), code ? "event=%#llx" : "event=0", code);
 	add_str(b, num);
 	for (size_t i = 0; i < sizeof(terms) / sizeof(terms[0]); i++) {
 		const char *t = field(e, std, terms[i][0]);

@@ -71,16 +71,21 @@ def unit_pmu(unit):
     return UNIT_PMU.get(unit, 'uncore_' + unit.lower())
 
 
+def llx(x):
+    """A number as jevents.py writes it into terms: "0", else %#llx's form ("0x11")."""
+    return '0' if x == 0 else hex(x)
+
+
 def terms_of(jd):
     code = int(jd['EventCode'].split(',', 1)[0], 0) if 'EventCode' in jd else 0
     if 'ExtSel' in jd:
         code |= int(jd['ExtSel']) << 8
     if 'ConfigCode' in jd:
-        terms = 'config=%#x' % int(jd['ConfigCode'], 0)
+        terms = 'config=' + llx(int(jd['ConfigCode'], 0))
     elif 'EventidCode' in jd:
-        terms = 'eventid=%#x' % int(jd['EventidCode'], 0)
+        terms = 'eventid=' + llx(int(jd['EventidCode'], 0))
     else:
-        terms = 'event=%#x' % code
+        terms = 'event=' + llx(code)
     for key, term in FIELDS:
         if key in jd and not is_zero(jd[key]):
             terms += ',' + term + jd[key]
