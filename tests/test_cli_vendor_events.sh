@@ -71,6 +71,12 @@ for bad in "/nonexistent/tables|that TALLY_PMU_EVENTS names is missing" "$TALLY_
 		ok "TALLY_PMU_EVENTS=${bad%%|*} with no table for the CPU: refused, saying why" ||
 		fail "TALLY_PMU_EVENTS=${bad%%|*}: status $st, stdout '$(head -c 300 "$WORK/enc.out")', stderr '$(cat "$WORK/enc.err")'"
 done
+out=$(TALLY_PMU_EVENTS=/nonexistent/tables "$TALLY" list 2>&1 | grep -A1 "^PMU events (the vendor's tables):$" | tail -1)
+[ "$out" = "  (no table for cpu: the event tables' folder /nonexistent/tables that TALLY_PMU_EVENTS names is missing)" ] &&
+	ok "list: the empty vendor section says why" || fail "list with TALLY_PMU_EVENTS unusable: '$out'"
+out=$(TALLY_PMU_EVENTS=/nonexistent/tables "$TALLY" doctor 2>&1 | grep -A1 'vendor events')
+grep -q "libpfm4's names only as PMU::EVENT while it is set" <<<"$out" && grep -q "fix: .*or unset it" <<<"$out" &&
+	ok "doctor: the unusable TALLY_PMU_EVENTS and its fix" || fail "doctor with TALLY_PMU_EVENTS unusable: $out"
 if "$TALLY" list --json | grep -q '"libpfm4": true'; then
 	grep -q "libpfm4 takes no bare name while TALLY_PMU_EVENTS is set" "$WORK/enc.err" && ok "the refusal says libpfm4 is not asked" ||
 		fail "no word of libpfm4: $(cat "$WORK/enc.err")"

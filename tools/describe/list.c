@@ -253,6 +253,24 @@ static void list_table_events(struct list_context *ctx, const tally_pmus *pmus)
 	}
 }
 
+/* Why the section is empty: the first core PMU's reason for having no table (the tables' folder missing,
+ * no model for the CPU), else that nothing matches. */
+static void table_events_empty(struct list_context *ctx, const tally_pmus *pmus)
+{
+	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
+		TALLY_OPTS(tally_pmu_info, pi);
+		TALLY_OPTS(tally_pmu_table_info, ti);
+		if (tally_pmu_get_info(tally_pmus_at(pmus, i), &pi) == 0 && pi.is_core &&
+		    tally_pmu_table_get(tally_pmus_at(pmus, i), &ti) != 0) {
+			char why[1024];
+			snprintf(why, sizeof(why), "no table for %s: %s", pi.name, tally_last_error());
+			section_empty_reason(ctx, why);
+			return;
+		}
+	}
+	section_empty_reason(ctx, "none matches");
+}
+
 static void raw_table_events(const tally_pmus *pmus)
 {
 	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
@@ -756,7 +774,7 @@ static void list_all(struct list_context *ctx, const tally_pmus *pmus)
 	section_empty_reason(ctx, "none matches");
 	section(ctx, "PMU events (the vendor's tables)");
 	list_table_events(ctx, pmus);
-	section_empty_reason(ctx, "none matches, or no table for this CPU: tally doctor says why");
+	table_events_empty(ctx, pmus);
 	if (ctx->json) {
 		json_end_array(&ctx->w);
 		json_array_key(ctx, "raw");
