@@ -290,7 +290,8 @@ static size_t describe(struct model *m, const char *topic, const struct tly_json
 	add_str(&m->descs, "\t");
 	add_field(&m->descs, d[0].p);
 	add_str(&m->descs, "\t");
-	add_field(&m->descs, d[0].len == d[1].len && !memcmp(d[0].p, d[1].p, d[0].len) ? "" : d[1].p);
+	bool same = d[0].len == d[1].len && (!d[0].len || !memcmp(d[0].p, d[1].p, d[0].len));
+	add_field(&m->descs, same ? "" : d[1].p);
 	add_str(&m->descs, "\n");
 	m->failed |= d[0].failed || d[1].failed || base[0].failed || base[1].failed;
 	for (int i = 0; i < 2; i++) {
