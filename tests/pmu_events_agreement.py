@@ -15,14 +15,14 @@ batches, a differing batch again event by event:
     changed those events since 6.1), never skipped silently.
 Usage: pmu_events_agreement.py SOURCE_DIR ENCODE_SPEC PERF61_ARCH_DIR WORK_DIR
 """
-import csv
 import os
 import re
 import subprocess
 import sys
 import time
 
-DEVICES = '/sys/bus/event_source/devices'
+from pmu_events_models import Mount, core_rows, cpuid_for, fixture_for
+
 BATCH = 1000
 # Names tally refuses (the fixtures lack some formats perf's tables use: any, uncore filters) are checked
 # against perf one by one; all of them with TALLY_AGREEMENT_ALL=1 (minutes), else a sample per model.
@@ -31,26 +31,6 @@ REFUSED_SAMPLE = 2
 
 src, encode, perf61, work = sys.argv[1:5]
 fixtures = os.path.join(src, 'tests/fixtures/sysfs')
-
-
-def cpuid_for(rows, index):
-    """A CPU id whose first matching row is rows[index], as perf's strcmp_cpuid_str matches."""
-    regex = rows[index][0]
-    vendor, family = regex.split('-')[0:2]
-    for model in range(256):
-        for step in range(16):
-            cpuid = '%s-%s-%X-%X' % (vendor, family, model, step)
-            first = next((i for i, r in enumerate(rows) if matches(r[0], cpuid)), None)
-            if first == index:
-                return cpuid
-    return None
-
-
-def matches(row, cpuid):
-    full_row = row.count('-') == 3
-    want = cpuid if full_row else cpuid[:cpuid.rfind('-')]
-    m = re.match(row.replace('[[:xdigit:]]', '[0-9A-Fa-f]'), cpuid)
-    return m is not None and len(m.group(0)) == len(want)
 
 
 def perf_attrs(text):
@@ -153,21 +133,12 @@ def compare(cpuid, root, names, tables, split_with=None):
     return differ, len(accepted) + len(refused)
 
 
-def fixture_for(model, vendor, events_file):
-    with open(events_file, encoding='utf-8') as f:
-        hybrid = any('\tcpu_core\t' in line for line in f)
-    if hybrid:
-        return 'hybrid'
-    return 'amd' if vendor == 'AuthenticAMD' else 'intel-server'
-
-
 def main():
     ours = os.path.join(work, 'perf61')
     subprocess.run([sys.executable, os.path.join(src, 'tools/pmu_events/generate.py'), perf61, ours,
                     '--source', 'perf 6.1'], check=True)
-    with open(os.path.join(perf61, 'x86/mapfile.csv'), encoding='utf-8') as f:
-        rows = [r for r in csv.reader(f) if r and not r[0].startswith(('#', 'Family-model')) and r[3] == 'core']
-    bound = None
+    rows = core_rows(perf61)
+    mount = Mount(fixtures)
     total = total_builtin = failed = 0
     seen = set()
     for index, row in enumerate(rows):
@@ -181,13 +152,9 @@ def main():
             print('FAIL %s: no CPU id selects it' % model)
             failed += 1
             continue
-        fixture = fixture_for(model, cpuid.split('-')[0], os.path.join(ours, 'x86', model + '.events'))
+        fixture = fixture_for(cpuid.split('-')[0], os.path.join(ours, 'x86', model + '.events'))
         root = os.path.join(fixtures, fixture)
-        if bound != fixture:
-            if bound:
-                subprocess.run(['umount', DEVICES], check=True)
-            subprocess.run(['mount', '--bind', os.path.join(root, 'bus/event_source/devices'), DEVICES], check=True)
-            bound = fixture
+        mount.show(fixture)
         env = dict(os.environ, PERF_CPUID=cpuid)
         listed = subprocess.run(['perf', 'list', '--raw-dump', 'pmu'], env=env, capture_output=True, text=True, errors='replace').stdout
         names = sorted(set(n for n in listed.split() if '/' not in n))
@@ -202,8 +169,7 @@ def main():
         for name in same:
             print('  FAIL %s: tally with perf 6.1\'s tree differs from perf 6.1' % name)
         failed += len(same)
-    if bound:
-        subprocess.run(['umount', DEVICES], check=True)
+    mount.release()
     print('%d models, %d table events compared%s: %d equal to perf 6.1 with its own tree, %d with the built-in '
           'tables' % (len(seen), total, '' if ALL else ' (refused names sampled)', total - failed, total_builtin))
     return 1 if failed else 0

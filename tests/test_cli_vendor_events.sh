@@ -26,6 +26,21 @@ grep -q '^  unc_m_cas_count.rd$' "$WORK/list" && [ "$(grep -c '^  unc_m_cas_coun
 short=$("$TALLY" list mem_load_retired.l3_miss | grep -A1 '^  mem_load_retired.l3_miss$' | tail -1)
 long=$("$TALLY" list --long-desc mem_load_retired.l3_miss | grep -A1 '^  mem_load_retired.l3_miss$' | tail -1)
 [ -n "$short" ] && [ "$short" != "$long" ] && ok "list --long-desc: the long description" || fail "long-desc: '$short' / '$long'"
+# What perf 6.1's jevents appends (test_pmu_events_descriptions compares every model with perf 6.1), as
+# perf list shows it: blanks between words made one.
+for want in 'mem_load_retired.l3_miss|Retired load instructions missed L3 cache as data sources Supports address when precise (Precise event)' \
+	'inst_retired.prec_dist|Precise instruction retired event with HW to reduce effect of PEBS shadow in IP distribution Spec update: SKL091, SKL044 (Must be precise)' \
+	'unc_m_cas_count.rd|All DRAM Read CAS Commands issued (including underfills). Unit: uncore_imc'; do
+	name=${want%%|*}
+	got=$("$TALLY" list "$name" | grep -A1 "^  $name\$" | tail -1)
+	[ "$got" = "       [${want#*|}]" ] && ok "list: $name's description as perf 6.1's" || fail "description of $name: '$got'"
+done
+"$TALLY" list --json unc_m_cas_count.rd_underfill | python3 -c '
+import json, sys
+e = [e for e in json.load(sys.stdin)["events"] if e["name"] == "unc_m_cas_count.rd_underfill"][0]
+assert e["desc"] == "DRAM Underfill Read CAS Commands issued. Unit: uncore_imc", e
+assert e["long_desc"].startswith("Counts CAS (Column Access Select) underfill") and "Unit:" not in e["long_desc"], e
+' && ok "list --json: an uncore event's desc names its Unit, its long_desc as perf 6.1's" || fail "list --json descriptions"
 dep=$(awk -F'\t' '$4 ~ /D/ && $2 == "" { print $1; exit }' "$TALLY_SOURCE/data/pmu-events/x86/skylakex.events")
 if [ -n "$dep" ]; then
 	! "$TALLY" list "$dep" | grep -q "^  $dep\$" && "$TALLY" list --deprecated "$dep" | grep -q "^  $dep\$" &&
@@ -46,6 +61,28 @@ grep -q 'vendor events *cpu: table skylakex v[0-9.]*, [0-9]* events' "$WORK/doct
 	ok "doctor names the table" || fail "doctor: $(grep vendor "$WORK/doctor")"
 TALLY_CPUID=GenuineIntel-6-FF-0 "$TALLY" doctor 2>&1 | grep -q 'vendor events *cpu: none (no event table for CPU GenuineIntel-6-FF-0' &&
 	ok "doctor says why there is none" || fail "doctor without a table"
+
+# Tables TALLY_PMU_EVENTS names that give this CPU none: a table name is refused with the reason on
+# stderr (nothing on stdout), not encoded by libpfm4 instead; libpfm4's own PMU::EVENT names still work.
+for bad in "/nonexistent/tables|that TALLY_PMU_EVENTS names is missing" "$TALLY_SOURCE/data/pmu-events|no event table for CPU GenuineIntel-6-FF-0"; do
+	TALLY_CPUID=GenuineIntel-6-FF-0 TALLY_PMU_EVENTS=${bad%%|*} "$TALLY" encode mem_load_retired.l3_miss >"$WORK/enc.out" 2>"$WORK/enc.err"
+	st=$?
+	[ $st = 2 ] && [ ! -s "$WORK/enc.out" ] && grep -q "unknown event 'mem_load_retired.l3_miss'.*${bad#*|}" "$WORK/enc.err" &&
+		ok "TALLY_PMU_EVENTS=${bad%%|*} with no table for the CPU: refused, saying why" ||
+		fail "TALLY_PMU_EVENTS=${bad%%|*}: status $st, stdout '$(head -c 300 "$WORK/enc.out")', stderr '$(cat "$WORK/enc.err")'"
+done
+out=$(TALLY_PMU_EVENTS=/nonexistent/tables "$TALLY" list 2>&1 | grep -A1 "^PMU events (the vendor's tables):$" | tail -1)
+[ "$out" = "  (no table for cpu: the event tables' folder /nonexistent/tables that TALLY_PMU_EVENTS names is missing)" ] &&
+	ok "list: the empty vendor section says why" || fail "list with TALLY_PMU_EVENTS unusable: '$out'"
+out=$(TALLY_PMU_EVENTS=/nonexistent/tables "$TALLY" doctor 2>&1 | grep -A1 'vendor events')
+grep -q "libpfm4's names only as PMU::EVENT while it is set" <<<"$out" && grep -q "fix: .*or unset it" <<<"$out" &&
+	ok "doctor: the unusable TALLY_PMU_EVENTS and its fix" || fail "doctor with TALLY_PMU_EVENTS unusable: $out"
+if "$TALLY" list --json | grep -q '"libpfm4": true'; then
+	grep -q "libpfm4 takes no bare name while TALLY_PMU_EVENTS is set" "$WORK/enc.err" && ok "the refusal says libpfm4 is not asked" ||
+		fail "no word of libpfm4: $(cat "$WORK/enc.err")"
+	TALLY_PMU_EVENTS=/nonexistent/tables "$TALLY" encode perf::PERF_COUNT_SW_PAGE_FAULTS >/dev/null 2>&1 &&
+		ok "libpfm4's PMU::EVENT names with TALLY_PMU_EVENTS unusable" || fail "perf::PERF_COUNT_SW_PAGE_FAULTS refused"
+fi
 
 out=$("$TALLY" encode mem_load_retired.l3_mis 2>&1)
 grep -q "did you mean 'mem_load_retired.l3_miss'" <<<"$out" && ok "a hint from the table" || fail "hint: $out"

@@ -219,7 +219,8 @@ static void test_no_table(void)
 	check_refused("unc_cha_clockticks", "no event table for CPU GenuineIntel-6-FF-0");
 	use_tables("GenuineIntel-6-55-4");
 	setenv("TALLY_PMU_EVENTS", "/nonexistent/pmu-events", 1);
-	check_refused("unc_cha_clockticks", "the event tables' folder /nonexistent/pmu-events is missing");
+	check_refused("unc_cha_clockticks",
+	              "the event tables' folder /nonexistent/pmu-events that TALLY_PMU_EVENTS names is missing");
 	char dir[] = "/tmp/tally-pmu-events-XXXXXX", path[4200];
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/x86", dir);
@@ -281,6 +282,109 @@ static void test_perf_tree(void)
 	unsetenv("TALLY_PMU_EVENTS");
 }
 
+/* The description of name in t: its brief and long texts (the long one the brief one when stored empty). */
+static void check_description(const struct tly_pmu_events *t, const char *name, const char *desc, const char *long_desc)
+{
+	struct tly_pmu_events_rec rec;
+	size_t pos = tly_pmu_events_seek(t, name);
+	struct tly_pmu_events_desc d = { 0 };
+	bool found = tly_pmu_events_next(t, &pos, &rec) == 1 && tly_pmu_events_named(&rec, name) &&
+	             tly_pmu_events_describe(t, &rec, &d) == 0;
+	if (!found)
+		fprintf(stderr, "no description of %s\n", name);
+	CHECK(found);
+	CHECK_STR(d.brief, desc);
+	CHECK_STR(d.public_desc[0] ? d.public_desc : d.brief, long_desc);
+	tly_pmu_events_desc_free(&d);
+}
+
+/* A table name when TALLY_PMU_EVENTS gives this CPU no table (its folder missing, or no row for the CPU):
+ * refused with the reason, never encoded by libpfm4 instead (perf has no such fallback), while libpfm4's
+ * own PMU::EVENT names still work; without TALLY_PMU_EVENTS a CPU the tables lack leaves the name to
+ * libpfm4, as before. */
+static void test_chosen_tables_missing(void)
+{
+	use_tables("GenuineIntel-6-55-4");
+	if (tally_have_libpfm()) {
+		/* What the refusal below stands against: libpfm4 encodes the name for this host's CPU. */
+		use_tables("GenuineIntel-6-FF-0");
+		tally_events *events = parse("intel-server", "mem_load_retired.l3_miss");
+		if (!events)
+			fprintf(stderr, "note: this host's libpfm4 does not know mem_load_retired.l3_miss\n");
+		tally_events_free(events);
+		use_tables("GenuineIntel-6-55-4");
+	}
+	setenv("TALLY_PMU_EVENTS", "/nonexistent/pmu-events", 1);
+	CHECK(parse("intel-server", "mem_load_retired.l3_miss") == NULL);
+	CHECK_CONTAINS(tally_last_error(), "unknown event 'mem_load_retired.l3_miss'");
+	CHECK_CONTAINS(tally_last_error(),
+	               "the event tables' folder /nonexistent/pmu-events that TALLY_PMU_EVENTS names is missing");
+	if (tally_have_libpfm())
+		CHECK_CONTAINS(tally_last_error(), "libpfm4 takes no bare name while TALLY_PMU_EVENTS is set");
+	unsetenv("TALLY_PMU_EVENTS");
+	char builtin[4096];
+	snprintf(builtin, sizeof(builtin), "%s", tly_pmu_events_dir());
+	setenv("TALLY_PMU_EVENTS", builtin, 1);
+	setenv("TALLY_CPUID", "GenuineIntel-6-FF-0", 1);
+	CHECK(parse("intel-server", "mem_load_retired.l3_miss") == NULL);
+	CHECK_CONTAINS(tally_last_error(), "no event table for CPU GenuineIntel-6-FF-0");
+	if (tally_have_libpfm()) {
+		tally_events *events = parse("intel-server", "perf::PERF_COUNT_SW_PAGE_FAULTS");
+		CHECK(events != NULL);
+		tally_events_free(events);
+	}
+	unsetenv("TALLY_PMU_EVENTS");
+}
+
+/* A perf-format tree's descriptions as perf 6.1's jevents makes them (generate.py's rules, which
+ * test_pmu_events_descriptions.sh checks against perf 6.1 for every x86 model): one final ".", ". " or
+ * ".  " cut; the address note, the erratum and the precise note appended to both texts; the Unit's PMU
+ * to the brief one; an ArchStdEvent's texts where the event has none; the long text the brief one when
+ * the JSON has none. */
+static void test_perf_tree_descriptions(void)
+{
+	char dir[] = "/tmp/tally-pmu-desc-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	write_file(dir, "x86", NULL);
+	write_file(dir, "x86/mapfile.csv", "GenuineIntel-6-55-[01234],v9,skx,core\n");
+	write_file(dir, "x86/std.json", "[ { \"EventName\": \"STD.EV\", \"EventCode\": \"0x2e\", \"BriefDescription\": "
+	                                "\"Standard.\", \"PublicDescription\": \"Standard, at length.  \" } ]");
+	write_file(dir, "x86/skx", NULL);
+	write_file(dir, "x86/skx/cache.json",
+	           "[\n {\"EventName\": \"A.PEBS\", \"EventCode\": \"0xd1\", \"PEBS\": \"1\", \"Data_LA\": \"1\", "
+	           "\"BriefDescription\": \"Loads.\", \"PublicDescription\": \"Counts loads. \"},\n"
+	           " {\"EventName\": \"B.MUST\", \"EventCode\": \"0xc0\", \"PEBS\": \"2\", \"Errata\": \"SKL091\", "
+	           "\"Data_LA\": \"1\", \"BriefDescription\": \"Retired..\"},\n"
+	           " {\"EventName\": \"C.SAID\", \"EventCode\": \"0xc1\", \"PEBS\": \"1\", "
+	           "\"BriefDescription\": \"Retired (Precise Event)\"},\n"
+	           " {\"EventName\": \"D.UNC\", \"EventCode\": \"0x4\", \"Unit\": \"iMC\", \"BriefDescription\": "
+	           "\"CAS. \", \"PublicDescription\": \"All CAS.\"},\n"
+	           " {\"EventName\": \"E.UNC\", \"EventCode\": \"0x5\", \"Unit\": \"CBO\"},\n"
+	           " {\"EventName\": \"F.STD\", \"ArchStdEvent\": \"std.ev\"},\n"
+	           " {\"EventName\": \"G.STD\", \"ArchStdEvent\": \"std.ev\", \"BriefDescription\": \"Own\"}\n]\n");
+	struct tly_pmu_events *t = NULL;
+	CHECK_INT(tly_pmu_events_convert(dir, "x86", "skx", "v9", &t), 0);
+	if (t) {
+		check_description(t, "a.pebs", "Loads  Supports address when precise (Precise event)",
+		                  "Counts loads  Supports address when precise (Precise event)");
+		check_description(t, "b.must", "Retired.  Supports address when precise.  Spec update: SKL091 (Must be precise)",
+		                  "Retired.  Supports address when precise.  Spec update: SKL091 (Must be precise)");
+		check_description(t, "c.said", "Retired (Precise Event)", "Retired (Precise Event)");
+		check_description(t, "d.unc", "CAS. Unit: uncore_imc", "All CAS");
+		check_description(t, "e.unc", "Unit: uncore_cbox", "Unit: uncore_cbox");
+		check_description(t, "f.std", "Standard", "Standard, at length");
+		check_description(t, "g.std", "Own", "Standard, at length");
+	}
+	tly_pmu_events_close(t);
+	const char *files[] = { "x86/skx/cache.json", "x86/skx", "x86/std.json", "x86/mapfile.csv", "x86", "" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		if (remove(path))
+			CHECK(!"removed");
+	}
+}
+
 /* "did you mean" draws on the table's names. */
 static void test_suggestion(void)
 {
@@ -323,8 +427,10 @@ int main(void)
 		{ "midr_versions", test_midr_versions },
 		{ "read_only_when_needed", test_read_only_when_needed },
 		{ "no_table", test_no_table },
+		{ "chosen_tables_missing", test_chosen_tables_missing },
 		{ "suggestion", test_suggestion },
 		{ "perf_tree", test_perf_tree },
+		{ "perf_tree_descriptions", test_perf_tree_descriptions },
 		{ "metrics", test_metrics },
 		{ NULL, NULL },
 	};

@@ -107,8 +107,9 @@ struct tally_table_event_info {
 	const char *name;      /* lower-case, as perf lists it: "mem_load_retired.l3_miss" */
 	const char *terms;     /* the PMU's format terms: "event=0xd1,umask=0x20" */
 	const char *topic;     /* the upstream file's topic: "cache", "pipeline", "uncore memory" */
-	const char *desc;      /* BriefDescription ("" when none) */
-	const char *long_desc; /* PublicDescription, else the brief one */
+	const char *desc;      /* BriefDescription as perf 6.1 lists it (its jevents' notes appended:
+	                        * ". Unit: uncore_imc", " (Precise event)", "  Spec update: ..."), "" when none */
+	const char *long_desc; /* PublicDescription so (without the Unit), else the brief one */
 	const char *unit;      /* from ScaleUnit, or NULL */
 	double scale;          /* from ScaleUnit, 1.0 when none */
 	const char *counter;   /* Counter: the counters it may use ("0,1,2,3", "Fixed counter 0"), or "" */

@@ -85,12 +85,17 @@ static void unmap_file(struct mapped *m)
 	m->text = NULL;
 }
 
-const char *tly_pmu_events_dir(void)
+bool tly_pmu_events_chosen(void)
 {
 	/* secure_getenv, as for TALLY_SYSFS_ROOT: a set-id program must not read a caller's files. */
 	const char *dir = secure_getenv("TALLY_PMU_EVENTS");
-	if (dir && dir[0])
-		return dir;
+	return dir && dir[0];
+}
+
+const char *tly_pmu_events_dir(void)
+{
+	if (tly_pmu_events_chosen())
+		return secure_getenv("TALLY_PMU_EVENTS");
 	struct stat st;
 	if (tly_sys->stat(TALLY_PMU_EVENTS_DATADIR, &st) == 0 || strcmp(TALLY_PMU_EVENTS_BUILDDIR, "") == 0)
 		return TALLY_PMU_EVENTS_DATADIR;

@@ -54,6 +54,10 @@ struct tly_pmu_events;
  * tree's copy (an uninstalled tally). Never NULL. */
 const char *tly_pmu_events_dir(void);
 
+/* Whether $TALLY_PMU_EVENTS chose the tables (tly_pmu_events_dir is the caller's folder): a bare name
+ * is then the table's or unknown, never libpfm4's (spec_parse.c). */
+bool tly_pmu_events_chosen(void);
+
 /* Opens dir/arch/stem.events (a model of mapfile.csv: model is its stem, version its Version). Returns
  * 0, -ENOENT (recorded: the file is missing), -EBADMSG (recorded: not a table file), -ENOMEM. */
 int tly_pmu_events_open(const char *dir, const char *arch, const char *stem, const char *version,

@@ -152,8 +152,10 @@ static int read_mapfile(const char *dir, const char *arch, char *path, size_t pa
 {
 	struct stat st;
 	if (tly_sys->stat(dir, &st))
-		return tly_error(-ENOENT, "the event tables' folder %s is missing (install tally's data, or set "
-		                 "TALLY_PMU_EVENTS to a folder of them)", dir);
+		return tly_pmu_events_chosen()
+		               ? tly_error(-ENOENT, "the event tables' folder %s that TALLY_PMU_EVENTS names is missing", dir)
+		               : tly_error(-ENOENT, "the event tables' folder %s is missing (install tally's data, or "
+		                           "set TALLY_PMU_EVENTS to a folder of them)", dir);
 	if ((size_t)snprintf(path, path_size, "%s/%s/mapfile.csv", dir, arch) >= path_size)
 		return tly_error(-ENAMETOOLONG, "path too long: %.64s...", dir);
 	int len = tly_sysfs_read(path, text, MAPFILE_MAX, TLY_SYSFS_WHOLE);

@@ -4,7 +4,7 @@
  * tools/pmu_events/generate.py (the two must agree: the built-in tables are that script's output, and
  * test_pmu_events_agreement.sh compares both ways with perf 6.1): perf 6.1's jevents.py terms without
  * period=, ArchStdEvent resolved against the arch's top-level files, lines sorted by (name, PMU) bytewise,
- * the first of equal keys kept, descriptions each stored once.
+ * the first of equal keys kept, descriptions as perf 6.1 lists them (its jevents' notes appended).
  */
 #include "machine/pmu_events.h"
 
@@ -137,12 +137,13 @@ static void add_terms(struct text *b, const struct tly_json_object *e, const str
 		code = v;
 	if (number(field(e, std, "ExtSel"), &v))
 		code |= v << 8;
+	/* As jevents.py's llx writes them: "0", else 0x and hex digits. */
 	if (number(field(e, std, "ConfigCode"), &v))
-		snprintf(num, sizeof(num), "config=0x%llx", v);
+		snprintf(num, sizeof(num), v ? "config=%#llx" : "config=0", v);
 	else if (number(field(e, std, "EventidCode"), &v))
-		snprintf(num, sizeof(num), "eventid=0x%llx", v);
+		snprintf(num, sizeof(num), v ? "eventid=%#llx" : "eventid=0", v);
 	else
-		snprintf(num, sizeof(num), "event=0x%llx", code);
+		snprintf(num, sizeof(num), code ? "event=%#llx" : "event=0", code);
 	add_str(b, num);
 	for (size_t i = 0; i < sizeof(terms) / sizeof(terms[0]); i++) {
 		const char *t = field(e, std, terms[i][0]);
@@ -204,17 +205,99 @@ static bool push(struct row **v, size_t *nr, struct text *line, size_t key_len)
 	return true;
 }
 
-/* The description line's offset in m->descs. (Not shared between events as the converted files share
- * them: a run-time table is one model's, read once.) */
-static size_t describe(struct model *m, const char *topic, const char *brief, const char *public_desc)
+/* A description as perf 6.1's jevents.py fixdesc leaves it: one final ".  ", ". " or "." cut, in turn. */
+static void add_fixdesc(struct text *b, const char *s)
 {
+	static const char *const suffixes[] = { ".  ", ". ", "." };
+	size_t n = s ? strlen(s) : 0;
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t k = strlen(suffixes[i]);
+		if (n >= k && memcmp(s + n - k, suffixes[i], k) == 0)
+			n -= k;
+	}
+	add(b, s ? s : "", n);
+}
+
+static bool ends_with(const struct text *b, const char *suffix)
+{
+	size_t k = strlen(suffix);
+	return b->len >= k && memcmp(b->p + b->len - k, suffix, k) == 0;
+}
+
+/* The brief and long descriptions of one JSON object as perf 6.1's JsonEvent makes them (generate.py's
+ * own_descriptions): with the address and precise notes and the erratum jevents appends, and to the brief
+ * one the PMU of a Unit. */
+static void own_descriptions(const struct tly_json_object *e, struct text *desc, struct text *long_desc)
+{
+	add_fixdesc(desc, tly_json_get(e, "BriefDescription"));
+	add_fixdesc(long_desc, tly_json_get(e, "PublicDescription"));
+	const char *errata = tly_json_get(e, "Errata"), *pebs = tly_json_get(e, "PEBS");
+	struct text extra = { 0 };
+	add(&extra, "", 0);
+	if (tly_json_get(e, "Data_LA"))
+		add_str(&extra, errata ? "  Supports address when precise." : "  Supports address when precise");
+	if (errata) {
+		add_str(&extra, "  Spec update: ");
+		add_str(&extra, errata);
+	}
+	if (pebs && *pebs && desc->len && !strstr(desc->p, "(Precise Event)"))
+		add_str(&extra, strcmp(pebs, "2") == 0 ? " (Must be precise)" : " (Precise event)");
+	if (desc->len)
+		add_str(desc, extra.p);
+	if (long_desc->len)
+		add_str(long_desc, extra.p);
+	free(extra.p);
+	struct text pmu = { 0 };
+	add_unit_pmu(&pmu, tly_json_get(e, "Unit"));
+	if (pmu.len) {
+		if (desc->len && !ends_with(desc, ". "))
+			add_str(desc, ". ");
+		add_str(desc, "Unit: ");
+		add_str(desc, pmu.p);
+	}
+	free(pmu.p);
+	desc->failed |= extra.failed || pmu.failed;
+}
+
+static void rstrip(struct text *b)
+{
+	while (b->len && isspace((unsigned char)b->p[b->len - 1]))
+		b->p[--b->len] = '\0';
+}
+
+/* The description line of e (its ArchStdEvent std filling an empty text, as jevents copies the standard
+ * event's), its offset in m->descs: the texts perf 6.1 lists (the long one the brief one when it has none,
+ * as perf's __perf_pmu__new_alias takes it), stored empty when the same as the brief one. (Not shared
+ * between events as the converted files share them: a run-time table is one model's, read once.) */
+static size_t describe(struct model *m, const char *topic, const struct tly_json_object *e,
+                       const struct tly_json_object *std)
+{
+	struct text d[2] = { 0 }, base[2] = { 0 };
+	own_descriptions(e, &d[0], &d[1]);
+	if (std)
+		own_descriptions(std, &base[0], &base[1]);
+	for (int i = 0; i < 2; i++) {
+		struct text *use = d[i].len ? &d[i] : base[i].len ? &base[i] : i ? &d[0] : &d[i];
+		if (use != &d[i]) {
+			free(d[i].p);
+			d[i] = (struct text){ 0 };
+			add(&d[i], use->p ? use->p : "", use->len);
+		}
+		rstrip(&d[i]);
+	}
 	size_t at = m->descs.len;
 	add_field(&m->descs, topic);
 	add_str(&m->descs, "\t");
-	add_field(&m->descs, brief);
+	add_field(&m->descs, d[0].p);
 	add_str(&m->descs, "\t");
-	add_field(&m->descs, public_desc && brief && strcmp(public_desc, brief) == 0 ? "" : public_desc);
+	bool same = d[0].len == d[1].len && (!d[0].len || !memcmp(d[0].p, d[1].p, d[0].len));
+	add_field(&m->descs, same ? "" : d[1].p);
 	add_str(&m->descs, "\n");
+	m->failed |= d[0].failed || d[1].failed || base[0].failed || base[1].failed;
+	for (int i = 0; i < 2; i++) {
+		free(d[i].p);
+		free(base[i].p);
+	}
 	return at;
 }
 
@@ -240,9 +323,7 @@ static void add_event(struct model *m, const struct tly_json_object *e, const st
 	add_str(&line, "\t");
 	add_field(&line, field(e, std, "Counter"));
 	char offset[32];
-	const char *brief = field(e, std, "BriefDescription");
-	snprintf(offset, sizeof(offset), "\t%zu\n",
-	         describe(m, topic, brief ? brief : "", field(e, std, "PublicDescription")));
+	snprintf(offset, sizeof(offset), "\t%zu\n", describe(m, topic, e, std));
 	add_str(&line, offset);
 	m->failed |= !push(&m->rows, &m->nr_rows, &line, key_len);
 }

@@ -695,9 +695,13 @@ static int unknown_event(struct parser *p, size_t start, size_t len)
 	}
 	const char *why = no_table_reason(p);
 	if (why)
-		return SPEC_ERROR(p, start, len, "unknown event '%.*s'%s%s%s (no vendor event names: %s)", (int)len,
+		return SPEC_ERROR(p, start, len, "unknown event '%.*s'%s%s%s (no vendor event names: %s%s)", (int)len,
 		                  p->spec + start, s.best ? " — did you mean '" : "", s.best ? s.best : "",
-		                  s.best ? "'?" : "", why);
+		                  s.best ? "'?" : "", why,
+		                  tally_have_libpfm() && tly_pmu_events_chosen()
+		                          ? "; libpfm4 takes no bare name while TALLY_PMU_EVENTS is set: unset it, or "
+		                            "write libpfm4's PMU::EVENT"
+		                          : "");
 	if (s.best)
 		return SPEC_ERROR(p, start, len, "unknown event '%.*s' — did you mean '%s'?", (int)len, p->spec + start,
 		                  s.best);
@@ -770,7 +774,9 @@ static int add_named(struct parser *p, size_t start, size_t len, size_t item_len
 	int ret = add_bare_alias(p, start, len, item_len);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	if (tally_have_libpfm()) {
+	/* Tables the caller chose (TALLY_PMU_EVENTS) that give this CPU none are a mistake to report, not a
+	 * gap for libpfm4 to fill with its own encoding: perf, which has no such fallback, refuses the name. */
+	if (tally_have_libpfm() && !(tly_pmu_events_chosen() && no_table_reason(p))) {
 		ret = add_pfm(p, start, len, true);
 		if (ret)
 			return ret < 0 ? ret : 0;

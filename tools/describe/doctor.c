@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <tally/pmu.h>
@@ -100,6 +101,12 @@ static void check_vendor_tables(struct doctor *d)
 		if (tally_pmu_table_get(pmu, &ti) == 0)
 			check(d, CHECK_OK, "vendor events", NULL, "%s: table %s %s, %zu events (%s)", pi.name, ti.model,
 			      ti.version, ti.nr_events, ti.path);
+		else if (getenv("TALLY_PMU_EVENTS") && *getenv("TALLY_PMU_EVENTS"))
+			/* The library then refuses a bare name rather than leave it to libpfm4. */
+			check(d, CHECK_WARN, "vendor events",
+			      "point TALLY_PMU_EVENTS at a folder of tables for this CPU, or unset it for the installed ones",
+			      "%s: none (%s); raw codes and sysfs names still work, libpfm4's names only as "
+			      "PMU::EVENT while it is set", pi.name, tally_last_error());
 		else
 			check(d, CHECK_WARN, "vendor events",
 			      "set TALLY_PMU_EVENTS to a folder converted from a newer perf pmu-events tree "

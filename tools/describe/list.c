@@ -178,6 +178,21 @@ static int by_topic(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
+/* A vendor description as perf's list shows it (util/pmu.c wordwrap, without the wrap): its words, split
+ * at blanks, one space between them; perf 6.1's jevents joins its notes with two ("  Spec update: "). */
+static void description_write(const char *s)
+{
+	for (s += strspn(s, " \t"); *s; s += strspn(s, " \t")) {
+		size_t n = strcspn(s, " \t");
+		char *word = strndup(s, n);
+		if (word)
+			text_escape_write(stdout, word);
+		free(word);
+		s += n;
+		fputs(*s && s[strspn(s, " \t")] ? " " : "", stdout);
+	}
+}
+
 static void table_event(struct list_context *ctx, const char *pmu, const struct tally_table_event_info *e,
                         const char *topic_before)
 {
@@ -206,7 +221,7 @@ static void table_event(struct list_context *ctx, const char *pmu, const struct 
 	fputs("  ", stdout);
 	text_escape_write(stdout, e->name);
 	fputs("\n       [", stdout);
-	text_escape_write(stdout, ctx->long_desc ? e->long_desc : e->desc);
+	description_write(ctx->long_desc ? e->long_desc : e->desc);
 	printf("%s]\n", e->deprecated ? " (deprecated)" : "");
 }
 
@@ -236,6 +251,24 @@ static void list_table_events(struct list_context *ctx, const tally_pmus *pmus)
 			table_event(ctx, pi.name, &v[k], k ? v[k - 1].topic : NULL);
 		free(v);
 	}
+}
+
+/* Why the section is empty: the first core PMU's reason for having no table (the tables' folder missing,
+ * no model for the CPU), else that nothing matches. */
+static void table_events_empty(struct list_context *ctx, const tally_pmus *pmus)
+{
+	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
+		TALLY_OPTS(tally_pmu_info, pi);
+		TALLY_OPTS(tally_pmu_table_info, ti);
+		if (tally_pmu_get_info(tally_pmus_at(pmus, i), &pi) == 0 && pi.is_core &&
+		    tally_pmu_table_get(tally_pmus_at(pmus, i), &ti) != 0) {
+			char why[1024];
+			snprintf(why, sizeof(why), "no table for %s: %s", pi.name, tally_last_error());
+			section_empty_reason(ctx, why);
+			return;
+		}
+	}
+	section_empty_reason(ctx, "none matches");
 }
 
 static void raw_table_events(const tally_pmus *pmus)
@@ -741,7 +774,7 @@ static void list_all(struct list_context *ctx, const tally_pmus *pmus)
 	section_empty_reason(ctx, "none matches");
 	section(ctx, "PMU events (the vendor's tables)");
 	list_table_events(ctx, pmus);
-	section_empty_reason(ctx, "none matches, or no table for this CPU: tally doctor says why");
+	table_events_empty(ctx, pmus);
 	if (ctx->json) {
 		json_end_array(&ctx->w);
 		json_array_key(ctx, "raw");

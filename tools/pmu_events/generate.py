@@ -10,8 +10,9 @@ Output, per arch under OUT/<arch>/:
   <stem>.events     one line per event, sorted by (lower-cased name, PMU), so that a lookup is a binary
                     search over the mapped file: name TAB pmu TAB terms TAB flags TAB scale-unit TAB
                     counter TAB description-offset
-  descriptions      at each offset one line: topic TAB BriefDescription TAB PublicDescription (empty when
-                    the same as the brief one), each line once for all the arch's models
+  descriptions      at each offset one line: topic TAB desc TAB long_desc (empty when the same as the brief
+                    one), each line once for all the arch's models: Brief- and PublicDescription as perf
+                    6.1 lists them (descriptions() below)
   <stem>.metrics    one line per metric, sorted by lower-cased name: MetricName TAB MetricGroup TAB
                     MetricExpr TAB MetricThreshold TAB ScaleUnit TAB MetricConstraint TAB
                     BriefDescription TAB PublicDescription (verbatim)
@@ -70,16 +71,21 @@ def unit_pmu(unit):
     return UNIT_PMU.get(unit, 'uncore_' + unit.lower())
 
 
+def llx(x):
+    """A number as jevents.py writes it into terms: "0", else %#llx's form ("0x11")."""
+    return '0' if x == 0 else hex(x)
+
+
 def terms_of(jd):
     code = int(jd['EventCode'].split(',', 1)[0], 0) if 'EventCode' in jd else 0
     if 'ExtSel' in jd:
         code |= int(jd['ExtSel']) << 8
     if 'ConfigCode' in jd:
-        terms = 'config=%#x' % int(jd['ConfigCode'], 0)
+        terms = 'config=' + llx(int(jd['ConfigCode'], 0))
     elif 'EventidCode' in jd:
-        terms = 'eventid=%#x' % int(jd['EventidCode'], 0)
+        terms = 'eventid=' + llx(int(jd['EventidCode'], 0))
     else:
-        terms = 'event=%#x' % code
+        terms = 'event=' + llx(code)
     for key, term in FIELDS:
         if key in jd and not is_zero(jd[key]):
             terms += ',' + term + jd[key]
@@ -124,6 +130,51 @@ def resolve(jd, std):
     return merged
 
 
+def fixdesc(text):
+    """A description as perf 6.1's jevents.py fixdesc leaves it: one final '.  ', '. ' or '.' cut."""
+    if not text:
+        return ''
+    for suffix in ('.  ', '. ', '.'):
+        text = text[:-len(suffix)] if text.endswith(suffix) else text
+    return text
+
+
+def own_descriptions(jd):
+    """(desc, long_desc) of one JSON object as perf 6.1's JsonEvent makes them: the brief and public texts
+    with what jevents appends (the address and precise notes, the erratum, and to the brief one the PMU
+    of a Unit), before any ArchStdEvent fills what is empty."""
+    desc, long_desc = fixdesc(jd.get('BriefDescription')), fixdesc(jd.get('PublicDescription'))
+    extra = ''
+    if 'Data_LA' in jd:
+        extra += '  Supports address when precise' + ('.' if 'Errata' in jd else '')
+    if 'Errata' in jd:
+        extra += '  Spec update: ' + jd['Errata']
+    precise = jd.get('PEBS')
+    if precise and desc and '(Precise Event)' not in desc:
+        extra += ' (Must be precise)' if precise == '2' else ' (Precise event)'
+    if desc and extra:
+        desc += extra
+    if long_desc and extra:
+        long_desc += extra
+    pmu = unit_pmu(jd.get('Unit'))
+    if pmu:
+        desc = (desc if not desc or desc.endswith('. ') else desc + '. ') + 'Unit: ' + pmu + ' '
+    return desc, long_desc
+
+
+def descriptions(jd, std):
+    """(desc, long_desc) as perf 6.1 lists them: the event's own, else its ArchStdEvent's; the long one
+    the brief one when it has none (perf's __perf_pmu__new_alias); the blank jevents leaves after the
+    Unit cut (perf list does not show it)."""
+    desc, long_desc = own_descriptions(jd)
+    base = std.get(jd['ArchStdEvent'].lower()) if jd.get('ArchStdEvent') else None
+    if base is not None:
+        base_desc, base_long = own_descriptions(base)
+        desc, long_desc = desc or base_desc, long_desc or base_long
+    blank = ' \t\n\r\f\v'  # C's isspace, as pmu_events_tree.c strips
+    return desc.rstrip(blank), (long_desc or desc).rstrip(blank)
+
+
 def model(folder, std):
     events, metrics, counters = [], [], []
     for root, dirs, files in os.walk(folder):
@@ -132,15 +183,15 @@ def model(folder, std):
             if not item.endswith('.json') or item == 'metricgroups.json':
                 continue
             topic = 'metrics' if item.endswith('metrics.json') else item[:-5].replace('-', ' ')
-            for jd in load(os.path.join(root, item)):
-                if 'CountersNumGeneric' in jd:
-                    counters.append(jd)
+            for own in load(os.path.join(root, item)):
+                if 'CountersNumGeneric' in own:
+                    counters.append(own)
                     continue
-                jd = resolve(jd, std)
+                jd = resolve(own, std)
                 if 'MetricName' in jd:
                     metrics.append(jd)
                 if 'EventName' in jd:
-                    events.append((topic, jd))
+                    events.append((topic, jd, descriptions(own, std)))
     return events, metrics, counters
 
 
@@ -173,9 +224,7 @@ def write_counters(out, stem, counters):
 
 def write_model(out, stem, events, metrics, descs):
     rows = []
-    for topic, jd in events:
-        brief = jd.get('BriefDescription', '')
-        public = jd.get('PublicDescription', '')
+    for topic, jd, (brief, public) in events:
         desc = '%s\t%s\t%s\n' % (esc(topic), esc(brief), esc(public if public != brief else ''))
         flags = ('D' if jd.get('Deprecated') == '1' else '') + ('P' if jd.get('PerPkg') == '1' else '') + \
                 ('X' if jd.get('Experimental') == '1' else '')
