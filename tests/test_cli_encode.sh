@@ -195,6 +195,13 @@ else
 	echo "skip: perf cannot run on a fixture mount here"
 fi
 
+# A braced group is kept as written even across PMUs, as perf 6.1 keeps it (the kernel decides): one
+# uncore instance's event (intel-server's single uncore_imc_free_running_0 has dclk) beside cycles is not
+# a family's expansion, which alone is regrouped per instance.
+out=$(TALLY_SYSFS_ROOT=$FIXTURES/intel-server "$TALLY" encode '{cycles,dclk}' 2>&1)
+grep -q '^group 0 (2 events, leader cycles): a {...} group of the spec' <<<"$out" && ! grep -q '^group 1' <<<"$out" &&
+	ok "encode {cycles,dclk}: one group as written" || fail "encode {cycles,dclk}: $out"
+
 # tally(1)'s example is this build's output, and compiles.
 man=$TALLY_SOURCE/docs/man/tally.1
 sed -n '/^\$ cat attrs.c$/,/^\$ cc /p' "$man" | sed '1d;$d' | sed 's/\\-/-/g; s/\\e/\\/g' >"$WORK/man_example.c"
