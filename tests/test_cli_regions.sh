@@ -95,4 +95,9 @@ ls "$TMPDIR"/tally-regions-* >/dev/null 2>&1 && fail "a temporary file is left" 
 TALLY_EVENTS=$'page-faults,\e[31m' TALLY_METRICS=$'\e[32m' "$PROG" 3 >/dev/null 2>"$WORK/esc"
 ! grep -q $'\e' "$WORK/esc" && grep -q 'x1b\[31m' "$WORK/esc" && [ "$(grep -c '^# not counting: ' "$WORK/esc")" = 1 ] &&
 	ok "control bytes from the environment are escaped in the table" || fail "escape: $(cat -v "$WORK/esc")"
+# So are a C1 control (U+009B, a terminal's CSI) and bytes that are no UTF-8; a valid character is kept.
+TALLY_METRICS=$'a\xc2\x9b31mr\xc3\xa9d\xff' "$PROG" 3 >/dev/null 2>"$WORK/esc8"
+! grep -q $'\xc2\x9b' "$WORK/esc8" && ! LC_ALL=C grep -q $'\xff' "$WORK/esc8" &&
+	grep -q $'x9b31mr\xc3\xa9d\\\\xff' "$WORK/esc8" &&
+	ok "C1 controls and bytes that are no UTF-8 are escaped in the table" || fail "escape UTF-8: $(cat -v "$WORK/esc8")"
 finish

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "shared/json_escape.h"
+#include "shared/utf8.h"
 
 #include <tally/rank.h>
 
@@ -35,18 +36,27 @@ static void json_count(FILE *f, long n)
 }
 
 /* Text of the caller's or the environment's (a region's name, TALLY_EVENTS, TALLY_METRICS, a host name) in
- * the table, which a terminal shows: control bytes as \xHH and a backslash as \\, so that no escape
- * sequence reaches the terminal and no line is broken; then spaces up to width columns (bytes counted). */
+ * the table, which a terminal shows: control bytes, C1 controls (U+0080..U+009F: U+009B is a terminal's
+ * CSI) and bytes that are no UTF-8 as \xHH, a backslash as \\, so that no escape sequence reaches the
+ * terminal and no line is broken; then spaces up to width columns (bytes counted). */
 void tly_region_text(FILE *f, const char *s, int width)
 {
 	int n = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			n += fprintf(f, "\\x%02x", *p);
-		else if (*p == '\\')
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+	while (p < end) {
+		uint32_t cp;
+		size_t len = utf8_sequence(p, (size_t)(end - p), &cp);
+		if (len == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+			for (size_t k = 0; k < (len ? len : 1); k++)
+				n += fprintf(f, "\\x%02x", p[k]);
+			p += len ? len : 1;
+		} else if (cp == '\\') {
 			n += fprintf(f, "\\\\");
-		else
-			n += fputc(*p, f) != EOF;
+			p++;
+		} else {
+			n += (int)fwrite(p, 1, len, f);
+			p += len;
+		}
 	}
 	for (; n < width; n++)
 		fputc(' ', f);
