@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The vendors' metrics (tally_vendor_metrics_*): the intel-server fixture with Ice Lake server's table
- * (TALLY_CPUID=GenuineIntel-6-6A-0, the tree's data/pmu-events): selection by name and group in any case,
- * several items adding up, an unknown item; a list split between the table and the catalogue (any case,
- * the list's order, snprintf's short buffer, no table, an empty item refused); the spec's groups (one per metric, merged where one holds
- * another's events, apart with NO_MERGE, loose with NO_GROUP and MetricConstraint NO_GROUP_EVENTS, the tool
- * events outside); the evaluation from constructed values (references, ScaleUnit, thresholds, an event
- * not read, a 0 divisor).
+ * (TALLY_CPUID=GenuineIntel-6-6A-0, the tree's data/pmu-events): selection by name and group in any case, several
+ * items adding up, an unknown item; a list split between the table and the catalogue (any case, the list's order,
+ * snprintf's short buffer, no table, an empty item refused); the spec's groups (one per metric, merged where one
+ * holds another's events, apart with NO_MERGE, loose with NO_GROUP and MetricConstraint NO_GROUP_EVENTS, the tool
+ * events outside); the evaluation from constructed values (references, ScaleUnit, thresholds, an event not read, a
+ * 0 divisor). On arm64, strcmp_cpuid_str compares MIDRs by part and version (perf 6.12).
  */
 #include "harness.h"
 

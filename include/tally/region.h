@@ -11,8 +11,8 @@
  * (an event spec; unset: "cycles,instructions,branches,branch-misses", or
  * "task-clock,page-faults,context-switches" when none of those counts here), TALLY_METRICS (metrics to
  * compute per region, as tally_region_opts.metrics; a list that cannot be used leaves the session not
- * counting, which the output says, and a line on stderr at exit when the output is a file) and TALLY_OUTPUT (a path expanded as tally_path_expand
- * does, tally/rank.h: %p the pid, %h the host name, %r the MPI or Slurm rank, %s the number of ranks, %j the
+ * counting, which the output says, and a line on stderr at exit when the output is a file) and
+ * TALLY_OUTPUT (a path expanded as tally_path_expand does, tally/rank.h: %p the pid, %h the host name, %r the MPI or Slurm rank, %s the number of ranks, %j the
  * job id, %% a %; a name ending in .json is written as JSON (docs/json-schema.json, "regions"), .csv as CSV,
  * anything else as a table; unset: a table on stderr; one that cannot be used at exit, such as %r where no
  * launcher sets a rank, is said in a line on stderr and the table follows there). The results are written

@@ -81,8 +81,8 @@ struct tly_region_rec *tly_region_rec_new(struct tly_region_thread *t);
 int tly_region_metrics_init(tally_region_set *s, const char *list);
 void tly_region_metrics_free(tally_region_set *s);
 
-/* Text of the caller's or the environment's where a terminal may show it: control bytes as \xHH, a backslash
- * as \\, then spaces up to width columns (region_write.c). */
+/* Text of the caller's or the environment's where a terminal may show it: C0 and C1 controls and bytes
+ * that are no UTF-8 as \xHH, a backslash as \\, then spaces up to width columns (region_write.c). */
 void tly_region_text(FILE *f, const char *s, int width);
 
 /* The set's default spec when the caller gives none (documented in tally/region.h). */
