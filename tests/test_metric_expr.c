@@ -4,10 +4,10 @@
  * precedence, its tokens and escapes, the literals from a fixture machine, and the edge cases: division by
  * 0, d_ratio, nested if, a NaN branch, references three deep, a cycle, thresholds.
  */
-#include "core/sys.h"
 #include "harness.h"
 #include "metric/metric_expr.h"
 #include "metric/metric_table.h"
+#include "noted_opens.h"
 
 #include <errno.h>
 #include <math.h>
@@ -284,15 +284,6 @@ static void test_table(void)
 	tly_metric_table_free(t);
 }
 
-static char opened[1 << 16];
-
-static int noting_open(const char *path, int flags)
-{
-	size_t used = strlen(opened);
-	snprintf(opened + used, sizeof(opened) - used, "%s\n", path);
-	return tly_sys_real.open(path, flags);
-}
-
 /* The facts of a fixture, the topology's (every online CPU's package, die and core) read only when a
  * literal asks, once. */
 static void test_facts(void)
@@ -303,20 +294,17 @@ static void test_facts(void)
 	char root[4096];
 	snprintf(root, sizeof(root), "%s/sysfs/intel-server", fixtures);
 	struct tly_metric_facts f;
-	struct tly_sys sys = tly_sys_real;
-	sys.open = noting_open;
-	const struct tly_sys *old = tly_sys_replace(&sys);
-	opened[0] = '\0';
+	const struct tly_sys *old = noting_start();
 	tly_metric_facts_read(root, true, &f);
 	/* the fixture has no smt/active (before 4.19): #smt_on from the siblings' lists, read now */
-	CHECK(strstr(opened, "/topology/physical_package_id") == NULL && strstr(opened, "/topology/die_id") == NULL);
+	CHECK(strstr(noted_opens, "/topology/physical_package_id") == NULL && strstr(noted_opens, "/topology/die_id") == NULL);
 	CHECK(f.num_cpus_online == 8);
 	CHECK(tly_metric_literal(&f, "#num_packages") == 2);
-	CHECK_CONTAINS(opened, "cpu7/topology/physical_package_id");
-	opened[0] = '\0';
+	CHECK_CONTAINS(noted_opens, "cpu7/topology/physical_package_id");
+	noted_opens[0] = '\0';
 	CHECK(tly_metric_literal(&f, "#num_dies") == 2);
 	CHECK(tly_metric_literal(&f, "#NUM_CORES") > 0);
-	CHECK(strstr(opened, "/topology/") == NULL); /* read once */
+	CHECK(strstr(noted_opens, "/topology/") == NULL); /* read once */
 	tly_sys_replace(old);
 	CHECK(f.core_wide == 1);
 	CHECK(isnan(f.slots));

@@ -7,13 +7,13 @@
  * On fixture machines with TALLY_CPUID, and a perf-format tree converted at run time.
  */
 #include "fixture_tree.h"
-#include "core/sys.h"
 #include "harness.h"
 #include "machine/pmu_counters.h"
+#include "noted_opens.h"
+#include "temp_tree.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <tally/counter.h>
 
 #define FIXED(i) (1ULL << (32 + (i)))
@@ -134,27 +134,15 @@ static void braces(void)
 	tally_counter_free(c);
 }
 
-static char opened[1 << 16];
-
-static int noting_open(const char *path, int flags)
-{
-	size_t used = strlen(opened);
-	snprintf(opened + used, sizeof(opened) - used, "%s\n", path);
-	return tly_sys_real.open(path, flags);
-}
-
 /* A spec without a table name (the default events) reads no table for the counts: issue 24's cost rule.
  * Its groups are those of before the tables had counts; the kernel's answers split them. */
 static void no_table_name_no_table(void)
 {
-	struct tly_sys sys = tly_sys_real;
-	sys.open = noting_open;
-	const struct tly_sys *old = tly_sys_replace(&sys);
-	opened[0] = '\0';
+	const struct tly_sys *old = noting_start();
 	tally_counter *c = counter_of("intel-server", "GenuineIntel-6-55-4",
 	                              "task-clock,cycles,instructions,branches,branch-misses,r01c2,r02c2,r04c2,r08c2");
 	tly_sys_replace(old);
-	CHECK(strstr(opened, "pmu-events") == NULL);
+	CHECK(strstr(noted_opens, "pmu-events") == NULL);
 	CHECK_U64(planned(c, 1).counters, 0);
 	tally_counter_free(c);
 }
@@ -180,36 +168,22 @@ static void no_counts_no_change(void)
 	tally_counter_free(c);
 }
 
-static void write_file(const char *dir, const char *name, const char *text)
-{
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (!text) {
-		CHECK_INT(mkdir(path, 0700), 0);
-		return;
-	}
-	FILE *f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 /* A perf-format tree read at run time (TALLY_PMU_EVENTS) takes its counter.json as generate.py does: the
  * Unit "core" is the core PMU, a number may be a JSON number. */
 static void counts_of_a_perf_tree(void)
 {
 	char dir[] = "/tmp/tally-counters-tree-XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
-	write_file(dir, "x86", NULL);
-	write_file(dir, "x86/mapfile.csv", "Family-model,Version,Filename,EventType\nGenuineIntel-6-55-[01234],v9,skx,core\n");
-	write_file(dir, "x86/skx", NULL);
-	write_file(dir, "x86/skx/pipeline.json",
-	           "[ {\"EventName\": \"ONLY.ONE\", \"EventCode\": \"0x48\", \"UMask\": \"0x1\", \"Counter\": \"2\"} ]\n");
-	write_file(dir, "x86/skx/counter.json",
-	           "[ {\"Unit\": \"core\", \"CountersNumFixed\": \"3\", \"CountersNumGeneric\": 2},\n"
-	           "  {\"Unit\": \"iMC\", \"CountersNumFixed\": 1, \"CountersNumGeneric\": \"4\"} ]\n");
+	static const char *const tree[][2] = {
+		{ "x86", NULL },
+		{ "x86/mapfile.csv", "Family-model,Version,Filename,EventType\nGenuineIntel-6-55-[01234],v9,skx,core\n" },
+		{ "x86/skx", NULL },
+		{ "x86/skx/pipeline.json",
+		  "[ {\"EventName\": \"ONLY.ONE\", \"EventCode\": \"0x48\", \"UMask\": \"0x1\", \"Counter\": \"2\"} ]\n" },
+		{ "x86/skx/counter.json", "[ {\"Unit\": \"core\", \"CountersNumFixed\": \"3\", \"CountersNumGeneric\": 2},\n"
+		                          "  {\"Unit\": \"iMC\", \"CountersNumFixed\": 1, \"CountersNumGeneric\": \"4\"} ]\n" },
+		{ NULL, NULL },
+	};
+	tree_make(dir, tree);
 	setenv("TALLY_PMU_EVENTS", dir, 1);
 	tally_counter *c = counter_of("intel-server", "GenuineIntel-6-55-4",
 	                              "only.one,branches,branch-misses,only.one:u,uncore_imc_0/cas_count_read/");
@@ -220,13 +194,7 @@ static void counts_of_a_perf_tree(void)
 	CHECK_INT(planned(c, 4).generic_counters, 0);
 	CHECK_STR(groups(c), "[0,1][2,3][4]");
 	tally_counter_free(c);
-	const char *files[] = { "x86/skx/counter.json", "x86/skx/pipeline.json", "x86/skx", "x86/mapfile.csv", "x86", "" };
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char path[4200];
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-		if (remove(path))
-			CHECK(!"removed");
-	}
+	tree_remove(dir);
 	unsetenv("TALLY_PMU_EVENTS");
 }
 

@@ -7,10 +7,11 @@
  * table (no model, corrupt file, missing folder), each with its own message while other specs still work.
  * The encodings are perf 6.1's (test_pmu_events_agreement.sh checks every model against perf itself).
  */
-#include "core/sys.h"
 #include "fixture_tree.h"
 #include "harness.h"
 #include "machine/pmu_events.h"
+#include "noted_opens.h"
+#include "temp_tree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,16 +26,6 @@ static char fixture[4096];
 static const char *machine(const char *name)
 {
 	return fixture_sysfs(fixture, sizeof(fixture), name);
-}
-
-/* Paths opened since the last reset, one per line. */
-static char opened[1 << 16];
-
-static int noting_open(const char *path, int flags)
-{
-	size_t used = strlen(opened);
-	snprintf(opened + used, sizeof(opened) - used, "%s\n", path);
-	return tly_sys_real.open(path, flags);
 }
 
 /* Parses spec on the fixture; returns the events (NULL when refused, the message in tally_last_error). */
@@ -70,23 +61,6 @@ static void check_one(const char *fixture_name, const char *spec, uint32_t type,
 		CHECK_U64(attr->config1, config1);
 	}
 	tally_events_free(events);
-}
-
-/* Writes text to dir/name; a NULL text makes dir/name a folder. */
-static void write_file(const char *dir, const char *name, const char *text)
-{
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (!text) {
-		CHECK(mkdir(path, 0700) == 0);
-		return;
-	}
-	FILE *f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
 }
 
 static void use_tables(const char *cpuid)
@@ -189,15 +163,12 @@ static void test_midr_versions(void)
 static void test_read_only_when_needed(void)
 {
 	use_tables("GenuineIntel-6-55-4");
-	struct tly_sys sys = tly_sys_real;
-	sys.open = noting_open;
-	const struct tly_sys *old = tly_sys_replace(&sys);
-	opened[0] = '\0';
+	const struct tly_sys *old = noting_start();
 	tally_events_free(parse("intel-server", "task-clock,cpu/event=0xd1,umask=0x20/,msr/tsc/"));
-	CHECK(strstr(opened, "pmu-events") == NULL && strstr(opened, "mapfile") == NULL);
-	opened[0] = '\0';
+	CHECK(strstr(noted_opens, "pmu-events") == NULL && strstr(noted_opens, "mapfile") == NULL);
+	noted_opens[0] = '\0';
 	tally_events_free(parse("intel-server", "mem_load_retired.l3_miss"));
-	CHECK_CONTAINS(opened, "x86/skylakex.events");
+	CHECK_CONTAINS(noted_opens, "x86/skylakex.events");
 	tly_sys_replace(old);
 }
 
@@ -221,29 +192,16 @@ static void test_no_table(void)
 	setenv("TALLY_PMU_EVENTS", "/nonexistent/pmu-events", 1);
 	check_refused("unc_cha_clockticks",
 	              "the event tables' folder /nonexistent/pmu-events that TALLY_PMU_EVENTS names is missing");
-	char dir[] = "/tmp/tally-pmu-events-XXXXXX", path[4200];
-	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/x86", dir);
-	mkdir(path, 0700);
-	write_file(dir, "MANIFEST", "# a converted folder\n");
-	snprintf(path, sizeof(path), "%s/x86/mapfile.csv", dir);
-	FILE *f = fopen(path, "w");
-	fputs("GenuineIntel-6-55-[01234],v1,skylakex,core\n", f);
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/x86/skylakex.events", dir);
-	f = fopen(path, "w");
-	fputs("this is not a table\n", f);
-	fclose(f);
+	char dir[] = "/tmp/tally-pmu-events-XXXXXX";
+	static const char *const corrupt[][2] = {
+		{ "x86", NULL }, { "MANIFEST", "# a converted folder\n" },
+		{ "x86/mapfile.csv", "GenuineIntel-6-55-[01234],v1,skylakex,core\n" },
+		{ "x86/skylakex.events", "this is not a table\n" }, { NULL, NULL },
+	};
+	tree_make(dir, corrupt);
 	setenv("TALLY_PMU_EVENTS", dir, 1);
 	check_refused("unc_cha_clockticks", "skylakex.events is corrupt at byte 0");
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/x86/mapfile.csv", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/MANIFEST", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/x86", dir);
-	rmdir(path);
-	rmdir(dir);
+	tree_remove(dir);
 	unsetenv("TALLY_PMU_EVENTS");
 }
 
@@ -253,34 +211,31 @@ static void test_no_table(void)
 static void test_perf_tree(void)
 {
 	char dir[] = "/tmp/tally-pmu-tree-XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
-	write_file(dir, "x86", NULL);
-	/* A row whose regex does not compile matches nothing (the next row is the CPU's), as regcomp fails. */
-	write_file(dir, "x86/mapfile.csv", "Family-model,Version,Filename,EventType\nGenuineIntel-6-(55,v1,bad,core\n"
-	                                   "GenuineIntel-6-55-[01234],v9,skx,core\n");
-	write_file(dir, "x86/std.json", "[ { \"EventName\": \"STD.EV\", \"EventCode\": \"0x2e\", \"UMask\": \"0x41\" } ]");
-	write_file(dir, "x86/skx", NULL);
-	write_file(dir, "x86/skx/cache.json",
+	static const char *const tree[][2] = {
+		{ "x86", NULL },
+		/* A row whose regex does not compile matches nothing (the next row is the CPU's), as regcomp fails. */
+		{ "x86/mapfile.csv", "Family-model,Version,Filename,EventType\nGenuineIntel-6-(55,v1,bad,core\n"
+		                     "GenuineIntel-6-55-[01234],v9,skx,core\n" },
+		{ "x86/std.json", "[ { \"EventName\": \"STD.EV\", \"EventCode\": \"0x2e\", \"UMask\": \"0x41\" } ]" },
+		{ "x86/skx", NULL },
+		{ "x86/skx/cache.json",
 	           "[\n {\"EventName\": \"OFF.X\", \"EventCode\": \"0xB7, 0xBB\", \"UMask\": \"0x1\", \"MSRIndex\": "
 	           "\"0x1a6,0x1a7\", \"MSRValue\": \"0x3FBC000001\", \"CounterMask\": \"0\", \"BriefDescription\": "
 	           "\"a \\\"quoted\\\" \\u00e9\"},\n {\"EventName\": \"my.std\", \"ArchStdEvent\": \"std.ev\", \"UMask\": \"0x9\"},\n"
 	           /* A name written with a \u escape (U+002E '.') is the name it spells. */
-	           " {\"EventName\": \"ESC\\u002eEV\", \"EventCode\": \"0x3c\", \"UMask\": \"0x2\"}\n]\n");
+	           " {\"EventName\": \"ESC\\u002eEV\", \"EventCode\": \"0x3c\", \"UMask\": \"0x2\"}\n]\n" },
+		{ NULL, NULL },
+	};
+	tree_make(dir, tree);
 	setenv("TALLY_PMU_EVENTS", dir, 1);
 	setenv("TALLY_CPUID", "GenuineIntel-6-55-4", 1);
 	check_one("intel-server", "off.x", 4, 0x1b7, 0x3fbc000001);
 	check_one("intel-server", "cpu/MY.STD/", 4, 0x412e, 0);
 	check_one("intel-server", "esc.ev", 4, 0x23c, 0);
-	write_file(dir, "x86/skx/cache.json", "[ { \"EventName\": \"OFF.X\" ");
+	tree_write(dir, "x86/skx/cache.json", "[ { \"EventName\": \"OFF.X\" ");
 	CHECK(parse("intel-server", "off.x") == NULL);
 	CHECK_CONTAINS(tally_last_error(), "cache.json is not pmu-events JSON (malformed at byte");
-	const char *files[] = { "x86/skx/cache.json", "x86/skx", "x86/std.json", "x86/mapfile.csv", "x86", "" };
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char path[4200];
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-		if (remove(path))
-			CHECK(!"removed");
-	}
+	tree_remove(dir);
 	unsetenv("TALLY_PMU_EVENTS");
 }
 
@@ -346,13 +301,13 @@ static void test_chosen_tables_missing(void)
 static void test_perf_tree_descriptions(void)
 {
 	char dir[] = "/tmp/tally-pmu-desc-XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
-	write_file(dir, "x86", NULL);
-	write_file(dir, "x86/mapfile.csv", "GenuineIntel-6-55-[01234],v9,skx,core\n");
-	write_file(dir, "x86/std.json", "[ { \"EventName\": \"STD.EV\", \"EventCode\": \"0x2e\", \"BriefDescription\": "
-	                                "\"Standard.\", \"PublicDescription\": \"Standard, at length.  \" } ]");
-	write_file(dir, "x86/skx", NULL);
-	write_file(dir, "x86/skx/cache.json",
+	static const char *const tree[][2] = {
+		{ "x86", NULL },
+		{ "x86/mapfile.csv", "GenuineIntel-6-55-[01234],v9,skx,core\n" },
+		{ "x86/std.json", "[ { \"EventName\": \"STD.EV\", \"EventCode\": \"0x2e\", \"BriefDescription\": "
+	                  "\"Standard.\", \"PublicDescription\": \"Standard, at length.  \" } ]" },
+		{ "x86/skx", NULL },
+		{ "x86/skx/cache.json",
 	           "[\n {\"EventName\": \"A.PEBS\", \"EventCode\": \"0xd1\", \"PEBS\": \"1\", \"Data_LA\": \"1\", "
 	           "\"BriefDescription\": \"Loads.\", \"PublicDescription\": \"Counts loads. \"},\n"
 	           " {\"EventName\": \"B.MUST\", \"EventCode\": \"0xc0\", \"PEBS\": \"2\", \"Errata\": \"SKL091\", "
@@ -363,7 +318,10 @@ static void test_perf_tree_descriptions(void)
 	           "\"CAS. \", \"PublicDescription\": \"All CAS.\"},\n"
 	           " {\"EventName\": \"E.UNC\", \"EventCode\": \"0x5\", \"Unit\": \"CBO\"},\n"
 	           " {\"EventName\": \"F.STD\", \"ArchStdEvent\": \"std.ev\"},\n"
-	           " {\"EventName\": \"G.STD\", \"ArchStdEvent\": \"std.ev\", \"BriefDescription\": \"Own\"}\n]\n");
+	           " {\"EventName\": \"G.STD\", \"ArchStdEvent\": \"std.ev\", \"BriefDescription\": \"Own\"}\n]\n" },
+		{ NULL, NULL },
+	};
+	tree_make(dir, tree);
 	struct tly_pmu_events *t = NULL;
 	CHECK_INT(tly_pmu_events_convert(dir, "x86", "skx", "v9", &t), 0);
 	if (t) {
@@ -378,13 +336,7 @@ static void test_perf_tree_descriptions(void)
 		check_description(t, "g.std", "Own", "Standard, at length");
 	}
 	tly_pmu_events_close(t);
-	const char *files[] = { "x86/skx/cache.json", "x86/skx", "x86/std.json", "x86/mapfile.csv", "x86", "" };
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char path[4200];
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-		if (remove(path))
-			CHECK(!"removed");
-	}
+	tree_remove(dir);
 }
 
 /* "did you mean" draws on the table's names. */

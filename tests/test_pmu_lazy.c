@@ -5,10 +5,10 @@
  * machines. That it
  * is invisible (same listings, same encodings) is what test_pmu, test_parse and test_perf_agreement check.
  */
-#include "core/sys.h"
 #include "fixture_tree.h"
 #include "harness.h"
 #include "machine/pmu.h"
+#include "noted_opens.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,53 +17,21 @@
 #include <tally/events.h>
 #include <tally/pmu.h>
 
-/* Every path opened or listed since the last reset, one per line. */
-static char opened[1 << 16];
-
-static void note(const char *path)
-{
-	size_t used = strlen(opened);
-	snprintf(opened + used, sizeof(opened) - used, "%s\n", path);
-}
-
-static int noting_open(const char *path, int flags)
-{
-	note(path);
-	return tly_sys_real.open(path, flags);
-}
-
-static DIR *noting_opendir(const char *path)
-{
-	note(path);
-	return tly_sys_real.opendir(path);
-}
-
-/* How many lines of opened name a file or directory under devices/<pmu>/<sub>. */
+/* How many lines of noted_opens name a file or directory under devices/<pmu>/<sub>. */
 static int touched(const char *pmu, const char *sub)
 {
 	char needle[128];
 	snprintf(needle, sizeof(needle), "/devices/%s/%s", pmu, sub);
 	int n = 0;
-	for (const char *p = opened; (p = strstr(p, needle)); p++)
+	for (const char *p = noted_opens; (p = strstr(p, needle)); p++)
 		n++;
 	return n;
-}
-
-/* Puts the noting table in force with nothing noted yet; returns the table to put back. */
-static const struct tly_sys *start_noting(void)
-{
-	static struct tly_sys table;
-	table = tly_sys_real;
-	table.open = noting_open;
-	table.opendir = noting_opendir;
-	opened[0] = '\0';
-	return tly_sys_replace(&table);
 }
 
 /* Loads the fixture machine and parses spec with the noting table in force; the parse's status. */
 static int parse_noting(const char *machine, const char *spec)
 {
-	const struct tly_sys *previous = start_noting();
+	const struct tly_sys *previous = noting_start();
 	char root[4096];
 	TALLY_OPTS(tally_pmus_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), machine));
 	tally_pmus *pmus;
@@ -99,7 +67,7 @@ static void software_event_reads_no_pmu_details(void)
 /* Makes a counter of spec on the fixture machine with the noting table in force; its status. */
 static int counter_noting(const char *machine, const char *spec)
 {
-	const struct tly_sys *previous = start_noting();
+	const struct tly_sys *previous = noting_start();
 	char root[4096];
 	TALLY_OPTS(tally_counter_opts, opts, .sysfs_root = fixture_sysfs(root, sizeof(root), machine));
 	tally_counter *c = NULL;
@@ -113,7 +81,7 @@ static int counter_noting(const char *machine, const char *spec)
 static int listings(void)
 {
 	int n = 0;
-	for (const char *p = opened; (p = strstr(p, "/bus/event_source/devices\n")); p++)
+	for (const char *p = noted_opens; (p = strstr(p, "/bus/event_source/devices\n")); p++)
 		n++;
 	return n;
 }
@@ -136,7 +104,7 @@ static void counter_of_software_events_reads_no_sysfs(void)
 
 static DIR *refusing_opendir(const char *path)
 {
-	note(path);
+	noted_open_add(path);
 	errno = EACCES;
 	return NULL;
 }
@@ -149,7 +117,7 @@ static void counter_lists_pmus_when_a_spec_needs_them(void)
 	CHECK_INT(listings(), 1);
 	CHECK_INT(touched("cpu", "type"), 1);
 
-	const struct tly_sys *previous = start_noting();
+	const struct tly_sys *previous = noting_start();
 	struct tly_sys refusing = *tly_sys;
 	refusing.opendir = refusing_opendir;
 	tly_sys_replace(&refusing);
@@ -212,10 +180,10 @@ static void details_read_once(void)
 	const tally_pmu *cpu = tally_pmus_find(pmus, "cpu");
 	struct tally_alias_info first = { .sz = sizeof(first) }, again = { .sz = sizeof(again) };
 	CHECK_INT(tally_pmu_alias_at(cpu, 0, &first), 0);
-	const struct tly_sys *previous = start_noting();
+	const struct tly_sys *previous = noting_start();
 	CHECK_INT(tally_pmu_alias_at(cpu, 0, &again), 0);
 	tly_sys_replace(previous);
-	CHECK_STR(opened, "");
+	CHECK_STR(noted_opens, "");
 	CHECK(first.name == again.name);
 	tally_pmus_free(pmus);
 }
