@@ -13,18 +13,16 @@ set -uo pipefail
 source "$(dirname "$0")/cli_helpers/common.sh"
 : "${TALLY_SOURCE:?}"
 source "$(dirname "$0")/cli_helpers/kernel_tree.sh"
-TREE=${TALLY_KERNEL_61:-$(kernel_tree 6.1)}
 FAKE=$TALLY_BUILD/tests/libfake_pmu.so
 FIXTURES=${TALLY_FIXTURES:-$TALLY_SOURCE/tests/fixtures}/sysfs
 [ -f "$FAKE" ] || { echo "SKIP: $FAKE not built"; exit 77; }
-command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
+[ -n "${TALLY_KERNEL_61:-}" ] && PERF61_PMU_EVENTS=${PERF61_PMU_EVENTS:-$TALLY_KERNEL_61/tools/perf/pmu-events/arch}
+perf61_oracle
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-[ -d "$TREE/tools/perf/pmu-events/arch" ] || { echo "SKIP: no perf 6.1 source tree (linux-source-6.1 extracted, or TALLY_KERNEL_61)"; exit 77; }
-unshare -m true 2>/dev/null || { echo "SKIP: cannot make a mount namespace here (perf's fixture mount)"; exit 77; }
 # clang links its sanitizer runtimes statically (no libasan for ldd to show): the runtime's own symbols tell.
 { ldd "$TALLY" 2>/dev/null | grep -q 'libasan\|libtsan' || grep -qa '__asan_init\|__tsan_init' "$TALLY"; } &&
 	{ echo "SKIP: tally is built with a sanitizer"; exit 77; }
-TABLES=$TREE/tools/perf/pmu-events/arch
+TABLES=$PERF61_TREE
 
 PORTS="tma_ports_utilization tma_ports_utilized_0"
 # fixture, PERF_CPUID, the metrics known to differ

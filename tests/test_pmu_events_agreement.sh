@@ -9,19 +9,11 @@ set -u
 build=${TALLY_BUILD:-build}
 source=${TALLY_SOURCE:-$(dirname "$0")/..}
 source "$source/tests/cli_helpers/kernel_tree.sh"
-tree=${PERF61_PMU_EVENTS:-$(kernel_tree 6.1)/tools/perf/pmu-events/arch}
-[ -f "$tree/x86/mapfile.csv" ] || tree=
-command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
-case "$(perf --version 2>/dev/null)" in
-*" 6.1."*) ;;
-*) echo "SKIP: the oracle is perf 6.1, this is $(perf --version 2>&1)"; exit 77 ;;
-esac
-[ -n "$tree" ] || { echo "SKIP: no perf 6.1 pmu-events tree (install linux-source-6.1 and extract tools/perf/pmu-events, or set PERF61_PMU_EVENTS)"; exit 77; }
+perf61_oracle
 # Not under a sanitizer build (check-asan): 18,000 encodings of perf and tally take past the test's time
 # there, and what the sanitizers look for in the table readers test_pmu_events and fuzz_pmu_events check.
 grep -qa '__asan_init\|__tsan_init' "$build/tests/encode_spec" &&
 	{ echo "SKIP: a sanitizer build (the readers' memory checks: test_pmu_events, fuzz_pmu_events)"; exit 77; }
-[ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null || { echo "SKIP: needs root and unshare -m to show perf a fixture"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-unshare -m python3 "$source/tests/pmu_events_agreement.py" "$source" "$build/tests/encode_spec" "$tree" "$work"
+unshare -m python3 "$source/tests/pmu_events_agreement.py" "$source" "$build/tests/encode_spec" "$PERF61_TREE" "$work"

@@ -10,14 +10,6 @@ set -u
 source "$(dirname "$0")/cli_helpers/common.sh"
 source=${TALLY_SOURCE:-$(dirname "$0")/..}
 source "$source/tests/cli_helpers/kernel_tree.sh"
-tree=${PERF61_PMU_EVENTS:-$(kernel_tree 6.1)/tools/perf/pmu-events/arch}
-[ -f "$tree/x86/mapfile.csv" ] || tree=
-command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
-case "$(perf --version 2>/dev/null)" in
-*" 6.1."*) ;;
-*) echo "SKIP: the oracle is perf 6.1, this is $(perf --version 2>&1)"; exit 77 ;;
-esac
-[ -n "$tree" ] || { echo "SKIP: no perf 6.1 pmu-events tree (install linux-source-6.1 and extract tools/perf/pmu-events, or set PERF61_PMU_EVENTS)"; exit 77; }
+perf61_oracle
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-[ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null || { echo "SKIP: needs root and unshare -m to show perf a fixture"; exit 77; }
-unshare -m python3 "$source/tests/pmu_events_descriptions.py" "$TALLY" "$tree" "$source" "$WORK"
+unshare -m python3 "$source/tests/pmu_events_descriptions.py" "$TALLY" "$PERF61_TREE" "$source" "$WORK"

@@ -10,3 +10,21 @@ kernel_tree() {
 	done
 	return 1
 }
+
+# perf61_oracle sets PERF61_TREE to perf 6.1's pmu-events arch folder ($PERF61_PMU_EVENTS, else the
+# extracted linux-source-6.1's), or exits 77 saying what is missing: perf 6.1 itself, that tree, or root
+# with `unshare -m` (perf sees a fixture sysfs tree through a bind mount): the oracle's tests start so.
+perf61_oracle() {
+	PERF61_TREE=${PERF61_PMU_EVENTS:-$(kernel_tree 6.1)/tools/perf/pmu-events/arch}
+	command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
+	case "$(perf --version 2>/dev/null)" in
+	*" 6.1."*) ;;
+	*) echo "SKIP: the oracle is perf 6.1, this is $(perf --version 2>&1)"; exit 77 ;;
+	esac
+	[ -f "$PERF61_TREE/x86/mapfile.csv" ] || {
+		echo "SKIP: no perf 6.1 pmu-events tree (install linux-source-6.1 and extract tools/perf/pmu-events, or set PERF61_PMU_EVENTS)"
+		exit 77
+	}
+	[ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null ||
+		{ echo "SKIP: needs root and unshare -m to show perf a fixture"; exit 77; }
+}
