@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from pmu_events_models import Mount, core_rows, cpuid_for, fixture_for
+from pmu_events_models import Mount, core_rows, models
 
 BATCH = 1000
 # Names tally refuses (the fixtures lack some formats perf's tables use: any, uncore filters) are checked
@@ -140,19 +140,13 @@ def main():
     rows = core_rows(perf61)
     mount = Mount(fixtures)
     total = total_builtin = failed = 0
-    seen = set()
-    for index, row in enumerate(rows):
-        model = row[2].replace('/', '-')
-        if model in seen:
-            continue
-        seen.add(model)
+    each = list(models(rows, ours))
+    for model, cpuid, fixture in each:
         start = time.monotonic()
-        cpuid = cpuid_for(rows, index)
         if not cpuid:
             print('FAIL %s: no CPU id selects it' % model)
             failed += 1
             continue
-        fixture = fixture_for(cpuid.split('-')[0], os.path.join(ours, 'x86', model + '.events'))
         root = os.path.join(fixtures, fixture)
         mount.show(fixture)
         env = dict(os.environ, PERF_CPUID=cpuid)
@@ -171,7 +165,7 @@ def main():
         failed += len(same)
     mount.release()
     print('%d models, %d table events compared%s: %d equal to perf 6.1 with its own tree, %d with the built-in '
-          'tables' % (len(seen), total, '' if ALL else ' (refused names sampled)', total - failed, total_builtin))
+          'tables' % (len(each), total, '' if ALL else ' (refused names sampled)', total - failed, total_builtin))
     return 1 if failed else 0
 
 

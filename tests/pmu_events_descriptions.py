@@ -19,15 +19,10 @@ import re
 import subprocess
 import sys
 
-from pmu_events_models import Mount, core_rows, cpuid_for, fixture_for
+from pmu_events_models import Mount, core_rows, family, models, tally_listing
 
 tally, perf61, src, work = sys.argv[1:5]
 fixtures = os.path.join(src, 'tests/fixtures/sysfs')
-
-
-def family(pmu):
-    """uncore_imc_0 -> uncore_imc: perf shows a family's event once, under its first instance."""
-    return re.sub(r'_[0-9]+$', '', pmu)
 
 
 def words(text):
@@ -59,16 +54,9 @@ def perf_listing(cpuid, long_desc):
     return listing
 
 
-def tally_listing(cpuid, root, tables):
-    env = dict(os.environ, TALLY_CPUID=cpuid, TALLY_SYSFS_ROOT=root)
-    env.pop('TALLY_PMU_EVENTS', None)
-    if tables:
-        env['TALLY_PMU_EVENTS'] = tables
-    p = subprocess.run([tally, 'list', '--json', '--deprecated'], env=env, capture_output=True, text=True)
-    if p.returncode:
-        raise SystemExit('tally list failed for %s: %s' % (cpuid, p.stderr))
-    events = [e for e in json.loads(p.stdout)['events'] if e['kind'] == 'vendor']
-    return {(e['name'], family(e['pmu'])): (words(e['desc']), words(e['long_desc'])) for e in events}
+def described(listing):
+    """tally's listing as {(name, PMU family): (description, long description)}, in perf's words."""
+    return {k: (words(e['desc']), words(e['long_desc'])) for k, e in listing.items()}
 
 
 def compare(perf, ours):
@@ -90,25 +78,20 @@ def main():
                     '--source', 'perf 6.1'], check=True, stdout=subprocess.DEVNULL)
     rows = core_rows(perf61)
     mount = Mount(fixtures)
-    seen, failed = set(), 0
+    failed = 0
     totals = {'events': 0, 'descriptions': 0, 'same': 0, 'builtin_same': 0, 'builtin_compared': 0}
-    for index, row in enumerate(rows):
-        model = row[2].replace('/', '-')
-        if model in seen:
-            continue
-        seen.add(model)
-        cpuid = cpuid_for(rows, index)
+    each = list(models(rows, ours))
+    for model, cpuid, fixture in each:
         if not cpuid:
             print('FAIL %s: no CPU id selects it' % model)
             failed += 1
             continue
-        fixture = fixture_for(cpuid.split('-')[0], os.path.join(ours, 'x86', model + '.events'))
         mount.show(fixture)
         short, long = perf_listing(cpuid, False), perf_listing(cpuid, True)
         perf = {k: (short[k], long.get(k)) for k in short}
         root = os.path.join(fixtures, fixture)
-        n, differ, shown = compare(perf, tally_listing(cpuid, root, perf61))
-        _, builtin_differ, _ = compare(perf, tally_listing(cpuid, root, None))
+        n, differ, shown = compare(perf, described(tally_listing(tally, cpuid, root, perf61)))
+        _, builtin_differ, _ = compare(perf, described(tally_listing(tally, cpuid, root, None)))
         totals['events'] += n
         totals['descriptions'] += 2 * n
         totals['same'] += 2 * n - differ
@@ -124,7 +107,7 @@ def main():
         failed += differ
     mount.release()
     print('%d models, %d events, %d descriptions (brief and long) compared: %d equal to perf 6.1 with its own '
-          'tree, %d of %d with the built-in tables' % (len(seen), totals['events'], totals['descriptions'],
+          'tree, %d of %d with the built-in tables' % (len(each), totals['events'], totals['descriptions'],
                                                         totals['same'], totals['builtin_same'],
                                                         totals['builtin_compared']))
     return 1 if failed else 0

@@ -24,7 +24,7 @@ import re
 import subprocess
 import sys
 
-from pmu_events_models import core_rows, cpuid_for
+from pmu_events_models import core_rows, cpuid_for, family, tally_listing
 
 tally, encode, perf61, perf612, src, work, cc = sys.argv[1:8]
 fixtures = os.path.join(src, 'tests/fixtures/sysfs')
@@ -119,23 +119,6 @@ def perf_text(text):
     return text.replace('\r', '').rstrip()
 
 
-def family(pmu):
-    """uncore_imc_0 -> uncore_imc: tally lists a family's events once, under its first instance."""
-    return re.sub(r'_[0-9]+$', '', pmu)
-
-
-def tally_listing(cpuid, fixture, tables):
-    """{(name, PMU family): tally list --json's entry} on the fixture."""
-    env = dict(os.environ, TALLY_CPUID=cpuid, TALLY_SYSFS_ROOT=fixture)
-    env.pop('TALLY_PMU_EVENTS', None)
-    if tables:
-        env['TALLY_PMU_EVENTS'] = tables
-    p = subprocess.run([tally, 'list', '--json', '--deprecated'], env=env, capture_output=True, text=True)
-    if p.returncode:
-        raise SystemExit('tally list failed for %s: %s' % (cpuid, p.stderr))
-    return {(e['name'], family(e['pmu'])): e for e in json.loads(p.stdout)['events'] if e['kind'] == 'vendor'}
-
-
 def tally_configs(cpuid, names, tables):
     """{name: (type, config)} as tally encodes them on the fixture."""
     env = dict(os.environ, TALLY_CPUID=cpuid)
@@ -176,7 +159,7 @@ def compare_model(label, cpuid, fixture, events, core_pmu, core_type=None):
     tables: (events compared, failures, equal with the built-in tables). Compared: the events of the
     PMUs the fixture has (core_pmu for those of no Unit); with core_type (arm64) each core event's
     config too."""
-    ours = tally_listing(cpuid, fixture, perf61)
+    ours = tally_listing(tally, cpuid, fixture, perf61)
     here = {k[1] for k in ours} | {core_pmu}
     keyed = {(name, pmu or core_pmu): v for (name, pmu), v in events.items()}
     compared = {k: v for k, v in keyed.items() if k[1] in here}
@@ -192,7 +175,7 @@ def compare_model(label, cpuid, fixture, events, core_pmu, core_type=None):
         elif core_type is not None and key[1] == core_pmu and (
                 event_config(want) is None or configs.get(key[0]) != (core_type, event_config(want))):
             bad.append('%s: encoded %s, its terms %s' % (key[0], configs.get(key[0]), want))
-    builtin = tally_listing(cpuid, fixture, None)
+    builtin = tally_listing(tally, cpuid, fixture, None)
     equal = sum(1 for k, v in compared.items() if k in builtin and same(builtin[k], v))
     print('%-16s %-22s %5d events, %5d on the fixture\'s PMUs: perf 6.1 tree %d differ; built-in tables %d differ' %
           (label, cpuid, len(events), len(compared), len(bad), len(compared) - equal))

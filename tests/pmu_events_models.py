@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 """The x86 models of a perf pmu-events tree as the perf 6.1 comparisons take them (imported by
-pmu_events_agreement.py and pmu_events_descriptions.py; not a test itself): the mapfile's core rows, a CPU
-id that selects each model as perf's strcmp_cpuid_str matches, the fixture sysfs tree of its kind, and
-the bind mount that shows perf a fixture's PMUs (the caller runs inside `unshare -m`)."""
+pmu_events_agreement.py, pmu_events_descriptions.py and pmu_events_jevents.py; not a test itself): the
+mapfile's core rows, a CPU id that selects each model as perf's strcmp_cpuid_str matches, the fixture
+sysfs tree of its kind, the bind mount that shows perf a fixture's PMUs (the caller runs inside
+`unshare -m`), and tally's own listing of a model's table events."""
 import csv
+import json
 import os
 import re
 import subprocess
@@ -35,6 +37,38 @@ def cpuid_for(rows, index):
             if first == index:
                 return cpuid
     return None
+
+
+def models(rows, converted):
+    """Each model of rows once, in mapfile order: (model, its CPU id or None when no id selects it, the
+    fixture of its kind or None), converted being the tree generate.py made of those rows' tables."""
+    seen = set()
+    for index, row in enumerate(rows):
+        model = row[2].replace('/', '-')
+        if model in seen:
+            continue
+        seen.add(model)
+        cpuid = cpuid_for(rows, index)
+        fixture = fixture_for(cpuid.split('-')[0], os.path.join(converted, 'x86', model + '.events')) if cpuid else None
+        yield model, cpuid, fixture
+
+
+def family(pmu):
+    """uncore_imc_0 -> uncore_imc: perf and tally list a family's events once, under its first instance."""
+    return re.sub(r'_[0-9]+$', '', pmu)
+
+
+def tally_listing(tally, cpuid, root, tables):
+    """{(name, PMU family): tally list --json's entry} of the vendor table events on the sysfs tree root,
+    from the tables folder (TALLY_PMU_EVENTS; None: the built-in tables)."""
+    env = dict(os.environ, TALLY_CPUID=cpuid, TALLY_SYSFS_ROOT=root)
+    env.pop('TALLY_PMU_EVENTS', None)
+    if tables:
+        env['TALLY_PMU_EVENTS'] = tables
+    p = subprocess.run([tally, 'list', '--json', '--deprecated'], env=env, capture_output=True, text=True)
+    if p.returncode:
+        raise SystemExit('tally list failed for %s: %s' % (cpuid, p.stderr))
+    return {(e['name'], family(e['pmu'])): e for e in json.loads(p.stdout)['events'] if e['kind'] == 'vendor'}
 
 
 def fixture_for(vendor, events_file):
