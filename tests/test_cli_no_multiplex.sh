@@ -203,5 +203,11 @@ LD_PRELOAD=$FAKE FAKE_PMU_COUNTERS=2 "$TALLY" stat --no-multiplex -M IPC,branch_
 	"$WORK/read" <"$WORK/in" 2>/dev/null
 [ "$(cat "$WORK/read")" = "$(printf 'a\nb\na\nb\na\nb')" ] && ok "stdin: each run reads the file from its start" ||
 	fail "stdin: $(cat "$WORK/read")"
+# From a pipe, which cannot be rewound: the runs after the first read what is left, which is said once.
+rm -f "$WORK/read"
+printf 'a\nb\n' | LD_PRELOAD=$FAKE FAKE_PMU_COUNTERS=2 "$TALLY" stat --no-multiplex -M IPC,branch_miss_rate -- \
+	sh -c 'cat >>"$0"' "$WORK/read" 2>"$WORK/err"
+[ "$(grep -c 'standard input is a pipe' "$WORK/err")" = 1 ] && [ "$(cat "$WORK/read")" = "$(printf 'a\nb')" ] &&
+	ok "stdin a pipe: the later runs read what is left, said once" || fail "stdin pipe: $(cat "$WORK/err")"
 
 finish

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report/report_metrics.h"
@@ -204,14 +205,25 @@ static void select_set(struct group_sets *gs, size_t k)
 		gs->selected[i] = gs->selected[unit_of(gs, i)];
 }
 
+static bool stdin_is_a_pipe(void)
+{
+	struct stat st;
+	return fstat(STDIN_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 /* One run of the command, its exit status kept, a failing one said. Returns stat_count_once's answer;
  * *recorded: the run got as far as its readings. */
 static int count_run(struct stat_session *s, unsigned run, bool *recorded)
 {
 	struct group_sets *gs = &s->sets;
-	/* The command reads its standard input again from where the first run began (a file's `< input`). */
+	/* The command reads its standard input again from where the first run began (a file's `< input`); a
+	 * pipe's is read once, by whichever runs get to it: said at the first run again. */
 	if (run > 1 && gs->input >= 0)
 		lseek(STDIN_FILENO, gs->input, SEEK_SET);
+	else if (run == 2 && stdin_is_a_pipe())
+		fprintf(stderr, "tally stat: --no-multiplex: standard input is a pipe, which cannot be rewound: the "
+		        "runs after the first read only what it left (give the input as a file, < FILE, for each run "
+		        "to read it whole)\n");
 	unsigned killed = s->killed_runs, before = s->elapsed.n;
 	s->killed_runs = 0; /* so that stat_record_run keeps this run's status */
 	int status = stat_count_once(s, run);
