@@ -2152,6 +2152,40 @@ static void cli_stat_json_multiplexed(void)
 	json_for_host(out, expect);
 }
 
+/* --no-multiplex: four {instructions,cycles}:u groups are 8 events for the 7 counters (6 and the cycle
+ * counter), so one run multiplexes them; tally counts them again in sets that fit, and each group's
+ * counts come from a run where it was on the PMU the whole time: every instructions line is the loop's
+ * exact count and every cycles line 2^S times it, at 100.00%. */
+static void cli_stat_no_multiplex(void)
+{
+	static char out[16384];
+	const char *spec = "{instructions,cycles}:u,{instructions,cycles}:u,{instructions,cycles}:u,"
+	                   "{instructions,cycles}:u";
+	const uint64_t n = 100000;
+	CHECK_INT(run_tally(out, sizeof(out), true, "stat", "-x,", "--no-multiplex", "-e", spec, "--", "/loop", "100000",
+	                    NULL),
+	          0);
+	unsigned insns = 0, cycles = 0;
+	for (const char *line = out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		char one[256];
+		size_t len = strcspn(line, "\n");
+		if (len >= sizeof(one))
+			continue;
+		memcpy(one, line, len);
+		one[len] = '\0';
+		bool is_insns = strstr(one, ",instructions,") != NULL;
+		struct csv_row row;
+		if ((!is_insns && !strstr(one, ",cycles,")) || !csv_find(one, is_insns ? "instructions:u" : "cycles:u", &row))
+			continue;
+		uint64_t want = (is_insns ? 1 : cycles_per_insn) * loop_prog_insns(n);
+		expect_u64(csv_count(&row), want, "--no-multiplex: %s #%u", row.event, is_insns ? insns : cycles);
+		CHECK_STR(row.percent, "100.00");
+		*(is_insns ? &insns : &cycles) += 1;
+	}
+	CHECK_INT(insns, 4);
+	CHECK_INT(cycles, 4);
+}
+
 /* Without -e where the PMU exists: the software events and the hardware ones; instructions (user and
  * kernel) at least the workload's user count. QEMU implements no branch events, so branches and
  * branch-misses may read <not supported>, but their lines are there. */
@@ -2635,6 +2669,7 @@ static const struct harness_case pmu_cases[] = {
 	{"cli_stat_json", cli_stat_json},
 	{"cli_stat_json_repeat", cli_stat_json_repeat},
 	{"cli_stat_json_multiplexed", cli_stat_json_multiplexed},
+	{"cli_stat_no_multiplex", cli_stat_no_multiplex},
 	{"cli_stat_default_events", cli_stat_default_events},
 	{"cli_doctor_pmu", cli_doctor_pmu},
 	{"fast_read_exact", fast_read_exact},
