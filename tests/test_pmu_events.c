@@ -213,9 +213,11 @@ static void test_perf_tree(void)
 	char dir[] = "/tmp/tally-pmu-tree-XXXXXX";
 	static const char *const tree[][2] = {
 		{ "x86", NULL },
-		/* A row whose regex does not compile matches nothing (the next row is the CPU's), as regcomp fails. */
+		/* A row whose regex does not compile matches nothing (the next row is the CPU's), as regcomp fails;
+		 * an alternation is matched past its first choice ((54|55): the quick refusal of a row none of
+		 * whose choices begins the id must not refuse this one). */
 		{ "x86/mapfile.csv", "Family-model,Version,Filename,EventType\nGenuineIntel-6-(55,v1,bad,core\n"
-		                     "GenuineIntel-6-55-[01234],v9,skx,core\n" },
+		                     "GenuineIntel-6-(3E|4F),v1,other,core\nGenuineIntel-6-(54|55)-[01234],v9,skx,core\n" },
 		{ "x86/std.json", "[ { \"EventName\": \"STD.EV\", \"EventCode\": \"0x2e\", \"UMask\": \"0x41\" } ]" },
 		{ "x86/skx", NULL },
 		{ "x86/skx/cache.json",
