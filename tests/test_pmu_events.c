@@ -10,6 +10,7 @@
 #include "fixture_tree.h"
 #include "harness.h"
 #include "machine/pmu_events.h"
+#include "machine/pmu_family.h"
 #include "noted_opens.h"
 #include "temp_tree.h"
 
@@ -17,6 +18,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <tally/common.h>
 #include <tally/events.h>
@@ -241,6 +243,102 @@ static void test_perf_tree(void)
 	unsetenv("TALLY_PMU_EVENTS");
 }
 
+/* A table's Unit against PMU names, as perf 6.1's pmu_uncore_alias_match: the tokens in order, the first
+ * at the start, the last followed by nothing or by digits after an optional '_'. */
+static void test_unit_names(void)
+{
+#define MEMBER(unit, name) tly_pmu_unit_member(unit, strlen(unit), name)
+	CHECK(MEMBER("uncore_imc", "uncore_imc_0") && MEMBER("uncore_imc", "uncore_imc"));
+	CHECK(MEMBER("imx8_ddr", "imx8_ddr0") && MEMBER("arm_cmn", "arm_cmn_12"));
+	CHECK(MEMBER("hisi_sccl,ddrc", "hisi_sccl1_ddrc0") && MEMBER("hisi_sicl,cpa", "hisi_sicl0_cpa0"));
+	CHECK(!MEMBER("uncore_imc", "uncore_imc_free_running_0"));
+	CHECK(!MEMBER("uncore_imc", "uncore_imc_"));  /* a '_' with no digits after it */
+	CHECK(!MEMBER("uncore_imc", "uncore_imc_0x"));
+	CHECK(!MEMBER("imx8_ddr", "imx9_ddr0") && !MEMBER("hisi_sccl,ddrc", "hisi_sccl1_hha0"));
+	CHECK(!MEMBER("hisi_sccl,ddrc", "hisi_sccl1_ddrc0_x"));
+	CHECK(!MEMBER("ddrc", "hisi_sccl1_ddrc0"));  /* the first token begins the name */
+	CHECK(!MEMBER("", "cpu"));
+#undef MEMBER
+	/* A compat is a POSIX extended regex that must match the whole identifier (perf 6.12). */
+	const char *map = "arm_cmn\t(434|436|43c|43a).*\tarm-cmn-sys\nimx8_ddr\ti.MX8MM\tmm\nimx8_ddr\ti.MX8MQ\tmq\n";
+	char model[64];
+	CHECK(tly_pmu_sysmap_names(map, "arm_cmn_0") && tly_pmu_sysmap_names(map, "imx8_ddr1"));
+	CHECK(!tly_pmu_sysmap_names(map, "imx9_ddr0") && !tly_pmu_sysmap_names(map, "armv8_pmuv3"));
+	CHECK(tly_pmu_sysmap_find(map, "arm_cmn_0", "43c01", model, sizeof(model)) == 0);
+	CHECK_STR(model, "arm-cmn-sys");
+	CHECK(tly_pmu_sysmap_find(map, "arm_cmn_0", "43a", model, sizeof(model)) == 0);
+	CHECK(tly_pmu_sysmap_find(map, "arm_cmn_0", "x43c01", model, sizeof(model)) == -ENOENT);
+	CHECK(tly_pmu_sysmap_find(map, "arm_cmn_0", "43b01", model, sizeof(model)) == -ENOENT);
+	CHECK(tly_pmu_sysmap_find(map, "imx8_ddr0", "i.MX8MQ", model, sizeof(model)) == 0);
+	CHECK_STR(model, "mq");
+	CHECK(tly_pmu_sysmap_find(map, "imx8_ddr0", "i.MX8MMX", model, sizeof(model)) == -ENOENT);
+	CHECK(tly_pmu_sysmap_find(map, "imx8_ddr0", "43c01", model, sizeof(model)) == -ENOENT);
+}
+
+/* A system PMU takes the table its identifier names (the arm64-soc fixture: an i.MX8MM DDR controller,
+ * a CMN-700, a HiSilicon CPA, beside Cortex-A53 cores), built in and from a perf-format tree alike; one
+ * whose identifier no table names takes its CPU's table (HiSilicon's DDRC on a hip08) or none. */
+static void check_system_pmus(void)
+{
+	check_one("arm64-soc", "imx8mm_ddr.read_cycles", 11, 0x2a, 0);
+	check_one("arm64-soc", "imx8_ddr0/IMX8MM_DDR.WRITE/", 11, 0x38, 0);
+	check_one("arm64-soc", "imx8_ddr/imx8mm_ddr.write/", 11, 0x38, 0);  /* the family, as perf names it */
+	check_one("arm64-soc", "imx8mm_ddr.cycles:u", 11, 0, 0);
+	check_one("arm64-soc", "hnf_cache_miss", 12, 0x10005, 0);  /* type=0x5 (NodeType), eventid=0x1 */
+	check_one("arm64-soc", "cpa_cycles", 13, 0, 0);
+	check_one("arm64-soc", "agu_dep_stall", 8, 0xe5, 0);      /* the cores' own table still answers */
+	/* Another i.MX's events (its compat is not this identifier), and imx9_ddr0's "imx91" no table has. */
+	static const char *const unknown[] = { "imx8mq_ddr.read_cycles", "imx93_ddr.cycles", "orphan" };
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		CHECK(parse("arm64-soc", unknown[i]) == NULL);
+		CHECK_CONTAINS(tally_last_error(), "unknown event");
+	}
+}
+
+static void test_system_pmus(void)
+{
+	use_tables(NULL);
+	check_system_pmus();
+	/* HiSilicon's DDRC has an identifier no sys table names: the hip08 table of its CPU. */
+	use_tables("0x00000000480fd010");
+	check_one("arm64-soc", "act_cmd", 14, 0x5, 0);
+	char dir[] = "/tmp/tally-pmu-sys-XXXXXX";
+	static const char *const tree[][2] = {
+		{ "arm64", NULL },
+		{ "arm64/mapfile.csv", "0x00000000410fd030,v1,arm/cortex-a53,core\n" },
+		{ "arm64/arm", NULL },
+		{ "arm64/arm/cortex-a53", NULL },
+		{ "arm64/arm/cortex-a53/pipeline.json", "[ { \"EventName\": \"AGU_DEP_STALL\", \"EventCode\": \"0xE5\" } ]" },
+		{ "arm64/arm/cmn", NULL },
+		{ "arm64/arm/cmn/sys", NULL },
+		{ "arm64/arm/cmn/sys/cmn.json", "[ { \"EventName\": \"hnf_cache_miss\", \"EventidCode\": \"0x1\", "
+		                                "\"NodeType\": \"0x5\", \"Unit\": \"arm_cmn\", \"Compat\": \"(434|436|43c|43a).*\" } ]" },
+		{ "arm64/soc", NULL },
+		{ "arm64/soc/a", NULL },
+		{ "arm64/soc/a/sys", NULL },
+		{ "arm64/soc/a/sys/ddrc.json",
+		  "[ { \"EventName\": \"imx8mm_ddr.read_cycles\", \"EventCode\": \"0x2a\", \"Unit\": \"imx8_ddr\", "
+		  "\"Compat\": \"i.MX8MM\" },\n { \"EventName\": \"imx8mm_ddr.write\", \"EventCode\": \"0x38\", "
+		  "\"Unit\": \"imx8_ddr\", \"Compat\": \"i.MX8MM\" },\n { \"EventName\": \"imx8mm_ddr.cycles\", "
+		  "\"EventCode\": \"0x0\", \"Unit\": \"imx8_ddr\", \"Compat\": \"i.MX8MM\" },\n"
+		  /* No Compat: perf takes it for no PMU. */
+		  " { \"EventName\": \"orphan\", \"EventCode\": \"0x7\", \"Unit\": \"imx8_ddr\" } ]" },
+		{ "arm64/soc/b", NULL },
+		{ "arm64/soc/b/sys", NULL },
+		{ "arm64/soc/b/sys/cpa.json", "[ { \"EventName\": \"cpa_cycles\", \"ConfigCode\": \"0x0\", "
+		                              "\"Unit\": \"hisi_sicl,cpa\", \"Compat\": \"0x00000030\" },\n"
+		                              " { \"EventName\": \"imx8mq_ddr.read_cycles\", \"EventCode\": \"0x2a\", "
+		                              "\"Unit\": \"imx8_ddr\", \"Compat\": \"i.MX8MQ\" } ]" },
+		{ NULL, NULL },
+	};
+	tree_make(dir, tree);
+	setenv("TALLY_PMU_EVENTS", dir, 1);
+	unsetenv("TALLY_CPUID");
+	check_system_pmus();
+	tree_remove(dir);
+	unsetenv("TALLY_PMU_EVENTS");
+}
+
 /* The description of name in t: its brief and long texts (the long one the brief one when stored empty). */
 static void check_description(const struct tly_pmu_events *t, const char *name, const char *desc, const char *long_desc)
 {
@@ -386,6 +484,8 @@ int main(void)
 		{ "chosen_tables_missing", test_chosen_tables_missing },
 		{ "suggestion", test_suggestion },
 		{ "perf_tree", test_perf_tree },
+		{ "unit_names", test_unit_names },
+		{ "system_pmus", test_system_pmus },
 		{ "perf_tree_descriptions", test_perf_tree_descriptions },
 		{ "metrics", test_metrics },
 		{ NULL, NULL },

@@ -86,12 +86,14 @@ TALLY_API int tally_pmu_cap_at(const tally_pmu *pmu, size_t i, const char **name
 /* (0.5) The vendor event table of a PMU: perf's pmu-events data for the CPU model of the PMU's CPUs
  * (x86: the cpuid's vendor-family-model-stepping; arm64: the MIDR of the PMU's first CPU; TALLY_CPUID
  * overrides, in perf's PERF_CPUID format), read from the data folder ($TALLY_PMU_EVENTS, else the one
- * installed beside tally) the first time it is asked for. Its events are names specs take like sysfs
- * events (libtally(3), tally-events(7)). */
+ * installed beside tally) the first time it is asked for. A system PMU (an SoC's DDR controller, Arm's
+ * CMN) whose sysfs `identifier` a system table names takes that table instead, whatever the CPU. Its
+ * events are names specs take like sysfs events (libtally(3), tally-events(7)). */
 struct tally_pmu_table_info {
 	size_t sz;
-	const char *model;     /* the table's model: "skylakex", "arm-cortex-a53" */
-	const char *version;   /* the upstream version of the model's data: "v1.33" */
+	const char *model;     /* the table's model: "skylakex", "arm-cortex-a53", "arm-cmn-sys" */
+	const char *version;   /* the upstream version of the model's data: "v1.33"; "sys" for a system
+	                        * PMU's table (upstream versions none) */
 	const char *path;      /* the data file read */
 	size_t nr_events;      /* this PMU's events in it, deprecated ones included */
 };

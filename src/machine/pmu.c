@@ -559,6 +559,7 @@ void tally_pmus_free(tally_pmus *pmus)
 		pmu_release(&pmus->pmus[i]);
 	free(pmus->pmus);
 	tly_pmu_tables_free(pmus->tables);
+	free(pmus->sysmap);
 	free(pmus->list_error);
 	free(pmus->sysfs_root);
 	pthread_mutex_destroy(&pmus->lock);

@@ -88,6 +88,10 @@ struct tally_pmus {
 	struct tally_pmu *pmus;      /* sorted by name; valid after tly_pmus_list returned 0 */
 	size_t nr;
 	struct tly_pmu_tables *tables; /* the vendor tables its PMUs opened (pmu_table.c), or NULL */
+	/* The system PMU tables' map (tly_pmu_events_sysmap), read when a PMU that is not a core one first
+	 * looks a name up: 0 until read, then 1 (sysmap set), or the negative code of the read. */
+	int sysmap_state;
+	char *sysmap;
 };
 
 /* A snapshot whose names are listed on first use (tally_pmus_load lists them at once): for the library's

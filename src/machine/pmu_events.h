@@ -149,6 +149,12 @@ const char *tly_json_get(const struct tly_json_object *o, const char *key);
 int tly_pmu_events_convert(const char *dir, const char *arch, const char *path, const char *version,
                            struct tly_pmu_events **out);
 
+/* The map of a perf-format tree's system PMU tables (every <vendor>/<model>/sys/ folder of dir/arch),
+ * in the form of generate.py's sysmap file, each row's model the folder ("arm/cmn/sys"): sorted lines
+ * "pmu TAB compat TAB folder", one per event of a Unit and a Compat, duplicates dropped. Returns 0 with
+ * *out allocated ("" when there are none), or a negative code (recorded: a malformed file). */
+int tly_pmu_events_tree_sysmap(const char *dir, const char *arch, char **out);
+
 /* Whether dir is a perf-format tree (no MANIFEST of converted tables): its JSON is read at run time. */
 bool tly_pmu_events_is_tree(const char *dir);
 
@@ -178,5 +184,20 @@ bool tly_midr_at_least(const char *map_id, const char *midr);
  * row matches, each said), -EBADMSG (recorded: a row is malformed). */
 int tly_pmu_events_find_model(const char *dir, const char *cpuid, char *stem, size_t stem_size, char *version,
                               size_t version_size);
+
+/* The map of dir's system PMU tables for arch: its sysmap file (generate.py), or the sys/ folders of a
+ * perf-format tree (tly_pmu_events_tree_sysmap). Returns 0 with *out allocated ("" when the arch has
+ * none), or a negative code (recorded). */
+int tly_pmu_events_sysmap(const char *dir, const char *arch, char **out);
+
+/* Whether a row of sysmap (tly_pmu_events_sysmap's text) is for the PMU named pmu_name: its pmu the name
+ * or one of its instances (tly_pmu_unit_member). Only such a PMU's sysfs `identifier` is worth reading. */
+bool tly_pmu_sysmap_names(const char *sysmap, const char *pmu_name);
+
+/* The model of the first row of sysmap for pmu_name whose compat, a POSIX extended regex, matches the
+ * whole of identifier, as perf 6.12's pmu_uncore_identifier_match (6.1 compares the strings; the tables'
+ * literal compats match alike). Returns 0 with model filled, -ENOENT (nothing recorded) when none. */
+int tly_pmu_sysmap_find(const char *sysmap, const char *pmu_name, const char *identifier, char *model,
+                        size_t model_size);
 
 #endif

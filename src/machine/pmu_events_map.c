@@ -5,9 +5,11 @@
  * strcmp_cpuid_str matches (x86: a POSIX extended regex over the whole string, the stepping left out
  * unless the row names one; arm64: the row's part, of its revision or a later one, as perf 6.12 compares
  * MIDRs, which is 6.1's match of the MIDR with variant and revision cleared for every row the tables
- * have: all name r0p0).
+ * have: all name r0p0). A system PMU (an SoC's DDR controller, Arm's CMN interconnect) has a table of its
+ * own whatever the CPU, chosen by the PMU's sysfs `identifier` (the arch's sysmap, below).
  */
 #include "machine/pmu_events.h"
+#include "machine/pmu_family.h"
 
 #include "core/error.h"
 #include "core/sys.h"
@@ -226,4 +228,102 @@ int tly_pmu_events_find_model(const char *dir, const char *cpuid, char *stem, si
 		                "TALLY_PMU_EVENTS to a newer perf pmu-events tree's conversion)", cpuid, path);
 	free(text);
 	return err;
+}
+
+int tly_pmu_events_sysmap(const char *dir, const char *arch, char **out)
+{
+	*out = NULL;
+	if (tly_pmu_events_is_tree(dir))
+		return tly_pmu_events_tree_sysmap(dir, arch, out);
+	char path[PATH_MAX];
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s/sysmap", dir, arch) >= sizeof(path))
+		return tly_error(-ENAMETOOLONG, "path too long: %.64s...", dir);
+	char *text = malloc(MAPFILE_MAX);
+	if (!text)
+		return tly_error(-ENOMEM, "out of memory");
+	int len = tly_sysfs_read(path, text, MAPFILE_MAX, TLY_SYSFS_WHOLE);
+	if (len == -ENOENT) {
+		text[0] = '\0';  /* an arch without system PMU tables (x86) */
+	} else if (len < 0) {
+		free(text);
+		return tly_error(-EBADMSG, "cannot read the system PMU tables' map %s: %s", path, strerrordesc_np(-len));
+	}
+	*out = text;
+	return 0;
+}
+
+/* The fields of sysmap's row at line: pmu, compat and model, unescaped into row (of size). */
+static bool sysmap_row(const char *line, size_t len, char *row, size_t size, char **f)
+{
+	struct tly_span span[3];
+	const char *at = line, *end = line + len;
+	for (int i = 0; i < 3; i++) {
+		const char *tab = i < 2 ? memchr(at, '\t', (size_t)(end - at)) : end;
+		if (!tab)
+			return false;
+		span[i] = (struct tly_span){ at, (size_t)(tab - at) };
+		at = tab + 1;
+	}
+	if (len >= size)
+		return false;
+	char *out = row;
+	for (int i = 0; i < 3; i++) {
+		f[i] = out;
+		out = tly_span_unescape(out, span[i]);
+		*out++ = '\0';
+	}
+	return true;
+}
+
+/* Calls found for each well-formed row of sysmap for pmu_name until it returns true. */
+static bool each_row(const char *sysmap, const char *pmu_name, bool (*found)(char **f, void *arg), void *arg)
+{
+	char row[1024], *f[3];
+	for (const char *line = sysmap, *next; line && *line; line = next) {
+		const char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : NULL;
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		if (sysmap_row(line, len, row, sizeof(row), f) && tly_pmu_unit_member(f[0], strlen(f[0]), pmu_name) &&
+		    found(f, arg))
+			return true;
+	}
+	return false;
+}
+
+static bool any_row(char **f, void *arg)
+{
+	(void)f;
+	(void)arg;
+	return true;
+}
+
+bool tly_pmu_sysmap_names(const char *sysmap, const char *pmu_name)
+{
+	return each_row(sysmap, pmu_name, any_row, NULL);
+}
+
+struct sys_match {
+	const char *identifier;
+	char *model;
+	size_t size;
+};
+
+static bool compat_matches(char **f, void *arg)
+{
+	struct sys_match *m = arg;
+	regex_t re;
+	regmatch_t match[1];
+	if (regcomp(&re, f[1], REG_EXTENDED))
+		return false;
+	bool whole = regexec(&re, m->identifier, 1, match, 0) == 0 && match[0].rm_so == 0 &&
+	             (size_t)match[0].rm_eo == strlen(m->identifier);
+	regfree(&re);
+	return whole && (size_t)snprintf(m->model, m->size, "%s", f[2]) < m->size;
+}
+
+int tly_pmu_sysmap_find(const char *sysmap, const char *pmu_name, const char *identifier, char *model,
+                        size_t model_size)
+{
+	struct sys_match m = { identifier, model, model_size };
+	return each_row(sysmap, pmu_name, compat_matches, &m) ? 0 : -ENOENT;
 }

@@ -174,6 +174,7 @@ struct row {
 };
 
 struct model {
+	bool sys;                        /* a sys/ folder: only events of a Unit and a Compat, no metrics */
 	struct tly_json_objects std;     /* the arch's standard events, for ArchStdEvent */
 	struct row *rows, *metrics, *counts;
 	size_t nr_rows, nr_metrics, nr_counts;
@@ -461,7 +462,9 @@ static int read_folder(struct model *m, const char *folder, bool std)
 				add_counts(m, e);
 				continue;
 			}
-			if (field(e, base, "MetricName"))
+			if (m->sys && !(tly_json_get(e, "Unit") && tly_json_get(e, "Compat")))
+				continue;  /* perf ignores them there */
+			if (field(e, base, "MetricName") && !m->sys)
 				add_metric(m, e, base);
 			if (field(e, base, "EventName"))
 				add_event(m, e, base, topic);
@@ -532,7 +535,8 @@ int tly_pmu_events_convert(const char *dir, const char *arch, const char *path, 
                            struct tly_pmu_events **out)
 {
 	*out = NULL;
-	struct model m = { 0 };
+	size_t n = strlen(path);
+	struct model m = { .sys = (n == 3 || (n > 3 && path[n - 4] == '/')) && strcmp(path + n - 3, "sys") == 0 };
 	char folder[PATH_MAX], model[PATH_MAX], stem[PATH_MAX];
 	int err = 0;
 	if (tly_path_join(folder, sizeof(folder), dir, arch) || tly_path_join(model, sizeof(model), folder, path))
@@ -560,6 +564,100 @@ int tly_pmu_events_convert(const char *dir, const char *arch, const char *path, 
 	for (int i = 0; i < 4; i++)
 		free(text.part[i]);
 	model_free(&m);
+	return err;
+}
+
+/* ---- The sys/ folders' map ---- */
+
+static bool is_dir(const char *path, const struct dirent *e)
+{
+	struct stat st;
+	if (e->d_type != DT_UNKNOWN)
+		return e->d_type == DT_DIR;
+	return tly_sys->stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The sysmap rows of the sys/ folder at path (below the arch folder arch_dir): "pmu TAB compat TAB path"
+ * for each event of a Unit and a Compat. */
+static int sys_folder_rows(const char *arch_dir, const char *path, struct row **rows, size_t *nr)
+{
+	char folder[PATH_MAX];
+	if (tly_path_join(folder, sizeof(folder), arch_dir, path))
+		return tly_error(-ENAMETOOLONG, "path too long: %.64s...", arch_dir);
+	char **names;
+	int nr_files = json_files(folder, &names), err = nr_files < 0 ? nr_files : 0;
+	for (int i = 0; !err && i < nr_files; i++) {
+		char file[PATH_MAX];
+		struct tly_json_objects list;
+		if (tly_path_join(file, sizeof(file), folder, names[i]))
+			err = tly_error(-ENAMETOOLONG, "path too long: %.64s.../%s", folder, names[i]);
+		else if (!(err = read_json(file, &list))) {
+			for (size_t k = 0; k < list.nr && !err; k++) {
+				const char *unit = tly_json_get(&list.v[k], "Unit"), *compat = tly_json_get(&list.v[k], "Compat");
+				if (!unit || !*unit || !compat || !*compat || !tly_json_get(&list.v[k], "EventName"))
+					continue;
+				struct text line = { 0 };
+				add_unit_pmu(&line, unit);
+				add_str(&line, "\t");
+				add_field(&line, compat);
+				add_str(&line, "\t");
+				add_field(&line, path);
+				add_str(&line, "\n");
+				if (!push(rows, nr, &line, line.len))
+					err = tly_error(-ENOMEM, "out of memory");
+			}
+			tly_json_objects_free(&list);
+		}
+	}
+	free_names(names, nr_files);
+	return err;
+}
+
+/* Adds the rows of every sys/ folder at or below path (depth folders deep at most: vendor/model/sys). */
+static int sys_rows(const char *arch_dir, const char *path, int depth, struct row **rows, size_t *nr)
+{
+	char folder[PATH_MAX];
+	if (tly_path_join(folder, sizeof(folder), arch_dir, path))
+		return tly_error(-ENAMETOOLONG, "path too long: %.64s...", arch_dir);
+	DIR *d = tly_sys->opendir(folder);
+	if (!d)
+		return 0;
+	int err = 0;
+	for (struct dirent *e; !err && (e = tly_sys->readdir(d));) {
+		char sub[PATH_MAX], full[PATH_MAX];
+		if (e->d_name[0] == '.')
+			continue;
+		if ((path[0] ? tly_path_join(sub, sizeof(sub), path, e->d_name)
+		             : (size_t)snprintf(sub, sizeof(sub), "%s", e->d_name) >= sizeof(sub)) ||
+		    tly_path_join(full, sizeof(full), folder, e->d_name)) {
+			err = tly_error(-ENAMETOOLONG, "path too long: %.64s.../%s", folder, e->d_name);
+			break;
+		}
+		if (!is_dir(full, e))
+			continue;
+		if (path[0] && strcmp(e->d_name, "sys") == 0)
+			err = sys_folder_rows(arch_dir, sub, rows, nr);
+		else if (depth > 1)
+			err = sys_rows(arch_dir, sub, depth - 1, rows, nr);
+	}
+	tly_sys->closedir(d);
+	return err;
+}
+
+int tly_pmu_events_tree_sysmap(const char *dir, const char *arch, char **out)
+{
+	*out = NULL;
+	char arch_dir[PATH_MAX];
+	if (tly_path_join(arch_dir, sizeof(arch_dir), dir, arch))
+		return tly_error(-ENAMETOOLONG, "path too long: %.64s...", dir);
+	struct row *rows = NULL;
+	size_t nr = 0, len;
+	int err = sys_rows(arch_dir, "", 3, &rows, &nr);
+	if (!err && !(*out = join(rows, nr, false, &len)))
+		err = tly_error(-ENOMEM, "out of memory");
+	for (size_t i = 0; i < nr; i++)
+		free(rows[i].line);
+	free(rows);
 	return err;
 }
 

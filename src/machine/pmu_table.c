@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/opts.h"
+#include "core/sysfs_file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -55,7 +56,7 @@ static void listing_free(struct tly_table_listing *l)
 
 /* One CPU identification's choice, shared by the snapshot's PMUs of that CPU: its table, or why none. */
 struct tly_pmu_tables {
-	char cpuid[128];
+	char key[PATH_MAX];  /* the cpuid, or "sys:" and a system PMU table's model */
 	struct tly_pmu_events *table;
 	int err;
 	char *error;
@@ -89,20 +90,27 @@ void tly_pmu_table_release(struct tally_pmu *pmu)
 	pmu->table_error = NULL;
 }
 
-/* The snapshot's choice for cpuid, made now if no PMU of that CPU made it. Under the owner's lock. Returns
- * NULL when out of memory. */
-static struct tly_pmu_tables *choice_for(struct tally_pmus *owner, const char *cpuid)
+/* The snapshot's choice for cpuid, or for the system PMU table sys_model of cpuid's arch, made now if no
+ * PMU made it. Under the owner's lock. Returns NULL when out of memory. */
+static struct tly_pmu_tables *choice_for(struct tally_pmus *owner, const char *cpuid, const char *sys_model)
 {
+	char key[sizeof(owner->tables->key)];
+	if ((size_t)snprintf(key, sizeof(key), "%s%s", sys_model ? "sys:" : "", sys_model ? sys_model : cpuid) >=
+	    sizeof(key))
+		return NULL;
 	for (struct tly_pmu_tables *t = owner->tables; t; t = t->next)
-		if (strcmp(t->cpuid, cpuid) == 0)
+		if (strcmp(t->key, key) == 0)
 			return t;
 	struct tly_pmu_tables *t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	snprintf(t->cpuid, sizeof(t->cpuid), "%s", cpuid);
-	char stem[PATH_MAX], version[64];
+	snprintf(t->key, sizeof(t->key), "%s", key);
+	char stem[PATH_MAX], version[64] = "sys";
 	const char *dir = tly_pmu_events_dir();
-	t->err = tly_pmu_events_find_model(dir, cpuid, stem, sizeof(stem), version, sizeof(version));
+	if (sys_model)
+		snprintf(stem, sizeof(stem), "%s", sys_model);
+	else
+		t->err = tly_pmu_events_find_model(dir, cpuid, stem, sizeof(stem), version, sizeof(version));
 	/* A perf-format tree (TALLY_PMU_EVENTS at the kernel's pmu-events/arch) is converted now, in memory. */
 	if (!t->err)
 		t->err = tly_pmu_events_is_tree(dir) ? tly_pmu_events_convert(dir, tly_cpuid_arch(cpuid), stem, version, &t->table)
@@ -122,13 +130,41 @@ static bool takes_tables(const struct tally_pmu *pmu)
 	       strncmp(pmu->name, "cstate_", 7) != 0;
 }
 
+/* The system PMU table pmu takes (perf's pmu_add_sys_aliases): 0 with model set when a row of the arch's
+ * sysmap names the PMU and its compat matches the PMU's `identifier`; -ENOENT when none does; another
+ * negative code (recorded) when the map cannot be read. Under the owner's lock. */
+static int sys_model(struct tally_pmu *pmu, const char *arch, char *model, size_t size)
+{
+	struct tally_pmus *owner = pmu->owner;
+	if (pmu->is_core)
+		return -ENOENT;
+	if (!owner->sysmap_state) {
+		int err = tly_pmu_events_sysmap(tly_pmu_events_dir(), arch, &owner->sysmap);
+		owner->sysmap_state = err ? err : 1;
+	}
+	if (owner->sysmap_state < 0)
+		return owner->sysmap_state;
+	if (!tly_pmu_sysmap_names(owner->sysmap, pmu->name))
+		return -ENOENT;
+	char path[PATH_MAX], id[256];
+	if ((size_t)snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/identifier", owner->sysfs_root,
+	                     pmu->name) >= sizeof(path) ||
+	    tly_sysfs_read(path, id, sizeof(id), TLY_SYSFS_WHOLE) < 0)
+		return -ENOENT;
+	id[strcspn(id, "\n")] = '\0';
+	return tly_pmu_sysmap_find(owner->sysmap, pmu->name, id, model, size);
+}
+
 /* Chooses pmu's table: sets table_state, table and table_error. Under the owner's lock; the PMU's CORE
- * part read. */
+ * part read. A system PMU whose identifier a sys table names takes that table; any other its CPU's. */
 static void choose_table(struct tally_pmu *pmu)
 {
-	char cpuid[128];
+	char cpuid[128], model[PATH_MAX];
 	int err = tly_cpuid(pmu->owner->sysfs_root, pmu->cpus, cpuid, sizeof(cpuid));
-	struct tly_pmu_tables *choice = err ? NULL : choice_for(pmu->owner, cpuid);
+	int sys = err ? -ENOENT : sys_model(pmu, tly_cpuid_arch(cpuid), model, sizeof(model));
+	if (sys != 0 && sys != -ENOENT)
+		err = sys;
+	struct tly_pmu_tables *choice = err ? NULL : choice_for(pmu->owner, cpuid, sys ? NULL : model);
 	if (!err && !choice)
 		err = tly_error(-ENOMEM, "out of memory");
 	if (choice) {
@@ -175,8 +211,7 @@ bool tly_pmu_table_takes(const struct tally_pmu *pmu, const struct tly_pmu_event
 {
 	if (!rec_pmu.len)
 		return strcmp(tly_pmu_events_arch(table), "arm64") == 0 ? pmu->is_core : strcmp(pmu->name, "cpu") == 0;
-	return (strlen(pmu->name) == rec_pmu.len && strncmp(pmu->name, rec_pmu.s, rec_pmu.len) == 0) ||
-	       tly_pmu_family_member(rec_pmu.s, rec_pmu.len, pmu->name);
+	return tly_pmu_unit_member(rec_pmu.s, rec_pmu.len, pmu->name);
 }
 
 /* ScaleUnit "6.103515625e-5MiB": the scale, then the unit, as perf's convert_scale splits it. */

@@ -84,7 +84,8 @@ static void check_pmus(struct doctor *d, const struct tally_facts *f)
 		check(d, CHECK_OK, "hardware PMU", NULL, "one core PMU");
 }
 
-/* The vendor table each core PMU takes its named events from (model, version, events), or why none. */
+/* The vendor table each core PMU takes its named events from (model, version, events), or why none; and
+ * each system PMU's own table. */
 static void check_vendor_tables(struct doctor *d)
 {
 	tally_pmus *pmus;
@@ -115,6 +116,16 @@ static void check_vendor_tables(struct doctor *d)
 	}
 	if (!any)
 		check(d, CHECK_INFO, "vendor events", NULL, "no core PMU to take a vendor table's events");
+	/* System PMUs whose identifier names a table of their own; the others take their CPU's. */
+	for (size_t i = 0; i < tally_pmus_count(pmus); i++) {
+		const tally_pmu *pmu = tally_pmus_at(pmus, i);
+		TALLY_OPTS(tally_pmu_info, pi);
+		TALLY_OPTS(tally_pmu_table_info, ti);
+		if (tally_pmu_get_info(pmu, &pi) == 0 && !pi.is_core && tally_pmu_table_get(pmu, &ti) == 0 &&
+		    strcmp(ti.version, "sys") == 0)
+			check(d, CHECK_OK, "vendor events", NULL, "%s: system table %s, %zu events (%s)", pi.name,
+			      ti.model, ti.nr_events, ti.path);
+	}
 	tally_pmus_free(pmus);
 }
 

@@ -16,6 +16,10 @@ Output, per arch under OUT/<arch>/:
   <stem>.metrics    one line per metric, sorted by lower-cased name: MetricName TAB MetricGroup TAB
                     MetricExpr TAB MetricThreshold TAB ScaleUnit TAB MetricConstraint TAB
                     BriefDescription TAB PublicDescription (verbatim)
+  sysmap            the tables of system PMUs (a sys/ folder: arm/cmn/sys -> stem "arm-cmn-sys"), one line
+                    per (PMU, Compat) pair, sorted: pmu TAB compat TAB stem. A PMU whose name is the pmu or
+                    one of its instances, and whose sysfs `identifier` the compat regex matches whole (perf
+                    6.12's pmu_uncore_identifier_match), takes that stem's events instead of its CPU's
   <stem>.counters   only for a model with a counter.json (perf 6.12's, Intel's): one line per Unit, sorted
                     by PMU: pmu TAB CountersNumGeneric TAB CountersNumFixed, the PMU named as in .events
                     (empty for the core PMU, the JSON's "core")
@@ -176,23 +180,40 @@ def descriptions(jd, std):
 
 
 def model(folder, std):
+    """The JSON files of one folder, not of its subfolders: jevents makes a subfolder (sys/) a table of its own."""
     events, metrics, counters = [], [], []
-    for root, dirs, files in os.walk(folder):
-        dirs.sort()
-        for item in sorted(files):
-            if not item.endswith('.json') or item == 'metricgroups.json':
+    for item in sorted(os.listdir(folder)):
+        if not item.endswith('.json') or item == 'metricgroups.json' or not os.path.isfile(os.path.join(folder, item)):
+            continue
+        topic = 'metrics' if item.endswith('metrics.json') else item[:-5].replace('-', ' ')
+        for own in load(os.path.join(folder, item)):
+            if 'CountersNumGeneric' in own:
+                counters.append(own)
                 continue
-            topic = 'metrics' if item.endswith('metrics.json') else item[:-5].replace('-', ' ')
-            for own in load(os.path.join(root, item)):
-                if 'CountersNumGeneric' in own:
-                    counters.append(own)
-                    continue
-                jd = resolve(own, std)
-                if 'MetricName' in jd:
-                    metrics.append(jd)
-                if 'EventName' in jd:
-                    events.append((topic, jd, descriptions(own, std)))
+            jd = resolve(own, std)
+            if 'MetricName' in jd:
+                metrics.append(jd)
+            if 'EventName' in jd:
+                events.append((topic, jd, descriptions(own, std)))
     return events, metrics, counters
+
+
+def sys_folders(arch_dir):
+    """The folders of system PMUs' tables (arm/cmn/sys, freescale/imx8mm/sys): relative paths, sorted."""
+    found = []
+    for root, dirs, files in os.walk(arch_dir):
+        dirs.sort()
+        if os.path.basename(root) == 'sys' and root != arch_dir:
+            found.append(os.path.relpath(root, arch_dir))
+    return found
+
+
+def sys_model(arch_dir, path, std):
+    """A sys/ folder's events of a Unit and a Compat (perf ignores the others there), and their (PMU,
+    Compat) pairs: the identification a PMU must have to take them. Its metrics are not converted: tally
+    evaluates the metrics of the CPU's table only."""
+    events = [e for e in model(os.path.join(arch_dir, path), std)[0] if e[1].get('Unit') and e[1].get('Compat')]
+    return events, {(unit_pmu(jd['Unit']), jd['Compat']) for _, jd, _ in events}
 
 
 class Descriptions:
@@ -223,6 +244,7 @@ def write_counters(out, stem, counters):
 
 
 def write_model(out, stem, events, metrics, descs):
+    """Writes stem.events and, unless metrics is None, stem.metrics; returns their numbers of lines."""
     rows = []
     for topic, jd, (brief, public) in events:
         desc = '%s\t%s\t%s\n' % (esc(topic), esc(brief), esc(public if public != brief else ''))
@@ -237,6 +259,8 @@ def write_model(out, stem, events, metrics, descs):
                 continue
             seen.add((r[0], r[1]))
             f.write('\t'.join(esc(x) for x in r[:6]) + '\t%d\n' % r[6])
+    if metrics is None:
+        return len(seen), 0
     keys = ('MetricName', 'MetricGroup', 'MetricExpr', 'MetricThreshold', 'ScaleUnit', 'MetricConstraint',
             'BriefDescription', 'PublicDescription')
     with open(os.path.join(out, stem + '.metrics'), 'w', encoding='utf-8', newline='\n') as f:
@@ -268,6 +292,18 @@ def generate(src, out, source, licence):
                     write_counters(os.path.join(out, arch), stem, counters)
                 rows.append((cpuid, version, stem, kind))
                 manifest.append((arch, stem, version, done[stem]))
+        sysmap = []
+        for path in sys_folders(arch_dir):
+            events, pairs = sys_model(arch_dir, path, std)
+            if not pairs:
+                continue
+            stem = path.replace('/', '-')
+            manifest.append((arch, stem, 'sys', write_model(os.path.join(out, arch), stem, events, None, descs)))
+            sysmap += [(pmu, compat, stem) for pmu, compat in pairs]
+        if sysmap:
+            with open(os.path.join(out, arch, 'sysmap'), 'w', encoding='utf-8', newline='\n') as f:
+                for row in sorted(sysmap, key=lambda r: tuple(x.encode() for x in r)):
+                    f.write('\t'.join(esc(x) for x in row) + '\n')
         with open(os.path.join(out, arch, 'descriptions'), 'w', encoding='utf-8', newline='\n') as f:
             f.writelines(descs.lines)
         with open(os.path.join(out, arch, 'mapfile.csv'), 'w', encoding='utf-8', newline='\n') as f:
