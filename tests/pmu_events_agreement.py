@@ -17,6 +17,7 @@ Usage: pmu_events_agreement.py SOURCE_DIR ENCODE_SPEC PERF61_ARCH_DIR WORK_DIR
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -133,6 +134,67 @@ def compare(cpuid, root, names, tables, split_with=None):
     return differ, len(accepted) + len(refused)
 
 
+# perf's own test table (arch/test/test_soc/sys, compiled into every perf 6.1): system PMU events that a
+# PMU takes by its sysfs identifier. The fixture: intel-server with a PMU of each Unit whose identifier is
+# the Compat, one of another identifier and one with none, which must take nothing.
+SYS_PMUS = (('uncore_sys_ddr_pmu0', 40, 'v8'), ('uncore_sys_ddr_pmu1', 41, 'v7'), ('uncore_sys_ccn_pmu4', 42, '0x01'),
+            ('uncore_sys_ccn_pmu', 43, None))
+
+
+def sys_fixture():
+    root = os.path.join(work, 'sys-fixture')
+    shutil.copytree(os.path.join(fixtures, 'intel-server'), root, symlinks=True)
+    for name, pmu_type, identifier in SYS_PMUS:
+        d = os.path.join(root, 'bus/event_source/devices', name)
+        os.makedirs(os.path.join(d, 'format'))
+        for file, text in (('type', '%d' % pmu_type), ('cpumask', '0'), ('format/event', 'config:0-7')):
+            with open(os.path.join(d, file), 'w') as f:
+                f.write(text + '\n')
+        if identifier:
+            with open(os.path.join(d, 'identifier'), 'w') as f:
+                f.write(identifier + '\n')
+    return root
+
+
+def sys_tree():
+    """perf 6.1's x86 tree with its test sys/ folder inside (x86/test/test_soc/sys), made of links."""
+    tree = os.path.join(work, 'sys-tree')
+    os.makedirs(os.path.join(tree, 'x86/test/test_soc'))
+    for item in os.listdir(os.path.join(perf61, 'x86')):
+        os.symlink(os.path.join(perf61, 'x86', item), os.path.join(tree, 'x86', item))
+    os.symlink(os.path.join(perf61, 'test/test_soc/sys'), os.path.join(tree, 'x86/test/test_soc/sys'))
+    return tree
+
+
+def compare_sys(cpuid):
+    """perf 6.1's test system table against tally with the same data, as a tree and converted. Returns the
+    number of failures."""
+    root, tree = sys_fixture(), sys_tree()
+    converted = os.path.join(work, 'sys-converted')
+    subprocess.run([sys.executable, os.path.join(src, 'tools/pmu_events/generate.py'), tree, converted,
+                    '--source', 'perf 6.1 with test_soc'], check=True)
+    mount = Mount(work)
+    mount.show('sys-fixture')
+    env = dict(os.environ, PERF_CPUID=cpuid)
+    listed = subprocess.run(['perf', 'list', '--raw-dump', 'pmu'], env=env, capture_output=True, text=True, errors='replace').stdout
+    mount_names = sorted(set(n for n in listed.split() if n.startswith('sys_')))
+    failed = 0
+    if mount_names != ['sys_ccn_pmu.read_cycles', 'sys_ddr_pmu.write_cycles']:
+        print('FAIL system PMUs: perf 6.1 lists %s, not its test table\'s two events' % mount_names)
+        failed += 1
+    for tables, split in ((tree, converted), (converted, None)):
+        differ, checked = compare(cpuid, root, mount_names, tables, split)
+        ours = run_tally(cpuid, root, mount_names, tables) or {}
+        print('system PMUs (%s): %d events, %d compared, %d differ; tally opens %s' %
+              ('perf tree' if split else 'converted', len(mount_names), checked, len(differ),
+               ', '.join('%s on type %s' % (n, '+'.join(str(a[0]) for a in ours[n])) for n in sorted(ours))))
+        for name in differ:
+            print('  FAIL %s: tally differs from perf 6.1' % name)
+        failed += len(differ) + (checked != len(mount_names))
+    mount.release()
+    return failed
+
+
 def main():
     ours = os.path.join(work, 'perf61')
     subprocess.run([sys.executable, os.path.join(src, 'tools/pmu_events/generate.py'), perf61, ours,
@@ -166,6 +228,7 @@ def main():
     mount.release()
     print('%d models, %d table events compared%s: %d equal to perf 6.1 with its own tree, %d with the built-in '
           'tables' % (len(each), total, '' if ALL else ' (refused names sampled)', total - failed, total_builtin))
+    failed += compare_sys('GenuineIntel-6-55-4')
     return 1 if failed else 0
 
 

@@ -21,6 +21,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -57,10 +58,23 @@ static int one(const struct pmu_event *pe, const struct pmu_events_table *t, voi
 	field(pe->long_desc ? pe->long_desc : pe->desc); field(pe->deprecated); putchar('\n');
 	return 0;
 }
+static int sys_one(const struct pmu_event *pe, const struct pmu_events_table *t, void *data)
+{
+	char key[256];
+	(void)data;
+	if (!pe->name || !pe->compat)
+		return 0;
+	snprintf(key, sizeof(key), "sys:%s", pe->compat);
+	return one(pe, t, key);
+}
 int main(void)
 {
 	for (const struct pmu_events_map *m = pmu_events_map; m->arch; m++)
 		pmu_events_table_for_each_event(&m->table, one, (void *)m->cpuid);
+	/* The system PMUs' tables, each event under its Compat; not jevents' own test table. */
+	for (const struct pmu_sys_events *s = pmu_sys_event_tables; s->name; s++)
+		if (!strstr(s->name, "test_soc"))
+			pmu_events_table_for_each_event(&s->table, sys_one, NULL);
 	return 0;
 }
 '''
@@ -154,12 +168,13 @@ def same(e, perf_event):
         e['long_desc'] == perf_text(long_desc)
 
 
-def compare_model(label, cpuid, fixture, events, core_pmu, core_type=None):
+def compare_model(label, cpuid, fixture, events, core_pmu, core_type=None, tally_cpuid=None):
     """One model's events perf 6.1 compiles, against tally with perf 6.1's tree and with the built-in
     tables: (events compared, failures, equal with the built-in tables). Compared: the events of the
     PMUs the fixture has (core_pmu for those of no Unit); with core_type (arm64) each core event's
     config too."""
-    ours = tally_listing(tally, cpuid, fixture, perf61)
+    tally_cpuid = tally_cpuid or cpuid
+    ours = tally_listing(tally, tally_cpuid, fixture, perf61)
     here = {k[1] for k in ours} | {core_pmu}
     keyed = {(name, pmu or core_pmu): v for (name, pmu), v in events.items()}
     compared = {k: v for k, v in keyed.items() if k[1] in here}
@@ -175,7 +190,7 @@ def compare_model(label, cpuid, fixture, events, core_pmu, core_type=None):
         elif core_type is not None and key[1] == core_pmu and (
                 event_config(want) is None or configs.get(key[0]) != (core_type, event_config(want))):
             bad.append('%s: encoded %s, its terms %s' % (key[0], configs.get(key[0]), want))
-    builtin = tally_listing(tally, cpuid, fixture, None)
+    builtin = tally_listing(tally, tally_cpuid, fixture, None)
     equal = sum(1 for k, v in compared.items() if k in builtin and same(builtin[k], v))
     print('%-16s %-22s %5d events, %5d on the fixture\'s PMUs: perf 6.1 tree %d differ; built-in tables %d differ' %
           (label, cpuid, len(events), len(compared), len(bad), len(compared) - equal))
@@ -184,16 +199,65 @@ def compare_model(label, cpuid, fixture, events, core_pmu, core_type=None):
     return len(compared), len(bad), equal
 
 
+def unit_family(unit):
+    """The family name of the fixture PMU made for a Unit: "hisi_sccl,ddrc" -> hisi_sccl0_ddrc (its
+    instance hisi_sccl0_ddrc_0, which perf's rule gives the Unit's events), "imx8_ddr" -> imx8_ddr."""
+    return unit.replace(',', '0_')
+
+
+def unit_fixture(name, units, identifier=None):
+    """The arm64 fixture with an instance PMU of each Unit (format event=config:0-7), whose sysfs
+    identifier is identifier when given."""
+    top = os.path.join(work, name)
+    shutil.copytree(root, top, symlinks=True)
+    for i, unit in enumerate(sorted(units)):
+        d = os.path.join(top, 'bus/event_source/devices', unit_family(unit) + '_0')
+        os.makedirs(os.path.join(d, 'format'))
+        files = {'type': str(100 + i), 'cpumask': '0', 'format/event': 'config:0-7'}
+        if identifier:
+            files['identifier'] = identifier
+        for file, text in files.items():
+            with open(os.path.join(d, file), 'w') as f:
+                f.write(text + '\n')
+    return top
+
+
+def with_unit_pmus(events):
+    """events keyed by the fixture PMU families of their Units."""
+    return {(name, unit_family(pmu) if pmu else pmu): v for (name, pmu), v in events.items()}
+
+
 def compare_arm64(perf, core_type):
     totals = [0, 0, 0]
     models = [c for c in sorted(perf) if c.startswith('0x')]  # not jevents' own test table
     for cpuid in models:
-        for i, v in enumerate(compare_model('arm64', cpuid, root, perf[cpuid], 'armv8_pmuv3', core_type)):
+        # A model with uncore Units (hip08's hisi_sccl,ddrc ...) is compared on a fixture that has them.
+        units = {pmu for _, pmu in perf[cpuid] if pmu}
+        fixture = unit_fixture('fx-' + cpuid, units) if units else root
+        for i, v in enumerate(compare_model('arm64', cpuid, fixture, with_unit_pmus(perf[cpuid]), 'armv8_pmuv3',
+                                            core_type)):
             totals[i] += v
     print('perf 6.1 jevents, arm64: %d models, %d events compared (terms, config, brief and long descriptions): '
           '%d equal with perf 6.1\'s tree; %d with the built-in tables' %
           (len(models), totals[0], totals[0] - totals[1], totals[2]))
     return totals[1]
+
+
+def compare_sys(perf):
+    """Each system table perf 6.1 compiles (an SoC's sys/ folder), on a fixture whose PMUs of its Units
+    have its Compat as their identifier: tally must list every event, as perf does (TALLY_CPUID any core:
+    the table is the PMU's, not the CPU's)."""
+    totals, keys = [0, 0, 0], sorted(k for k in perf if k.startswith('sys:'))
+    for key in keys:
+        compat, events = key[4:], perf[key]
+        fixture = unit_fixture('fx-' + re.sub(r'[^A-Za-z0-9]', '_', key), {pmu for _, pmu in events}, compat)
+        for i, v in enumerate(compare_model('arm64 sys', compat, fixture, with_unit_pmus(events), 'armv8_pmuv3',
+                                            tally_cpuid='0x00000000410fd0c0')):
+            totals[i] += v
+    print('perf 6.1 jevents, arm64 system PMUs: %d tables, %d events compared (terms, brief and long '
+          'descriptions): %d equal with perf 6.1\'s tree; %d with the built-in tables' %
+          (len(keys), totals[0], totals[0] - totals[1], totals[2]))
+    return totals[1] + (len(keys) == 0)
 
 
 def compare_x86(perf):
@@ -276,7 +340,9 @@ def check_builtin(core_type):
 
 def main():
     core_type = pmu_type()
-    failed = compare_arm64(perf61_tables('arm64'), core_type)
+    arm64 = perf61_tables('arm64')
+    failed = compare_arm64(arm64, core_type)
+    failed += compare_sys(arm64)
     failed += compare_x86(perf61_tables('x86'))
     failed += check_builtin(core_type)
     return 1 if failed else 0

@@ -5,7 +5,10 @@
 # into the C tables a perf 6.1 carries, read back by a small driver. Every core event of its 28 arm64
 # models must be listed by tally (TALLY_PMU_EVENTS at the same tree, the arm64 fixture, TALLY_CPUID the
 # model's MIDR) with perf's terms and descriptions and encode to the config its terms say; every event of
-# its 33 x86 models on a PMU of the fixture of its kind, with perf's terms and descriptions. Then every
+# its 33 x86 models on a PMU of the fixture of its kind, with perf's terms and descriptions; the events of
+# a model's uncore Units (hip08's hisi_sccl,ddrc ...) on a fixture with a PMU of each; every event of its
+# 5 arm64 system PMU tables (sys/ folders) on a fixture whose PMUs have the table's Compat as their sysfs
+# identifier. Then every
 # core event of the 24 built-in arm64 models encodes as 6.12's JSON says, ArchStdEvent references
 # resolved from the common files (tests/pmu_events_jevents.py says how). Needs python3, a C compiler and
 # Debian's linux-source-6.1 and -6.12 extracted (tools/perf/pmu-events), or PERF61_PMU_EVENTS /

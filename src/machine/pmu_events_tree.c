@@ -572,7 +572,7 @@ int tly_pmu_events_convert(const char *dir, const char *arch, const char *path, 
 static bool is_dir(const char *path, const struct dirent *e)
 {
 	struct stat st;
-	if (e->d_type != DT_UNKNOWN)
+	if (e->d_type != DT_UNKNOWN && e->d_type != DT_LNK)  /* a link to a folder is one (stat follows it) */
 		return e->d_type == DT_DIR;
 	return tly_sys->stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }

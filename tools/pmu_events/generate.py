@@ -201,7 +201,7 @@ def model(folder, std):
 def sys_folders(arch_dir):
     """The folders of system PMUs' tables (arm/cmn/sys, freescale/imx8mm/sys): relative paths, sorted."""
     found = []
-    for root, dirs, files in os.walk(arch_dir):
+    for root, dirs, files in os.walk(arch_dir, followlinks=True):
         dirs.sort()
         if os.path.basename(root) == 'sys' and root != arch_dir:
             found.append(os.path.relpath(root, arch_dir))
