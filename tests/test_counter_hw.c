@@ -21,8 +21,9 @@ static bool no_hw_pmu(char *why, size_t len)
 		snprintf(why, len, "cannot probe the machine: %s", tally_last_error());
 		return true;
 	}
-	snprintf(why, len, "no hardware PMU here (PMUs: %s)", f.pmu_names);
-	return !f.has_hw_pmu;
+	/* A CPU PMU, not any hardware one: a VM may expose RAPL's `power` and no CPU counters. */
+	snprintf(why, len, "no CPU PMU here (PMUs: %s)", f.pmu_names);
+	return !f.has_hw_pmu || f.nr_core_pmus == 0;
 }
 
 static void busy_loop(void)

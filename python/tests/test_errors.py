@@ -22,12 +22,12 @@ def test_usage_error_for_a_read_before_open():
     assert e.value.code == tally._tally.ESTATE
 
 
-@pytest.mark.skipif(tally.doctor()["has_hw_pmu"], reason="instructions counts on this machine")
+@pytest.mark.skipif(tally.doctor()["nr_core_pmus"] > 0, reason="instructions counts on this machine (a CPU PMU)")
 def test_not_supported_alone_fails_open_with_the_reason():
     c = tally.Counter("instructions")
     with pytest.raises(tally.NotSupportedError) as e:
         c.open()
-    assert "hardware PMU" in str(e.value) and e.value.code < 0
+    assert ("no hardware PMU" in str(e.value) or "no CPU PMU" in str(e.value)) and e.value.code < 0
 
 
 def test_permission_error_class_and_attributes():
