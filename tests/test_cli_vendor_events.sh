@@ -86,4 +86,31 @@ fi
 
 out=$("$TALLY" encode mem_load_retired.l3_mis 2>&1)
 grep -q "did you mean 'mem_load_retired.l3_miss'" <<<"$out" && ok "a hint from the table" || fail "hint: $out"
+out=$("$TALLY" encode unc_m_cas_count.r 2>&1)
+grep -q "did you mean 'unc_m_cas_count.rd'" <<<"$out" && ok "a hint from an uncore PMU's table names" || fail "uncore hint: $out"
+
+# System PMUs (the arm64-soc fixture): each takes the table its sysfs identifier names, whatever the CPU
+# (Cortex-A53 here), in every command.
+soc() { TALLY_SYSFS_ROOT=$TALLY_FIXTURES/sysfs/arm64-soc TALLY_CPUID= "$TALLY" "$@"; }
+out=$(soc encode hnf_cache_miss 2>&1)
+grep -qE '^ +type +12( |$)' <<<"$out" && grep -qE '^ +config +0x10005( |$)' <<<"$out" &&
+	ok "encode hnf_cache_miss on arm_cmn_0 (identifier 43c01): type 12, config 0x10005" || fail "encode cmn: $out"
+soc doctor >"$WORK/soc-doctor" 2>&1
+grep -q 'vendor events *imx8_ddr0: system table freescale-imx8mm-sys, 5 events' "$WORK/soc-doctor" &&
+	grep -q 'vendor events *arm_cmn_0: system table arm-cmn-sys, 33 events' "$WORK/soc-doctor" &&
+	! grep -q 'vendor events *imx9_ddr0' "$WORK/soc-doctor" &&
+	ok "doctor names each system PMU's table (none for imx9_ddr0's imx91)" || fail "doctor: $(grep vendor "$WORK/soc-doctor")"
+soc list --json >"$WORK/soc.json"
+python3 - "$WORK/soc.json" <<'PY' && ok "list --json: system tables' events under their PMUs, another i.MX's not" || fail "list --json of system PMUs"
+import json, sys
+ev = {(e['name'], e['pmu']) for e in json.load(open(sys.argv[1]))['events'] if e['kind'] == 'vendor'}
+want = {('imx8mm_ddr.read_cycles', 'imx8_ddr0'), ('hnf_cache_miss', 'arm_cmn_0'), ('cpa_cycles', 'hisi_sicl0_cpa0'),
+        ('agu_dep_stall', 'armv8_cortex_a53')}
+sys.exit(0 if want <= ev and not any(n.startswith(('imx8mq', 'imx93')) for n, _ in ev) else 1)
+PY
+out=$(soc encode imx8mm_ddr.read_cycle 2>&1)
+grep -q "did you mean 'imx8mm_ddr.read_cycles'" <<<"$out" && ok "a hint from a system PMU's table" || fail "soc hint: $out"
+out=$(soc stat -a -e imx8mm_ddr.read_cycles -- true 2>&1)
+! grep -q 'unknown event' <<<"$out" && grep -q 'imx8mm_ddr.read_cycles' <<<"$out" &&
+	ok "stat -a takes a system PMU's name (the fixture's type cannot open: said so)" || fail "soc stat: $out"
 finish

@@ -2,7 +2,8 @@
 # tally stat -M with a vendor table: the intel-server fixture with Ice Lake server's table
 # (TALLY_CPUID=GenuineIntel-6-6A-0), counts from the fake PMU (tests/fake_pmu.c). TopdownL1 in any case
 # gives the table's four level-1 metrics, each the value its expression gives over the printed counts;
-# the thresholds are marked in the table, CSV and JSON; a name the table lacks is the catalogue's.
+# the thresholds are marked in the table, CSV and JSON; a name the table lacks is the catalogue's; a
+# system PMU's own table's metrics join the cores' (arm64-soc).
 set -uo pipefail
 source "$(dirname "$0")/cli_helpers/common.sh"
 FAKE=$TALLY_BUILD/tests/libfake_pmu.so
@@ -85,4 +86,25 @@ grep -q '^group 0 (7 events, leader TOPDOWN.SLOTS)' <<<"$out" && ! grep -q '^gro
 out=$("$TALLY" encode -M tma_info_thread_ipc cs 2>&1)
 grep -q '^# cs,{INST_RETIRED.ANY,CPU_CLK_UNHALTED.THREAD}:W' <<<"$out" &&
 	ok "encode SPEC -M: the spec, then the metrics' group" || fail "encode -M with a spec: $(head -3 <<<"$out")"
+
+# The system PMUs' own tables' metrics (the arm64-soc fixture: an i.MX8MM DDR controller, a CMN-700),
+# beside the cores': each the value its expression gives over the printed counts, with its ScaleUnit.
+soc=${TALLY_FIXTURES:-$TALLY_SOURCE/tests/fixtures}/sysfs/arm64-soc
+csv=$(TALLY_SYSFS_ROOT=$soc TALLY_CPUID= run -x, -M imx8mm_ddr_read.all,slc_miss_rate)
+python3 - "$csv" <<'PY' && ok "system tables' metrics: imx8mm_ddr_read.all (KB) and slc_miss_rate (%) from their counts" ||
+import sys
+rows = [line.split(',') for line in sys.argv[1].splitlines()]
+count = {r[2]: float(r[0]) for r in rows if len(r) > 2 and r[0]}
+value = {r[2]: (float(r[5]), r[6]) for r in rows if len(r) > 6 and not r[0] and r[5]}
+ddr = count['imx8mm_ddr.read_cycles'] * 4 * 4 * 9.765625e-4
+miss = count['hnf_cache_miss'] / count['hnf_slc_sf_cache_access'] * 100
+ok = abs(value['imx8mm_ddr_read.all'][0] - ddr) <= 0.5e-3 and value['imx8mm_ddr_read.all'][1] == 'KB' and \
+    abs(value['slc_miss_rate'][0] - miss) <= 0.5e-3 and value['slc_miss_rate'][1] == '%'
+sys.exit(0 if ok else 1)
+PY
+	fail "system tables' metrics: $csv"
+out=$(TALLY_SYSFS_ROOT=$soc TALLY_CPUID= "$TALLY" list --metrics 2>&1)
+grep -q '^  imx8mm_ddr_read.all ' <<<"$out" && grep -q '^  slc_miss_rate ' <<<"$out" && ! grep -q 'imx8mq_ddr' <<<"$out" &&
+	ok "list --metrics: the metrics of the tables this machine's system PMUs take, not another i.MX's" ||
+	fail "list --metrics of system PMUs: $(grep -c . <<<"$out") lines"
 finish

@@ -166,6 +166,10 @@ int tly_pmu_table(const struct tally_pmu *pmu, const struct tly_pmu_events **tab
  * never chooses one. Thread-safe. */
 const struct tly_pmu_events *tly_pmu_table_chosen(const struct tally_pmu *pmu);
 
+/* pmu's system PMU table (its sysfs identifier matched a sysmap row), or NULL: a PMU no row of the
+ * arch's sysmap names is not read at all (its CPU's table is not chosen). Thread-safe. */
+const struct tly_pmu_events *tly_pmu_sys_table(const struct tally_pmu *pmu);
+
 /* Whether table record rec (its pmu field) is an event of pmu. */
 bool tly_pmu_table_takes(const struct tally_pmu *pmu, const struct tly_pmu_events *table, struct tly_span rec_pmu);
 

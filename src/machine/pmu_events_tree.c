@@ -174,7 +174,7 @@ struct row {
 };
 
 struct model {
-	bool sys;                        /* a sys/ folder: only events of a Unit and a Compat, no metrics */
+	bool sys;                        /* a sys/ folder: only records of a Unit and a Compat */
 	struct tly_json_objects std;     /* the arch's standard events, for ArchStdEvent */
 	struct row *rows, *metrics, *counts;
 	size_t nr_rows, nr_metrics, nr_counts;
@@ -464,7 +464,7 @@ static int read_folder(struct model *m, const char *folder, bool std)
 			}
 			if (m->sys && !(tly_json_get(e, "Unit") && tly_json_get(e, "Compat")))
 				continue;  /* perf ignores them there */
-			if (field(e, base, "MetricName") && !m->sys)
+			if (field(e, base, "MetricName"))
 				add_metric(m, e, base);
 			if (field(e, base, "EventName"))
 				add_event(m, e, base, topic);

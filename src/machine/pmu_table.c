@@ -133,17 +133,24 @@ static bool takes_tables(const struct tally_pmu *pmu)
 /* The system PMU table pmu takes (perf's pmu_add_sys_aliases): 0 with model set when a row of the arch's
  * sysmap names the PMU and its compat matches the PMU's `identifier`; -ENOENT when none does; another
  * negative code (recorded) when the map cannot be read. Under the owner's lock. */
+/* The snapshot's sysmap, read at its first use: 0, or the read's code. Under the owner's lock. */
+static int load_sysmap(struct tally_pmus *owner, const char *arch)
+{
+	if (!owner->sysmap_state) {
+		int err = tly_pmu_events_sysmap(tly_pmu_events_dir(), arch, &owner->sysmap);
+		owner->sysmap_state = err ? err : 1;
+	}
+	return owner->sysmap_state < 0 ? owner->sysmap_state : 0;
+}
+
 static int sys_model(struct tally_pmu *pmu, const char *arch, char *model, size_t size)
 {
 	struct tally_pmus *owner = pmu->owner;
 	if (pmu->is_core)
 		return -ENOENT;
-	if (!owner->sysmap_state) {
-		int err = tly_pmu_events_sysmap(tly_pmu_events_dir(), arch, &owner->sysmap);
-		owner->sysmap_state = err ? err : 1;
-	}
-	if (owner->sysmap_state < 0)
-		return owner->sysmap_state;
+	int err = load_sysmap(owner, arch);
+	if (err)
+		return err;
 	if (!tly_pmu_sysmap_names(owner->sysmap, pmu->name))
 		return -ENOENT;
 	char path[PATH_MAX], id[256];
@@ -205,6 +212,23 @@ const struct tly_pmu_events *tly_pmu_table_chosen(const struct tally_pmu *cpmu)
 	const struct tly_pmu_events *table = pmu->table_state > 0 ? pmu->table : NULL;
 	pthread_mutex_unlock(&pmu->owner->lock);
 	return table;
+}
+
+const struct tly_pmu_events *tly_pmu_sys_table(const struct tally_pmu *cpmu)
+{
+	struct tally_pmu *pmu = (struct tally_pmu *)cpmu;
+	char cpuid[128];
+	if (!takes_tables(pmu) || tly_cpuid(pmu->owner->sysfs_root, NULL, cpuid, sizeof(cpuid)))
+		return NULL;
+	pthread_mutex_lock(&pmu->owner->lock);
+	bool named = load_sysmap(pmu->owner, tly_cpuid_arch(cpuid)) == 0 &&
+	             tly_pmu_sysmap_names(pmu->owner->sysmap, pmu->name);
+	pthread_mutex_unlock(&pmu->owner->lock);
+	const struct tly_pmu_events *table;
+	const char *why;
+	if (!named || tly_pmu_table(pmu, &table, &why) || !table)
+		return NULL;
+	return strcmp(tly_pmu_events_version(table), "sys") == 0 ? table : NULL;
 }
 
 bool tly_pmu_table_takes(const struct tally_pmu *pmu, const struct tly_pmu_events *table, struct tly_span rec_pmu)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The vendors' metrics of the machine (tally/metrics.h, tally_vendor_metrics_*): the metric records of
- * the vendor table the core PMU takes (machine/pmu_table.c), as a metric table (metric_table.c); -M's
+ * the vendor table the core PMU takes (machine/pmu_table.c) and of the system PMUs' own tables, as a
+ * metric table (metric_table.c); -M's
  * names and groups selected as perf's metricgroup.c matches them (the name or any of the groups, without
  * case); and the events the selection reads, as a spec of one weak group per metric (perf's "{...}:W"),
  * shared between metrics as perf merges them. The names an expression reads resolve as event specs on
@@ -43,6 +44,34 @@ static int take_metric(struct tly_pmu_metric *m, void *arg)
 	return 0;
 }
 
+/* The metrics of the system PMUs' own tables (an i.MX8's DDR bandwidth, a CMN's retry rates), each table
+ * once whatever its number of instances, as perf 6.1 adds a sys table's metrics for a PMU whose
+ * identifier it names (metricgroup.c metricgroup__add_metric_sys_event_iter). */
+static int load_sys_tables(struct tally_vendor_metrics *vm)
+{
+	const struct tly_pmu_events **seen = NULL;
+	size_t nr_seen = 0;
+	int err = 0;
+	for (size_t i = 0; !err && i < vm->pmus->nr; i++) {
+		const struct tly_pmu_events *table = tly_pmu_sys_table(&vm->pmus->pmus[i]);
+		size_t k = 0;
+		while (k < nr_seen && seen[k] != table)
+			k++;
+		if (!table || k < nr_seen)
+			continue;
+		const struct tly_pmu_events **grown = realloc(seen, (nr_seen + 1) * sizeof(*seen));
+		if (!grown) {
+			err = tly_error(-ENOMEM, "out of memory");
+			break;
+		}
+		seen = grown;
+		seen[nr_seen++] = table;
+		err = tly_pmu_events_metrics(table, take_metric, vm);
+	}
+	free(seen);
+	return err;
+}
+
 /* The first core PMU's table: on a hybrid machine the P-cores' (perf lists cpu_core's metrics first). */
 static int load_table(struct tally_vendor_metrics *vm)
 {
@@ -65,6 +94,8 @@ static int load_table(struct tally_vendor_metrics *vm)
 		return tly_error(-ENOENT, "no vendor metrics for %s: %s", core->name, why ? why : "no vendor table");
 	snprintf(vm->model, sizeof(vm->model), "%s", tly_pmu_events_model(table));
 	err = tly_pmu_events_metrics(table, take_metric, vm);
+	if (!err)
+		err = load_sys_tables(vm);
 	if (!err && !vm->n)
 		err = tly_error(-ENOENT, "the vendor table %s has no metrics", vm->model);
 	return err;

@@ -690,8 +690,8 @@ static int unknown_event(struct parser *p, size_t start, size_t len)
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		for (size_t j = 0; j < p->pmus->pmus[i].nr_aliases; j++)
 			tly_suggest_offer(&s, p->pmus->pmus[i].aliases[j].name);
-		if (p->pmus->pmus[i].is_core)
-			offer_table_names(&s, &p->pmus->pmus[i], table_best);
+		/* Every PMU's: uncore and system PMUs take table names too (an error's path, read once). */
+		offer_table_names(&s, &p->pmus->pmus[i], table_best);
 	}
 	const char *why = no_table_reason(p);
 	if (why)

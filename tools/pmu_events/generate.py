@@ -19,7 +19,8 @@ Output, per arch under OUT/<arch>/:
   sysmap            the tables of system PMUs (a sys/ folder: arm/cmn/sys -> stem "arm-cmn-sys"), one line
                     per (PMU, Compat) pair, sorted: pmu TAB compat TAB stem. A PMU whose name is the pmu or
                     one of its instances, and whose sysfs `identifier` the compat regex matches whole (perf
-                    6.12's pmu_uncore_identifier_match), takes that stem's events instead of its CPU's
+                    6.12's pmu_uncore_identifier_match), takes that stem's events instead of its CPU's, and
+                    its metrics join the CPU's
   <stem>.counters   only for a model with a counter.json (perf 6.12's, Intel's): one line per Unit, sorted
                     by PMU: pmu TAB CountersNumGeneric TAB CountersNumFixed, the PMU named as in .events
                     (empty for the core PMU, the JSON's "core")
@@ -209,11 +210,12 @@ def sys_folders(arch_dir):
 
 
 def sys_model(arch_dir, path, std):
-    """A sys/ folder's events of a Unit and a Compat (perf ignores the others there), and their (PMU,
-    Compat) pairs: the identification a PMU must have to take them. Its metrics are not converted: tally
-    evaluates the metrics of the CPU's table only."""
-    events = [e for e in model(os.path.join(arch_dir, path), std)[0] if e[1].get('Unit') and e[1].get('Compat')]
-    return events, {(unit_pmu(jd['Unit']), jd['Compat']) for _, jd, _ in events}
+    """A sys/ folder's events and metrics of a Unit and a Compat (perf ignores the others there), and
+    their (PMU, Compat) pairs: the identification a PMU must have to take them."""
+    events, metrics, _ = model(os.path.join(arch_dir, path), std)
+    events = [e for e in events if e[1].get('Unit') and e[1].get('Compat')]
+    metrics = [m for m in metrics if m.get('Unit') and m.get('Compat')]
+    return events, metrics, {(unit_pmu(jd['Unit']), jd['Compat']) for jd in [e[1] for e in events] + metrics}
 
 
 class Descriptions:
@@ -244,7 +246,7 @@ def write_counters(out, stem, counters):
 
 
 def write_model(out, stem, events, metrics, descs):
-    """Writes stem.events and, unless metrics is None, stem.metrics; returns their numbers of lines."""
+    """Writes stem.events and stem.metrics; returns their numbers of lines."""
     rows = []
     for topic, jd, (brief, public) in events:
         desc = '%s\t%s\t%s\n' % (esc(topic), esc(brief), esc(public if public != brief else ''))
@@ -259,8 +261,6 @@ def write_model(out, stem, events, metrics, descs):
                 continue
             seen.add((r[0], r[1]))
             f.write('\t'.join(esc(x) for x in r[:6]) + '\t%d\n' % r[6])
-    if metrics is None:
-        return len(seen), 0
     keys = ('MetricName', 'MetricGroup', 'MetricExpr', 'MetricThreshold', 'ScaleUnit', 'MetricConstraint',
             'BriefDescription', 'PublicDescription')
     with open(os.path.join(out, stem + '.metrics'), 'w', encoding='utf-8', newline='\n') as f:
@@ -294,11 +294,11 @@ def generate(src, out, source, licence):
                 manifest.append((arch, stem, version, done[stem]))
         sysmap = []
         for path in sys_folders(arch_dir):
-            events, pairs = sys_model(arch_dir, path, std)
+            events, metrics, pairs = sys_model(arch_dir, path, std)
             if not pairs:
                 continue
             stem = path.replace('/', '-')
-            manifest.append((arch, stem, 'sys', write_model(os.path.join(out, arch), stem, events, None, descs)))
+            manifest.append((arch, stem, 'sys', write_model(os.path.join(out, arch), stem, events, metrics, descs)))
             sysmap += [(pmu, compat, stem) for pmu, compat in pairs]
         if sysmap:
             with open(os.path.join(out, arch, 'sysmap'), 'w', encoding='utf-8', newline='\n') as f:
