@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for the vendor table readers: the input is read both as a pmu-events JSON file (the
- * run-time reader of TALLY_PMU_EVENTS trees) and as a table's text (the .events format a lookup
- * binary-searches in place: a corrupt data file must give an error, never a read out of bounds).
+ * run-time reader of TALLY_PMU_EVENTS trees), as a table's text (the .events format a lookup
+ * binary-searches in place: a corrupt data file must give an error, never a read out of bounds) and as a
+ * sysmap (its rows' fields and compat regexes, whatever they hold).
  */
 #include "fuzz_common.h"
 #include "machine/pmu_events.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,11 +68,30 @@ out:
 		free(text.part[i]);
 }
 
+static void check_sysmap(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+	if (!text)
+		return;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	static const char *const pmus[] = { "imx8_ddr0", "arm_cmn_0", "hisi_sicl0_cpa0", "a" };
+	char model[64];
+	for (size_t i = 0; i < sizeof(pmus) / sizeof(pmus[0]); i++) {
+		bool named = tly_pmu_sysmap_names(text, pmus[i]);
+		int rc = tly_pmu_sysmap_find(text, pmus[i], "43c01", model, sizeof(model));
+		REQUIRE(rc == 0 || rc == -ENOENT);
+		REQUIRE(rc != 0 || (named && memchr(model, '\0', sizeof(model))));
+	}
+	free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > 65536)
 		return 0;
 	check_json(data, size);
 	check_table(data, size);
+	check_sysmap(data, size);
 	return 0;
 }

@@ -196,7 +196,8 @@ struct tally_vendor_metrics_opts {
 TALLY_API int tally_vendor_metrics_load(const struct tally_vendor_metrics_opts *opts, tally_vendor_metrics **out);
 TALLY_API void tally_vendor_metrics_free(tally_vendor_metrics *vm);
 TALLY_API size_t tally_vendor_metrics_count(const tally_vendor_metrics *vm);
-/* The table's model ("icelakex"). */
+/* The table's model ("icelakex"); where system PMUs' tables add their metrics, theirs after it
+ * ("arm-cortex-a53, arm-cmn-sys"). */
 TALLY_API const char *tally_vendor_metrics_model(const tally_vendor_metrics *vm);
 
 struct tally_vendor_metric_info {

@@ -66,7 +66,10 @@ static int load_sys_tables(struct tally_vendor_metrics *vm)
 		}
 		seen = grown;
 		seen[nr_seen++] = table;
+		size_t before = vm->n, len = strlen(vm->model);
 		err = tly_pmu_events_metrics(table, take_metric, vm);
+		if (!err && vm->n > before)
+			snprintf(vm->model + len, sizeof(vm->model) - len, ", %s", tly_pmu_events_model(table));
 	}
 	free(seen);
 	return err;
@@ -251,8 +254,8 @@ int tally_vendor_metrics_select(const tally_vendor_metrics *vm, const char *list
 				add_index(indices, n, &count, i);
 		/* all of an item's metrics may have been added already: an item still must name something */
 		if (count == before && !names_any(vm, item, len))
-			return tly_error(-ENOENT, "no vendor metric or metric group '%.*s' in %s's table", (int)len,
-			                 item, vm->model);
+			return tly_error(-ENOENT, "no vendor metric or metric group '%.*s' in %s's table%s", (int)len,
+			                 item, vm->model, strchr(vm->model, ',') ? "s" : "");
 		if (!item[len])
 			break;
 		item += len + 1;

@@ -29,7 +29,7 @@ struct tly_vendor_event {
 struct tally_vendor_metrics {
 	const tally_pmus *pmus;
 	tally_pmus *own_pmus;        /* the snapshot the library loaded, when the caller gave none */
-	char model[64];
+	char model[256];  /* the CPU table's model, then ", <model>" for each system table with metrics */
 	char cpuid[128];
 	bool nmi_watchdog;
 	struct tly_metric_def *defs; /* the table's records, their strings in: */

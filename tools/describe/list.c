@@ -467,9 +467,10 @@ static void list_vendor_metrics(struct list_context *ctx, const tally_vendor_met
 {
 	if (ctx->json)
 		json_array_key(ctx, "vendor_metrics");
-	char title[160];
-	snprintf(title, sizeof(title), "Vendor metrics (the %s table; tally stat -M NAME or -M GROUP, any case)",
-	         tally_vendor_metrics_model(vm));
+	char title[400];
+	const char *model = tally_vendor_metrics_model(vm);
+	snprintf(title, sizeof(title), "Vendor metrics (the %s table%s; tally stat -M NAME or -M GROUP, any case)",
+	         model, strchr(model, ',') ? "s" : "");
 	section(ctx, title);
 	for (size_t i = 0; i < tally_vendor_metrics_count(vm); i++) {
 		TALLY_OPTS(tally_vendor_metric_info, m);
@@ -477,7 +478,7 @@ static void list_vendor_metrics(struct list_context *ctx, const tally_vendor_met
 			continue;
 		ctx->shown++;
 		if (!ctx->json) {
-			printf("  %-24s %s [%s]\n", m.name, m.description, m.groups);
+			printf("  %-24s %s%s%s%s\n", m.name, m.description, *m.groups ? " [" : "", m.groups, *m.groups ? "]" : "");
 			printf("  %-24s   %s%s%s%s\n", "", m.expr, *m.unit ? " (" : "", m.unit, *m.unit ? ")" : "");
 			if (*m.threshold)
 				printf("  %-24s   worth a look when %s\n", "", m.threshold);
