@@ -640,17 +640,44 @@ static int add_pfm(struct parser *p, size_t start, size_t text_len, bool fallbac
 	return ret ? ret : 1;
 }
 
-/* Offers the names of pmu's vendor table events to s; keep holds the best of them, if one is best. */
-static void offer_table_names(struct tly_suggest *s, const struct tally_pmu *pmu, char keep[static 256])
+/* The table PMU i takes (chosen now if not yet), or NULL. */
+static const struct tly_pmu_events *table_of(const struct parser *p, size_t i)
 {
 	const struct tly_pmu_events *table;
 	const char *why;
-	if (tly_pmu_table(pmu, &table, &why) || !table)
+	return tly_pmu_table(&p->pmus->pmus[i], &table, &why) ? NULL : table;
+}
+
+/* Whether one of the PMUs takers[0 .. nr) takes rec. */
+static bool some_pmu_takes(const struct parser *p, const size_t *takers, size_t nr, const struct tly_pmu_events *table,
+                           const struct tly_pmu_events_rec *rec)
+{
+	for (size_t k = 0; k < nr; k++)
+		if (tly_pmu_table_takes(&p->pmus->pmus[takers[k]], table, rec->pmu))
+			return true;
+	return false;
+}
+
+/* Offers to s the names of PMU i's vendor table that a PMU of the snapshot takes (core, uncore and
+ * system PMUs alike), each table once however many PMUs share it; keep holds the best, if one is. */
+static void offer_table_names(struct tly_suggest *s, const struct parser *p, size_t i, char keep[static 256])
+{
+	const struct tly_pmu_events *table = table_of(p, i);
+	if (!table)
 		return;
+	for (size_t j = 0; j < i; j++)
+		if (table_of(p, j) == table)
+			return;
+	size_t *takers = malloc(p->pmus->nr * sizeof(*takers)), nr = 0;
+	if (!takers)
+		return;  /* no suggestion: the error is said all the same */
+	for (size_t j = i; j < p->pmus->nr; j++)
+		if (table_of(p, j) == table)
+			takers[nr++] = j;
 	struct tly_pmu_events_rec rec;
 	char name[256];
 	for (size_t pos = 0; tly_pmu_events_next(table, &pos, &rec) == 1;) {
-		if (rec.deprecated || rec.name.len >= sizeof(name) || !tly_pmu_table_takes(pmu, table, rec.pmu))
+		if (rec.deprecated || rec.name.len >= sizeof(name) || !some_pmu_takes(p, takers, nr, table, &rec))
 			continue;
 		memcpy(name, rec.name.s, rec.name.len);
 		name[rec.name.len] = '\0';
@@ -660,6 +687,7 @@ static void offer_table_names(struct tly_suggest *s, const struct tally_pmu *pmu
 			s->best = keep;
 		}
 	}
+	free(takers);
 }
 
 /* Why the core PMUs have no vendor table (the first one's reason), or NULL when they have one. */
@@ -690,8 +718,7 @@ static int unknown_event(struct parser *p, size_t start, size_t len)
 	for (size_t i = 0; i < p->pmus->nr; i++) {
 		for (size_t j = 0; j < p->pmus->pmus[i].nr_aliases; j++)
 			tly_suggest_offer(&s, p->pmus->pmus[i].aliases[j].name);
-		/* Every PMU's: uncore and system PMUs take table names too (an error's path, read once). */
-		offer_table_names(&s, &p->pmus->pmus[i], table_best);
+		offer_table_names(&s, p, i, table_best);
 	}
 	const char *why = no_table_reason(p);
 	if (why)
