@@ -335,6 +335,10 @@ static void test_system_pmus(void)
 	setenv("TALLY_PMU_EVENTS", dir, 1);
 	unsetenv("TALLY_CPUID");
 	check_system_pmus();
+	/* A sys/ file that is no JSON: the system PMUs take no table, and the cores' names still work. */
+	tree_write(dir, "arm64/soc/b/sys/cpa.json", "[ { \"EventName\": ");
+	CHECK(parse("arm64-soc", "imx8mm_ddr.read_cycles") == NULL);
+	check_one("arm64-soc", "agu_dep_stall", 8, 0xe5, 0);
 	tree_remove(dir);
 	unsetenv("TALLY_PMU_EVENTS");
 }
