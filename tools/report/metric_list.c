@@ -13,15 +13,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The library's answers are computed whole at each call (snprintf-style): a first buffer of this size takes
+ * most at once, so that the size query is made only for a larger one. */
+enum { FIRST_GUESS = 4096 };
+
 /* The items of list that vm's table names (table) or that it does not, into *out (NULL when none). */
 static int pick(const tally_vendor_metrics *vm, const char *list, bool table, char **out)
 {
-	int len = tally_vendor_metrics_filter(vm, list, table, NULL, 0);
-	if (len <= 0)
-		return len;
-	if (!(*out = malloc((size_t)len + 1)))
+	char *text = malloc(FIRST_GUESS);
+	if (!text)
 		return -ENOMEM;
-	tally_vendor_metrics_filter(vm, list, table, *out, (size_t)len + 1);
+	int len = tally_vendor_metrics_filter(vm, list, table, text, FIRST_GUESS);
+	if (len >= FIRST_GUESS) {
+		char *grown = realloc(text, (size_t)len + 1);
+		if (!grown) {
+			free(text);
+			return -ENOMEM;
+		}
+		text = grown;
+		len = tally_vendor_metrics_filter(vm, list, table, text, (size_t)len + 1);
+	}
+	if (len <= 0) {
+		free(text);
+		return len;
+	}
+	*out = text;
 	return 0;
 }
 
@@ -43,13 +59,18 @@ static int list_add(char **list, const char *item, size_t len)
 /* The events of m's vendor metrics into m->vendor_spec. */
 static int vendor_spec(struct metric_list *m, unsigned flags)
 {
-	int len = tally_vendor_metrics_spec(m->vendor, m->vendor_metrics, m->nr_vendor, flags, NULL, 0);
-	if (len < 0)
-		return len;
-	if (!(m->vendor_spec = malloc((size_t)len + 1)))
+	if (!(m->vendor_spec = malloc(FIRST_GUESS)))
 		return -ENOMEM;
-	len = tally_vendor_metrics_spec(m->vendor, m->vendor_metrics, m->nr_vendor, flags, m->vendor_spec,
-	                                (size_t)len + 1);
+	int len = tally_vendor_metrics_spec(m->vendor, m->vendor_metrics, m->nr_vendor, flags, m->vendor_spec,
+	                                    FIRST_GUESS);
+	if (len >= FIRST_GUESS) {
+		char *grown = realloc(m->vendor_spec, (size_t)len + 1);
+		if (!grown)
+			return -ENOMEM;
+		m->vendor_spec = grown;
+		len = tally_vendor_metrics_spec(m->vendor, m->vendor_metrics, m->nr_vendor, flags, m->vendor_spec,
+		                                (size_t)len + 1);
+	}
 	return len < 0 ? len : 0;
 }
 
@@ -81,11 +102,19 @@ int metric_list_resolve(const char *list, unsigned flags, unsigned levels, const
 		err = pick(m->vendor, list, false, &m->catalogue);
 	if (!err)
 		err = add_levels(m->vendor, levels, &vendor);
-	int n = err || !vendor ? 0 : tally_vendor_metrics_select(m->vendor, vendor, NULL, 0);
-	if (n > 0 && !(m->vendor_metrics = calloc((size_t)n, sizeof(*m->vendor_metrics))))
+	size_t room = FIRST_GUESS / sizeof(*m->vendor_metrics);
+	if (!err && vendor && !(m->vendor_metrics = calloc(room, sizeof(*m->vendor_metrics))))
 		err = -ENOMEM;
+	int n = err || !vendor ? 0 : tally_vendor_metrics_select(m->vendor, vendor, m->vendor_metrics, room);
+	if (n > 0 && (size_t)n > room) {
+		size_t *grown = realloc(m->vendor_metrics, (size_t)n * sizeof(*grown));
+		if (!grown)
+			err = -ENOMEM;
+		else
+			n = tally_vendor_metrics_select(m->vendor, vendor, m->vendor_metrics = grown, (size_t)n);
+	}
 	if (!err && n > 0)
-		m->nr_vendor = (size_t)tally_vendor_metrics_select(m->vendor, vendor, m->vendor_metrics, (size_t)n);
+		m->nr_vendor = (size_t)n;
 	free(vendor);
 	if (!err)
 		err = n > 0 ? vendor_spec(m, flags) : (m->vendor_spec = strdup("")) ? 0 : -ENOMEM;
