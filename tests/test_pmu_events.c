@@ -273,6 +273,15 @@ static void test_unit_names(void)
 	CHECK_STR(model, "mq");
 	CHECK(tly_pmu_sysmap_find(map, "imx8_ddr0", "i.MX8MMX", model, sizeof(model)) == -ENOENT);
 	CHECK(tly_pmu_sysmap_find(map, "imx8_ddr0", "43c01", model, sizeof(model)) == -ENOENT);
+	/* A compat of another form than the tables' (stacked or nested quantifiers, an interval), whose regex
+	 * glibc would expand into gigabytes, is compared whole, as perf 6.1 compares every compat. */
+	const char *odd = "x\ta++++++++++++++++++++++++++++++++++++++++b\tplus\nx\t(a*)*\tstar\nx\tc{1000}\tbrace\n";
+	CHECK(tly_pmu_sysmap_find(odd, "x", "aab", model, sizeof(model)) == -ENOENT);
+	CHECK(tly_pmu_sysmap_find(odd, "x", "a++++++++++++++++++++++++++++++++++++++++b", model, sizeof(model)) == 0);
+	CHECK_STR(model, "plus");
+	CHECK(tly_pmu_sysmap_find(odd, "x", "aaaa", model, sizeof(model)) == -ENOENT);
+	CHECK(tly_pmu_sysmap_find(odd, "x", "c{1000}", model, sizeof(model)) == 0);
+	CHECK_STR(model, "brace");
 }
 
 /* A system PMU takes the table its identifier names (the arm64-soc fixture: an i.MX8MM DDR controller,
