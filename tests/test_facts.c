@@ -4,10 +4,12 @@
 #include "diagnose/diagnose.h"
 #include "fixture_tree.h"
 #include "harness.h"
+#include "temp_tree.h"
 #include "machine/pmu.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <stdbool.h>
 #include <sys/mman.h>
@@ -420,6 +422,34 @@ static void opts_and_output_size(void)
 	CHECK_U64(big.known.sz, sizeof(big));
 }
 
+/* A procfs integer at the ends of int: INT_MAX and INT_MIN + 1 are values; one past either end, and
+ * INT_MIN (TALLY_FACT_UNKNOWN itself), are unknown, never a wrapped number. */
+static void integer_limits(void)
+{
+	static const struct {
+		const char *text;
+		int want;
+	} cases[] = {
+		{ "2147483647\n", INT_MAX }, { "2147483648\n", TALLY_FACT_UNKNOWN },
+		{ "-2147483647\n", INT_MIN + 1 }, { "-2147483648\n", TALLY_FACT_UNKNOWN }, { "2 x\n", TALLY_FACT_UNKNOWN },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char dir[] = "/tmp/tally-procfs-XXXXXX";
+		const char *const tree[][2] = {
+			{ "sys", NULL }, { "sys/kernel", NULL }, { "sys/kernel/perf_event_paranoid", cases[i].text },
+			{ NULL, NULL },
+		};
+		tree_make(dir, tree);
+		char sys_path[4096];
+		fixture_sysfs(sys_path, sizeof(sys_path), "novpmu");
+		TALLY_OPTS(tally_facts_opts, opts, .sysfs_root = sys_path, .procfs_root = dir);
+		struct tally_facts f = { .sz = sizeof(f) };
+		CHECK_INT(tally_facts_probe(&opts, &f), 0);
+		CHECK_INT(f.perf_event_paranoid, cases[i].want);
+		tree_remove(dir);
+	}
+}
+
 int main(void)
 {
 	static const struct harness_case cases[] = {
@@ -437,6 +467,7 @@ int main(void)
 		{ "table_supplies_caps_limits_release", table_supplies_caps_limits_release },
 		{ "table_without_new_members", table_without_new_members },
 		{ "opts_and_output_size", opts_and_output_size },
+		{ "integer_limits", integer_limits },
 		{ NULL, NULL },
 	};
 	return harness_run(cases);
