@@ -130,25 +130,29 @@ static bool takes_tables(const struct tally_pmu *pmu)
 	       strncmp(pmu->name, "cstate_", 7) != 0;
 }
 
-/* The system PMU table pmu takes (perf's pmu_add_sys_aliases): 0 with model set when a row of the arch's
- * sysmap names the PMU and its compat matches the PMU's `identifier`; -ENOENT when none does; another
- * negative code (recorded) when the map cannot be read. Under the owner's lock. */
-/* The snapshot's sysmap, read at its first use: 0, or the read's code. Under the owner's lock. */
-static int load_sysmap(struct tally_pmus *owner, const char *arch)
+/* The snapshot's sysmap (of the machine's arch: the first CPU's identification says which), read at its
+ * first use: 0, or the read's code. Under the owner's lock. */
+static int load_sysmap(struct tally_pmus *owner)
 {
 	if (!owner->sysmap_state) {
-		int err = tly_pmu_events_sysmap(tly_pmu_events_dir(), arch, &owner->sysmap);
+		char cpuid[128];
+		int err = tly_cpuid(owner->sysfs_root, NULL, cpuid, sizeof(cpuid));
+		if (!err)
+			err = tly_pmu_events_sysmap(tly_pmu_events_dir(), tly_cpuid_arch(cpuid), &owner->sysmap);
 		owner->sysmap_state = err ? err : 1;
 	}
 	return owner->sysmap_state < 0 ? owner->sysmap_state : 0;
 }
 
-static int sys_model(struct tally_pmu *pmu, const char *arch, char *model, size_t size)
+/* The system PMU table pmu takes (perf's pmu_add_sys_aliases): 0 with model set when a row of the arch's
+ * sysmap names the PMU and its compat matches the PMU's `identifier`; -ENOENT when none does; another
+ * negative code (recorded) when the map cannot be read. Under the owner's lock. */
+static int sys_model(struct tally_pmu *pmu, char *model, size_t size)
 {
 	struct tally_pmus *owner = pmu->owner;
 	if (pmu->is_core)
 		return -ENOENT;
-	int err = load_sysmap(owner, arch);
+	int err = load_sysmap(owner);
 	if (err)
 		return err;
 	if (!tly_pmu_sysmap_names(owner->sysmap, pmu->name))
@@ -168,7 +172,7 @@ static void choose_table(struct tally_pmu *pmu)
 {
 	char cpuid[128], model[PATH_MAX];
 	int err = tly_cpuid(pmu->owner->sysfs_root, pmu->cpus, cpuid, sizeof(cpuid));
-	int sys = err ? -ENOENT : sys_model(pmu, tly_cpuid_arch(cpuid), model, sizeof(model));
+	int sys = err ? -ENOENT : sys_model(pmu, model, sizeof(model));
 	if (sys != 0 && sys != -ENOENT)
 		err = sys;
 	struct tly_pmu_tables *choice = err ? NULL : choice_for(pmu->owner, cpuid, sys ? NULL : model);
@@ -217,12 +221,10 @@ const struct tly_pmu_events *tly_pmu_table_chosen(const struct tally_pmu *cpmu)
 const struct tly_pmu_events *tly_pmu_sys_table(const struct tally_pmu *cpmu)
 {
 	struct tally_pmu *pmu = (struct tally_pmu *)cpmu;
-	char cpuid[128];
-	if (!takes_tables(pmu) || tly_cpuid(pmu->owner->sysfs_root, NULL, cpuid, sizeof(cpuid)))
+	if (!takes_tables(pmu))
 		return NULL;
 	pthread_mutex_lock(&pmu->owner->lock);
-	bool named = load_sysmap(pmu->owner, tly_cpuid_arch(cpuid)) == 0 &&
-	             tly_pmu_sysmap_names(pmu->owner->sysmap, pmu->name);
+	bool named = load_sysmap(pmu->owner) == 0 && tly_pmu_sysmap_names(pmu->owner->sysmap, pmu->name);
 	pthread_mutex_unlock(&pmu->owner->lock);
 	const struct tly_pmu_events *table;
 	const char *why;
