@@ -95,6 +95,47 @@ static void mountinfo_unreadable(void)
 	fault_uninstall();
 }
 
+/* A mountinfo of one cgroup2 mount at "/" followed by n bytes ('a'; the last one an escaped space when
+ * escaped), in a temporary file that path[] names. */
+static void write_long_mount(char *path, size_t n, bool escaped)
+{
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("29 22 0:26 / /", f);
+	for (size_t i = 1; i < n - escaped; i++)
+		fputc('a', f);
+	fputs(escaped ? "\\040" : "", f);
+	fputs(" rw,nosuid shared:9 - cgroup2 cgroup2 rw\n", f);
+	fclose(f);
+	mountinfo_fixture = path;
+}
+
+/* A point of PATH_MAX - 1 bytes is a path; one byte more is none, and its first bytes would name another
+ * folder: refused, never cut. The escaped space counts as the one byte it decodes to. */
+static void mount_point_at_path_max(void)
+{
+	static char buf[PATH_MAX + 16];
+	static struct tly_sys table;
+	table = tly_sys_real;
+	table.open = open_fixture_mountinfo;
+	tly_sys_replace(&table);
+	for (int escaped = 0; escaped <= 1; escaped++) {
+		char path[] = "/tmp/tally-mountinfo-XXXXXX";
+		write_long_mount(path, PATH_MAX - 1, escaped);
+		CHECK_INT(tally_cgroup_mount(buf, sizeof(buf)), PATH_MAX - 1);
+		CHECK_INT((int)strlen(buf), PATH_MAX - 1);
+		CHECK_INT(buf[PATH_MAX - 2], escaped ? ' ' : 'a');
+		unlink(path);
+		char longer[] = "/tmp/tally-mountinfo-XXXXXX";
+		write_long_mount(longer, PATH_MAX, escaped);
+		CHECK_INT(tally_cgroup_mount(buf, sizeof(buf)), -ENAMETOOLONG);
+		CHECK_CONTAINS(tally_last_error(), "4096 bytes or longer");
+		unlink(longer);
+	}
+	tly_sys_replace(NULL);
+}
+
 /* ---- the machine's own hierarchy ---------------------------------------------------------------- */
 
 static char mount_point[4096];
@@ -482,6 +523,7 @@ int main(void)
 		{ "mount_v2", mount_v2 },
 		{ "mount_none_explained", mount_none_explained },
 		{ "mountinfo_unreadable", mountinfo_unreadable },
+		{ "mount_point_at_path_max", mount_point_at_path_max },
 		{ "no_cgroups_refused", no_cgroups_refused },
 		{ "cgroup_results_of_other_targets", cgroup_results_of_other_targets },
 		{ "missing_cgroup_explained", missing_cgroup_explained },

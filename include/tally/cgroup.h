@@ -23,7 +23,8 @@ extern "C" {
 /* The mount point of the hierarchy perf_event counts on, from /proc/self/mountinfo: a cgroup v1 mount
  * with the perf_event controller when there is one (perf_event is then bound there, not to v2), else
  * the cgroup2 mount. Writes it into buf (len bytes, cut and NUL-terminated) and returns its length, or
- * a negative code: -ENOENT when no such hierarchy is mounted, with the explanation. */
+ * a negative code: -ENOENT when no such hierarchy is mounted, -ENAMETOOLONG when its mount point is
+ * PATH_MAX bytes or longer (no path under it could be opened), each with the explanation. */
 TALLY_API int tally_cgroup_mount(char *buf, size_t len);
 
 /* The one name of the cgroup that name designates, as the rules above read it: relative to the mount

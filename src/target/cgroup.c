@@ -21,6 +21,7 @@ struct cgroup_mount {
 	char point[PATH_MAX];
 	char options[256];   /* v1: the super options (the controllers); v2: "" */
 	bool v2;
+	bool too_long;       /* the point is PATH_MAX bytes or more: point holds its first bytes only */
 };
 
 /* Whether the comma-separated list has `word` as one of its items. */
@@ -33,11 +34,12 @@ static bool has_item(const char *list, const char *word)
 	return false;
 }
 
-/* A mount point as mountinfo escapes it (octal \040 for a space, \011, \012, \134) into out. */
-static void unescape(const char *in, size_t len, char *out, size_t size)
+/* A mount point as mountinfo escapes it (octal \040 for a space, \011, \012, \134) into out; false when
+ * it does not fit whole (out then holds its first size - 1 bytes). */
+static bool unescape(const char *in, size_t len, char *out, size_t size)
 {
-	size_t o = 0;
-	for (size_t i = 0; i < len && o + 1 < size; i++) {
+	size_t o = 0, i = 0;
+	for (; i < len && o + 1 < size; i++) {
 		if (in[i] == '\\' && i + 3 < len && in[i + 1] >= '0' && in[i + 1] <= '3') {
 			out[o++] = (char)((in[i + 1] - '0') * 64 + (in[i + 2] - '0') * 8 + (in[i + 3] - '0'));
 			i += 3;
@@ -46,6 +48,7 @@ static void unescape(const char *in, size_t len, char *out, size_t size)
 		}
 	}
 	out[o] = '\0';
+	return i == len;
 }
 
 /* Parses one line ("36 25 0:31 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu") into m; false for a
@@ -73,7 +76,7 @@ static bool parse_line(const char *line, struct cgroup_mount *m)
 		m->v2 = false;
 	else
 		return false;
-	unescape(point, point_len, m->point, sizeof(m->point));
+	m->too_long = !unescape(point, point_len, m->point, sizeof(m->point));
 	snprintf(m->options, sizeof(m->options), "%s", m->v2 || !options ? "" : options + 1);
 	return true;
 }
@@ -107,15 +110,20 @@ static int each_mount(mount_visit visit, void *arg)
 struct perf_event_mounts {
 	char v1[PATH_MAX];
 	char v2[PATH_MAX];
+	bool v1_too_long, v2_too_long;
 };
 
 static bool note_perf_event_mount(const struct cgroup_mount *m, void *arg)
 {
 	struct perf_event_mounts *found = arg;
-	if (m->v2 && !found->v2[0])
+	if (m->v2 && !found->v2[0]) {
 		snprintf(found->v2, sizeof(found->v2), "%s", m->point);
-	if (!m->v2 && !found->v1[0] && has_item(m->options, "perf_event"))
+		found->v2_too_long = m->too_long;
+	}
+	if (!m->v2 && !found->v1[0] && has_item(m->options, "perf_event")) {
 		snprintf(found->v1, sizeof(found->v1), "%s", m->point);
+		found->v1_too_long = m->too_long;
+	}
 	return false;
 }
 
@@ -123,7 +131,7 @@ int tally_cgroup_mount(char *buf, size_t len)
 {
 	if (!buf && len)
 		return tly_null_arg(__func__);
-	struct perf_event_mounts found = { "", "" };
+	struct perf_event_mounts found = { "", "", false, false };
 	int err = each_mount(note_perf_event_mount, &found);
 	if (err < 0)
 		return err;
@@ -135,6 +143,10 @@ int tally_cgroup_mount(char *buf, size_t len)
 		return tly_error(-ENOENT, "no cgroup hierarchy that counts perf events is mounted: neither cgroup2 "
 		                 "nor a cgroup v1 hierarchy with the perf_event controller appears in "
 		                 MOUNTINFO " (mount -t cgroup2 none /sys/fs/cgroup)");
+	/* No path under such a mount point can be opened (ENAMETOOLONG); its first bytes name another folder. */
+	if (found.v1[0] ? found.v1_too_long : found.v2_too_long)
+		return tly_error(-ENAMETOOLONG, "the cgroup hierarchy's mount point in " MOUNTINFO " is %d bytes or "
+		                 "longer, which no path may be: %.60s...", PATH_MAX, point);
 	if (len)
 		snprintf(buf, len, "%s", point);
 	return (int)strlen(point);
@@ -151,7 +163,7 @@ static bool note_mount_of_path(const struct cgroup_mount *m, void *arg)
 {
 	struct mount_of_path *w = arg;
 	size_t n = strlen(m->point);
-	if (n > w->best && strncmp(w->path, m->point, n) == 0 && (w->path[n] == '/' || w->path[n] == '\0')) {
+	if (!m->too_long && n > w->best && strncmp(w->path, m->point, n) == 0 && (w->path[n] == '/' || w->path[n] == '\0')) {
 		w->mount = *m;
 		w->best = n;
 	}
