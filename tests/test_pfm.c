@@ -29,6 +29,8 @@ static int count_pfm_event(const char *name, const char *description, void *arg)
 }
 
 #if TALLY_HAVE_LIBPFM
+#include <dlfcn.h>
+#include <perfmon/pfmlib.h>
 
 static void reports_libpfm(void)
 {
@@ -155,6 +157,62 @@ static void lists_present_pmus(void)
 	CHECK(walk.seen >= 2 * PERF_COUNT_SW_MAX);
 }
 
+/* The PMUs the walk names (the part of each name before "::"), at most 64 of them. */
+struct pmu_names {
+	char name[64][64];
+	unsigned count;
+};
+
+static int note_pmu_name(const char *name, const char *description, void *arg)
+{
+	(void)description;
+	struct pmu_names *seen = arg;
+	const char *sep = strstr(name, "::");
+	size_t len = sep ? (size_t)(sep - name) : strlen(name);
+	for (unsigned i = 0; i < seen->count; i++)
+		if (strlen(seen->name[i]) == len && strncmp(seen->name[i], name, len) == 0)
+			return 0;
+	if (seen->count < 64 && len < 64)
+		snprintf(seen->name[seen->count++], 64, "%.*s", (int)len, name);
+	return 0;
+}
+
+/* The walk names exactly the PMUs that libpfm4 itself says are present on this machine: libpfm4 knows
+ * tables of every CPU it supports (x86 models, arm64 cores), whose events this CPU cannot count. The
+ * oracle is libpfm4, asked here directly. */
+static void lists_only_present_pmus(void)
+{
+	struct pmu_names seen = { .count = 0 };
+	CHECK_INT(tally_pfm_events(note_pmu_name, &seen), 0);
+	void *lib = dlopen("libpfm.so.4", RTLD_NOW | RTLD_LOCAL);
+	CHECK(lib != NULL);
+	if (!lib)
+		return;
+	pfm_err_t (*init)(void) = (pfm_err_t(*)(void))dlsym(lib, "pfm_initialize");
+	pfm_err_t (*pmu_info)(pfm_pmu_t, pfm_pmu_info_t *) =
+	        (pfm_err_t(*)(pfm_pmu_t, pfm_pmu_info_t *))dlsym(lib, "pfm_get_pmu_info");
+	CHECK(init && pmu_info && init() == PFM_SUCCESS);
+	unsigned present = 0, absent = 0;
+	for (int pmu = PFM_PMU_NONE; init && pmu_info && pmu < PFM_PMU_MAX; pmu++) {
+		pfm_pmu_info_t info;
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		if (pmu_info((pfm_pmu_t)pmu, &info) != PFM_SUCCESS || !info.name)
+			continue;
+		bool listed = false;
+		for (unsigned i = 0; i < seen.count; i++)
+			listed |= strcmp(seen.name[i], info.name) == 0;
+		if (listed != (bool)info.is_present)
+			fprintf(stderr, "  PMU %s: present %d, listed %d\n", info.name, info.is_present, listed);
+		CHECK_INT(listed, (bool)info.is_present);
+		present += info.is_present;
+		absent += !info.is_present;
+	}
+	/* The check means something only where libpfm4 knows PMUs this machine lacks (it always does). */
+	CHECK(present >= 1);
+	CHECK(absent >= 1);
+}
+
 /* Every listed perf:: software event (PERF_COUNT_SW_* and its alias, whose description libpfm4 gives as
  * the PERF_COUNT_SW_* name) parses back through the spec parser as a software event. */
 struct round_trip {
@@ -218,6 +276,7 @@ int main(void)
 		{ "unknown_names_get_libpfm_message", unknown_names_get_libpfm_message },
 		{ "sampling_modifiers_refused", sampling_modifiers_refused },
 		{ "lists_present_pmus", lists_present_pmus },
+		{ "lists_only_present_pmus", lists_only_present_pmus },
 		{ "listed_software_events_parse", listed_software_events_parse },
 		{ "callback_stops_walk", callback_stops_walk },
 		{ "null_callback_refused", null_callback_refused },
