@@ -109,8 +109,12 @@ st=$?
 [ $st -eq 0 ] && python3 check.py same.json && ok "the same workload twice: every figure as python computes it, exit 0" ||
 	fail "same: $st $(cat err; head -c 1500 same.json)"
 
+# Page faults vary from run to run, but not always: in one of 15 suite runs under ASan all three runs of
+# each side counted the same (144 and 1104), and without spread on either side the rule compares exactly.
+# Either form is right; the interval's own figures are checked on the fixed documents above.
 "$TALLY" compare -r 3 -e page-faults -- $SMALL ::: $BIG >table 2>/dev/null
-grep -q "Welch's t-test" table && grep -Eq "^page-faults +[0-9.]+ +[0-9.]+ +\+[0-9.]+% +\[\+[0-9.]+%, \+[0-9.]+%\]  more$" table &&
+grep -q "Welch's t-test" table &&
+	grep -Eq "^page-faults +[0-9.]+ +[0-9.]+ +\+[0-9.]+% +(\[\+[0-9.]+%, \+[0-9.]+%\]|exact)  more$" table &&
 	ok "the table: means, change, interval, verdict, the test named" || fail "table: $(cat table)"
 
 "$TALLY" compare --fail-on-worse -r 3 -e page-faults -- $SMALL ::: $BIG >/dev/null 2>&1
