@@ -32,8 +32,7 @@ trap cleanup EXIT
 
 run_in() { sh -c "echo \$\$ > '$mount/$1/cgroup.procs' && exec '$WORK/touch' $2"; }
 
-port=$((20000 + $$ % 20000))
-url=http://127.0.0.1:$port/metrics
+exporter_url 0
 echo "cgroups-under $top" > "$WORK/exporter.conf"
 "$TALLY" exporter --listen "127.0.0.1:$port" -e page-faults,task-clock --config "$WORK/exporter.conf" \
 	--interval 100 2> "$WORK/exporter.log" &

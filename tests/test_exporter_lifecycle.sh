@@ -28,8 +28,7 @@ cleanup() {
 trap cleanup EXIT
 run_in() { sh -c "echo \$\$ > '$mount/$1/cgroup.procs' && exec '$WORK/touch' $2"; }
 
-port=$((20000 + ($$ + 7) % 20000))
-url=http://127.0.0.1:$port/metrics
+exporter_url 7
 samples() {
 	"$PY" -c 'import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1], timeout=10).read())' \
 		"$url" > "$WORK/metrics.txt" 2>/dev/null || return 1
