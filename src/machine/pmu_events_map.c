@@ -286,13 +286,13 @@ static bool sysmap_row(const char *line, size_t len, char *row, size_t size, cha
 		span[i] = (struct tly_span){ at, (size_t)(tab - at) };
 		at = tab + 1;
 	}
+	/* The fields take len - 2 bytes (the tabs dropped, unescaping only shortens) and a NUL each. */
 	if (len >= size)
 		return false;
 	char *out = row;
 	for (int i = 0; i < 3; i++) {
 		f[i] = out;
-		out = tly_span_unescape(out, span[i]);
-		*out++ = '\0';
+		out = tly_span_unescape(out, span[i]); /* past the field's NUL */
 	}
 	return true;
 }
